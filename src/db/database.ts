@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import { dialectOf, sqlitePath, type DialectName } from './dialect.ts';
+import { migrationProvider } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  dialect: DialectName;
+  /** Runs `work` in one transaction: everything it writes lands together or not at all. */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  url: string;
+  /** PostgreSQL schema to work in (tests give each app its own); created when missing. */
+  schema?: string;
+  poolSize?: number;
+}
+
+export function openDatabase(options: DatabaseOptions): DatabaseHandle {
+  const dialect = dialectOf(options.url);
+  const schema = options.schema ?? 'public';
+  if (dialect === 'postgres' && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`invalid PostgreSQL schema name "${schema}"`);
+  }
+  const db = dialect === 'postgres' ? openPostgres(options, schema) : openSqlite(options.url);
+
+  return {
+    db,
+    dialect,
+    transaction: (work) => db.transaction().execute(work),
+    async migrate() {
+      if (dialect === 'postgres' && schema !== 'public') {
+        await db.schema.createSchema(schema).ifNotExists().execute();
+      }
+      const migrator = new Migrator({
+        db,
+        provider: migrationProvider(dialect),
+        // Without an explicit schema Kysely would find another schema's migration table on PostgreSQL.
+        ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
+      });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) throw error;
+      return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openSqlite(url: string): Db {
+  const path = sqlitePath(url);
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(path);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a committed write survives power loss, which the registry and ledger promise.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+function openPostgres(options: DatabaseOptions, schema: string): Db {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    options: `-c search_path=${schema}`,
+  });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}

@@ -1,0 +1,24 @@
+/**
+ * One ordered list of migrations for both engines. A migration receives the dialect so the few
+ * statements that differ (full-text search, partial indexes) can be written per engine, right
+ * next to the portable ones. Kysely's Migrator records what ran in `kysely_migration`.
+ */
+import type { Kysely, Migration as KyselyMigration, MigrationProvider } from 'kysely';
+import type { DialectName } from '../dialect.ts';
+import { identity } from './0001_identity.ts';
+
+export interface Migration {
+  up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
+}
+
+const ordered: [string, Migration][] = [['0001_identity', identity]];
+
+export function migrationProvider(dialect: DialectName): MigrationProvider {
+  return {
+    async getMigrations() {
+      const result: Record<string, KyselyMigration> = {};
+      for (const [name, migration] of ordered) result[name] = { up: (db) => migration.up(db, dialect) };
+      return result;
+    },
+  };
+}

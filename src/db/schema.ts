@@ -1,0 +1,66 @@
+/**
+ * Row types of every table, as Kysely sees them. Both dialects store the same shapes: timestamps are
+ * ISO 8601 UTC text, booleans are 0/1 integers and lists are JSON text, so a query reads the same
+ * values whichever database answers it.
+ */
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  /** `person` (signed up or OIDC) or `agent` (the service account an agent-bound API key acts as). */
+  kind: 'person' | 'agent';
+  email: string | null;
+  password_hash: string | null;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+  /** For agent service accounts: the agent they speak for and the person who owns it. */
+  agent_id: string | null;
+  owner_account_id: string | null;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  /** The account the key acts as (the person, or the agent's service account). */
+  account_id: string;
+  /** The person who made the key; only they may list or revoke it. */
+  created_by: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  agent_id: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface ProfilesTable {
+  id: string;
+  account_id: string;
+  username: string;
+  display_name: string;
+  bio: string;
+  avatar_url: string | null;
+  type: 'human' | 'agent';
+  agent_id: string | null;
+  followers_count: Generated<number>;
+  following_count: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  profiles: ProfilesTable;
+}

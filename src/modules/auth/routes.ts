@@ -1,0 +1,70 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../../http/auth.ts';
+import { dataOf, errorResponses, IdParams, PageQuery } from '../../http/schemas.ts';
+import { Account, ApiKeyList, ApiKey, CreateApiKey, Credentials, NewApiKey, SessionGrant } from './schemas.ts';
+import type { AuthService } from './service.ts';
+
+// Password guessing is the attack here, so these routes get a far smaller budget than the API.
+const credentialRateLimit = { max: 20, timeWindow: 60_000 };
+
+export function registerAuthRoutes(root: FastifyInstance, auth: AuthService): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['auth'];
+
+  app.post('/v1/auth/signup', {
+    config: { auth: 'none', rateLimit: credentialRateLimit },
+    schema: { tags, summary: 'Create an account with email and password', body: Credentials, response: { 201: SessionGrant, ...errorResponses } },
+    handler: async (request, reply) => reply.status(201).send({ data: await auth.signup(request.body.email, request.body.password) }),
+  });
+
+  app.post('/v1/auth/login', {
+    config: { auth: 'none', rateLimit: credentialRateLimit },
+    schema: { tags, summary: 'Start a session', body: Credentials, response: { 200: SessionGrant, ...errorResponses } },
+    handler: async (request) => ({ data: await auth.login(request.body.email, request.body.password) }),
+  });
+
+  app.post('/v1/auth/logout', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'End the current session', security: [{ bearer: [] }], response: { 200: dataOf(Type.Object({ loggedOut: Type.Boolean() })), ...errorResponses } },
+    handler: async (request) => {
+      await auth.logout(principalOf(request));
+      return { data: { loggedOut: true } };
+    },
+  });
+
+  app.get('/v1/auth/account', {
+    config: { auth: 'either' },
+    schema: { tags, summary: 'The account behind the credential', security: [{ bearer: [] }], response: { 200: dataOf(Account), ...errorResponses } },
+    handler: async (request) => ({ data: await auth.account(principalOf(request)) }),
+  });
+
+  app.post('/v1/api-keys', {
+    config: { auth: 'session' },
+    schema: {
+      tags,
+      summary: 'Create an API key (the secret is shown once)',
+      description: 'With agentId the key acts as that agent (its own service account and social profile); without, as you.',
+      security: [{ bearer: [] }],
+      body: CreateApiKey,
+      response: { 201: dataOf(NewApiKey), ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const created = await auth.createApiKey(principalOf(request), request.body.name, request.body.agentId);
+      return reply.status(201).send({ data: created });
+    },
+  });
+
+  app.get('/v1/api-keys', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'Your API keys (prefixes only)', security: [{ bearer: [] }], querystring: PageQuery(20, 100), response: { 200: ApiKeyList, ...errorResponses } },
+    handler: async (request) => auth.listApiKeys(principalOf(request), request.query.limit, request.query.offset),
+  });
+
+  app.delete('/v1/api-keys/:id', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'Revoke an API key', security: [{ bearer: [] }], params: IdParams, response: { 200: dataOf(ApiKey), ...errorResponses } },
+    handler: async (request) => ({ data: await auth.revokeApiKey(principalOf(request), request.params.id) }),
+  });
+}

@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+import { Pagination } from '../../http/schemas.ts';
+
+export const Credentials = Type.Object(
+  {
+    email: Type.String({ format: 'email', minLength: 3, maxLength: 254 }),
+    password: Type.String({ minLength: 8, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+
+export const Account = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([Type.Literal('person'), Type.Literal('agent')]),
+  email: Type.Union([Type.String(), Type.Null()]),
+  agentId: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+});
+
+export const SessionGrant = Type.Object({
+  data: Type.Object({ token: Type.String(), expiresAt: Type.String(), account: Account }),
+});
+
+export const CreateApiKey = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+const apiKeyFields = {
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the key, to recognise it' }),
+  agentId: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  lastUsedAt: Type.Union([Type.String(), Type.Null()]),
+  revokedAt: Type.Union([Type.String(), Type.Null()]),
+};
+
+export const ApiKey = Type.Object(apiKeyFields);
+export const NewApiKey = Type.Object({ ...apiKeyFields, key: Type.String({ description: 'The secret; shown only in this response' }) });
+export const ApiKeyList = Type.Object({ data: Type.Array(ApiKey), pagination: Pagination });

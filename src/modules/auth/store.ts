@@ -1,0 +1,82 @@
+import type { Db, Tx } from '../../db/database.ts';
+import type { AccountsTable, ApiKeysTable } from '../../db/schema.ts';
+
+export type AccountRow = AccountsTable;
+export type ApiKeyRow = ApiKeysTable;
+
+export interface CredentialMatch {
+  credential_id: string;
+  account_id: string;
+  kind: 'person' | 'agent';
+  agent_id: string | null;
+  owner_account_id: string | null;
+  last_used_at?: string | null;
+}
+
+export function createAuthStore(db: Db) {
+  return {
+    findAccountById: (id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst(),
+    findAccountByEmail: (email: string) => db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst(),
+    findAccountByOidc: (issuer: string, subject: string) =>
+      db.selectFrom('accounts').selectAll().where('oidc_issuer', '=', issuer).where('oidc_subject', '=', subject).executeTakeFirst(),
+    insertAccount: async (row: AccountRow, tx: Db | Tx = db) => {
+      await tx.insertInto('accounts').values(row).execute();
+      return row;
+    },
+
+    insertSession: (row: { id: string; account_id: string; token_hash: string; created_at: string; expires_at: string }) =>
+      db.insertInto('sessions').values({ ...row, revoked_at: null }).execute(),
+    findLiveSession: (tokenHash: string, now: string): Promise<CredentialMatch | undefined> =>
+      db
+        .selectFrom('sessions')
+        .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+        .select(['sessions.id as credential_id', 'accounts.id as account_id', 'accounts.kind', 'accounts.agent_id', 'accounts.owner_account_id'])
+        .where('sessions.token_hash', '=', tokenHash)
+        .where('sessions.revoked_at', 'is', null)
+        .where('sessions.expires_at', '>', now)
+        .executeTakeFirst(),
+    revokeSession: (id: string, now: string) =>
+      db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute(),
+
+    insertApiKey: (row: ApiKeyRow) => db.insertInto('api_keys').values(row).execute(),
+    findLiveApiKey: (keyHash: string): Promise<CredentialMatch | undefined> =>
+      db
+        .selectFrom('api_keys')
+        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+        .select([
+          'api_keys.id as credential_id',
+          'accounts.id as account_id',
+          'accounts.kind',
+          'accounts.agent_id',
+          'accounts.owner_account_id',
+          'api_keys.last_used_at',
+        ])
+        .where('api_keys.key_hash', '=', keyHash)
+        .where('api_keys.revoked_at', 'is', null)
+        .executeTakeFirst(),
+    touchApiKey: (id: string, now: string) => db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute(),
+    listApiKeys: (createdBy: string, limit: number, offset: number) =>
+      db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('created_by', '=', createdBy)
+        .orderBy('created_at', 'desc')
+        .orderBy('id')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+    countApiKeys: async (createdBy: string) => {
+      const row = await db
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('created_by', '=', createdBy)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    findApiKey: (id: string) => db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst(),
+    revokeApiKey: (id: string, now: string) =>
+      db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute(),
+  };
+}
+
+export type AuthStore = ReturnType<typeof createAuthStore>;

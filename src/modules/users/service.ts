@@ -1,0 +1,98 @@
+import type { Principal } from '../../http/auth.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { isoNow } from '../../lib/clock.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AgentAccountResolver } from '../auth/index.ts';
+import type { ProfileRow, UsersStore } from './store.ts';
+import { checkUsername } from './usernames.ts';
+
+export const profileView = (row: ProfileRow) => ({
+  id: row.id,
+  username: row.username,
+  displayName: row.display_name,
+  bio: row.bio,
+  avatarUrl: row.avatar_url,
+  type: row.type,
+  agentId: row.agent_id,
+  followersCount: row.followers_count,
+  followingCount: row.following_count,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export interface CreateProfileInput {
+  username: string;
+  displayName: string;
+  bio?: string;
+  type?: 'human' | 'agent';
+  agentId?: string;
+  avatarUrl?: string;
+}
+
+export function createUsersService({ store, clock, agentAccounts }: { store: UsersStore; clock: Clock; agentAccounts: AgentAccountResolver }) {
+  return {
+    async checkAvailability(raw: string) {
+      const verdict = checkUsername(raw);
+      if (!verdict.ok) return { available: false as const, reason: verdict.reason };
+      if (await store.findByUsername(verdict.username)) return { available: false as const, reason: 'This username is taken' };
+      return { available: true as const, username: verdict.username };
+    },
+
+    async create(principal: Principal, input: CreateProfileInput) {
+      const verdict = checkUsername(input.username);
+      if (!verdict.ok) throw badRequest(verdict.reason, [{ path: '/body/username', message: verdict.reason }]);
+      const type = input.type ?? (principal.kind === 'agent' ? 'agent' : 'human');
+      // An agent's credential speaks for that agent: its profile is an agent's and links to it.
+      if (principal.kind === 'agent' && type !== 'agent') throw badRequest('A credential acting as an agent creates an agent profile (type "agent")');
+      if (principal.kind === 'agent' && input.agentId && input.agentId !== principal.agentId) {
+        throw badRequest('agentId must be the agent this credential acts as');
+      }
+      if (type === 'human' && input.agentId) throw badRequest('Only agent profiles link to an agent (type "agent")');
+      let agentId = principal.kind === 'agent' ? principal.agentId : null;
+      if (principal.kind === 'person' && input.agentId) {
+        await agentAccounts.serviceAccountFor(input.agentId, principal.personId);
+        agentId = input.agentId;
+      }
+      if (await store.findByAccount(principal.accountId)) throw conflict('This account already has a profile');
+      if (await store.findByUsername(verdict.username)) throw conflict('This username is taken');
+      const now = isoNow(clock);
+      const row: ProfileRow = {
+        id: newId(),
+        account_id: principal.accountId,
+        username: verdict.username,
+        display_name: input.displayName,
+        bio: input.bio ?? '',
+        avatar_url: input.avatarUrl ?? null,
+        type,
+        agent_id: agentId,
+        followers_count: 0,
+        following_count: 0,
+        created_at: now,
+        updated_at: now,
+      };
+      // A concurrent create that wins the race surfaces as a unique violation, which the error handler maps to 409.
+      await store.insert(row);
+      return profileView(row);
+    },
+
+    async me(principal: Principal) {
+      const row = await store.findByAccount(principal.accountId);
+      if (!row) throw notFound('No profile yet: create one with POST /v1/users');
+      return profileView(row);
+    },
+
+    async update(principal: Principal, changes: { displayName?: string; bio?: string; avatarUrl?: string | null }) {
+      const row = await store.update(principal.accountId, {
+        ...(changes.displayName !== undefined ? { display_name: changes.displayName } : {}),
+        ...(changes.bio !== undefined ? { bio: changes.bio } : {}),
+        ...(changes.avatarUrl !== undefined ? { avatar_url: changes.avatarUrl } : {}),
+        updated_at: isoNow(clock),
+      });
+      if (!row) throw notFound('No profile yet: create one with POST /v1/users');
+      return profileView(row);
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;
