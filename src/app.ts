@@ -20,6 +20,8 @@ export interface AppOverrides {
   databaseSchema?: string;
   logger?: boolean;
   oidc?: OidcVerifier | null;
+  /** Lets a test add routes before the server is sealed. */
+  beforeReady?: (server: FastifyInstance) => void;
 }
 
 export interface AgentryApp {
@@ -37,13 +39,23 @@ const noAgents: AgentAccountResolver = {
   },
 };
 
+/**
+ * Redis holds only rate-limit counters, so it is connected before serving but never required:
+ * while it is unreachable the limiter lets requests through rather than taking the API down.
+ */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+  redis.on('error', () => {});
+  await redis.connect().catch(() => {});
+  return redis;
+}
+
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<AgentryApp> {
   const clock = overrides.clock ?? systemClock;
   const database = openDatabase({ url: config.databaseUrl, ...(overrides.databaseSchema ? { schema: overrides.databaseSchema } : {}) });
   await database.migrate();
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
-  redis?.on('error', () => {});
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
 
   const oidc =
     overrides.oidc !== undefined
@@ -64,6 +76,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await database.close();
     if (redis) await redis.quit().catch(() => redis.disconnect());
   });
+  overrides.beforeReady?.(server);
   await server.ready();
 
   return { server, database, config, clock, close: () => server.close() };

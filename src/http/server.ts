@@ -23,6 +23,20 @@ export interface ServerOptions {
 
 const incomingRequestId = /^[A-Za-z0-9._-]{8,128}$/;
 
+/**
+ * A keep-alive connection whose request finishes after close() began would otherwise hold the
+ * process open until its idle timeout; telling the client to close lets shutdown end promptly.
+ */
+function closeConnectionsWhenClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+}
+
 export async function createServer({ config, authenticator, redis, logger }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger === false || config.logLevel === 'silent' ? false : { level: config.logLevel },
@@ -41,12 +55,13 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
   app.addSchema(ErrorBody);
   installErrorHandlers(app);
   installSecurityHeaders(app);
+  closeConnectionsWhenClosing(app);
 
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.windowMs,
-    ...(redis ? { redis, nameSpace: 'agentry-rl:' } : {}),
+    ...(redis ? { redis, nameSpace: 'agentry-rl:', skipOnError: true } : {}),
     keyGenerator: (request: FastifyRequest) => request.ip,
     errorResponseBuilder: (_request, context) => {
       const error = new AppError('RATE_LIMITED', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`);

@@ -1,0 +1,97 @@
+/**
+ * Builds the real app for a test, on SQLite by default or on PostgreSQL when TEST_DATABASE_URL is
+ * set. Each app gets a database of its own (a temporary SQLite file, or a fresh PostgreSQL schema),
+ * so test files run in parallel without seeing each other's rows.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp, type AgentryApp, type AppOverrides } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || null;
+export const dialectUnderTest = testDatabaseUrl ? 'postgres' : 'sqlite';
+
+export class TestClock implements Clock {
+  private current: number;
+  constructor(start = Date.parse('2026-11-21T12:00:00.000Z')) {
+    this.current = start;
+  }
+  now = () => new Date(this.current);
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+export interface TestApp extends AgentryApp {
+  request(options: { method: string; url: string; token?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<LightMyRequestResponse>;
+  /** Signs up a fresh person and returns its session token. */
+  signup(email?: string): Promise<{ token: string; accountId: string; email: string }>;
+}
+
+let counter = 0;
+
+export async function startTestApp(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestApp> {
+  let cleanup: () => Promise<void>;
+  let databaseUrl: string;
+  let databaseSchema: string | undefined;
+  if (testDatabaseUrl) {
+    databaseUrl = testDatabaseUrl;
+    databaseSchema = `t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+    const schema = databaseSchema;
+    cleanup = async () => {
+      const client = new pg.Client({ connectionString: testDatabaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    };
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'agentry-test-'));
+    databaseUrl = `sqlite:${join(dir, 'test.db')}`;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
+
+  const config: Config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', ...env });
+  const app = await buildApp(config, { logger: false, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
+
+  const request: TestApp['request'] = ({ method, url, token, body, headers, rawBody }) =>
+    app.server.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined || rawBody !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(rawBody !== undefined ? { payload: rawBody } : body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+
+  let people = 0;
+  return {
+    ...app,
+    request,
+    async signup(email = `person${people++}-${Math.random().toString(36).slice(2, 8)}@example.test`) {
+      const response = await request({ method: 'POST', url: '/v1/auth/signup', body: { email, password: 'correct horse battery' } });
+      if (response.statusCode !== 201) throw new Error(`signup failed: ${response.statusCode} ${response.body}`);
+      const { data } = response.json();
+      return { token: data.token, accountId: data.account.id, email };
+    },
+    async close() {
+      await app.close();
+      await cleanup();
+    },
+  };
+}
+
+/** Asserts an error response has the catalogue's shape, status and code. */
+export function expectError(response: LightMyRequestResponse, status: number, code: string): { code: string; message: string; details?: { path: string; message: string }[] } {
+  const body = response.json();
+  if (response.statusCode !== status || body.code !== code || typeof body.message !== 'string') {
+    throw new Error(`expected ${status} ${code}, got ${response.statusCode} ${response.body}`);
+  }
+  if (!String(response.headers['content-type']).startsWith('application/json')) throw new Error('error is not JSON');
+  return body;
+}
