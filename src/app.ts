@@ -9,9 +9,11 @@ import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { createServer } from './http/server.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
-import { notFound } from './lib/errors.ts';
-import { createAuthService, createAuthStore, registerAuthRoutes, type AgentAccountResolver } from './modules/auth/index.ts';
+import { createAuthService, createAuthStore, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
+import { registerCatalogRoutes } from './modules/catalog/index.ts';
+import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
+import { createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
 
 export interface AppOverrides {
@@ -31,13 +33,6 @@ export interface AgentryApp {
   clock: Clock;
   close(): Promise<void>;
 }
-
-// Until the registry is wired in, no agent exists to bind a key or profile to.
-const noAgents: AgentAccountResolver = {
-  serviceAccountFor: async () => {
-    throw notFound('Agent not found');
-  },
-};
 
 /**
  * Redis holds only rate-limit counters, so it is connected before serving but never required:
@@ -64,13 +59,24 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         ? createOidcVerifier({ issuer: config.oidcIssuer, audience: config.oidcAudience })
         : null;
 
-  const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts: noAgents });
-  const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts: noAgents });
+  const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
+  const registry = createRegistryService({
+    store: createRegistryStore(database.db),
+    clock,
+    isOrgMember: orgs.isMember,
+    heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
+  });
+  const { agentAccounts } = registry;
+  const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts });
+  const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts });
 
   const server = await createServer({ config, authenticator: auth.authenticator, redis, ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}) });
   registerHealthRoutes(server, database.db);
   registerAuthRoutes(server, auth);
   registerUsersRoutes(server, users);
+  registerOrgsRoutes(server, orgs);
+  registerRegistryRoutes(server, registry, { provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs } });
+  registerCatalogRoutes(server);
 
   server.addHook('onClose', async () => {
     await database.close();

@@ -14,6 +14,9 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
   rateLimit: { max: number; windowMs: number };
+  /** Per-address budget of the unauthenticated provisional registration, per rate-limit window. */
+  provisionalRateLimitMax: number;
+  heartbeatIntervalSeconds: number;
   sessionTtlHours: number;
   allowPrivateEndpoints: boolean;
   trustProxy: boolean;
@@ -93,6 +96,8 @@ export function loadConfig(env: Env): Config {
       max: integer('RATE_LIMIT_MAX', 600, 1, 10_000_000),
       windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     },
+    provisionalRateLimitMax: integer('PROVISIONAL_RATE_LIMIT_MAX', 30, 1, 10_000_000),
+    heartbeatIntervalSeconds: integer('HEARTBEAT_INTERVAL_SECONDS', 60, 1, 86_400),
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
     allowPrivateEndpoints: boolean('ALLOW_PRIVATE_ENDPOINTS', false),
     trustProxy: boolean('TRUST_PROXY', false),

@@ -58,9 +58,68 @@ export interface ProfilesTable {
   updated_at: string;
 }
 
+export interface OrgsTable {
+  id: string;
+  name: string;
+  created_by: string;
+  created_at: string;
+}
+
+export interface OrgMembersTable {
+  org_id: string;
+  account_id: string;
+  role: 'owner' | 'member';
+  created_at: string;
+}
+
+export interface AgentsTable {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  long_description: string | null;
+  endpoint: string | null;
+  /** JSON arrays of strings. */
+  protocols: string;
+  categories: string;
+  capabilities: string;
+  tags: string;
+  docs_url: string | null;
+  manifest_url: string | null;
+  auth_type: string;
+  version: string;
+  visibility: 'public' | 'org' | 'private';
+  org_id: string | null;
+  input_schema: string | null;
+  twitter_url: string | null;
+  status: 'provisional' | 'active';
+  owner_id: string | null;
+  registration_pubkey: string | null;
+  claimed_at: string | null;
+  delivery_mode: 'webhook' | 'poll';
+  /** Kept as issued: signing a webhook needs the secret itself, as with any HMAC scheme. */
+  webhook_secret: string | null;
+  last_seen_at: string | null;
+  reported_status: string | null;
+  reported_load: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ClaimChallengesTable {
+  agent_id: string;
+  nonce: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   profiles: ProfilesTable;
+  orgs: OrgsTable;
+  org_members: OrgMembersTable;
+  agents: AgentsTable;
+  claim_challenges: ClaimChallengesTable;
 }

@@ -6,12 +6,16 @@
 import type { Kysely, Migration as KyselyMigration, MigrationProvider } from 'kysely';
 import type { DialectName } from '../dialect.ts';
 import { identity } from './0001_identity.ts';
+import { registry } from './0002_registry.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
 }
 
-const ordered: [string, Migration][] = [['0001_identity', identity]];
+const ordered: [string, Migration][] = [
+  ['0001_identity', identity],
+  ['0002_registry', registry],
+];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {

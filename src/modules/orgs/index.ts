@@ -1,0 +1,3 @@
+export { createOrgsStore } from './store.ts';
+export { createOrgsService, type OrgsService } from './service.ts';
+export { registerOrgsRoutes } from './routes.ts';

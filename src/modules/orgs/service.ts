@@ -1,0 +1,70 @@
+import type { Principal } from '../../http/auth.ts';
+import { isoNow, type Clock } from '../../lib/clock.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { OrgsStore } from './store.ts';
+
+export function createOrgsService({ store, clock }: { store: OrgsStore; clock: Clock }) {
+  /** Outsiders get 404 for an org, exactly as for an id that does not exist. */
+  async function requireMembership(principal: Principal, orgId: string) {
+    const org = await store.find(orgId);
+    const membership = org ? await store.membership(orgId, principal.personId) : undefined;
+    if (!org || !membership) throw notFound('Organization not found');
+    return { org, membership };
+  }
+
+  async function view(orgId: string) {
+    const org = await store.find(orgId);
+    if (!org) throw notFound('Organization not found');
+    const members = await store.members(orgId);
+    return {
+      id: org.id,
+      name: org.name,
+      createdAt: org.created_at,
+      members: members.map((m) => ({ accountId: m.account_id, username: m.username ?? null, role: m.role, joinedAt: m.created_at })),
+    };
+  }
+
+  return {
+    /** Whether a person belongs to an org: the registry's rule for `org` visibility. */
+    isMember: async (orgId: string, personId: string) => !!(await store.membership(orgId, personId)),
+
+    async create(principal: Principal, name: string) {
+      const org = { id: newId(), name, created_by: principal.personId, created_at: isoNow(clock) };
+      await store.insertWithOwner(org);
+      return view(org.id);
+    },
+
+    async get(principal: Principal, orgId: string) {
+      await requireMembership(principal, orgId);
+      return view(orgId);
+    },
+
+    async addMember(principal: Principal, orgId: string, target: { accountId?: string; username?: string; role?: 'owner' | 'member' }) {
+      const { membership } = await requireMembership(principal, orgId);
+      if (membership.role !== 'owner') throw forbidden('Only owners of the organization can add members');
+      const accountId = target.accountId ?? (target.username ? await store.accountIdByUsername(target.username) : undefined);
+      if (!accountId || !(await store.accountExists(accountId))) throw notFound('No person with that account id or username');
+      if (await store.membership(orgId, accountId)) throw conflict('Already a member');
+      await store.addMember({ org_id: orgId, account_id: accountId, role: target.role ?? 'member', created_at: isoNow(clock) });
+      return view(orgId);
+    },
+
+    async removeMember(principal: Principal, orgId: string, accountId: string) {
+      const { membership } = await requireMembership(principal, orgId);
+      const leaving = accountId === principal.personId;
+      if (!leaving && membership.role !== 'owner') throw forbidden('Only owners of the organization can remove other members');
+      const target = await store.membership(orgId, accountId);
+      if (!target) throw notFound('Not a member');
+      if (target.role === 'owner' && (await store.ownerCount(orgId)) === 1) throw conflict('An organization keeps at least one owner');
+      await store.removeMember(orgId, accountId);
+      return view(orgId);
+    },
+  };
+}
+
+export type OrgsService = ReturnType<typeof createOrgsService>;
+
+export const requireTarget = (body: { accountId?: string; username?: string }) => {
+  if (!body.accountId && !body.username) throw badRequest('Give accountId or username');
+};

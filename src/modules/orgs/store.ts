@@ -1,0 +1,41 @@
+import type { Db } from '../../db/database.ts';
+import type { OrgMembersTable, OrgsTable } from '../../db/schema.ts';
+
+export function createOrgsStore(db: Db) {
+  return {
+    async insertWithOwner(org: OrgsTable) {
+      await db.transaction().execute(async (tx) => {
+        await tx.insertInto('orgs').values(org).execute();
+        await tx.insertInto('org_members').values({ org_id: org.id, account_id: org.created_by, role: 'owner', created_at: org.created_at }).execute();
+      });
+    },
+    find: (id: string) => db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst(),
+    members: (orgId: string) =>
+      db
+        .selectFrom('org_members')
+        .leftJoin('profiles', 'profiles.account_id', 'org_members.account_id')
+        .select(['org_members.account_id', 'org_members.role', 'org_members.created_at', 'profiles.username'])
+        .where('org_id', '=', orgId)
+        .orderBy('org_members.created_at')
+        .orderBy('org_members.account_id')
+        .execute(),
+    membership: (orgId: string, accountId: string) =>
+      db.selectFrom('org_members').selectAll().where('org_id', '=', orgId).where('account_id', '=', accountId).executeTakeFirst(),
+    addMember: (row: OrgMembersTable) => db.insertInto('org_members').values(row).execute(),
+    removeMember: (orgId: string, accountId: string) => db.deleteFrom('org_members').where('org_id', '=', orgId).where('account_id', '=', accountId).execute(),
+    ownerCount: async (orgId: string) => {
+      const row = await db
+        .selectFrom('org_members')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('org_id', '=', orgId)
+        .where('role', '=', 'owner')
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    accountExists: async (accountId: string) => !!(await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('kind', '=', 'person').executeTakeFirst()),
+    accountIdByUsername: async (username: string) =>
+      (await db.selectFrom('profiles').innerJoin('accounts', 'accounts.id', 'profiles.account_id').select('accounts.id').where('profiles.username', '=', username.toLowerCase()).where('accounts.kind', '=', 'person').executeTakeFirst())?.id,
+  };
+}
+
+export type OrgsStore = ReturnType<typeof createOrgsStore>;

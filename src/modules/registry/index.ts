@@ -1,0 +1,4 @@
+export { createRegistryStore } from './store.ts';
+export { createRegistryService, type RegistryService, type Availability } from './service.ts';
+export { registerRegistryRoutes } from './routes.ts';
+export { validateInputSchema, type InputSchema, type InputFieldDefinition } from './input-schema.ts';

@@ -1,0 +1,68 @@
+import type { ErrorDetail } from '../../lib/errors.ts';
+
+/** Spec "Input schema": field name -> { type, required?, description?, enum?, default? }. */
+export interface InputFieldDefinition {
+  type: 'string' | 'number' | 'boolean';
+  required?: boolean;
+  description?: string;
+  enum?: (string | number | boolean)[];
+  default?: string | number | boolean;
+}
+export type InputSchema = Record<string, InputFieldDefinition>;
+
+const MAX_FIELDS = 50;
+const fieldName = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const allowedKeys = new Set(['type', 'required', 'description', 'enum', 'default']);
+
+/**
+ * Checks the JSON text an agent registers as its input schema and returns the canonical text to
+ * store, or the problems found (each with its path inside the schema).
+ */
+export function validateInputSchema(value: unknown, path = '/body/inputSchema'): { text: string; schema: InputSchema } | { problems: ErrorDetail[] } {
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return { problems: [{ path, message: 'must be JSON text of an object' }] };
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { problems: [{ path, message: 'must be an object mapping field names to definitions' }] };
+  }
+  const entries = Object.entries(parsed);
+  const problems: ErrorDetail[] = [];
+  if (entries.length > MAX_FIELDS) problems.push({ path, message: `may define at most ${MAX_FIELDS} fields` });
+  for (const [name, definition] of entries) {
+    const at = `${path}/${name}`;
+    if (!fieldName.test(name)) problems.push({ path: at, message: 'field names are letters, digits and underscores, starting with a letter or underscore' });
+    if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+      problems.push({ path: at, message: 'must be an object with a type' });
+      continue;
+    }
+    const d = definition as Record<string, unknown>;
+    for (const key of Object.keys(d)) if (!allowedKeys.has(key)) problems.push({ path: `${at}/${key}`, message: 'is not a known property' });
+    if (d.type !== 'string' && d.type !== 'number' && d.type !== 'boolean') {
+      problems.push({ path: `${at}/type`, message: 'must be string, number or boolean' });
+      continue;
+    }
+    const matchesType = (v: unknown) => typeof v === d.type && (d.type !== 'number' || Number.isFinite(v));
+    if (d.required !== undefined && typeof d.required !== 'boolean') problems.push({ path: `${at}/required`, message: 'must be a boolean' });
+    if (d.description !== undefined && (typeof d.description !== 'string' || d.description.length > 500)) {
+      problems.push({ path: `${at}/description`, message: 'must be a string of at most 500 characters' });
+    }
+    if (d.enum !== undefined) {
+      if (!Array.isArray(d.enum) || d.enum.length === 0 || d.enum.length > 100 || !d.enum.every(matchesType)) {
+        problems.push({ path: `${at}/enum`, message: `must be a non-empty list (at most 100) of ${d.type} values` });
+      } else if (new Set(d.enum).size !== d.enum.length) {
+        problems.push({ path: `${at}/enum`, message: 'must not repeat a value' });
+      }
+    }
+    if (d.default !== undefined) {
+      if (!matchesType(d.default)) problems.push({ path: `${at}/default`, message: `must be a ${d.type}` });
+      else if (Array.isArray(d.enum) && !d.enum.includes(d.default)) problems.push({ path: `${at}/default`, message: 'must be one of the enum values' });
+    }
+  }
+  if (problems.length > 0) return { problems };
+  return { text: JSON.stringify(parsed), schema: parsed as InputSchema };
+}

@@ -1,0 +1,109 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../../http/auth.ts';
+import { dataOf, errorResponses, IdParams, listOf, PageQuery } from '../../http/schemas.ts';
+import {
+  Agent,
+  ClaimBody,
+  ClaimChallenge,
+  Claimed,
+  CreateAgent,
+  CreateProvisionalAgent,
+  HeartbeatAck,
+  HeartbeatBody,
+  ProvisionalCreated,
+  UpdateAgent,
+  WebhookSecret,
+} from './schemas.ts';
+import type { RegistryService } from './service.ts';
+
+export interface RegistryRouteOptions {
+  /** Anyone may register provisionally, so this open door gets its own per-address budget. */
+  provisionalRateLimit: { max: number; timeWindow: number };
+}
+
+export function registerRegistryRoutes(root: FastifyInstance, registry: RegistryService, options: RegistryRouteOptions): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['registry'];
+  const security = [{ bearer: [] }];
+
+  app.post('/v1/agents', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Register an agent you own', body: CreateAgent, response: { 201: dataOf(Agent), ...errorResponses } },
+    handler: async (request, reply) => reply.status(201).send({ data: await registry.register(principalOf(request), request.body) }),
+  });
+
+  app.post('/v1/agents/provisional', {
+    config: { auth: 'none', rateLimit: options.provisionalRateLimit },
+    schema: { tags, summary: 'Register an agent with only its Ed25519 key; a person claims it later', body: CreateProvisionalAgent, response: { 201: ProvisionalCreated, ...errorResponses } },
+    handler: async (request, reply) => {
+      const data = await registry.registerProvisional(request.body);
+      const claimUrl = `/v1/agents/${data.id}/claim/challenge`;
+      return reply.status(201).send({ data, message: `Provisional agent registered. To claim it, GET ${claimUrl} and sign the nonce with the registration key.`, claimUrl });
+    },
+  });
+
+  app.get('/v1/agents', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Agents you own', querystring: PageQuery(20, 100), response: { 200: listOf(Agent), ...errorResponses } },
+    handler: async (request) => registry.listMine(principalOf(request), request.query.limit, request.query.offset),
+  });
+
+  app.get('/v1/agents/:id', {
+    config: { auth: 'optional' },
+    schema: { tags, summary: 'One agent (404 if you may not see it)', params: IdParams, response: { 200: dataOf(Agent), ...errorResponses } },
+    handler: async (request) => ({ data: await registry.get(request.principal, request.params.id) }),
+  });
+
+  app.patch('/v1/agents/:id', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Change an agent you own', params: IdParams, body: UpdateAgent, response: { 200: dataOf(Agent), ...errorResponses } },
+    handler: async (request) => ({ data: await registry.update(principalOf(request), request.params.id, request.body) }),
+  });
+
+  app.delete('/v1/agents/:id', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Delete an agent you own', params: IdParams, response: { 200: dataOf(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses } },
+    handler: async (request) => ({ data: await registry.remove(principalOf(request), request.params.id) }),
+  });
+
+  app.get('/v1/agents/:id/claim/challenge', {
+    config: { auth: 'none' },
+    schema: { tags, summary: 'A nonce to sign with the registration key (valid 10 minutes, single use)', params: IdParams, response: { 200: dataOf(ClaimChallenge), ...errorResponses } },
+    handler: async (request) => ({ data: await registry.challenge(request.params.id) }),
+  });
+
+  app.post('/v1/agents/:id/claim', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Claim a provisional agent with a signature over the nonce', params: IdParams, body: ClaimBody, response: { 200: Claimed, ...errorResponses } },
+    handler: async (request) => ({ data: await registry.claim(principalOf(request), request.params.id, request.body.signature), message: 'Agent claimed: you are its owner now.' }),
+  });
+
+  app.post('/v1/agents/:id/heartbeat', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: "Report availability: owner's credential, or X-Agent-Signature by the registration key",
+      params: IdParams,
+      headers: Type.Object({ 'x-agent-signature': Type.Optional(Type.String({ maxLength: 200 })) }),
+      body: Type.Optional(HeartbeatBody),
+      response: { 200: dataOf(HeartbeatAck), ...errorResponses },
+    },
+    handler: async (request) => ({
+      data: await registry.heartbeat(request.principal, request.params.id, request.headers['x-agent-signature'], request.body ?? {}),
+    }),
+  });
+
+  app.post('/v1/agents/:id/webhook-secret', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Create or rotate the webhook signing secret (shown once)', params: IdParams, response: { 201: dataOf(WebhookSecret), ...errorResponses } },
+    handler: async (request, reply) => reply.status(201).send({ data: await registry.rotateWebhookSecret(principalOf(request), request.params.id) }),
+  });
+
+  app.delete('/v1/agents/:id/webhook-secret', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Remove the webhook signing secret', params: IdParams, response: { 200: dataOf(Type.Object({ agentId: Type.String(), deleted: Type.Boolean() })), ...errorResponses } },
+    handler: async (request) => ({ data: await registry.deleteWebhookSecret(principalOf(request), request.params.id) }),
+  });
+}

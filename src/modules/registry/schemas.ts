@@ -1,0 +1,146 @@
+import { Type, type Static, type TLiteral } from '@sinclair/typebox';
+
+export const protocolValues = ['mcp', 'a2a', 'rest', 'graphql', 'grpc', 'webhook', 'other'] as const;
+const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
+
+const httpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+const Protocols = Type.Array(literals(protocolValues), { uniqueItems: true, maxItems: protocolValues.length });
+const Categories = Type.Array(Type.String({ pattern: '^[a-z0-9-]{1,40}$' }), { uniqueItems: true, maxItems: 10 });
+const Terms = Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50 });
+const SemVer = Type.String({
+  pattern: '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$',
+  maxLength: 64,
+});
+const DeliveryMode = Type.Union([Type.Literal('webhook'), Type.Literal('poll')], {
+  description: 'webhook (default when there is an endpoint) or poll (the agent long-polls; no endpoint needed)',
+});
+const InputSchemaField = Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], {
+  description: 'JSON text (or object) mapping field names to { type, required, description, enum, default }',
+});
+
+const registrationFields = {
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  description: Type.String({ minLength: 1, maxLength: 1000 }),
+  endpoint: Type.Optional(httpUrl),
+  protocols: Protocols,
+  categories: Categories,
+  capabilities: Type.Optional(Terms),
+  tags: Type.Optional(Terms),
+  manifestUrl: Type.Optional(httpUrl),
+  version: Type.Optional(SemVer),
+  deliveryMode: Type.Optional(DeliveryMode),
+};
+
+const ownedFields = {
+  longDescription: Type.Optional(Type.String({ maxLength: 20000 })),
+  docsUrl: Type.Optional(httpUrl),
+  authType: Type.Optional(literals(['none', 'api_key', 'oauth2', 'bearer', 'custom'] as const)),
+  visibility: Type.Optional(literals(['public', 'org', 'private'] as const)),
+  orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  inputSchema: Type.Optional(InputSchemaField),
+  twitterUrl: Type.Optional(httpUrl),
+};
+
+export const CreateAgent = Type.Object(
+  { ...registrationFields, protocols: Type.Array(literals(protocolValues), { uniqueItems: true, minItems: 1, maxItems: protocolValues.length }), categories: Type.Array(Type.String({ pattern: '^[a-z0-9-]{1,40}$' }), { uniqueItems: true, minItems: 1, maxItems: 10 }), ...ownedFields },
+  { additionalProperties: false },
+);
+export type CreateAgentInput = Static<typeof CreateAgent>;
+
+export const CreateProvisionalAgent = Type.Object(
+  {
+    ...registrationFields,
+    protocols: Type.Optional(Protocols),
+    categories: Type.Optional(Categories),
+    pubkey: Type.String({ minLength: 1, maxLength: 200, description: 'ed25519:<base64 of the 32-byte public key>' }),
+  },
+  { additionalProperties: false },
+);
+export type CreateProvisionalAgentInput = Static<typeof CreateProvisionalAgent>;
+
+/** Everything an owner may change; any other field (status, ownerId, slug, registrationPubkey...) is a 400 naming it. */
+export const UpdateAgent = Type.Object(
+  {
+    name: Type.Optional(registrationFields.name),
+    description: Type.Optional(registrationFields.description),
+    endpoint: Type.Optional(Type.Union([httpUrl, Type.Null()])),
+    protocols: Type.Optional(Protocols),
+    categories: Type.Optional(Categories),
+    capabilities: Type.Optional(Terms),
+    tags: Type.Optional(Terms),
+    manifestUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
+    version: Type.Optional(SemVer),
+    deliveryMode: Type.Optional(DeliveryMode),
+    longDescription: Type.Optional(Type.Union([Type.String({ maxLength: 20000 }), Type.Null()])),
+    docsUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
+    authType: ownedFields.authType,
+    visibility: ownedFields.visibility,
+    orgId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
+    inputSchema: Type.Optional(Type.Union([InputSchemaField, Type.Null()])),
+    twitterUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateAgentInput = Static<typeof UpdateAgent>;
+
+const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+export const Agent = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  slug: Type.String(),
+  description: Type.String(),
+  longDescription: nullable(Type.String()),
+  endpoint: nullable(Type.String()),
+  protocols: Type.Array(Type.String()),
+  categories: Type.Array(Type.String()),
+  capabilities: Type.Array(Type.String()),
+  tags: Type.Array(Type.String()),
+  docsUrl: nullable(Type.String()),
+  manifestUrl: nullable(Type.String()),
+  authType: Type.String(),
+  version: Type.String(),
+  visibility: Type.String(),
+  orgId: nullable(Type.String()),
+  inputSchema: nullable(Type.String()),
+  twitterUrl: nullable(Type.String()),
+  status: Type.String(),
+  ownerId: nullable(Type.String()),
+  registrationPubkey: nullable(Type.String()),
+  claimedAt: nullable(Type.String()),
+  deliveryMode: Type.String(),
+  hasWebhookSecret: Type.Boolean(),
+  availability: Type.Union([Type.Literal('available'), Type.Literal('away'), Type.Literal('offline')]),
+  lastSeenAt: nullable(Type.String()),
+  heartbeat: Type.Union([Type.Object({ status: Type.String(), load: Type.Union([Type.Number(), Type.Null()]) }), Type.Null()]),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const ProvisionalCreated = Type.Object({
+  data: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), status: Type.String(), ownerId: Type.Null(), registrationPubkey: Type.String() }),
+  message: Type.String(),
+  claimUrl: Type.String(),
+});
+
+export const ClaimChallenge = Type.Object({ agentId: Type.String(), nonce: Type.String(), expiresAt: Type.String(), instructions: Type.String() });
+export const ClaimBody = Type.Object({ signature: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const Claimed = Type.Object({
+  data: Type.Object({ id: Type.String(), status: Type.String(), ownerId: Type.String(), claimedAt: Type.String() }),
+  message: Type.String(),
+});
+
+export const HeartbeatBody = Type.Object(
+  {
+    status: Type.Optional(literals(['available', 'busy', 'maintenance'] as const)),
+    load: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  },
+  { additionalProperties: false },
+);
+export const HeartbeatAck = Type.Object({
+  id: Type.String(),
+  availability: Type.String(),
+  lastSeenAt: Type.String(),
+  heartbeat: Type.Object({ status: Type.String(), load: Type.Union([Type.Number(), Type.Null()]) }),
+});
+
+export const WebhookSecret = Type.Object({ agentId: Type.String(), secret: Type.String({ description: 'whsec_<base64>; shown only in this response' }) });

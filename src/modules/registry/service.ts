@@ -1,0 +1,351 @@
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../../http/auth.ts';
+import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { decodeBase64Strict } from '../../lib/base64.ts';
+import { parsePublicKey, parseSignature, verifyStrict } from '../../lib/ed25519.ts';
+import { newId } from '../../lib/ids.ts';
+import { slugify } from '../../lib/slug.ts';
+import type { AgentAccountResolver } from '../auth/index.ts';
+import { validateInputSchema } from './input-schema.ts';
+import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
+import type { AgentRow, RegistryStore } from './store.ts';
+
+const CHALLENGE_TTL_MS = 10 * 60 * 1000;
+const SIGNED_HEADER_SKEW_S = 300;
+const AWAY_LIMIT_MS = 24 * 3600 * 1000;
+
+export type Availability = 'available' | 'away' | 'offline';
+
+export interface RegistryDeps {
+  store: RegistryStore;
+  clock: Clock;
+  isOrgMember(orgId: string, personId: string): Promise<boolean>;
+  heartbeatIntervalMs: number;
+}
+
+const parseList = (json: string): string[] => JSON.parse(json) as string[];
+
+export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs }: RegistryDeps) {
+  function availabilityOf(row: AgentRow): Availability {
+    if (!row.last_seen_at) return 'offline';
+    const age = clock.now().getTime() - Date.parse(row.last_seen_at);
+    if (age <= 2 * heartbeatIntervalMs) return 'available';
+    return age <= AWAY_LIMIT_MS ? 'away' : 'offline';
+  }
+
+  function view(row: AgentRow) {
+    return {
+      id: row.id,
+      name: row.name,
+      slug: row.slug,
+      description: row.description,
+      longDescription: row.long_description,
+      endpoint: row.endpoint,
+      protocols: parseList(row.protocols),
+      categories: parseList(row.categories),
+      capabilities: parseList(row.capabilities),
+      tags: parseList(row.tags),
+      docsUrl: row.docs_url,
+      manifestUrl: row.manifest_url,
+      authType: row.auth_type,
+      version: row.version,
+      visibility: row.visibility,
+      orgId: row.org_id,
+      inputSchema: row.input_schema,
+      twitterUrl: row.twitter_url,
+      status: row.status,
+      ownerId: row.owner_id,
+      registrationPubkey: row.registration_pubkey,
+      claimedAt: row.claimed_at,
+      deliveryMode: row.delivery_mode,
+      hasWebhookSecret: row.webhook_secret !== null,
+      availability: availabilityOf(row),
+      lastSeenAt: row.last_seen_at,
+      heartbeat: row.reported_status ? { status: row.reported_status, load: row.reported_load } : null,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  /** The visibility rule, in one place: public to all, private to the owner, org to the owner and members. */
+  async function canSee(row: AgentRow, personId: string | null): Promise<boolean> {
+    if (row.visibility === 'public') return true;
+    if (!personId) return false;
+    if (row.owner_id === personId) return true;
+    return row.visibility === 'org' && row.org_id !== null && isOrgMember(row.org_id, personId);
+  }
+
+  async function findVisible(id: string, personId: string | null): Promise<AgentRow> {
+    const row = await store.find(id);
+    if (!row || !(await canSee(row, personId))) throw notFound('Agent not found');
+    return row;
+  }
+
+  /** Owner-only actions: hidden agents stay 404, visible ones that are not yours are 403. */
+  async function findOwned(principal: Principal, id: string): Promise<AgentRow> {
+    const row = await findVisible(id, principal.personId);
+    if (row.owner_id !== principal.personId) throw forbidden("Only the agent's owner can do this");
+    if (principal.kind === 'agent' && principal.agentId !== id) throw forbidden('This credential acts as another agent');
+    return row;
+  }
+
+  function checkInputSchema(value: unknown): string | null {
+    if (value === undefined || value === null) return null;
+    const result = validateInputSchema(value);
+    if ('problems' in result) throw badRequest(`inputSchema: ${result.problems[0]!.path} ${result.problems[0]!.message}`, result.problems);
+    return result.text;
+  }
+
+  function deliveryModeFor(endpoint: string | null | undefined, requested: 'webhook' | 'poll' | undefined): 'webhook' | 'poll' {
+    const mode = requested ?? 'webhook';
+    if (mode === 'webhook' && !endpoint) {
+      throw badRequest('endpoint is required unless deliveryMode is "poll"', [{ path: '/body/endpoint', message: 'is required for webhook delivery' }]);
+    }
+    return mode;
+  }
+
+  async function checkVisibility(principal: Principal, visibility: string, orgId: string | null | undefined): Promise<string | null> {
+    if (visibility !== 'org') {
+      if (orgId) throw badRequest('orgId goes with visibility "org"', [{ path: '/body/orgId', message: 'only with visibility "org"' }]);
+      return null;
+    }
+    if (!orgId) throw badRequest('visibility "org" needs an orgId', [{ path: '/body/orgId', message: 'is required for visibility "org"' }]);
+    if (!(await isOrgMember(orgId, principal.personId))) throw notFound('Organization not found');
+    return orgId;
+  }
+
+  async function slugFor(name: string): Promise<string> {
+    const slug = slugify(name);
+    if (!slug) throw badRequest('name must contain letters or digits', [{ path: '/body/name', message: 'gives an empty slug' }]);
+    if (await store.slugTaken(slug)) throw conflict(`The slug "${slug}" is taken; choose another name`);
+    return slug;
+  }
+
+  async function insertAgent(row: AgentRow): Promise<AgentRow> {
+    try {
+      await store.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`The slug "${row.slug}" is taken; choose another name`);
+      throw error;
+    }
+    return row;
+  }
+
+  function baseRow(input: CreateProvisionalAgentInput | CreateAgentInput, slug: string, now: string) {
+    return {
+      id: newId(),
+      name: input.name,
+      slug,
+      description: input.description,
+      endpoint: input.endpoint ?? null,
+      protocols: JSON.stringify(input.protocols ?? []),
+      categories: JSON.stringify(input.categories ?? []),
+      capabilities: JSON.stringify(input.capabilities ?? []),
+      tags: JSON.stringify(input.tags ?? []),
+      manifest_url: input.manifestUrl ?? null,
+      version: input.version ?? '1.0.0',
+      delivery_mode: deliveryModeFor(input.endpoint, input.deliveryMode),
+      webhook_secret: null,
+      last_seen_at: null,
+      reported_status: null,
+      reported_load: null,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
+  const agentAccounts: AgentAccountResolver = {
+    async serviceAccountFor(agentId, personId) {
+      const row = await findVisible(agentId, personId);
+      if (row.status === 'provisional') throw conflict('Claim this agent before binding keys or a profile to it');
+      if (row.owner_id !== personId) throw forbidden("Only the agent's owner can do this");
+      const existing = await store.serviceAccountOf(agentId);
+      if (existing) return { accountId: existing.id };
+      const id = newId();
+      try {
+        await store.insertServiceAccount({ id, agent_id: agentId, owner_account_id: personId, created_at: isoNow(clock) });
+        return { accountId: id };
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const raced = await store.serviceAccountOf(agentId);
+        if (!raced) throw error;
+        return { accountId: raced.id };
+      }
+    },
+  };
+
+  return {
+    view,
+    canSee,
+    availabilityOf,
+    agentAccounts,
+
+    async register(principal: Principal, input: CreateAgentInput) {
+      const visibility = input.visibility ?? 'public';
+      const orgId = await checkVisibility(principal, visibility, input.orgId);
+      const inputSchema = checkInputSchema(input.inputSchema);
+      const now = isoNow(clock);
+      const row = await insertAgent({
+        ...baseRow(input, await slugFor(input.name), now),
+        long_description: input.longDescription ?? null,
+        docs_url: input.docsUrl ?? null,
+        auth_type: input.authType ?? 'none',
+        visibility,
+        org_id: orgId,
+        input_schema: inputSchema,
+        twitter_url: input.twitterUrl ?? null,
+        status: 'active',
+        owner_id: principal.personId,
+        registration_pubkey: null,
+        claimed_at: null,
+      });
+      return view(row);
+    },
+
+    async registerProvisional(input: CreateProvisionalAgentInput) {
+      const pubkey = parsePublicKey(input.pubkey, 'pubkey').canonical;
+      const now = isoNow(clock);
+      const row = await insertAgent({
+        ...baseRow(input, await slugFor(input.name), now),
+        long_description: null,
+        docs_url: null,
+        auth_type: 'none',
+        visibility: 'public',
+        org_id: null,
+        input_schema: null,
+        twitter_url: null,
+        status: 'provisional',
+        owner_id: null,
+        registration_pubkey: pubkey,
+        claimed_at: null,
+      });
+      return { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey };
+    },
+
+    async get(viewer: Principal | null, id: string) {
+      return view(await findVisible(id, viewer?.personId ?? null));
+    },
+
+    async listMine(principal: Principal, limit: number, offset: number) {
+      const [rows, total] = await Promise.all([store.listOwned(principal.personId, limit, offset), store.countOwned(principal.personId)]);
+      return { data: rows.map(view), pagination: { limit, offset, total, hasMore: offset + rows.length < total } };
+    },
+
+    async update(principal: Principal, id: string, input: UpdateAgentInput) {
+      const row = await findOwned(principal, id);
+      const endpoint = input.endpoint !== undefined ? input.endpoint : row.endpoint;
+      const visibility = input.visibility ?? row.visibility;
+      const orgId = await checkVisibility(principal, visibility, input.orgId !== undefined ? input.orgId : visibility === 'org' ? row.org_id : null);
+      const changes = {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        endpoint,
+        ...(input.protocols !== undefined ? { protocols: JSON.stringify(input.protocols) } : {}),
+        ...(input.categories !== undefined ? { categories: JSON.stringify(input.categories) } : {}),
+        ...(input.capabilities !== undefined ? { capabilities: JSON.stringify(input.capabilities) } : {}),
+        ...(input.tags !== undefined ? { tags: JSON.stringify(input.tags) } : {}),
+        ...(input.manifestUrl !== undefined ? { manifest_url: input.manifestUrl } : {}),
+        ...(input.version !== undefined ? { version: input.version } : {}),
+        delivery_mode: deliveryModeFor(endpoint, input.deliveryMode ?? row.delivery_mode),
+        ...(input.longDescription !== undefined ? { long_description: input.longDescription } : {}),
+        ...(input.docsUrl !== undefined ? { docs_url: input.docsUrl } : {}),
+        ...(input.authType !== undefined ? { auth_type: input.authType } : {}),
+        visibility,
+        org_id: orgId,
+        ...(input.inputSchema !== undefined ? { input_schema: checkInputSchema(input.inputSchema) } : {}),
+        ...(input.twitterUrl !== undefined ? { twitter_url: input.twitterUrl } : {}),
+        updated_at: isoNow(clock),
+      };
+      const updated = await store.update(id, changes);
+      if (!updated) throw notFound('Agent not found');
+      return view(updated);
+    },
+
+    async remove(principal: Principal, id: string) {
+      await findOwned(principal, id);
+      await store.remove(id);
+      return { id, deleted: true };
+    },
+
+    async challenge(id: string) {
+      const row = await findVisible(id, null);
+      if (row.status !== 'provisional') throw conflict('This agent is already claimed');
+      const nonce = randomBytes(32).toString('hex');
+      const expiresAt = isoIn(clock, CHALLENGE_TTL_MS);
+      await store.saveChallenge({ agent_id: id, nonce, expires_at: expiresAt, created_at: isoNow(clock) });
+      return {
+        agentId: id,
+        nonce,
+        expiresAt,
+        instructions:
+          `Sign the UTF-8 bytes of this nonce (the 64-character string itself) with the Ed25519 private key of ${row.registration_pubkey}, ` +
+          `then POST /v1/agents/${id}/claim with {"signature": "<base64url signature>"} and your session token or API key ` +
+          `before ${expiresAt}. A new challenge replaces this one; each challenge can be used once.`,
+      };
+    },
+
+    async claim(principal: Principal, id: string, signatureText: string) {
+      const row = await findVisible(id, principal.personId);
+      if (row.status !== 'provisional' || !row.registration_pubkey) throw conflict('This agent is already claimed');
+      const challenge = await store.findChallenge(id);
+      if (!challenge) throw badRequest('No active claim challenge: request one with GET /v1/agents/:id/claim/challenge');
+      if (Date.parse(challenge.expires_at) <= clock.now().getTime()) throw badRequest('The claim challenge has expired: request a new one');
+      const signature = parseSignature(signatureText, 'signature');
+      // Verified before the challenge is consumed, so a wrong signature cannot burn someone's challenge.
+      const key = parsePublicKey(row.registration_pubkey);
+      if (!verifyStrict(key.raw, Buffer.from(challenge.nonce, 'utf8'), signature)) {
+        throw forbidden('The signature does not verify with the registration key');
+      }
+      const now = isoNow(clock);
+      const outcome = await store.claim(id, challenge.nonce, principal.personId, now);
+      if (outcome !== 'claimed') throw conflict('This agent was claimed by a concurrent request');
+      return { id, status: 'active', ownerId: principal.personId, claimedAt: now };
+    },
+
+    async heartbeat(principal: Principal | null, id: string, signedHeader: string | undefined, body: { status?: 'available' | 'busy' | 'maintenance'; load?: number }) {
+      if (principal) {
+        await findOwned(principal, id);
+      } else {
+        if (!signedHeader) throw unauthorized("Send the owner's credential, or X-Agent-Signature signed by the agent's registration key");
+        const row = await store.find(id);
+        if (!row) throw notFound('Agent not found');
+        verifyAgentSignature(row, signedHeader);
+      }
+      const now = isoNow(clock);
+      const updated = await store.update(id, { last_seen_at: now, reported_status: body.status ?? 'available', reported_load: body.load ?? null });
+      if (!updated) throw notFound('Agent not found');
+      return { id, availability: availabilityOf(updated), lastSeenAt: now, heartbeat: { status: updated.reported_status ?? 'available', load: updated.reported_load } };
+    },
+
+    async rotateWebhookSecret(principal: Principal, id: string) {
+      await findOwned(principal, id);
+      const secret = `whsec_${randomBytes(32).toString('base64')}`;
+      await store.update(id, { webhook_secret: secret, updated_at: isoNow(clock) });
+      return { agentId: id, secret };
+    },
+
+    async deleteWebhookSecret(principal: Principal, id: string) {
+      const row = await findOwned(principal, id);
+      if (!row.webhook_secret) throw notFound('This agent has no webhook secret');
+      await store.update(id, { webhook_secret: null, updated_at: isoNow(clock) });
+      return { agentId: id, deleted: true };
+    },
+  };
+
+  /** `X-Agent-Signature: <unix seconds>.<base64url Ed25519 signature over "<agentId>.<unix seconds>">`. */
+  function verifyAgentSignature(row: AgentRow, header: string): void {
+    const match = /^(\d{1,12})\.([A-Za-z0-9_\-+/=]{80,100})$/.exec(header);
+    if (!match || !row.registration_pubkey) throw unauthorized('X-Agent-Signature is malformed or the agent has no registration key');
+    const seconds = Number(match[1]);
+    if (Math.abs(clock.now().getTime() / 1000 - seconds) > SIGNED_HEADER_SKEW_S) throw unauthorized('X-Agent-Signature timestamp is more than 300 s from now');
+    const signature = decodeBase64Strict(match[2]!, 64);
+    const key = parsePublicKey(row.registration_pubkey);
+    if (!signature || !verifyStrict(key.raw, Buffer.from(`${row.id}.${match[1]}`, 'utf8'), signature)) {
+      throw unauthorized('X-Agent-Signature does not verify with the registration key');
+    }
+  }
+}
+
+export type RegistryService = ReturnType<typeof createRegistryService>;

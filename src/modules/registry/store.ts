@@ -1,0 +1,61 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db, Tx } from '../../db/database.ts';
+import type { AgentsTable } from '../../db/schema.ts';
+
+export type AgentRow = Selectable<AgentsTable>;
+
+export function createRegistryStore(db: Db) {
+  return {
+    insert: (row: Insertable<AgentsTable>) => db.insertInto('agents').values(row).execute(),
+    find: (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst(),
+    slugTaken: async (slug: string) => !!(await db.selectFrom('agents').select('id').where('slug', '=', slug).executeTakeFirst()),
+    listOwned: (ownerId: string, limit: number, offset: number) =>
+      db.selectFrom('agents').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
+    countOwned: async (ownerId: string) =>
+      Number((await db.selectFrom('agents').select((eb) => eb.fn.countAll<number | string>().as('n')).where('owner_id', '=', ownerId).executeTakeFirstOrThrow()).n),
+    update: (id: string, changes: Updateable<AgentsTable>) => db.updateTable('agents').set(changes).where('id', '=', id).returningAll().executeTakeFirst(),
+    /** Deletes the agent and its service account (whose keys and profile go with it). */
+    async remove(id: string) {
+      await db.transaction().execute(async (tx) => {
+        await tx.deleteFrom('accounts').where('agent_id', '=', id).where('kind', '=', 'agent').execute();
+        await tx.deleteFrom('agents').where('id', '=', id).execute();
+      });
+    },
+
+    saveChallenge: async (row: { agent_id: string; nonce: string; expires_at: string; created_at: string }) => {
+      // One challenge per agent: a new one replaces the old.
+      await db
+        .insertInto('claim_challenges')
+        .values(row)
+        .onConflict((oc) => oc.column('agent_id').doUpdateSet({ nonce: row.nonce, expires_at: row.expires_at, created_at: row.created_at }))
+        .execute();
+    },
+    findChallenge: (agentId: string) => db.selectFrom('claim_challenges').selectAll().where('agent_id', '=', agentId).executeTakeFirst(),
+    /**
+     * Consumes the challenge and activates the agent in one transaction. Both statements are
+     * conditional, so of any number of concurrent claims exactly one sees a row change.
+     */
+    async claim(agentId: string, nonce: string, ownerId: string, now: string): Promise<'claimed' | 'challenge_gone' | 'not_provisional'> {
+      return db.transaction().execute(async (tx: Tx) => {
+        const consumed = await tx.deleteFrom('claim_challenges').where('agent_id', '=', agentId).where('nonce', '=', nonce).executeTakeFirst();
+        if (Number(consumed.numDeletedRows) !== 1) return 'challenge_gone';
+        const activated = await tx
+          .updateTable('agents')
+          .set({ status: 'active', owner_id: ownerId, claimed_at: now, updated_at: now })
+          .where('id', '=', agentId)
+          .where('status', '=', 'provisional')
+          .executeTakeFirst();
+        return Number(activated.numUpdatedRows) === 1 ? 'claimed' : 'not_provisional';
+      });
+    },
+
+    serviceAccountOf: (agentId: string) => db.selectFrom('accounts').select('id').where('agent_id', '=', agentId).where('kind', '=', 'agent').executeTakeFirst(),
+    insertServiceAccount: (row: { id: string; agent_id: string; owner_account_id: string; created_at: string }) =>
+      db
+        .insertInto('accounts')
+        .values({ ...row, kind: 'agent', email: null, password_hash: null, oidc_issuer: null, oidc_subject: null })
+        .execute(),
+  };
+}
+
+export type RegistryStore = ReturnType<typeof createRegistryStore>;

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { formatPublicKey, publicKeyFromSeed, signMessage } from '../../src/lib/ed25519.ts';
+import type { TestApp } from './app.ts';
+
+export interface AgentKey {
+  seed: Buffer;
+  pubkey: string;
+  sign(message: string): string;
+}
+
+export function newAgentKey(seed: Buffer = randomBytes(32)): AgentKey {
+  return { seed, pubkey: formatPublicKey(publicKeyFromSeed(seed)), sign: (message) => signMessage(seed, message).toString('base64url') };
+}
+
+let counter = 0;
+export const uniqueName = (prefix = 'Agent') => `${prefix} ${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 7)}`;
+
+export function agentBody(overrides: Record<string, unknown> = {}) {
+  return {
+    name: uniqueName(),
+    description: 'Summarises long documents into short briefs',
+    endpoint: 'https://agent.example.test/tasks',
+    protocols: ['rest'],
+    categories: ['productivity'],
+    ...overrides,
+  };
+}
+
+export async function registerAgent(app: TestApp, token: string, overrides: Record<string, unknown> = {}) {
+  const response = await app.request({ method: 'POST', url: '/v1/agents', token, body: agentBody(overrides) });
+  if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
+  return response.json().data as { id: string; slug: string; [k: string]: unknown };
+}
+
+export async function registerProvisional(app: TestApp, key: AgentKey = newAgentKey(), overrides: Record<string, unknown> = {}) {
+  const response = await app.request({
+    method: 'POST',
+    url: '/v1/agents/provisional',
+    body: { name: uniqueName('Provisional'), description: 'Polls for work', endpoint: 'https://p.example.test/hook', pubkey: key.pubkey, ...overrides },
+  });
+  if (response.statusCode !== 201) throw new Error(`provisional failed: ${response.statusCode} ${response.body}`);
+  return { id: response.json().data.id as string, key };
+}
+
+export async function claimAgent(app: TestApp, token: string, agentId: string, key: AgentKey) {
+  const challenge = (await app.request({ method: 'GET', url: `/v1/agents/${agentId}/claim/challenge` })).json().data;
+  return app.request({ method: 'POST', url: `/v1/agents/${agentId}/claim`, token, body: { signature: key.sign(challenge.nonce) } });
+}

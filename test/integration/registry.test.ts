@@ -1,0 +1,284 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
+import { agentBody, claimAgent, newAgentKey, registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
+
+const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/receipts.json', import.meta.url), 'utf8'));
+
+describe('registry: POST /v1/agents', () => {
+  let app: TestApp;
+  let owner: { token: string; accountId: string };
+  before(async () => {
+    app = await startTestApp();
+    owner = await app.signup();
+  });
+  after(() => app.close());
+
+  it('(none) -> active: registers with every field and answers the spec fields', async () => {
+    const body = agentBody({
+      name: 'Café Summariser!!',
+      longDescription: '# Long\nmarkdown',
+      capabilities: ['text-summarization', 'pdf'],
+      tags: ['docs'],
+      docsUrl: 'https://docs.example.test',
+      manifestUrl: 'https://agent.example.test/.well-known/agent.json',
+      authType: 'api_key',
+      version: '2.1.0-beta.1',
+      inputSchema: JSON.stringify({ length: { type: 'string', enum: ['short', 'long'], default: 'short' }, url: { type: 'string', required: true } }),
+      twitterUrl: 'https://x.example.test/summariser',
+      protocols: ['rest', 'mcp'],
+      categories: ['productivity', 'communication'],
+    });
+    const response = await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body });
+    assert.equal(response.statusCode, 201, response.body);
+    const agent = response.json().data;
+    assert.equal(agent.slug, 'cafe-summariser');
+    assert.equal(agent.status, 'active');
+    assert.equal(agent.ownerId, owner.accountId);
+    assert.equal(agent.version, '2.1.0-beta.1');
+    assert.equal(agent.visibility, 'public');
+    assert.equal(agent.deliveryMode, 'webhook');
+    assert.deepEqual(agent.protocols, ['rest', 'mcp']);
+    assert.deepEqual(agent.capabilities, ['text-summarization', 'pdf']);
+    assert.equal(typeof agent.inputSchema, 'string');
+    assert.deepEqual(JSON.parse(agent.inputSchema).length.enum, ['short', 'long']);
+    for (const field of ['id', 'name', 'slug', 'description', 'protocols', 'categories', 'capabilities', 'tags', 'endpoint', 'docsUrl', 'authType', 'version', 'status', 'ownerId', 'createdAt', 'updatedAt']) {
+      assert.ok(field in agent, field);
+    }
+    assert.equal(agent.availability, 'offline');
+    const fetched = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}` });
+    assert.deepEqual(fetched.json().data, agent);
+  });
+
+  it('defaults version to 1.0.0 and accepts an API key as the credential', async () => {
+    const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'cli' } })).json().data.key;
+    const agent = (await app.request({ method: 'POST', url: '/v1/agents', token: key, body: agentBody() })).json().data;
+    assert.equal(agent.version, '1.0.0');
+    assert.equal(agent.ownerId, owner.accountId);
+  });
+
+  it('accepts inputSchema given as an object and a poll agent without an endpoint', async () => {
+    const agent = await registerAgent(app, owner.token, { endpoint: undefined, deliveryMode: 'poll', inputSchema: { n: { type: 'number', default: 3 } } });
+    assert.equal(agent.deliveryMode, 'poll');
+    assert.equal(agent.endpoint, null);
+    assert.equal(agent.inputSchema, '{"n":{"type":"number","default":3}}');
+  });
+
+  it('answers 409 on a slug collision', async () => {
+    const name = uniqueName('Collider');
+    await registerAgent(app, owner.token, { name });
+    expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ name: name.toUpperCase() + '!' }) }), 409, 'CONFLICT');
+  });
+
+  it('rejects each kind of bad input with 400 naming the field', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: undefined }, '/body/name'],
+      [{ name: '' }, '/body/name'],
+      [{ name: '!!!' }, '/body/name'],
+      [{ name: 'x'.repeat(101) }, '/body/name'],
+      [{ description: undefined }, '/body/description'],
+      [{ endpoint: undefined }, '/body/endpoint'],
+      [{ endpoint: 'ftp://agent.example.test' }, '/body/endpoint'],
+      [{ endpoint: 'javascript:alert(1)' }, '/body/endpoint'],
+      [{ protocols: [] }, '/body/protocols'],
+      [{ protocols: ['soap'] }, '/body/protocols/0'],
+      [{ protocols: 'rest' }, '/body/protocols'],
+      [{ categories: ['Not A Slug'] }, '/body/categories/0'],
+      [{ categories: undefined }, '/body/categories'],
+      [{ version: '1.0' }, '/body/version'],
+      [{ authType: 'magic' }, '/body/authType'],
+      [{ visibility: 'secret' }, '/body/visibility'],
+      [{ docsUrl: 'not a url' }, '/body/docsUrl'],
+      [{ inputSchema: '{not json' }, '/body/inputSchema'],
+      [{ inputSchema: '[]' }, '/body/inputSchema'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'date' } }) }, '/body/inputSchema/a/type'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'number', enum: ['x'] } }) }, '/body/inputSchema/a/enum'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'string', enum: ['x'], default: 'y' } }) }, '/body/inputSchema/a/default'],
+      [{ inputSchema: JSON.stringify({ 'bad name': { type: 'string' } }) }, '/body/inputSchema/bad name'],
+      [{ status: 'active' }, '/body/status'],
+      [{ ownerId: 'someone' }, '/body/ownerId'],
+      [{ visibility: 'org' }, '/body/orgId'],
+      [{ orgId: 'x' }, '/body/orgId'],
+    ];
+    for (const [override, path] of cases) {
+      const body = expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody(override) }), 400, 'BAD_REQUEST');
+      assert.ok(body.details?.some((d) => d.path === path), `${JSON.stringify(override)} -> ${JSON.stringify(body.details)}`);
+    }
+  });
+
+  it('needs a valid credential', async () => {
+    expectError(await app.request({ method: 'POST', url: '/v1/agents', body: agentBody() }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'POST', url: '/v1/agents', token: 'agk_nope', body: agentBody() }), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('registry: provisional registration and claims', () => {
+  let app: TestApp;
+  const clock = new TestClock();
+  before(async () => {
+    app = await startTestApp({ PROVISIONAL_RATE_LIMIT_MAX: '1000' }, { clock });
+  });
+  after(() => app.close());
+
+  it('(none) -> provisional: answers data, message and claimUrl, storing one canonical key spelling', async () => {
+    const key = newAgentKey();
+    const urlSafeUnpadded = `ed25519:${Buffer.from(key.pubkey.slice(8), 'base64').toString('base64url')}`;
+    const response = await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: urlSafeUnpadded } });
+    assert.equal(response.statusCode, 201, response.body);
+    const body = response.json();
+    assert.deepEqual(Object.keys(body.data).sort(), ['id', 'name', 'ownerId', 'registrationPubkey', 'slug', 'status']);
+    assert.equal(body.data.status, 'provisional');
+    assert.equal(body.data.ownerId, null);
+    assert.equal(body.data.registrationPubkey, key.pubkey);
+    assert.equal(body.claimUrl, `/v1/agents/${body.data.id}/claim/challenge`);
+    assert.equal(typeof body.message, 'string');
+    const agent = (await app.request({ method: 'GET', url: `/v1/agents/${body.data.id}` })).json().data;
+    assert.equal(agent.status, 'provisional');
+    assert.equal(agent.version, '1.0.0');
+  });
+
+  it('refuses malformed, small-order and non-canonical keys with 400', async () => {
+    const bad = [
+      'MCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
+      'ed25519:' + Buffer.alloc(31, 1).toString('base64'),
+      'ed25519: 11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
+      'ed25519:' + Buffer.alloc(32).toString('base64'),
+      'ed25519:' + Buffer.from([1, ...Array(31).fill(0)]).toString('base64'),
+      'ed25519:' + Buffer.from([0xec, ...Array(30).fill(0xff), 0x7f]).toString('base64'),
+      'rsa:abc',
+    ];
+    for (const pubkey of bad) {
+      const body = expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey } }), 400, 'BAD_REQUEST');
+      assert.match(body.message, /pubkey/, pubkey);
+    }
+  });
+
+  it('refuses fields only owners set, and a webhook agent without endpoint', async () => {
+    const key = newAgentKey();
+    for (const extra of [{ visibility: 'private' }, { inputSchema: '{}' }, { ownerId: 'x' }]) {
+      expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: key.pubkey, ...extra } }), 400, 'BAD_REQUEST');
+    }
+    expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', pubkey: key.pubkey } }), 400, 'BAD_REQUEST');
+    const poller = await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', pubkey: key.pubkey, deliveryMode: 'poll' } });
+    assert.equal(poller.statusCode, 201);
+  });
+
+  it('issues a challenge of 64 hex characters valid 10 minutes, with instructions', async () => {
+    const { id } = await registerProvisional(app);
+    const response = await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` });
+    assert.equal(response.statusCode, 200);
+    const challenge = response.json().data;
+    assert.equal(challenge.agentId, id);
+    assert.match(challenge.nonce, /^[0-9a-f]{64}$/);
+    assert.equal(Date.parse(challenge.expiresAt) - clock.now().getTime(), 10 * 60 * 1000);
+    assert.match(challenge.instructions, /sign/i);
+    expectError(await app.request({ method: 'GET', url: '/v1/agents/no-such-agent/claim/challenge' }), 404, 'NOT_FOUND');
+  });
+
+  it('provisional -> active: claims with the RFC 8032 test key and the vector signature', async () => {
+    const person = await app.signup();
+    const key = newAgentKey(Buffer.from(vectors.keys.A.seedHex, 'hex'));
+    assert.equal(key.pubkey, vectors.claim.pubkey);
+    const { id } = await registerProvisional(app, key);
+    await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` });
+    // Put the vector's nonce in place so its published signature is the one that claims.
+    await app.database.db.updateTable('claim_challenges').set({ nonce: vectors.claim.nonce }).where('agent_id', '=', id).execute();
+    const response = await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: vectors.claim.signatureBase64url } });
+    assert.equal(response.statusCode, 200, response.body);
+    const body = response.json();
+    assert.deepEqual(Object.keys(body.data).sort(), ['claimedAt', 'id', 'ownerId', 'status']);
+    assert.equal(body.data.status, 'active');
+    assert.equal(body.data.ownerId, person.accountId);
+    assert.equal(typeof body.message, 'string');
+    const agent = (await app.request({ method: 'GET', url: `/v1/agents/${id}` })).json().data;
+    assert.equal(agent.status, 'active');
+    assert.equal(agent.ownerId, person.accountId);
+    assert.equal(agent.claimedAt, body.data.claimedAt);
+    assert.equal(agent.registrationPubkey, key.pubkey);
+  });
+
+  it('accepts a standard base64 signature too', async () => {
+    const person = await app.signup();
+    const { id, key } = await registerProvisional(app);
+    const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
+    const signature = Buffer.from(key.sign(nonce), 'base64url').toString('base64');
+    assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature } })).statusCode, 200);
+  });
+
+  it('answers 400 without a challenge and after it expires', async () => {
+    const person = await app.signup();
+    const { id, key } = await registerProvisional(app);
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign('x'.repeat(64)) } }), 400, 'BAD_REQUEST');
+    const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
+    clock.advance(10 * 60 * 1000 + 1000);
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } }), 400, 'BAD_REQUEST');
+  });
+
+  it('answers 403 for a signature by another key or over another message, and keeps the challenge usable', async () => {
+    const person = await app.signup();
+    const { id, key } = await registerProvisional(app);
+    const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: newAgentKey().sign(nonce) } }), 403, 'FORBIDDEN');
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce + 'x') } }), 403, 'FORBIDDEN');
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: 'not base64!' } }), 400, 'BAD_REQUEST');
+    assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } })).statusCode, 200);
+  });
+
+  it('replaces an earlier challenge with a new one', async () => {
+    const person = await app.signup();
+    const { id, key } = await registerProvisional(app);
+    const first = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
+    const second = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
+    assert.notEqual(first, second);
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(first) } }), 403, 'FORBIDDEN');
+    assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(second) } })).statusCode, 200);
+  });
+
+  it('answers 409 for a second claim, a challenge of a claimed agent and an owned agent', async () => {
+    const person = await app.signup();
+    const { id, key } = await registerProvisional(app);
+    const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
+    assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } })).statusCode, 200);
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } }), 409, 'CONFLICT');
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` }), 409, 'CONFLICT');
+    const owned = await registerAgent(app, person.token);
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${owned.id}/claim/challenge` }), 409, 'CONFLICT');
+  });
+
+  it('needs a credential to claim', async () => {
+    const { id, key } = await registerProvisional(app);
+    const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, body: { signature: key.sign(nonce) } }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: 'ags_wrong', body: { signature: key.sign(nonce) } }), 401, 'UNAUTHORIZED');
+  });
+
+  it('lets exactly one of 50 concurrent valid claims win', async () => {
+    const people = await Promise.all(Array.from({ length: 10 }, () => app.signup()));
+    const { id, key } = await registerProvisional(app);
+    const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
+    const signature = key.sign(nonce);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: people[i % 10]!.token, body: { signature } })),
+    );
+    const statuses = results.map((r) => r.statusCode);
+    assert.equal(statuses.filter((s) => s === 200).length, 1, JSON.stringify(statuses));
+    assert.equal(statuses.filter((s) => s === 409).length, 49);
+    const winner = results.find((r) => r.statusCode === 200)!.json().data.ownerId;
+    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${id}` })).json().data.ownerId, winner);
+  });
+});
+
+describe('registry: provisional rate limit', () => {
+  it('limits anonymous registrations per address', async () => {
+    const app = await startTestApp({ PROVISIONAL_RATE_LIMIT_MAX: '2' });
+    try {
+      await registerProvisional(app);
+      await registerProvisional(app);
+      const key = newAgentKey();
+      expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: key.pubkey } }), 429, 'RATE_LIMITED');
+    } finally {
+      await app.close();
+    }
+  });
+});
