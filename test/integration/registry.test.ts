@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
-import { agentBody, claimAgent, newAgentKey, registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
+import { agentBody, newAgentKey, registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
 
 const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/receipts.json', import.meta.url), 'utf8'));
 
