@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { registerHealthRoutes } from './http/health.ts';
-import { createServer } from './http/server.ts';
+import { createServer, waitForRequestsToFinish } from './http/server.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
@@ -79,6 +79,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerCatalogRoutes(server);
 
   server.addHook('onClose', async () => {
+    // Requests whose clients left are no longer tracked by the HTTP server but may still be running.
+    await waitForRequestsToFinish(server, 5000);
     await database.close();
     if (redis) await redis.quit().catch(() => redis.disconnect());
   });

@@ -37,6 +37,26 @@ function closeConnectionsWhenClosing(app: FastifyInstance): void {
   });
 }
 
+const inFlight = new WeakMap<FastifyInstance, { count: number }>();
+
+/** Counts requests from their first hook to their response, so shutdown can wait for them. */
+function trackRequestsInFlight(app: FastifyInstance): void {
+  const state = { count: 0 };
+  inFlight.set(app, state);
+  app.addHook('onRequest', async () => {
+    state.count++;
+  });
+  app.addHook('onResponse', async () => {
+    state.count--;
+  });
+}
+
+export async function waitForRequestsToFinish(app: FastifyInstance, maxWaitMs: number): Promise<void> {
+  const state = inFlight.get(app);
+  const deadline = Date.now() + maxWaitMs;
+  while (state && state.count > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 export async function createServer({ config, authenticator, redis, logger }: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger === false || config.logLevel === 'silent' ? false : { level: config.logLevel },
@@ -51,6 +71,7 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  trackRequestsInFlight(app);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBody);
   installErrorHandlers(app);

@@ -134,4 +134,32 @@ describe('graceful shutdown', () => {
     assert.deepEqual(await response.json(), { done: true });
     await closed;
   });
+
+  it('keeps the database open for a request whose client has already gone', async () => {
+    let outcome = 'not run';
+    const app = await startTestApp({}, {
+      beforeReady: (server) => {
+        server.get('/slow-db', { config: { auth: 'none' } }, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          try {
+            await app.database.db.selectFrom('accounts').select('id').execute();
+            outcome = 'query ran';
+          } catch (error) {
+            outcome = `query failed: ${(error as Error).message}`;
+          }
+          return { done: true };
+        });
+      },
+    });
+    await app.server.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.server.address();
+    assert.ok(address && typeof address === 'object');
+    const aborter = new AbortController();
+    const request = fetch(`http://127.0.0.1:${address.port}/slow-db`, { signal: aborter.signal }).catch(() => null);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    aborter.abort();
+    await request;
+    await app.close();
+    assert.equal(outcome, 'query ran');
+  });
 });
