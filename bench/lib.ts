@@ -1,0 +1,363 @@
+/**
+ * Shared parts of the benches: servers in child processes (so the load generator never shares an
+ * event loop with the server it measures), throwaway databases, an autocannon wrapper, and output.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const outDir = join(repoRoot, 'bench', '.out');
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: whatever a bench starts is stopped at the end, on error and on Ctrl-C.
+
+type Task = () => Promise<void> | void;
+
+export class Cleanup {
+  private tasks: Task[] = [];
+  add(task: Task): void {
+    this.tasks.push(task);
+  }
+  /** Runs tasks newest first; one failing does not stop the others. */
+  async run(): Promise<void> {
+    while (this.tasks.length > 0) {
+      const task = this.tasks.pop()!;
+      try {
+        await task();
+      } catch (error) {
+        console.error('cleanup step failed:', error instanceof Error ? error.message : error);
+      }
+    }
+  }
+}
+
+const liveChildren = new Set<ChildProcess>();
+// Last resort if the bench dies without running its cleanup: no server is left listening.
+process.on('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+
+/** Runs `main` with a Cleanup that runs when it ends, throws, or the process gets SIGINT/SIGTERM. */
+export async function withCleanup(main: (cleanup: Cleanup) => Promise<void>): Promise<void> {
+  const cleanup = new Cleanup();
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.error(`\n${signal}: stopping`);
+    void cleanup.run().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await main(cleanup);
+  } catch (error) {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exitCode = 1;
+  } finally {
+    await cleanup.run();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes.
+
+export interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface StartOptions {
+  name: string;
+  /** A TypeScript or JavaScript entry point, relative to the repository root. */
+  entry: string;
+  env?: Record<string, string>;
+  /** Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir=bench/.out/prof']. */
+  nodeArgs?: string[];
+  /** Path answering 2xx once the server is ready. */
+  readyPath?: string;
+  readyTimeoutMs?: number;
+}
+
+/** Spawns `node --import tsx <entry>` with PORT set, and resolves once readyPath answers 2xx. */
+export async function startNodeServer(options: StartOptions, cleanup?: Cleanup): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.entry], {
+    cwd: repoRoot,
+    env: { ...process.env, ...options.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  liveChildren.add(child);
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  void exited.then(() => liveChildren.delete(child));
+  const prefix = (chunk: Buffer) => chunk.toString().replace(/^(?=.)/gm, `[${options.name}] `);
+  child.stdout!.on('data', (chunk: Buffer) => process.stderr.write(prefix(chunk)));
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(prefix(chunk)));
+
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  cleanup?.add(stop);
+
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilReady(`${url}${options.readyPath ?? '/'}`, child, options.readyTimeoutMs ?? 60_000);
+  return { name: options.name, url, child, stop };
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before answering ${url}`);
+    }
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** The bare Fastify baseline (bench/hello-world.ts). */
+export function startHelloWorld(cleanup?: Cleanup, nodeArgs?: string[]): Promise<Server> {
+  return startNodeServer({ name: 'hello-world', entry: 'bench/hello-world.ts', ...(nodeArgs ? { nodeArgs } : {}) }, cleanup);
+}
+
+/** With BENCH_CPU_PROF=1 the service writes a V8 CPU profile here when it stops (see bench/cpuprofile.ts). */
+export const profileDir = join(outDir, 'prof');
+
+/**
+ * The real service (src/main.ts) on the given database. The rate limiter stays on but out of reach:
+ * 10,000,000 is the most RATE_LIMIT_MAX accepts.
+ */
+export function startService(
+  databaseUrl: string,
+  cleanup?: Cleanup,
+  extra: { env?: Record<string, string>; nodeArgs?: string[] } = {},
+): Promise<Server> {
+  const nodeArgs = [...(extra.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  return startNodeServer(
+    {
+      name: 'service',
+      entry: 'src/main.ts',
+      readyPath: '/health',
+      env: { HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', ...extra.env },
+      nodeArgs,
+    },
+    cleanup,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Databases: each run gets a fresh one, removed at the end, so runs are repeatable.
+
+export interface BenchDatabase {
+  dialect: 'sqlite' | 'postgres';
+  url: string;
+}
+
+/**
+ * BENCH_DATABASE_URL (a postgres:// URL) names a server on which a fresh database is created and
+ * later dropped; without it, a SQLite file in a temporary directory.
+ */
+export async function benchDatabase(cleanup: Cleanup, adminUrl = process.env.BENCH_DATABASE_URL || null): Promise<BenchDatabase> {
+  if (!adminUrl) {
+    const dir = mkdtempSync(join(tmpdir(), 'agentry-bench-'));
+    cleanup.add(() => rmSync(dir, { recursive: true, force: true }));
+    return { dialect: 'sqlite', url: `sqlite:${join(dir, 'bench.db')}` };
+  }
+  const name = `bench_${process.pid}_${Date.now().toString(36)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  // Registered after the server stops (cleanup runs newest first), but FORCE covers a straggler.
+  cleanup.add(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { dialect: 'postgres', url: url.toString() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP helpers for seeding.
+
+export async function postJson<T = unknown>(url: string, body: unknown, token?: string): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${url} -> ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load.
+
+export interface Target {
+  name: string;
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Measurement {
+  name: string;
+  /** Mean requests per second. */
+  rps: number;
+  /** Latency percentiles in milliseconds. */
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  /** Socket errors and timeouts, and what they were (error code or message -> count). */
+  errors: number;
+  errorKinds: Record<string, number>;
+  statusCodes: Record<string, number>;
+}
+
+export interface LoadOptions {
+  seconds: number;
+  connections?: number;
+  pipelining?: number;
+  /** Discarded run first, so JIT and caches are warm; 0 to skip. */
+  warmupSeconds?: number;
+  /**
+   * Pause after the run: autocannon returns with requests still in the server, which would
+   * otherwise count against the next target (or still be running when the server is stopped).
+   */
+  settleMs?: number;
+}
+
+export async function measure(
+  target: Target,
+  { seconds, connections = 50, pipelining = 1, warmupSeconds = 2, settleMs = 1000 }: LoadOptions,
+): Promise<Measurement> {
+  const base = {
+    url: target.url,
+    connections,
+    pipelining,
+    ...(target.method ? { method: target.method } : {}),
+    ...(target.headers ? { headers: target.headers } : {}),
+    ...(target.body ? { body: target.body } : {}),
+  };
+  const settle = () => new Promise((r) => setTimeout(r, settleMs));
+  if (warmupSeconds > 0) {
+    await autocannon({ ...base, duration: warmupSeconds });
+    await settle();
+  }
+  const errorKinds: Record<string, number> = {};
+  const run = autocannon({ ...base, duration: seconds });
+  run.on('reqError', (error: Error & { code?: string }) => {
+    const kind = error.code ?? error.message;
+    errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+  });
+  const result = await run;
+  await settle();
+  return {
+    name: target.name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    errorKinds,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, stat.count])),
+  };
+}
+
+/** Measures targets one after another (never in parallel: they would compete for the 2 cores). */
+export async function measureAll(targets: Target[], options: LoadOptions): Promise<Measurement[]> {
+  const results: Measurement[] = [];
+  for (const target of targets) {
+    process.stderr.write(`measuring ${target.name} for ${options.seconds} s ...\n`);
+    results.push(await measure(target, options));
+  }
+  return results;
+}
+
+/** Lines describing measurements that saw non-2xx answers or socket errors; empty when all is clean. */
+export function problemsOf(results: Measurement[]): string[] {
+  return results
+    .filter((r) => r.non2xx > 0 || r.errors > 0)
+    .map((r) => `${r.name}: ${r.non2xx} non-2xx, ${r.errors} errors (status codes ${JSON.stringify(r.statusCodes)}, errors ${JSON.stringify(r.errorKinds)})`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output.
+
+export function markdownTable(headers: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map((h, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+/** route | req/s | p50 | p99 | ratio to the baseline measurement (the one named `baseline`). */
+export function resultsTable(results: Measurement[], baseline: string): string {
+  const base = results.find((r) => r.name === baseline)?.rps ?? NaN;
+  return markdownTable(
+    ['route', 'req/s (mean)', 'p50 (ms)', 'p99 (ms)', `vs ${baseline}`],
+    results.map((r) => [r.name, Math.round(r.rps), r.p50, r.p99, `${((r.rps / base) * 100).toFixed(1)}%`]),
+  );
+}
+
+export function machine() {
+  const cpu = cpus();
+  return {
+    node: process.version,
+    cores: cpu.length,
+    cpu: cpu[0]?.model ?? 'unknown',
+    platform: `${process.platform}-${process.arch}`,
+    // Other work on the machine skews every number; a load average well above 0 before a run is a warning.
+    loadavg: loadavg().map((n) => Number(n.toFixed(2))),
+  };
+}
+
+/** Writes bench/.out/<name>.json and returns its path. */
+export function writeResult(name: string, data: unknown): string {
+  mkdirSync(outDir, { recursive: true });
+  const path = join(outDir, `${name}.json`);
+  writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`);
+  return path;
+}
+
+export const benchSeconds = (fallback = 10): number => {
+  const raw = process.env.BENCH_SECONDS;
+  const n = raw ? Number(raw) : fallback;
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`BENCH_SECONDS must be a positive number (got "${raw}")`);
+  return n;
+};
