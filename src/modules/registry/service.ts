@@ -290,7 +290,11 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const row = await findVisible(id, principal.personId);
       if (row.status !== 'provisional' || !row.registration_pubkey) throw conflict('This agent is already claimed');
       const challenge = await store.findChallenge(id);
-      if (!challenge) throw badRequest('No active claim challenge: request one with GET /v1/agents/:id/claim/challenge');
+      if (!challenge) {
+        // A concurrent claim may have won (and consumed the challenge) since the agent was read.
+        if ((await store.find(id))?.status !== 'provisional') throw conflict('This agent is already claimed');
+        throw badRequest('No active claim challenge: request one with GET /v1/agents/:id/claim/challenge');
+      }
       if (Date.parse(challenge.expires_at) <= clock.now().getTime()) throw badRequest('The claim challenge has expired: request a new one');
       const signature = parseSignature(signatureText, 'signature');
       // Verified before the challenge is consumed, so a wrong signature cannot burn someone's challenge.
