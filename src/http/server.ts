@@ -67,7 +67,6 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && incomingRequestId.test(given) ? given : randomUUID();
     },
-    ajv: { customOptions: { removeAdditional: false } },
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

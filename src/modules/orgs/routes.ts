@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams } from '../../http/schemas.ts';
-import { requireTarget, type OrgsService } from './service.ts';
+import type { OrgsService } from './service.ts';
 
 const Org = Type.Object({
   id: Type.String(),
@@ -47,10 +47,7 @@ export function registerOrgsRoutes(root: FastifyInstance, orgs: OrgsService): vo
   app.post('/v1/orgs/:id/members', {
     config: { auth: 'either' },
     schema: { ...common, summary: 'Add a member by accountId or username (owners only)', params: IdParams, body: MemberTarget, response: { 201: dataOf(Org), ...errorResponses } },
-    handler: async (request, reply) => {
-      requireTarget(request.body);
-      return reply.status(201).send({ data: await orgs.addMember(principalOf(request), request.params.id, request.body) });
-    },
+    handler: async (request, reply) => reply.status(201).send({ data: await orgs.addMember(principalOf(request), request.params.id, request.body) }),
   });
 
   app.delete('/v1/orgs/:id/members', {

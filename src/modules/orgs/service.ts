@@ -43,6 +43,7 @@ export function createOrgsService({ store, clock }: { store: OrgsStore; clock: C
     async addMember(principal: Principal, orgId: string, target: { accountId?: string; username?: string; role?: 'owner' | 'member' }) {
       const { membership } = await requireMembership(principal, orgId);
       if (membership.role !== 'owner') throw forbidden('Only owners of the organization can add members');
+      if (!target.accountId && !target.username) throw badRequest('Give accountId or username');
       const accountId = target.accountId ?? (target.username ? await store.accountIdByUsername(target.username) : undefined);
       if (!accountId || !(await store.accountExists(accountId))) throw notFound('No person with that account id or username');
       if (await store.membership(orgId, accountId)) throw conflict('Already a member');
@@ -64,7 +65,3 @@ export function createOrgsService({ store, clock }: { store: OrgsStore; clock: C
 }
 
 export type OrgsService = ReturnType<typeof createOrgsService>;
-
-export const requireTarget = (body: { accountId?: string; username?: string }) => {
-  if (!body.accountId && !body.username) throw badRequest('Give accountId or username');
-};

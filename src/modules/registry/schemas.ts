@@ -4,8 +4,8 @@ export const protocolValues = ['mcp', 'a2a', 'rest', 'graphql', 'grpc', 'webhook
 const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
 
 const httpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
-const Protocols = Type.Array(literals(protocolValues), { uniqueItems: true, maxItems: protocolValues.length });
-const Categories = Type.Array(Type.String({ pattern: '^[a-z0-9-]{1,40}$' }), { uniqueItems: true, maxItems: 10 });
+const Protocols = (minItems = 0) => Type.Array(literals(protocolValues), { uniqueItems: true, minItems, maxItems: protocolValues.length });
+const Categories = (minItems = 0) => Type.Array(Type.String({ pattern: '^[a-z0-9-]{1,40}$' }), { uniqueItems: true, minItems, maxItems: 10 });
 const Terms = Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50 });
 const SemVer = Type.String({
   pattern: '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$',
@@ -22,8 +22,8 @@ const registrationFields = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
   description: Type.String({ minLength: 1, maxLength: 1000 }),
   endpoint: Type.Optional(httpUrl),
-  protocols: Protocols,
-  categories: Categories,
+  protocols: Protocols(1),
+  categories: Categories(1),
   capabilities: Type.Optional(Terms),
   tags: Type.Optional(Terms),
   manifestUrl: Type.Optional(httpUrl),
@@ -42,7 +42,7 @@ const ownedFields = {
 };
 
 export const CreateAgent = Type.Object(
-  { ...registrationFields, protocols: Type.Array(literals(protocolValues), { uniqueItems: true, minItems: 1, maxItems: protocolValues.length }), categories: Type.Array(Type.String({ pattern: '^[a-z0-9-]{1,40}$' }), { uniqueItems: true, minItems: 1, maxItems: 10 }), ...ownedFields },
+  { ...registrationFields, ...ownedFields },
   { additionalProperties: false },
 );
 export type CreateAgentInput = Static<typeof CreateAgent>;
@@ -50,8 +50,8 @@ export type CreateAgentInput = Static<typeof CreateAgent>;
 export const CreateProvisionalAgent = Type.Object(
   {
     ...registrationFields,
-    protocols: Type.Optional(Protocols),
-    categories: Type.Optional(Categories),
+    protocols: Type.Optional(Protocols()),
+    categories: Type.Optional(Categories()),
     pubkey: Type.String({ minLength: 1, maxLength: 200, description: 'ed25519:<base64 of the 32-byte public key>' }),
   },
   { additionalProperties: false },
@@ -64,8 +64,8 @@ export const UpdateAgent = Type.Object(
     name: Type.Optional(registrationFields.name),
     description: Type.Optional(registrationFields.description),
     endpoint: Type.Optional(Type.Union([httpUrl, Type.Null()])),
-    protocols: Type.Optional(Protocols),
-    categories: Type.Optional(Categories),
+    protocols: Type.Optional(Protocols()),
+    categories: Type.Optional(Categories()),
     capabilities: Type.Optional(Terms),
     tags: Type.Optional(Terms),
     manifestUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
