@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
+import { createReceiptsService, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import { createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
@@ -68,6 +69,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   const { agentAccounts } = registry;
   const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts });
+  const receipts = createReceiptsService({ store: createReceiptsStore(database.db), clock });
   const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts });
 
   const server = await createServer({ config, authenticator: auth.authenticator, redis, ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}) });
@@ -77,6 +79,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerOrgsRoutes(server, orgs);
   registerRegistryRoutes(server, registry, { provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs } });
   registerCatalogRoutes(server);
+  registerReceiptsRoutes(server, receipts);
 
   server.addHook('onClose', async () => {
     // Requests whose clients left are no longer tracked by the HTTP server but may still be running.

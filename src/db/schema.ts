@@ -113,6 +113,27 @@ export interface ClaimChallengesTable {
   created_at: string;
 }
 
+export interface TrustReceiptsTable {
+  /** The service's own id for the stored row; `receipt_id` is the issuer's. */
+  id: string;
+  receipt_id: string;
+  correlation_id: string;
+  kind: 'offer' | 'decision' | 'outcome';
+  task_class: string;
+  issuer_agent: string;
+  issuer_pubkey: string;
+  subject_agent: string;
+  subject_pubkey: string;
+  issued_at: string;
+  expires_at: string | null;
+  signature_verified: 0 | 1;
+  /** Outcome receipts only: success 1, partial 0.5, failure and rolled_back 0. */
+  outcome_value: number | null;
+  /** RFC 8785 canonical JSON of the envelope exactly as received, signature included. */
+  envelope: string;
+  received_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -122,4 +143,5 @@ export interface Database {
   org_members: OrgMembersTable;
   agents: AgentsTable;
   claim_challenges: ClaimChallengesTable;
+  trust_receipts: TrustReceiptsTable;
 }

@@ -7,6 +7,7 @@ import type { Kysely, Migration as KyselyMigration, MigrationProvider } from 'ky
 import type { DialectName } from '../dialect.ts';
 import { identity } from './0001_identity.ts';
 import { registry } from './0002_registry.ts';
+import { receipts } from './0003_receipts.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -15,6 +16,7 @@ export interface Migration {
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
   ['0002_registry', registry],
+  ['0003_receipts', receipts],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -37,6 +37,9 @@ const ownedFields = {
   authType: Type.Optional(literals(['none', 'api_key', 'oauth2', 'bearer', 'custom'] as const)),
   visibility: Type.Optional(literals(['public', 'org', 'private'] as const)),
   orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  pubkey: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'ed25519:<base64>: the key this agent signs trust receipts with; trust is scored per key' }),
+  ),
   inputSchema: Type.Optional(InputSchemaField),
   twitterUrl: Type.Optional(httpUrl),
 };

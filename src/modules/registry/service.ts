@@ -186,6 +186,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const visibility = input.visibility ?? 'public';
       const orgId = await checkVisibility(principal, visibility, input.orgId);
       const inputSchema = checkInputSchema(input.inputSchema);
+      const pubkey = input.pubkey === undefined ? null : parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
       const row = await insertAgent({
         ...baseRow(input, await slugFor(input.name), now),
@@ -198,7 +199,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         twitter_url: input.twitterUrl ?? null,
         status: 'active',
         owner_id: principal.personId,
-        registration_pubkey: null,
+        registration_pubkey: pubkey,
         claimed_at: null,
       });
       return view(row);

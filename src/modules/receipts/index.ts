@@ -1,0 +1,4 @@
+export { createReceiptsStore } from './store.ts';
+export { createReceiptsService, signedBytes, type ReceiptsService, type TrustLookup } from './service.ts';
+export { registerReceiptsRoutes } from './routes.ts';
+export type { ClassTrust } from './trust.ts';

@@ -1,0 +1,135 @@
+import { Type, type Static, type TLiteral, type TSchema } from '@sinclair/typebox';
+
+export const RECEIPT_VERSIONS = ['2026-03-12'] as const;
+export const receiptKinds = ['offer', 'decision', 'outcome'] as const;
+export type ReceiptKind = (typeof receiptKinds)[number];
+export const coreReasonCodes = ['capacity_exceeded', 'scope_missing', 'sla_unachievable', 'task_class_unsupported', 'trust_insufficient', 'delegate_preferred'] as const;
+export const outcomeValues = ['success', 'failure', 'partial', 'rolled_back'] as const;
+
+const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
+
+const Uuid = Type.String({ format: 'uuid', maxLength: 36 });
+const Timestamp = Type.String({ format: 'date-time', maxLength: 40 });
+/** Dotted class name: `code.review.pull_request`. */
+export const TaskClass = Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$', minLength: 1, maxLength: 200 });
+const PublicKeyText = Type.String({ minLength: 1, maxLength: 200, description: 'ed25519:<base64 of the 32-byte key>' });
+const Party = Type.Object({ agent: Type.String({ minLength: 1, maxLength: 200 }), pubkey: PublicKeyText }, { additionalProperties: false });
+/** Receipt extensions live in `x-` members, which are signed like everything else. */
+const extensions = { patternProperties: { '^x-': {} }, additionalProperties: false };
+
+const OfferPayload = Type.Object(
+  {
+    taskClass: TaskClass,
+    requiredScopes: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100 }),
+    promisedSlaMs: Type.Integer({ minimum: 0, maximum: 31_536_000_000 }),
+  },
+  extensions,
+);
+const DecisionPayload = Type.Object(
+  {
+    decision: Type.String({ pattern: '^[a-z][a-z_]{0,39}$', description: '`accept` is the value the spec shows; others are lowercase words' }),
+    reasonCode: Type.Optional(Type.Union([literals(coreReasonCodes), Type.String({ pattern: '^x-[A-Za-z0-9_.-]{1,60}$' })])),
+  },
+  extensions,
+);
+const OutcomePayload = Type.Object(
+  {
+    outcome: literals(outcomeValues),
+    latencyMs: Type.Number({ minimum: 0, maximum: 31_536_000_000 }),
+    artifactHash: Type.Optional(Type.String({ pattern: '^sha256:[0-9a-f]{64}$' })),
+    artifactUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })),
+  },
+  extensions,
+);
+
+const payloadFor = (kind: ReceiptKind, schema: TSchema) => ({ if: { properties: { kind: { const: kind } }, required: ['kind'] }, then: { properties: { payload: schema } } });
+
+export const ReceiptEnvelope = Type.Object(
+  {
+    kind: literals(receiptKinds),
+    version: literals(RECEIPT_VERSIONS),
+    receiptId: Uuid,
+    correlationId: Uuid,
+    issuedAt: Timestamp,
+    expiresAt: Type.Optional(Timestamp),
+    taskClass: TaskClass,
+    issuer: Party,
+    subject: Party,
+    signature: Type.Object(
+      {
+        alg: Type.Literal('Ed25519'),
+        keyId: Type.String({ minLength: 1, maxLength: 200 }),
+        value: Type.String({ minLength: 1, maxLength: 200, description: 'base64 or base64url of the 64-byte signature' }),
+      },
+      { additionalProperties: false },
+    ),
+    payload: Type.Object({}, { description: 'offer: taskClass, requiredScopes, promisedSlaMs; decision: decision, reasonCode; outcome: outcome, latencyMs, artifactHash, artifactUrl' }),
+  },
+  {
+    additionalProperties: false,
+    allOf: [payloadFor('offer', OfferPayload), payloadFor('decision', DecisionPayload), payloadFor('outcome', OutcomePayload)],
+  },
+);
+export type ReceiptEnvelope = Static<typeof ReceiptEnvelope> & { payload: Record<string, unknown> };
+
+export const ReceiptAck = Type.Object({
+  data: Type.Object({ id: Type.String(), receiptId: Type.String(), correlationId: Type.String(), kind: Type.String(), signatureVerified: Type.Boolean() }),
+  message: Type.String(),
+});
+
+/** A stored receipt: the envelope as received, plus what the service knows about it. */
+export const StoredReceipt = Type.Object(
+  {
+    kind: Type.String(),
+    version: Type.String(),
+    receiptId: Type.String(),
+    correlationId: Type.String(),
+    issuedAt: Type.String(),
+    expiresAt: Type.Optional(Type.String()),
+    taskClass: Type.String(),
+    issuer: Type.Object({ agent: Type.String(), pubkey: Type.String() }),
+    subject: Type.Object({ agent: Type.String(), pubkey: Type.String() }),
+    signature: Type.Object({ alg: Type.String(), keyId: Type.String(), value: Type.String() }),
+    payload: Type.Object({}, { additionalProperties: true }),
+    signatureVerified: Type.Boolean(),
+    issuerRegistered: Type.Boolean({ description: 'issuer.pubkey is the registration key of the registered agent named issuer.agent' }),
+    receivedAt: Type.String(),
+  },
+  { additionalProperties: true },
+);
+
+export const ReceiptQuery = Type.Object({
+  subjectPubkey: Type.Optional(PublicKeyText),
+  correlationId: Type.Optional(Uuid),
+  taskClass: Type.Optional(TaskClass),
+  kind: Type.Optional(literals(receiptKinds)),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+});
+export type ReceiptQuery = Static<typeof ReceiptQuery>;
+
+export const ChainParams = Type.Object({ correlationId: Uuid });
+
+export const Chain = Type.Object({
+  data: Type.Object({
+    correlationId: Type.String(),
+    offer: Type.Union([StoredReceipt, Type.Null()]),
+    decision: Type.Union([StoredReceipt, Type.Null()]),
+    outcome: Type.Union([StoredReceipt, Type.Null()]),
+    complete: Type.Boolean(),
+  }),
+});
+
+export const TrustQuery = Type.Object({ pubkey: PublicKeyText });
+
+export const TrustClass = Type.Object({
+  taskClass: Type.String(),
+  score: Type.Number({ description: '0..1; 0.5 is the prior with no evidence' }),
+  receipts: Type.Integer({ description: 'verified outcome receipts that counted' }),
+  issuers: Type.Integer({ description: 'distinct issuers behind them' }),
+  weight: Type.Number({ description: 'evidence weight after the per-issuer cap' }),
+});
+
+export const TrustView = Type.Object({
+  data: Type.Object({ pubkey: Type.String(), classes: Type.Array(TrustClass) }),
+});

@@ -1,0 +1,153 @@
+import canonicalize from 'canonicalize';
+import { createBatcher } from '../../db/batcher.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { parsePublicKey, tryParseSignature, verifyStrict } from '../../lib/ed25519.ts';
+import { badRequest, conflict } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { ReceiptEnvelope, ReceiptQuery } from './schemas.ts';
+import type { NewReceiptRow, ReceiptRow, ReceiptsStore } from './store.ts';
+import { findRegisteredIssuer, outcomeValue, scoreClasses, type ClassTrust, type RegisteredIssuer } from './trust.ts';
+
+/** How far in the future an issuedAt may lie: clocks of issuers drift. */
+const ISSUED_AT_SKEW_MS = 5 * 60 * 1000;
+
+export interface Acknowledgement {
+  status: 200 | 201;
+  message: string;
+  data: { id: string; receiptId: string; correlationId: string; kind: string; signatureVerified: boolean };
+}
+
+/** Read by discovery and routing: every task class each key has evidence in. */
+export interface TrustLookup {
+  trustBySubject(pubkeys: string[]): Promise<Map<string, ClassTrust[]>>;
+}
+
+function parseTime(text: string, field: string): number {
+  const time = Date.parse(text);
+  if (Number.isNaN(time)) throw badRequest(`${field} is not a valid time`, [{ path: `/body/${field}`, message: 'must be an ISO 8601 date-time' }]);
+  return time;
+}
+
+/** The bytes the issuer signed: RFC 8785 JSON of the envelope without its `signature` member. */
+export function signedBytes(envelope: Record<string, unknown>): Buffer {
+  const { signature: _signature, ...unsigned } = envelope;
+  return Buffer.from(canonicalize(unsigned) as string, 'utf8');
+}
+
+function acknowledgement(row: Pick<ReceiptRow, 'id' | 'receipt_id' | 'correlation_id' | 'kind' | 'signature_verified'>) {
+  return { id: row.id, receiptId: row.receipt_id, correlationId: row.correlation_id, kind: row.kind, signatureVerified: row.signature_verified === 1 };
+}
+
+export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock }) {
+  const { store, clock } = deps;
+  const insert = createBatcher(store.insertMany);
+
+  /** Stored rows as the API shows them: the envelope as received plus what the service knows. */
+  async function views(rows: ReceiptRow[]) {
+    const registered = await store.agentsWithKeys([...new Set(rows.map((row) => row.issuer_pubkey))]);
+    return rows.map((row) => ({
+      ...(JSON.parse(row.envelope) as Record<string, unknown>),
+      signatureVerified: row.signature_verified === 1,
+      issuerRegistered: findRegisteredIssuer(registered, row.issuer_pubkey, row.issuer_agent) !== undefined,
+      receivedAt: row.received_at,
+    }));
+  }
+
+  async function trustBySubject(pubkeys: string[]): Promise<Map<string, ClassTrust[]>> {
+    const subjects = [...new Set(pubkeys)];
+    const evidence = await store.evidenceAbout(subjects, clock.now().toISOString());
+    const issuerKeys = new Set<string>(subjects);
+    for (const items of evidence.values()) for (const item of items) issuerKeys.add(item.issuerPubkey);
+    const registered = await store.agentsWithKeys([...issuerKeys]);
+    const result = new Map<string, ClassTrust[]>();
+    for (const [subject, items] of evidence) {
+      const owners = new Set(registered.filter((agent: RegisteredIssuer) => agent.pubkey === subject && agent.ownerId).map((agent) => agent.ownerId as string));
+      const classes = scoreClasses(items, registered, owners);
+      if (classes.length > 0) result.set(subject, classes);
+    }
+    return result;
+  }
+
+  return {
+    trustBySubject,
+
+    async ingest(envelope: ReceiptEnvelope): Promise<Acknowledgement> {
+      const issuerKey = parsePublicKey(envelope.issuer.pubkey, 'issuer.pubkey');
+      const subjectKey = parsePublicKey(envelope.subject.pubkey, 'subject.pubkey');
+      const signature = tryParseSignature(envelope.signature.value);
+      if (!signature) throw badRequest('signature.value must be base64 or base64url of 64 bytes', [{ path: '/body/signature/value', message: 'must encode 64 bytes' }]);
+
+      const now = clock.now().getTime();
+      const issuedAt = parseTime(envelope.issuedAt, 'issuedAt');
+      if (issuedAt > now + ISSUED_AT_SKEW_MS) throw badRequest('issuedAt lies in the future', [{ path: '/body/issuedAt', message: 'must not be later than now' }]);
+      let expiresAt: number | null = null;
+      if (envelope.expiresAt !== undefined) {
+        expiresAt = parseTime(envelope.expiresAt, 'expiresAt');
+        if (expiresAt <= issuedAt) throw badRequest('expiresAt must be later than issuedAt', [{ path: '/body/expiresAt', message: 'must be later than issuedAt' }]);
+        if (expiresAt <= now) throw badRequest(`Receipt expired at ${envelope.expiresAt}`, [{ path: '/body/expiresAt', message: 'has passed' }]);
+      }
+      if (envelope.kind === 'offer' && envelope.payload.taskClass !== envelope.taskClass) {
+        throw badRequest('payload.taskClass must equal taskClass', [{ path: '/body/payload/taskClass', message: 'must equal /body/taskClass' }]);
+      }
+
+      const verified = verifyStrict(issuerKey.raw, signedBytes(envelope), signature);
+      const row: NewReceiptRow = {
+        id: newId(),
+        receipt_id: envelope.receiptId.toLowerCase(),
+        correlation_id: envelope.correlationId.toLowerCase(),
+        kind: envelope.kind,
+        task_class: envelope.taskClass,
+        issuer_agent: envelope.issuer.agent,
+        issuer_pubkey: issuerKey.canonical,
+        subject_agent: envelope.subject.agent,
+        subject_pubkey: subjectKey.canonical,
+        // Normalised so that text comparison orders them (offsets and fractions vary in receipts).
+        issued_at: new Date(issuedAt).toISOString(),
+        expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+        signature_verified: verified ? 1 : 0,
+        outcome_value: envelope.kind === 'outcome' ? (outcomeValue[envelope.payload.outcome as string] ?? null) : null,
+        envelope: canonicalize(envelope) as string,
+        received_at: clock.now().toISOString(),
+      };
+
+      const result = await insert(row);
+      if (result.inserted) {
+        return { status: 201, message: verified ? 'Receipt stored; signature verified' : 'Receipt stored; signature did not verify, so it carries no weight', data: acknowledgement(result.row as ReceiptRow) };
+      }
+      if (result.existing.envelope !== row.envelope) throw conflict(`Receipt ${envelope.receiptId} is already stored with different content`);
+      return { status: 200, message: 'Receipt already stored', data: acknowledgement(result.existing) };
+    },
+
+    async list(query: ReceiptQuery) {
+      if (!query.subjectPubkey && !query.correlationId) {
+        throw badRequest('Give subjectPubkey or correlationId', [{ path: '/querystring', message: 'must have subjectPubkey or correlationId' }]);
+      }
+      const filter = {
+        ...(query.subjectPubkey ? { subjectPubkey: parsePublicKey(query.subjectPubkey, 'subjectPubkey').canonical } : {}),
+        ...(query.correlationId ? { correlationId: query.correlationId.toLowerCase() } : {}),
+        ...(query.taskClass ? { taskClass: query.taskClass } : {}),
+        ...(query.kind ? { kind: query.kind } : {}),
+      };
+      const { rows, total } = await store.list(filter, query.limit, query.offset);
+      return { data: await views(rows), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + rows.length < total } };
+    },
+
+    async chain(correlationId: string) {
+      const rows = await store.verifiedOfCorrelation(correlationId.toLowerCase());
+      const first = (kind: string) => rows.find((row) => row.kind === kind);
+      const slots = [first('offer'), first('decision'), first('outcome')];
+      const viewed = await views(slots.filter((row): row is ReceiptRow => row !== undefined));
+      let next = 0;
+      const [offer, decision, outcome] = slots.map((row) => (row ? viewed[next++] : undefined));
+      return { correlationId: correlationId.toLowerCase(), offer: offer ?? null, decision: decision ?? null, outcome: outcome ?? null, complete: slots.every((row) => row !== undefined) };
+    },
+
+    async trustOf(pubkeyText: string) {
+      const pubkey = parsePublicKey(pubkeyText, 'pubkey').canonical;
+      const classes = (await trustBySubject([pubkey])).get(pubkey) ?? [];
+      return { pubkey, classes };
+    },
+  };
+}
+
+export type ReceiptsService = ReturnType<typeof createReceiptsService>;

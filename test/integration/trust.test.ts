@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
+import { newAgentKey, registerAgent, registerProvisional } from '../helpers/agents.ts';
+import { makeReceipt, type Party } from '../helpers/receipts.ts';
+
+interface ClassTrust {
+  taskClass: string;
+  score: number;
+  receipts: number;
+  issuers: number;
+  weight: number;
+}
+
+describe('trust scoring: GET /v1/trust', () => {
+  let app: TestApp;
+  const clock = new TestClock();
+  let subject: Party;
+  let reviewer: Party;
+  let reviewerSibling: Party;
+  let auditor: Party;
+  let unclaimed: Party;
+  let subjectSibling: Party;
+
+  /** An owned agent with a key of its own; its slug is the name receipts use for it. */
+  async function ownedParty(token: string): Promise<Party> {
+    const key = newAgentKey();
+    const agent = await registerAgent(app, token, { pubkey: key.pubkey });
+    return { agent: agent.slug, key };
+  }
+
+  before(async () => {
+    app = await startTestApp({}, { clock });
+    const [p1, p2, p3] = [await app.signup(), await app.signup(), await app.signup()];
+    subject = await ownedParty(p3.token);
+    subjectSibling = await ownedParty(p3.token);
+    reviewer = await ownedParty(p1.token);
+    reviewerSibling = await ownedParty(p1.token);
+    auditor = await ownedParty(p2.token);
+    const provisional = await registerProvisional(app);
+    const slug = (await app.request({ method: 'GET', url: `/v1/agents/${provisional.id}` })).json().data.slug;
+    unclaimed = { agent: slug, key: provisional.key };
+  });
+  after(() => app.close());
+
+  const submit = async (receipt: unknown) => {
+    const response = await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json().data;
+  };
+  const trust = async (party: Party): Promise<ClassTrust[]> => {
+    const response = await app.request({ method: 'GET', url: `/v1/trust?pubkey=${encodeURIComponent(party.key.pubkey)}` });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().data.pubkey, party.key.pubkey);
+    return response.json().data.classes;
+  };
+  const outcome = (issuer: Party, result: string, overrides: Record<string, unknown> = {}) =>
+    makeReceipt('outcome', issuer, subject, { payload: { outcome: result, latencyMs: 100 }, ...overrides });
+
+  it('a key without evidence has no classes', async () => {
+    assert.deepEqual(await trust(subject), []);
+  });
+
+  it('one success from a registered issuer moves trust only a little above the prior (small samples are damped)', async () => {
+    await submit(outcome(reviewer, 'success'));
+    assert.deepEqual(await trust(subject), [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }]);
+  });
+
+  it('ignores unverified, self-issued, unregistered, misnamed and same-owner receipts, and offers/decisions', async () => {
+    const forged = outcome(auditor, 'failure');
+    forged.signature.value = outcome(reviewer, 'failure').signature.value;
+    assert.equal((await submit(forged)).signatureVerified, false);
+    await submit(makeReceipt('outcome', subject, subject, { payload: { outcome: 'success', latencyMs: 1 } }));
+    await submit(outcome({ agent: 'stranger', key: newAgentKey() }, 'failure'));
+    await submit(outcome({ agent: 'not-the-registered-name', key: auditor.key }, 'failure'));
+    await submit(outcome(subjectSibling, 'success'));
+    await submit(makeReceipt('offer', auditor, subject));
+    await submit(makeReceipt('decision', auditor, subject));
+    assert.deepEqual(await trust(subject), [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }]);
+
+    const listed = await app.request({ method: 'GET', url: `/v1/trust-receipts?subjectPubkey=${encodeURIComponent(subject.key.pubkey)}&kind=outcome&limit=100` });
+    const flags = listed.json().data.map((r: { issuer: { agent: string }; issuerRegistered: boolean }) => [r.issuer.agent, r.issuerRegistered]);
+    assert.ok(flags.some(([agent, registered]: [string, boolean]) => agent === 'stranger' && registered === false));
+    assert.ok(flags.some(([agent, registered]: [string, boolean]) => agent === reviewer.agent && registered === true));
+  });
+
+  it('expired receipts stop counting once they expire', async () => {
+    await submit(outcome(auditor, 'failure', { expiresAt: '2026-11-21T12:30:00Z' }));
+    const before = await trust(subject);
+    assert.equal(before[0]?.issuers, 2);
+    assert.ok((before[0]?.score ?? 1) < 0.6);
+    clock.advance(60 * 60 * 1000);
+    assert.deepEqual(await trust(subject), [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }]);
+  });
+
+  it('caps one party: a flood from one owner, across its agents, weighs at most 3', async () => {
+    for (let i = 0; i < 12; i++) await submit(outcome(i % 2 ? reviewer : reviewerSibling, 'success'));
+    const [entry] = await trust(subject);
+    assert.equal(entry?.receipts, 13);
+    assert.equal(entry?.issuers, 1);
+    assert.equal(entry?.weight, 3);
+    assert.equal(entry?.score, Math.round(((0.5 * 4 + 3) / 7) * 10000) / 10000);
+  });
+
+  it('an unclaimed issuer counts half, and independent parties add up', async () => {
+    for (let i = 0; i < 5; i++) await submit(outcome(unclaimed, 'failure'));
+    await submit(outcome(auditor, 'partial'));
+    const [entry] = await trust(subject);
+    assert.equal(entry?.issuers, 3);
+    assert.equal(entry?.weight, 3 + 1.5 + 1);
+    // reviewer 3 x 1, unclaimed 1.5 x 0, auditor 1 x 0.5, prior 4 x 0.5
+    assert.equal(entry?.score, Math.round(((2 + 3 + 0 + 0.5) / (4 + 5.5)) * 10000) / 10000);
+  });
+
+  it('trust is per task class', async () => {
+    await submit(outcome(auditor, 'failure', { taskClass: 'data.clean' }));
+    const classes = await trust(subject);
+    assert.deepEqual(
+      classes.map((c) => c.taskClass),
+      ['code.review.pull_request', 'data.clean'],
+    );
+    assert.equal(classes[1]?.score, 0.4);
+  });
+
+  it('refuses a missing or malformed key', async () => {
+    expectError(await app.request({ method: 'GET', url: '/v1/trust' }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'GET', url: '/v1/trust?pubkey=ed25519%3Axyz' }), 400, 'BAD_REQUEST');
+  });
+});
