@@ -1,0 +1,128 @@
+/**
+ * Tasks bench (issue 5): tasks submitted and delivered end to end per second to a local agent, and
+ * the time from submission to the webhook's arrival (p50, p99). The agent is an HTTP server in this
+ * process that verifies nothing and calls back at once; 32 requesters submit in a closed loop.
+ *
+ *   npx tsx bench/tasks.ts
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/tasks.ts
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, setGlobalDispatcher } from 'undici';
+import { benchDatabase, benchSeconds, machine, markdownTable, postJson, startService, withCleanup, writeResult } from './lib.ts';
+
+setGlobalDispatcher(new Agent({ connections: 128, keepAliveTimeout: 30_000 }));
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+await withCleanup(async (cleanup) => {
+  const seconds = benchSeconds();
+  const requesters = 32;
+  const database = await benchDatabase(cleanup);
+
+  const submittedAt = new Map<string, number>();
+  const arrivalMs: number[] = [];
+  const completedMs: number[] = [];
+  let delivered = 0;
+  let completed = 0;
+  let callbackFailures = 0;
+  let serviceUrl = '';
+  const early = new Map<string, number>();
+
+  const agentServer = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const arrived = performance.now();
+      const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { taskId: string; taskToken: string };
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      delivered++;
+      const sent = submittedAt.get(payload.taskId);
+      // The webhook can beat the submitter's own response; note it and match up when the id is known.
+      if (sent === undefined) early.set(payload.taskId, arrived);
+      else arrivalMs.push(arrived - sent);
+      void fetch(`${serviceUrl}/v1/tasks/${payload.taskId}/callback`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ taskToken: payload.taskToken, result: { ok: true } }),
+      }).then(async (answer) => {
+        await answer.arrayBuffer();
+        if (answer.status === 200) {
+          completed++;
+          const start = submittedAt.get(payload.taskId);
+          if (start !== undefined) completedMs.push(performance.now() - start);
+        } else callbackFailures++;
+      });
+    });
+  });
+  await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
+  cleanup.add(() => new Promise<void>((resolve) => agentServer.close(() => resolve())));
+  const agentUrl = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/hook`;
+
+  const service = await startService(database.url, cleanup, { env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '200', DELIVERY_CONCURRENCY: '64' } });
+  serviceUrl = service.url;
+  const owner = (await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'owner@example.test', password: 'correct horse battery' })).data.token;
+  const requester = (await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'req@example.test', password: 'correct horse battery' })).data.token;
+  const agent = await postJson<{ data: { id: string } }>(
+    `${service.url}/v1/agents`,
+    { name: 'Bench Agent', description: 'Summarises', endpoint: agentUrl, protocols: ['rest'], categories: ['productivity'], capabilities: ['text-summarization'] },
+    owner,
+  );
+  await postJson(`${service.url}/v1/agents/${agent.data.id}/webhook-secret`, {}, owner);
+  await postJson(`${service.url}/v1/agents/${agent.data.id}/heartbeat`, { status: 'available' }, owner);
+
+  let submitted = 0;
+  let submitFailures = 0;
+  const submitLatency: number[] = [];
+  const submitOne = async () => {
+    const started = performance.now();
+    const response = await fetch(`${service.url}/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${requester}` },
+      body: JSON.stringify({ description: 'Summarise the bench report', capabilities: ['summarize'] }),
+    });
+    const body = (await response.json()) as { data: { id: string } };
+    if (response.status !== 201) {
+      submitFailures++;
+      return;
+    }
+    submitted++;
+    submitLatency.push(performance.now() - started);
+    submittedAt.set(body.data.id, started);
+    const arrived = early.get(body.data.id);
+    if (arrived !== undefined) arrivalMs.push(arrived - started);
+  };
+
+  const run = async (durationS: number) => {
+    const deadline = performance.now() + durationS * 1000;
+    await Promise.all(Array.from({ length: requesters }, async () => {
+      while (performance.now() < deadline) await submitOne();
+    }));
+  };
+  await run(2);
+  for (const list of [arrivalMs, completedMs, submitLatency]) list.length = 0;
+  [submitted, delivered, completed] = [0, 0, 0];
+
+  process.stderr.write(`measuring tasks for ${seconds} s ...\n`);
+  const started = performance.now();
+  await run(seconds);
+  const elapsed = (performance.now() - started) / 1000;
+  // Let deliveries of the last submissions land before counting.
+  for (let i = 0; i < 100 && completed < submitted; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+
+  for (const list of [arrivalMs, completedMs, submitLatency]) list.sort((a, b) => a - b);
+  const rows = [
+    ['submitted (POST /v1/tasks, 201)', Math.round(submitted / elapsed), percentile(submitLatency, 50).toFixed(1), percentile(submitLatency, 99).toFixed(1)],
+    ['delivered (webhook arrived at the agent)', Math.round(delivered / elapsed), percentile(arrivalMs, 50).toFixed(1), percentile(arrivalMs, 99).toFixed(1)],
+    ['completed (callback answered 200)', Math.round(completed / elapsed), percentile(completedMs, 50).toFixed(1), percentile(completedMs, 99).toFixed(1)],
+  ];
+  const table = markdownTable(['stage', 'per second', 'p50 ms from submit', 'p99 ms from submit'], rows);
+  console.log(`\n## Tasks on ${database.dialect} (${seconds} s, ${requesters} requesters in a closed loop)\n\n${table}\n`);
+  const problems = [
+    ...(submitFailures > 0 ? [`${submitFailures} submissions failed`] : []),
+    ...(callbackFailures > 0 ? [`${callbackFailures} callbacks failed`] : []),
+    ...(completed < submitted ? [`${submitted - completed} tasks not completed within 10 s of the end`] : []),
+  ];
+  for (const problem of problems) console.log(`WARNING ${problem}`);
+  writeResult(`tasks-${database.dialect}`, { bench: 'tasks', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), seconds, table, problems });
+  if (problems.length > 0) process.exitCode = 1;
+});

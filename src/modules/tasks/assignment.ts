@@ -1,0 +1,82 @@
+/**
+ * Handing a task to one agent: its structured input (given, or extracted from the description for
+ * this agent's inputSchema), a fresh task token, and for webhook agents the delivery job with the
+ * exact payload to send. Used when a task is created and when it falls back to the next candidate.
+ */
+import { hashSecret, newSecret } from '../../lib/secrets.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AgentRow, InputSchema } from '../registry/index.ts';
+import type { FieldExtractor } from './extract/index.ts';
+import { priceExclusion } from './routing.ts';
+import type { DeliveryPayload } from './schemas.ts';
+import type { NewDeliveryRow, TaskRow } from './store.ts';
+
+export type AssignableTask = Pick<TaskRow, 'id' | 'title' | 'description' | 'capabilities' | 'priority' | 'expires_at' | 'max_price_cents' | 'currency'> & {
+  /** What the requester gave, not what an earlier candidate's extraction produced. */
+  givenInput: Record<string, unknown> | null;
+};
+
+export type Assignment =
+  | { ok: true; changes: Pick<TaskRow, 'assigned_agent_id' | 'status' | 'input' | 'input_extracted' | 'token_hash' | 'price_cents'>; delivery: NewDeliveryRow | null }
+  | { ok: false; error: { code: string; message: string; missing?: string[] }; agentId: string };
+
+export function deliveryPayload(task: AssignableTask, input: Record<string, unknown> | null, token: string, callbackUrl: string, now: string): DeliveryPayload {
+  return {
+    taskId: task.id,
+    taskToken: token,
+    title: task.title,
+    description: task.description,
+    input,
+    callbackUrl,
+    capabilities: JSON.parse(task.capabilities) as string[],
+    priority: task.priority,
+    expiresAt: task.expires_at,
+    timestamp: now,
+  };
+}
+
+export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: string }) {
+  const callbackUrlOf = (taskId: string) => `${deps.publicUrl}/v1/tasks/${taskId}/callback`;
+
+  async function inputFor(task: AssignableTask, agent: AgentRow): Promise<{ input: Record<string, unknown> | null; extracted: boolean; missing: string[] }> {
+    if (task.givenInput) return { input: task.givenInput, extracted: false, missing: [] };
+    if (!agent.input_schema) return { input: null, extracted: false, missing: [] };
+    const schema = JSON.parse(agent.input_schema) as InputSchema;
+    const result = await deps.extractor.extract(schema, { ...(task.title ? { title: task.title } : {}), description: task.description });
+    return { input: result.input, extracted: true, missing: result.missing };
+  }
+
+  return {
+    callbackUrlOf,
+
+    async assign(task: AssignableTask, agent: AgentRow, now: string): Promise<Assignment> {
+      // Routing checked the price; a fallback reads the agent again, and its price may have changed since.
+      const priceProblem = priceExclusion(agent, { maxPriceCents: task.max_price_cents, currency: task.currency });
+      if (priceProblem) return { ok: false, agentId: agent.id, error: { code: 'price_changed', message: `${agent.name}: ${priceProblem}` } };
+      // The price is fixed here: what the agent charges when it completes, whatever it changes later.
+      const price_cents = agent.price_per_task_cents;
+      const { input, extracted, missing } = await inputFor(task, agent);
+      if (missing.length > 0) {
+        return {
+          ok: false,
+          agentId: agent.id,
+          error: { code: 'input_missing', message: `The description does not give the required field${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${agent.name}'s input`, missing },
+        };
+      }
+      const inputText = input ? JSON.stringify(input) : null;
+      if (agent.delivery_mode === 'poll') {
+        // A polling agent gets its token when it takes the task.
+        return { ok: true, changes: { assigned_agent_id: agent.id, status: 'matched', input: inputText, input_extracted: extracted ? 1 : 0, token_hash: null, price_cents }, delivery: null };
+      }
+      const token = newSecret('tkt_');
+      const payload = deliveryPayload(task, input, token, callbackUrlOf(task.id), now);
+      return {
+        ok: true,
+        changes: { assigned_agent_id: agent.id, status: 'matched', input: inputText, input_extracted: extracted ? 1 : 0, token_hash: hashSecret(token), price_cents },
+        delivery: { id: newId(), task_id: task.id, agent_id: agent.id, attempts: 0, state: 'pending', run_at: now, lease_until: null, payload: JSON.stringify(payload), last_error: null, created_at: now, updated_at: now },
+      };
+    },
+  };
+}
+
+export type Assigner = ReturnType<typeof createAssigner>;

@@ -1,0 +1,157 @@
+/**
+ * Works the webhook outbox (`task_deliveries`): sends due jobs with Standard Webhooks signatures,
+ * retries with exponential backoff inside the task's expiry, moves a task to its next candidate after
+ * repeated failure, and expires tasks nobody finished. Every state change is a conditional update,
+ * so any number of workers (one per node) can share the table, and a worker killed mid-delivery
+ * leaves a job whose lease runs out and is sent again: the same task, the same webhook-id.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { DialectName } from '../../db/dialect.ts';
+import type { Signals } from '../../db/signals.ts';
+import { isoNow, type Clock } from '../../lib/clock.ts';
+import type { OutboundClient } from '../../lib/outbound-http.ts';
+import type { AgentRow } from '../registry/index.ts';
+import type { Assigner } from './assignment.ts';
+import { AGENT_TASKS_CHANNEL, assignableOf, DELIVERY_CHANNEL } from './service.ts';
+import type { DeliveryRow, TaskRow, TasksStore } from './store.ts';
+import { standardWebhookHeaders } from './webhook-signature.ts';
+
+export interface DeliveryOptions {
+  /** Attempts per agent before the task moves to the next candidate. */
+  maxAttempts: number;
+  /** First retry delay; each later one is four times longer. */
+  retryBaseMs: number;
+  /** How long a claimed job is reserved; past this another worker takes it over. */
+  leaseMs: number;
+  pollIntervalMs: number;
+  concurrency: number;
+}
+
+export interface DeliveryWorkerDeps {
+  store: TasksStore;
+  dialect: DialectName;
+  clock: Clock;
+  outbound: OutboundClient;
+  signals: Signals;
+  assigner: Assigner;
+  findAgent(id: string): Promise<AgentRow | undefined>;
+  log: FastifyBaseLogger;
+  options: DeliveryOptions;
+}
+
+export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
+  const { store, clock, outbound, signals, assigner, findAgent, log, options } = deps;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = true;
+  let ticking = false;
+  let again = false;
+  const inFlight = new Set<Promise<void>>();
+  let unsubscribe: () => void = () => {};
+
+  const later = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
+
+  async function fallBack(task: TaskRow, job: DeliveryRow, reason: string): Promise<void> {
+    const now = isoNow(clock);
+    const candidates = JSON.parse(task.candidates) as string[];
+    for (let index = task.candidate_index + 1; index < candidates.length; index++) {
+      const agent = await findAgent(candidates[index] as string);
+      if (!agent) continue;
+      const assignment = await assigner.assign(assignableOf(task), agent, now);
+      if (!assignment.ok) continue;
+      const moved = await store.reassign(task.id, task.candidate_index, { ...assignment.changes, candidate_index: index, updated_at: now }, assignment.delivery, { id: job.id, error: reason, now });
+      if (moved) void signals.publish(assignment.delivery ? DELIVERY_CHANNEL : AGENT_TASKS_CHANNEL, assignment.delivery ? '' : agent.id).catch(() => {});
+      return;
+    }
+    const error = { code: 'delivery_failed', message: `No agent accepted the task; the last one failed with: ${reason}` };
+    await store.reassign(task.id, task.candidate_index, { status: 'failed', error: JSON.stringify(error), token_hash: null, completed_at: now, updated_at: now }, null, { id: job.id, error: reason, now });
+  }
+
+  async function deliver(job: DeliveryRow): Promise<void> {
+    const task = await store.find(job.task_id);
+    const now = isoNow(clock);
+    if (!task || task.status !== 'matched' || task.assigned_agent_id !== job.agent_id || !job.payload) {
+      await store.retire(job.id, now);
+      return;
+    }
+    const agent = await findAgent(job.agent_id);
+    if (!agent?.endpoint || !agent.webhook_secret) {
+      await fallBack(task, job, 'the agent has no endpoint or webhook secret any more');
+      return;
+    }
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Agentry-Webhooks/1',
+      ...standardWebhookHeaders(agent.webhook_secret, job.id, Math.floor(clock.now().getTime() / 1000), job.payload),
+    };
+    const outcome = await outbound.send({ url: agent.endpoint, method: 'POST', headers, body: job.payload });
+    if (outcome.ok) {
+      await store.delivered(job, isoNow(clock));
+      return;
+    }
+    const reason = `${outcome.failure.kind}: ${outcome.failure.message}`.slice(0, 500);
+    const retryAt = later(options.retryBaseMs * 4 ** (job.attempts - 1));
+    if (job.attempts < options.maxAttempts && retryAt < task.expires_at) {
+      log.info({ taskId: task.id, agentId: agent.id, attempt: job.attempts, reason }, 'webhook delivery failed; retrying');
+      await store.retryLater(job, retryAt, reason, isoNow(clock));
+    } else {
+      log.info({ taskId: task.id, agentId: agent.id, attempts: job.attempts, reason }, 'webhook delivery failed; trying the next candidate');
+      await fallBack(task, job, reason);
+    }
+  }
+
+  async function tick(): Promise<void> {
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      do {
+        again = false;
+        if (stopped) return;
+        await store.expireDue(isoNow(clock));
+        const room = options.concurrency - inFlight.size;
+        if (room <= 0) return;
+        const jobs = await store.claimDue(isoNow(clock), later(options.leaseMs), room);
+        for (const job of jobs) {
+          const work = deliver(job)
+            .catch((error: unknown) => log.error({ err: error, jobId: job.id }, 'webhook delivery crashed; the job is retried when its lease ends'))
+            .finally(() => {
+              inFlight.delete(work);
+              if (!stopped) void tick();
+            });
+          inFlight.add(work);
+        }
+        if (jobs.length === room) again = true;
+      } while (again);
+    } catch (error) {
+      log.error({ err: error }, 'delivery worker tick failed');
+    } finally {
+      ticking = false;
+    }
+  }
+
+  return {
+    async start(): Promise<void> {
+      stopped = false;
+      // With SQLite this process is the only worker, so jobs still marked running were cut off by a crash.
+      if (deps.dialect === 'sqlite') await store.releaseRunning(isoNow(clock));
+      unsubscribe = signals.subscribe(DELIVERY_CHANNEL, () => void tick());
+      timer = setInterval(() => void tick(), options.pollIntervalMs);
+      timer.unref();
+      void tick();
+    },
+
+    /** Runs one pass now (tests with a manual clock use it instead of waiting for the timer). */
+    tick,
+
+    async stop(): Promise<void> {
+      stopped = true;
+      unsubscribe();
+      if (timer) clearInterval(timer);
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

@@ -1,0 +1,108 @@
+import type { FieldProfile } from './fields.ts';
+import { editDistance, type Token } from './text.ts';
+import { OPTION_REJECTORS, isStopword, synonymsOf } from './words.ts';
+
+/** How an option was found in the text: its own words, a synonym, or a near spelling. */
+export type Tier = 3 | 2 | 1;
+
+export interface OptionHit {
+  value: string | number | boolean;
+  start: number;
+  end: number;
+  tier: Tier;
+}
+
+// Inflections that keep an option's meaning: "formally" is formal, "shorter" is short; "shortcut" is not.
+const INFLECTIONS = new Set(['s', 'es', 'ly', 'ally', 'er', 'est', 'ed', 'ing', 'ness', 'ity', 'ize', 'ise', 'ized', 'ised', 'y', 'ish', 'ic', 'al']);
+
+interface OptionIndex {
+  /** Options by their first key. */
+  byFirst: Map<string, FieldProfile['options']>;
+  /** One-word options by the words that stand for them. */
+  bySynonym: Map<string, FieldProfile['options']>;
+  /** One-word options, for near spellings. */
+  single: FieldProfile['options'];
+}
+
+const indexes = new WeakMap<FieldProfile, OptionIndex>();
+
+function indexOf(field: FieldProfile): OptionIndex {
+  let index = indexes.get(field);
+  if (index !== undefined) return index;
+  index = { byFirst: new Map(), bySynonym: new Map(), single: [] };
+  for (const option of field.options) {
+    const [first] = option.keys;
+    if (first === undefined) continue;
+    index.byFirst.set(first, [...(index.byFirst.get(first) ?? []), option]);
+    if (option.keys.length !== 1) continue;
+    index.single.push(option);
+    for (const word of synonymsOf(first)) index.bySynonym.set(word, [...(index.bySynonym.get(word) ?? []), option]);
+  }
+  indexes.set(field, index);
+  return index;
+}
+
+/**
+ * Each option of an enum field found among the tokens `usable` allows, best tier only: if any
+ * option is named outright, synonyms and near spellings are not considered.
+ */
+export function findOptions(field: FieldProfile, tokens: Token[], usable: (index: number) => boolean, from = 0, to = tokens.length): OptionHit[] {
+  const index = indexOf(field);
+  const exact: OptionHit[] = [];
+  const loose: OptionHit[] = [];
+  const looseByWord = new Map<string, { value: OptionHit['value']; tier: Tier }[]>();
+  for (let i = from; i < to; i++) {
+    const token = tokens[i];
+    if (token === undefined || !usable(i)) continue;
+    for (const option of index.byFirst.get(token.key) ?? []) {
+      const n = option.keys.length;
+      const whole = i + n <= to && option.keys.every((key, k) => tokens[i + k]?.key === key && usable(i + k) && tokens[i + k]?.sentence === token.sentence);
+      if (whole && !rejected(tokens, i)) exact.push({ value: option.value, start: i, end: i + n - 1, tier: 3 });
+    }
+    if (exact.length > 0 || token.kind !== 'word' || isStopword(token.norm)) continue;
+    let matches = looseByWord.get(token.key);
+    if (matches === undefined) {
+      matches = looseMatches(index, token.key);
+      looseByWord.set(token.key, matches);
+    }
+    if (matches.length > 0 && !rejected(tokens, i)) for (const m of matches) loose.push({ value: m.value, start: i, end: i, tier: m.tier });
+  }
+  return exact.length > 0 ? exact : loose;
+}
+
+function looseMatches(index: OptionIndex, word: string): { value: OptionHit['value']; tier: Tier }[] {
+  const synonyms = index.bySynonym.get(word) ?? [];
+  const near = index.single.filter((option) => !synonyms.includes(option) && option.keys[0] !== word && nearSpelling(word, option.keys[0] ?? ''));
+  return [...synonyms.map((o) => ({ value: o.value, tier: 2 as const })), ...near.map((o) => ({ value: o.value, tier: 1 as const }))];
+}
+
+function rejected(tokens: Token[], at: number): boolean {
+  const clause = tokens[at]?.clause;
+  for (let k = at - 1; k >= Math.max(0, at - 3); k--) {
+    const token = tokens[k];
+    if (token === undefined || token.clause !== clause) return false;
+    if (OPTION_REJECTORS.has(token.norm)) return true;
+  }
+  return false;
+}
+
+function nearSpelling(word: string, option: string): boolean {
+  if (word.length < 4 || option.length < 4 || word[0] !== option[0]) return false;
+  const [shorter, longer] = word.length <= option.length ? [word, option] : [option, word];
+  if (longer.startsWith(shorter) && INFLECTIONS.has(longer.slice(shorter.length))) return true;
+  // One slip in six letters, two in ten, never in the first letter (checked above): "fromal" is formal, "shirt" is not short.
+  const allowed = longer.length >= 10 ? 2 : longer.length >= 6 ? 1 : 0;
+  if (allowed === 0 || longer.length - shorter.length > allowed) return false;
+  return editDistance(word, option) <= allowed;
+}
+
+/** The closest option to a number: equal, else nearest (the smaller on a tie). */
+export function nearestNumber(options: FieldProfile['options'], value: number): number | undefined {
+  let best: number | undefined;
+  for (const option of options) {
+    if (typeof option.value !== 'number') continue;
+    const d = Math.abs(option.value - value);
+    if (best === undefined || d < Math.abs(best - value) || (d === Math.abs(best - value) && option.value < best)) best = option.value;
+  }
+  return best;
+}

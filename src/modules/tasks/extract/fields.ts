@@ -1,0 +1,152 @@
+import type { InputFieldDefinition, InputSchema } from '../../registry/index.ts';
+import { identifierWords, stem, tokenize, type Token } from './text.ts';
+import { isStopword } from './words.ts';
+
+/**
+ * How the rules treat a field: `image` and `link` are strings that take URLs, `email` one that
+ * takes an email address, `freeText` one whose name says it holds the request itself (text,
+ * prompt, query...), `string` any other string.
+ */
+export type FieldKind = 'number' | 'boolean' | 'enum' | 'image' | 'link' | 'email' | 'freeText' | 'string';
+
+/** Ways a text refers to a field, strongest first: its whole name, one word of it, a word of its description. */
+export type Strength = 3 | 2 | 1;
+
+export interface FieldProfile {
+  name: string;
+  definition: InputFieldDefinition;
+  kind: FieldKind;
+  phrases: { keys: string[]; strength: Strength }[];
+  /** A string field for what the task is about (topic, subject, theme): "an article about X" fills it. */
+  about: boolean;
+  /** Token keys of each enum option, in schema order. */
+  options: { value: string | number | boolean; keys: string[] }[];
+}
+
+export interface Mention {
+  field: string;
+  /** First and last token index. */
+  start: number;
+  end: number;
+  strength: Strength;
+}
+
+const IMAGE_WORDS = new Set(['image', 'img', 'photo', 'picture', 'pic', 'avatar', 'logo', 'icon', 'thumbnail', 'screenshot']);
+// How people refer to an image field's value whatever the field is called.
+const IMAGE_SYNONYMS = ['image', 'img', 'photo', 'picture', 'pic', 'screenshot'];
+const LINK_WORDS = new Set(['url', 'uri', 'link', 'website', 'site', 'homepage', 'href', 'webpage']);
+const ABOUT_WORDS = new Set(['topic', 'subject', 'theme']);
+const FREE_TEXT_WORDS = new Set(['text', 'prompt', 'query', 'question', 'description', 'content', 'message', 'instruction', 'task', 'request', 'body']);
+// Name words too vague to point at one field on their own ("max" of max_words, "is" of is_public).
+const GENERIC = new Set(
+  'num number no count amount total value val max min maximum minimum is has have use enable include should allow do with id the of per in to type kind mode data field input output option setting flag'.split(' '),
+);
+// Leading verbs of boolean names: "include_sources" is mentioned as "sources", and the verb is a cue in the text.
+const BOOLEAN_PREFIXES = new Set('is has have include enable use with show add allow should do want need can apply'.split(' '));
+
+export function profileFields(schema: InputSchema): FieldProfile[] {
+  const entries = Object.entries(schema);
+  const nameWords = entries.map(([name]) => identifierWords(name).map(stem));
+  const descriptionWords = entries.map(([, d]) => contentKeys(d.description ?? ''));
+  const optionWords = new Set(entries.flatMap(([, d]) => (d.enum ?? []).flatMap((v) => tokenize(String(v)).map((t) => t.key))));
+  const count = (words: string[][]) => {
+    const seen = new Map<string, number>();
+    for (const list of words) for (const w of new Set(list)) seen.set(w, (seen.get(w) ?? 0) + 1);
+    return seen;
+  };
+  const nameCount = count(nameWords);
+  const anyCount = count(entries.map((_, i) => [...(nameWords[i] ?? []), ...(descriptionWords[i] ?? [])]));
+
+  return entries.map(([name, definition], i) => {
+    const words = nameWords[i] ?? [];
+    const kind = kindOf(definition, words, descriptionWords[i] ?? []);
+    const phrases: FieldProfile['phrases'] = [];
+    let subject = words;
+    if (kind === 'boolean') {
+      while (subject.length > 1 && BOOLEAN_PREFIXES.has(subject[0] ?? '')) subject = subject.slice(1);
+    }
+    phrases.push({ keys: subject, strength: 3 });
+    for (const word of words) {
+      if (words.length > 1 && word.length > 2 && !GENERIC.has(word) && !isStopword(word) && nameCount.get(word) === 1 && !BOOLEAN_PREFIXES.has(word)) {
+        phrases.push({ keys: [word], strength: 2 });
+      }
+    }
+    for (const word of new Set(descriptionWords[i])) {
+      if (!words.includes(word) && anyCount.get(word) === 1 && !optionWords.has(word)) phrases.push({ keys: [word], strength: 1 });
+    }
+    if (kind === 'image') {
+      for (const word of IMAGE_SYNONYMS) if (!words.includes(word) && anyCount.get(word) === undefined) phrases.push({ keys: [word], strength: 1 });
+    }
+    const options = (definition.enum ?? []).map((value) => ({ value, keys: tokenize(String(value)).map((t) => t.key) }));
+    const about = kind === 'string' && [...words, ...(descriptionWords[i] ?? [])].some((w) => ABOUT_WORDS.has(w));
+    return { name, definition, kind, phrases, about, options };
+  });
+}
+
+function contentKeys(text: string): string[] {
+  return tokenize(text)
+    .filter((t) => t.kind === 'word' && t.norm.length > 3 && !isStopword(t.norm) && !GENERIC.has(t.key))
+    .map((t) => t.key);
+}
+
+function kindOf(definition: InputFieldDefinition, nameWords: string[], descriptionWords: string[]): FieldKind {
+  if (definition.type === 'number') return 'number';
+  if (definition.type === 'boolean') return 'boolean';
+  if (definition.enum !== undefined) return 'enum';
+  // As the dashboard does, a name with "image" in it asks for an image URL; a description only
+  // does when it also says URL or link ("Text to print on the image" is no URL).
+  const all = [...nameWords, ...descriptionWords];
+  if (nameWords.some((w) => IMAGE_WORDS.has(w))) return 'image';
+  if (nameWords.some((w) => w === 'email' || w === 'mail') || (descriptionWords.includes('email') && descriptionWords.includes('address'))) return 'email';
+  if (all.some((w) => LINK_WORDS.has(w))) return all.some((w) => IMAGE_WORDS.has(w)) ? 'image' : 'link';
+  if (nameWords.some((w) => FREE_TEXT_WORDS.has(w))) return 'freeText';
+  return 'string';
+}
+
+/**
+ * Every place the text names a field, left to right, without overlaps: at each word the longest
+ * phrase wins, then the strongest; fields tied on both are all mentioned there.
+ */
+export function findMentions(tokens: Token[], fields: FieldProfile[]): Mention[] {
+  // Phrases by the word they start with (and its participle), so each token looks at a handful.
+  const byFirst = new Map<string, { field: string; keys: string[]; strength: Strength }[]>();
+  const index = (word: string, entry: { field: string; keys: string[]; strength: Strength }) => byFirst.set(word, [...(byFirst.get(word) ?? []), entry]);
+  for (const field of fields) {
+    for (const { keys, strength } of field.phrases) {
+      const first = keys[0];
+      if (first === undefined) continue;
+      index(first, { field: field.name, keys, strength });
+      if (strength === 3 && keys.length === 1) for (const participle of [`${first}d`, `${first}ed`]) index(participle, { field: field.name, keys, strength });
+    }
+  }
+  const mentions: Mention[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    let best: Mention[] = [];
+    for (const phrase of byFirst.get(tokens[i]?.key ?? '') ?? []) {
+      if (!matchesAt(tokens, i, phrase.keys, phrase.strength === 3)) continue;
+      const candidate: Mention = { field: phrase.field, start: i, end: i + phrase.keys.length - 1, strength: phrase.strength };
+      const top = best[0];
+      if (top === undefined || candidate.end > top.end || (candidate.end === top.end && candidate.strength > top.strength)) best = [candidate];
+      else if (candidate.end === top.end && candidate.strength === top.strength && !best.some((m) => m.field === phrase.field)) best.push(candidate);
+    }
+    mentions.push(...best);
+    i = (best[0]?.end ?? i) + 1;
+  }
+  return mentions;
+}
+
+/**
+ * Whether the words from `at` are `keys` (within one sentence). A one-word name also matches as a
+ * past participle, so "titled" mentions `title` and "named" mentions `name`.
+ */
+function matchesAt(tokens: Token[], at: number, keys: string[], participle: boolean): boolean {
+  const first = tokens[at];
+  if (keys.length === 0 || first === undefined) return false;
+  if (participle && keys.length === 1 && first.kind === 'word' && (first.key === `${keys[0]}d` || first.key === `${keys[0]}ed`)) return true;
+  for (let k = 0; k < keys.length; k++) {
+    const token = tokens[at + k];
+    if (token === undefined || token.kind !== 'word' || token.key !== keys[k] || token.sentence !== first.sentence) return false;
+  }
+  return true;
+}

@@ -1,0 +1,200 @@
+import { gap, isOpen, mentionsOf, nearPairs, pairUp, take, takeNumber, type Context } from './context.ts';
+import { findOptions, type OptionHit } from './enum.ts';
+import type { FieldProfile, Mention } from './fields.ts';
+import { AFTER_FALSE, AFTER_TRUE, NEGATIVE_CUES, NEGATORS, POSITIVE_CUES, isStopword } from './words.ts';
+
+/** Tokens a value may sit from its field's mention without a label. */
+const NEAR = 5;
+const NEAR_URL = 8;
+const MAX_TOPIC_WORDS = 30;
+const LIST_GLUE = new Set(['and', 'a', 'an', 'the', 'plus', 'also', 'it', 'them', 'please']);
+const YEAR = /^(?:1[89]|2[01])\d\d$/;
+const IMAGE_PATH = /\.(?:png|jpe?g|gif|webp|svg|bmp|avif|tiff?|heic)$/i;
+
+/**
+ * Rule 2, numbers: just before the name ("300 words", "three short paragraphs"), then the
+ * nearest name in the same sentence, then a lone number for a lone number field.
+ */
+export function readNumbers(ctx: Context): void {
+  const t = ctx.tokens;
+  for (const field of ctx.fields) {
+    if (field.kind !== 'number') continue;
+    for (const m of mentionsOf(ctx, field)) {
+      if (!isOpen(ctx, field)) break;
+      // Up to two describing words may sit between: "3 short paragraphs".
+      let k = m.start - 1;
+      while (k >= m.start - 3 && t[k]?.kind === 'word' && (ctx.owners[k]?.length ?? 0) === 0 && t[k]?.clause === t[m.start]?.clause) k--;
+      if (t[k]?.kind === 'number' && !ctx.used[k] && t[k]?.clause === t[m.start]?.clause) takeNumber(ctx, field, k);
+    }
+  }
+  // Spelled numbers ("one") are too often not quantities to travel further than that.
+  pairUp(ctx, nearPairs(ctx, ['number'], 'number', NEAR, (token) => !token.spelled), (field, at) => takeNumber(ctx, field, at));
+
+  const numberFields = ctx.fields.filter((f) => f.kind === 'number');
+  // Only when no other figure is left, and not a year or an amount of something else:
+  // "the 2024 Olympics" is no 2024-word article, "revenue grew 12%" no 12-word summary.
+  const free = t.flatMap((token, at) => (token.kind === 'number' && !token.spelled && !ctx.used[at] ? [at] : []));
+  const only = numberFields[0];
+  const lone = t[free[0] ?? -1];
+  if (numberFields.length === 1 && only !== undefined && isOpen(ctx, only) && free.length === 1 && lone !== undefined && !lone.measure && !YEAR.test(lone.norm)) {
+    takeNumber(ctx, only, free[0] ?? 0);
+  }
+}
+
+/**
+ * Rule 3, booleans: the nearest cue before a mention ("with captions", "no watermark", "don't
+ * add a logo"), else a verdict just after it ("captions are not needed"), else true for the
+ * field's whole name asked for plainly ("on a transparent background") or one word of it listed
+ * on its own ("anime style, transparent"). The first mention that says something decides.
+ */
+export function readBooleans(ctx: Context): void {
+  for (const field of ctx.fields) {
+    if (field.kind !== 'boolean') continue;
+    for (const m of mentionsOf(ctx, field)) {
+      if (!isOpen(ctx, field)) break;
+      const value = polarityBefore(ctx, m) ?? polarityAfter(ctx, m) ?? (m.strength === 3 || (m.strength === 2 && listed(ctx, m)) ? true : undefined);
+      if (value !== undefined && (field.options.length === 0 || field.options.some((o) => o.value === value))) take(ctx, field, value, m.start, m.end);
+    }
+  }
+}
+
+function polarityBefore(ctx: Context, m: Mention): boolean | undefined {
+  const t = ctx.tokens;
+  const clause = t[m.start]?.clause;
+  for (let k = m.start - 1; k >= Math.max(0, m.start - 5); k--) {
+    const word = t[k]?.norm ?? '';
+    if (t[k]?.clause !== clause) return undefined;
+    if (NEGATIVE_CUES.has(word)) return false;
+    if (POSITIVE_CUES.has(word)) {
+      const undone = [t[k - 1], t[k - 2]].some((before) => before !== undefined && before.clause === clause && NEGATORS.has(before.norm));
+      return !undone;
+    }
+  }
+  return undefined;
+}
+
+/** Named on its own as an item of a list: "anime style, transparent, 2 images". */
+function listed(ctx: Context, m: Mention): boolean {
+  const t = ctx.tokens;
+  const clause = t[m.start]?.clause;
+  const alone = (k: number) => t[k] === undefined || t[k]?.clause !== clause || t[k]?.kind === 'punct' || LIST_GLUE.has(t[k]?.norm ?? '');
+  for (let k = m.start - 1; k >= 0 && t[k]?.clause === clause; k--) if (!alone(k)) return false;
+  for (let k = m.end + 1; k < t.length && t[k]?.clause === clause; k++) if (!alone(k)) return false;
+  return true;
+}
+
+function polarityAfter(ctx: Context, m: Mention): boolean | undefined {
+  const t = ctx.tokens;
+  const clause = t[m.end]?.clause;
+  let negated = false;
+  for (let k = m.end + 1; k <= m.end + 4; k++) {
+    const word = t[k]?.norm ?? '';
+    if (t[k]?.clause !== clause) return undefined;
+    if (NEGATORS.has(word)) negated = true;
+    else if (AFTER_FALSE.has(word)) return negated;
+    else if (AFTER_TRUE.has(word)) return !negated;
+  }
+  return undefined;
+}
+
+/**
+ * Rule 4, URLs and email addresses: the nearest to a mention of an image, link or email field;
+ * then image fields take URLs whose path ends in an image extension, link fields the first URLs
+ * left, email fields the first addresses left, and an image field still empty the text's only URL left.
+ */
+export function readAddresses(ctx: Context): void {
+  const takeToken = (field: FieldProfile, at: number) => take(ctx, field, ctx.tokens[at]?.norm ?? '', at);
+  pairUp(ctx, [...nearPairs(ctx, ['image', 'link'], 'url', NEAR_URL), ...nearPairs(ctx, ['email'], 'email', NEAR_URL)], takeToken);
+  const unused = (kind: 'url' | 'email') => ctx.tokens.flatMap((token, at) => (token.kind === kind && !ctx.used[at] ? [at] : []));
+  const fill = (kind: FieldProfile['kind'], accept: (at: number) => boolean) => {
+    for (const field of ctx.fields) {
+      if (field.kind !== kind || !isOpen(ctx, field)) continue;
+      const at = unused(kind === 'email' ? 'email' : 'url').find(accept);
+      if (at !== undefined) takeToken(field, at);
+    }
+  };
+  fill('image', (at) => IMAGE_PATH.test(pathOf(ctx.tokens[at]?.norm ?? '')));
+  fill('link', () => true);
+  fill('email', () => true);
+  const left = unused('url');
+  const openImages = ctx.fields.filter((f) => f.kind === 'image' && isOpen(ctx, f));
+  if (left.length === 1 && openImages.length === 1 && openImages[0] !== undefined) take(ctx, openImages[0], ctx.tokens[left[0] ?? 0]?.norm ?? '', left[0] ?? 0);
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Rule 5, enum options anywhere in the text: an option named outright beats a synonym, which
+ * beats a near spelling; among equals the one closest to a mention of the field, then the first.
+ * Words that name another field, or were taken by an earlier rule, are not options.
+ */
+export function readOptions(ctx: Context): void {
+  const candidates: { field: FieldProfile; hit: OptionHit; distance: number }[] = [];
+  for (const field of ctx.fields) {
+    if (field.kind !== 'enum' || !isOpen(ctx, field)) continue;
+    const usable = (i: number) => !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name);
+    const mentions = mentionsOf(ctx, field);
+    for (const hit of findOptions(field, ctx.tokens, usable)) {
+      const distances = mentions.map((m) => gap(ctx, m, hit) ?? Infinity);
+      candidates.push({ field, hit, distance: Math.min(Infinity, ...distances) });
+    }
+  }
+  candidates.sort((a, b) => b.hit.tier - a.hit.tier || a.distance - b.distance || a.hit.start - b.hit.start);
+  for (const { field, hit } of candidates) {
+    const free = ctx.used.slice(hit.start, hit.end + 1).every((u) => !u);
+    if (isOpen(ctx, field) && free) take(ctx, field, hit.value, hit.start, hit.end);
+  }
+}
+
+/**
+ * Rule 6, other strings: a quoted string near the field's mention; "about X" for a topic field;
+ * a lone quoted string for the lone plain string field left; and for a field named for the
+ * request itself (text, prompt, query...), when it is the schema's only one, the whole description.
+ */
+export function readStrings(ctx: Context, text: string, description: string): void {
+  const kinds: FieldProfile['kind'][] = ['string', 'freeText'];
+  pairUp(ctx, nearPairs(ctx, kinds, 'quote', NEAR), (field, at) => take(ctx, field, ctx.tokens[at]?.norm ?? '', at));
+  const topics = ctx.fields.filter((f) => f.about && isOpen(ctx, f));
+  if (topics.length === 1 && topics[0] !== undefined) readAbout(ctx, topics[0], text);
+  // Free text is the request itself, not the one quoted phrase in it ("a 'retro' poster").
+  const openFields = ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f));
+  const quotes = ctx.tokens.flatMap((token, at) => (token.kind === 'quote' && !ctx.used[at] ? [at] : []));
+  if (openFields.length === 1 && openFields[0] !== undefined && quotes.length === 1) take(ctx, openFields[0], ctx.tokens[quotes[0] ?? 0]?.norm ?? '', quotes[0] ?? 0);
+  const freeText = ctx.fields.filter((f) => f.kind === 'freeText');
+  if (freeText.length === 1 && freeText[0] !== undefined && isOpen(ctx, freeText[0])) ctx.found.set(freeText[0].name, description.trim());
+}
+
+/**
+ * "a piece on 'why we sleep'" -> "why we sleep": a quoted string after "about" or "on".
+ * "an article about the history of print, ..." -> "the history of print": the first "about" not
+ * followed by a number ("about 600 words"), up to the end of the clause, a word another rule took
+ * or a mention of another field, without trailing small words.
+ */
+function readAbout(ctx: Context, field: FieldProfile, text: string): void {
+  const t = ctx.tokens;
+  for (let a = 0; a < t.length; a++) {
+    const start = a + 1;
+    if ((t[a]?.norm === 'about' || t[a]?.norm === 'on') && t[start]?.kind === 'quote' && !ctx.used[start]) {
+      take(ctx, field, t[start]?.norm ?? '', start);
+      return;
+    }
+    if (t[a]?.norm !== 'about' || ctx.used[a] || t[start]?.kind === 'number' || t[start]?.kind === 'punct' || t[start] === undefined) continue;
+    let end = start - 1;
+    for (let k = start; k < Math.min(t.length, start + MAX_TOPIC_WORDS); k++) {
+      const token = t[k];
+      if (token === undefined || token.clause !== t[start]?.clause || token.kind === 'punct' || ctx.used[k]) break;
+      if ((ctx.owners[k] ?? []).some((owner) => owner !== field.name)) break;
+      end = k;
+    }
+    while (end >= start && t[end]?.kind === 'word' && isStopword(t[end]?.norm ?? '')) end--;
+    if (end < start) continue;
+    take(ctx, field, text.slice(t[start]?.start ?? 0, t[end]?.end ?? 0), start, end);
+    return;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Cuts a task's text into tokens the extraction rules read: words, numbers, URLs, quoted strings
+ * and the punctuation that separates labels from values and clauses from each other. Every token
+ * keeps its character range so string values are copied from the original text, case and all.
+ */
+
+export type TokenKind = 'word' | 'number' | 'url' | 'email' | 'quote' | 'punct';
+
+export interface Token {
+  kind: TokenKind;
+  /** Character range in the text. */
+  start: number;
+  end: number;
+  /** Lowercase, accents removed; a quote's inner text; the punctuation character. */
+  norm: string;
+  /** What phrases compare: a word's stem, a number's value as text, otherwise `norm`. */
+  key: string;
+  /** Numbers only. */
+  value?: number;
+  /** Numbers only: written as a word ("three"), which weaker rules ignore. */
+  spelled: boolean;
+  /** Numbers only: an amount of something else, "12%", "$40", "3 million". */
+  measure: boolean;
+  /** Index of the sentence (split at . ! ? ; and line breaks) and clause (also split at commas). */
+  sentence: number;
+  clause: number;
+}
+
+const SMALL = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' ');
+const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+const SCALES: Record<string, number> = { hundred: 100, thousand: 1000 };
+const SPELLED = new Map<string, number>([...SMALL.map((word, value) => [word, value] as const), ...Object.entries(TENS), ...Object.entries(SCALES), ['dozen', 12]]);
+// A unit glued to a number ("20px", "30s") leaves the number readable; other letters make a word ("4k", "2.5k", "1080p", "3rd").
+const UNITS = 'px|pt|em|rem|ms|s|sec|secs|min|mins|h|hr|hrs|kb|mb|gb|cm|mm|m|km|kg|g|x';
+
+const PATTERN = new RegExp(
+  [
+    /(?<url>https?:\/\/[^\s<>"'“”‘’]+)/.source,
+    /"(?<dq>[^"\n]{1,1000})"/.source,
+    /“(?<cq>[^”\n]{1,1000})”/.source,
+    /‘(?<sq>[^’\n]{1,1000})’/.source,
+    // A straight single quote opens a string only after a non-letter, so "don't" and "dogs'" stay words.
+    /(?<![\p{L}\p{N}])'(?<aq>[^'\n]{0,999}[^\s'])'(?![\p{L}\p{N}])/u.source,
+    // Bounded and anchored at the start of a run, so a long run without "@" is scanned once.
+    /(?<email>(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63}){1,8})/u.source,
+    // Dates and times are words: their digits are not quantities.
+    /(?<stamp>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\p{L}\p{N}]))/u.source,
+    `(?<num>(?<![\\p{L}\\p{N}.\\-])-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?)(?!\\.\\d)(?=(?:${UNITS})?(?![\\p{L}\\p{N}]))`,
+    /(?<word>[\p{L}\p{N}]+(?:['’][\p{L}]+)*)/u.source,
+    /(?<punct>[:=,.;!?()\n])/.source,
+  ].join('|'),
+  'gu',
+);
+
+const SENTENCE_END = new Set(['.', '!', '?', ';', '\n']);
+const MEASURE_WORD = /^\s*(?:percent|per cent|million|billion|bn|usd|eur|gbp|dollars?|euros?|pounds?)\b/i;
+
+export function normalize(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return text.toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/’/g, "'");
+}
+
+/** Plural and possessive endings only: enough for "paragraphs" to meet "paragraph". */
+export function stem(word: string): string {
+  const w = word.replace(/'s$/, '');
+  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
+  if (w.length > 4 && /(?:ch|sh|ss|x|z)es$/.test(w)) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) return w.slice(0, -1);
+  return w;
+}
+
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let sentence = 0;
+  let clause = 0;
+  // Every token gets every property, in one order: tokens of one shape keep the rules fast.
+  const push = (kind: TokenKind, start: number, end: number, norm: string, key: string, value?: number, spelled = false, measure = false) => {
+    tokens.push({ kind, start, end, norm, key, value, spelled, measure, sentence, clause });
+  };
+  const pattern = PATTERN;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const g = match.groups ?? {};
+    const start = match.index;
+    let end = start + match[0].length;
+    if (g.url !== undefined) {
+      // Sentence punctuation right after a URL belongs to the sentence.
+      const url = g.url.replace(/[.,;:!?)\]]+$/, '');
+      end = start + url.length;
+      push('url', start, end, url, url);
+    } else if (g.dq !== undefined || g.cq !== undefined || g.sq !== undefined || g.aq !== undefined) {
+      const inner = (g.dq ?? g.cq ?? g.sq ?? g.aq ?? '').trim();
+      // A quoted link is still a link.
+      if (/^https?:\/\/\S+$/.test(inner)) push('url', start, end, inner, inner);
+      else push('quote', start, end, inner, normalize(inner));
+    } else if (g.email !== undefined) {
+      push('email', start, end, g.email, g.email.toLowerCase());
+    } else if (g.num !== undefined) {
+      const value = Number(g.num.replace(/,/g, ''));
+      end = start + g.num.length;
+      const measure = text[end] === '%' || /[$€£¥]/.test(text[start - 1] ?? '') || MEASURE_WORD.test(text.slice(end, end + 12));
+      push('number', start, end, g.num, String(value), value, false, measure);
+    } else if (g.punct !== undefined) {
+      push('punct', start, end, g.punct, g.punct);
+      if (SENTENCE_END.has(g.punct)) {
+        sentence++;
+        clause++;
+      } else if (g.punct === ',' || g.punct === '(' || g.punct === ')') clause++;
+    } else {
+      const norm = normalize(match[0]);
+      const spelled = SPELLED.get(norm);
+      if (spelled === undefined) push('word', start, end, norm, stem(norm));
+      else push('number', start, end, norm, String(spelled), spelled, true);
+    }
+    // Scanning resumes after the token: trimmed punctuation after a URL is read again and still ends the sentence.
+    pattern.lastIndex = end;
+  }
+  return mergeSpelledNumbers(tokens);
+}
+
+/** "twenty five", "twenty-five", "twelve hundred" and "5 thousand" are one number. */
+function mergeSpelledNumbers(tokens: Token[]): Token[] {
+  const out: Token[] = [];
+  for (const token of tokens) {
+    const previous = out[out.length - 1];
+    const value = previous?.value !== undefined && token.value !== undefined && previous.clause === token.clause ? combine(previous, token) : undefined;
+    if (previous !== undefined && value !== undefined) {
+      out[out.length - 1] = { ...previous, end: token.end, norm: `${previous.norm} ${token.norm}`, key: String(value), value, spelled: previous.spelled && token.spelled };
+    } else out.push(token);
+  }
+  return out;
+}
+
+function combine(previous: Token, token: Token): number | undefined {
+  const [a, b] = [previous.value ?? 0, token.value ?? 0];
+  if (previous.spelled && token.spelled && TENS[previous.norm] !== undefined && b >= 1 && b <= 9) return a + b;
+  if (token.spelled && SCALES[token.norm] !== undefined && a > 0 && (previous.spelled || Number.isInteger(a))) return a * b;
+  return undefined;
+}
+
+/** Words of an identifier or option: snake_case, kebab-case and camelCase split, lowercase. */
+export function identifierWords(name: string): string[] {
+  return normalize(name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2'))
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0);
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent transpositions, as typos go). */
+export function editDistance(a: string, b: string): number {
+  const rows = a.length + 1;
+  const cols = b.length + 1;
+  const d: number[] = new Array<number>(rows * cols).fill(0);
+  for (let i = 0; i < rows; i++) d[i * cols] = i;
+  for (let j = 0; j < cols; j++) d[j] = j;
+  for (let i = 1; i < rows; i++) {
+    for (let j = 1; j < cols; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min((d[(i - 1) * cols + j] ?? 0) + 1, (d[i * cols + j - 1] ?? 0) + 1, (d[(i - 1) * cols + j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (d[(i - 2) * cols + j - 2] ?? 0) + 1);
+      d[i * cols + j] = best;
+    }
+  }
+  return d[rows * cols - 1] ?? 0;
+}

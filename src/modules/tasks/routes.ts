@@ -1,0 +1,85 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../../http/auth.ts';
+import { dataOf, errorResponses, IdParams, listOf } from '../../http/schemas.ts';
+import { Callback, CreateTask, Delivery, PollQuery, Rating, RoutePlan, Task, TaskListQuery } from './schemas.ts';
+import type { TasksService } from './service.ts';
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'replays return the first answer; the same key with another body is 422' })),
+});
+
+export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['tasks'];
+  const security = [{ bearer: [] }];
+
+  app.post('/v1/tasks', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Submit a task: routed to the best agent and delivered', headers: IdempotencyHeaders, body: CreateTask, response: { 201: dataOf(Task), ...errorResponses } },
+    handler: async (request, reply) => {
+      const { status, body } = await tasks.create(principalOf(request), request.body, request.headers['idempotency-key']);
+      return reply.status(status).send(body);
+    },
+  });
+
+  app.post('/v1/tasks/route', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Dry run: the ranked candidates for a task and why', body: CreateTask, response: { 200: RoutePlan, ...errorResponses } },
+    handler: async (request) => ({ data: await tasks.route(principalOf(request), request.body) }),
+  });
+
+  app.get('/v1/tasks', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Tasks you submitted, or with role=agent those assigned to your agents', querystring: TaskListQuery, response: { 200: listOf(Task), ...errorResponses } },
+    handler: async (request) => tasks.list(principalOf(request), request.query),
+  });
+
+  app.get('/v1/tasks/:id', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'One task (its requester, or the owner of its agent)', params: IdParams, response: { 200: dataOf(Task), ...errorResponses } },
+    handler: async (request) => ({ data: await tasks.get(principalOf(request), request.params.id) }),
+  });
+
+  app.post('/v1/tasks/:id/cancel', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Cancel an open task you submitted', params: IdParams, response: { 200: dataOf(Task), ...errorResponses } },
+    handler: async (request) => ({ data: await tasks.cancel(principalOf(request), request.params.id) }),
+  });
+
+  app.post('/v1/tasks/:id/rating', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Rate a completed task you submitted (once)', params: IdParams, body: Rating, response: { 200: dataOf(Task), ...errorResponses } },
+    handler: async (request) => ({ data: await tasks.rate(principalOf(request), request.params.id, request.body) }),
+  });
+
+  app.post('/v1/tasks/:id/callback', {
+    // The task token in the body is the credential: it was given only to the assigned agent.
+    config: { auth: 'none' },
+    schema: {
+      tags,
+      summary: 'The assigned agent returns its result or error',
+      params: IdParams,
+      body: Callback,
+      response: { 200: dataOf(Type.Object({ id: Type.String(), status: Type.String() })), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await tasks.callback(request.params.id, request.body) }),
+  });
+
+  app.get('/v1/agents/:id/tasks/poll', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: "Long poll for an agent's queued tasks (no credential for provisional agents)",
+      params: IdParams,
+      querystring: PollQuery,
+      response: { 200: dataOf(Type.Array(Delivery)), ...errorResponses },
+    },
+    handler: async (request) => {
+      let closed = false;
+      request.raw.once('close', () => (closed = true));
+      return { data: await tasks.poll(request.principal, request.params.id, request.query.wait, request.query.limit, () => closed) };
+    },
+  });
+}

@@ -1,0 +1,135 @@
+/**
+ * Which agents may take a task, and in what order. docs/routing.md states the formula; the dry run
+ * (`POST /v1/tasks/route`) shows every factor so the order can be checked by hand.
+ */
+import { expandCapabilityTerms, findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
+import type { ClassTrust, TrustLookup } from '../receipts/index.ts';
+import type { AgentRow, Availability } from '../registry/index.ts';
+import type { AgentTaskStats } from './store.ts';
+
+export const ROUTING_WEIGHTS = { capability: 0.35, trust: 0.25, rating: 0.15, responseTime: 0.1, availability: 0.1, load: 0.05 } as const;
+export type Factors = { [K in keyof typeof ROUTING_WEIGHTS]: number };
+
+/** A task is offered to at most this many agents in turn. */
+export const MAX_CANDIDATES = 5;
+const NEUTRAL = 0.5;
+/** Ratings are damped towards 3 of 5 as if three such ratings had been given. */
+const RATING_PRIOR = { mean: 3, weight: 3 };
+/** Mean seconds to completion at which the response-time factor is one half. */
+const RESPONSE_HALF_SECONDS = 60;
+
+export interface RoutingRequest {
+  capabilities: string[];
+  taskClass: string | null;
+  maxPriceCents: number | null;
+  currency: string;
+}
+
+export interface Candidate {
+  row: AgentRow;
+  score: number;
+  factors: Factors;
+  availability: Availability;
+}
+
+export interface Exclusion {
+  row: AgentRow;
+  reason: string;
+}
+
+export interface RoutingDeps {
+  availabilityOf(row: AgentRow): Availability;
+  trust: TrustLookup;
+  statsFor(agentIds: string[]): Promise<Map<string, AgentTaskStats>>;
+}
+
+/** Every catalogue spelling of each requested capability, normalised: what agents' tags are compared with. */
+export function requestedTermSets(capabilities: string[]): Set<string>[] {
+  return capabilities.map((capability) => new Set(expandCapabilityTerms(capability).map(normalizeCapabilityTerm)));
+}
+
+/** Share of the requested capabilities an agent's tags cover (aliases of the catalogue count). */
+export function capabilityMatch(agentCapabilities: string[], requested: Set<string>[]): number {
+  if (requested.length === 0) return 1;
+  const agentTerms = new Set<string>();
+  for (const tag of agentCapabilities) {
+    agentTerms.add(normalizeCapabilityTerm(tag));
+    const known = findCapability(tag);
+    if (known) agentTerms.add(normalizeCapabilityTerm(known.slug));
+  }
+  const covered = requested.filter((terms) => [...terms].some((term) => agentTerms.has(term))).length;
+  return covered / requested.length;
+}
+
+/** Trust for the task's class if the key has evidence there, else the evidence-weighted mean of its classes. */
+export function trustFactor(classes: ClassTrust[] | undefined, taskClass: string | null): number {
+  if (!classes || classes.length === 0) return NEUTRAL;
+  if (taskClass) {
+    const exact = classes.find((entry) => entry.taskClass === taskClass);
+    if (exact) return exact.score;
+  }
+  const weight = classes.reduce((sum, entry) => sum + entry.weight, 0);
+  return weight > 0 ? classes.reduce((sum, entry) => sum + entry.score * entry.weight, 0) / weight : NEUTRAL;
+}
+
+function exclusionReason(row: AgentRow, availability: Availability, request: RoutingRequest): string | null {
+  if (availability === 'offline') return 'offline: no heartbeat or poll in the last 24 hours';
+  if (row.reported_status === 'maintenance') return 'in maintenance (last heartbeat)';
+  if (row.delivery_mode === 'webhook') {
+    if (!row.endpoint) return 'no endpoint and not polling';
+    if (!row.webhook_secret) return 'no webhook secret (POST /v1/agents/:id/webhook-secret) to sign deliveries with';
+  }
+  return priceExclusion(row, request);
+}
+
+/** A free agent fits every task; a paid one needs a budget, in its currency, at or above its price. */
+export function priceExclusion(agent: Pick<AgentRow, 'price_per_task_cents' | 'currency'>, request: Pick<RoutingRequest, 'maxPriceCents' | 'currency'>): string | null {
+  const price = agent.price_per_task_cents;
+  if (price === 0) return null;
+  if (request.maxPriceCents === null) return `price ${price} ${agent.currency} cents, and the task names no maxPriceCents (only free agents are chosen without one)`;
+  if (agent.currency !== request.currency) return `priced in ${agent.currency}; the task pays in ${request.currency}`;
+  if (price > request.maxPriceCents) return `price ${price} cents is above maxPriceCents ${request.maxPriceCents}`;
+  return null;
+}
+
+const round = (value: number) => Math.round(value * 10000) / 10000;
+
+/**
+ * Ranks visible agents for a task. `rows` must already be limited to agents the requester may see;
+ * `requireCapability` is false when the requester named the agent.
+ */
+export async function rankCandidates(rows: AgentRow[], request: RoutingRequest, deps: RoutingDeps, requireCapability: boolean): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
+  const requested = requestedTermSets(request.capabilities);
+  const excluded: Exclusion[] = [];
+  const eligible: { row: AgentRow; capability: number; availability: Availability }[] = [];
+  for (const row of rows) {
+    const capability = capabilityMatch(JSON.parse(row.capabilities) as string[], requested);
+    if (requireCapability && capability === 0) continue;
+    const availability = deps.availabilityOf(row);
+    const reason = exclusionReason(row, availability, request);
+    if (reason) excluded.push({ row, reason });
+    else eligible.push({ row, capability, availability });
+  }
+
+  const keys = eligible.map((entry) => entry.row.registration_pubkey).filter((key): key is string => key !== null);
+  const [trust, stats] = await Promise.all([deps.trust.trustBySubject(keys), deps.statsFor(eligible.map((entry) => entry.row.id))]);
+
+  const candidates = eligible.map(({ row, capability, availability }): Candidate => {
+    const history = stats.get(row.id);
+    const ratingMean = (RATING_PRIOR.mean * RATING_PRIOR.weight + (history?.ratingSum ?? 0)) / (RATING_PRIOR.weight + (history?.ratings ?? 0));
+    const busy = row.reported_status === 'busy' ? 0.5 : 1;
+    const factors: Factors = {
+      capability: round(capability),
+      trust: round(trustFactor(row.registration_pubkey ? trust.get(row.registration_pubkey) : undefined, request.taskClass)),
+      rating: round((ratingMean - 1) / 4),
+      responseTime: round(history?.meanSeconds == null ? NEUTRAL : 1 / (1 + history.meanSeconds / RESPONSE_HALF_SECONDS)),
+      availability: (availability === 'available' ? 1 : 0.5) * busy,
+      load: round(1 - Math.min(1, Math.max(0, row.reported_load ?? 0))),
+    };
+    const score = (Object.keys(ROUTING_WEIGHTS) as (keyof Factors)[]).reduce((sum, key) => sum + ROUTING_WEIGHTS[key] * factors[key], 0);
+    return { row, score: round(score), factors, availability };
+  });
+  // Ties go to the longest-registered agent, then the smaller id: the same inputs always give the same order.
+  candidates.sort((a, b) => b.score - a.score || a.row.created_at.localeCompare(b.row.created_at) || a.row.id.localeCompare(b.row.id));
+  return { candidates, excluded };
+}

@@ -1,0 +1,119 @@
+import { Type, type Static, type TLiteral } from '@sinclair/typebox';
+import { currencies, MAX_AMOUNT_CENTS } from '../../lib/money.ts';
+import { TaskClass } from '../receipts/schemas.ts';
+
+const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
+
+export const priorities = ['low', 'normal', 'high', 'urgent'] as const;
+export const taskStatuses = ['pending', 'matched', 'in_progress', 'completed', 'failed', 'cancelled', 'expired', 'unmatched'] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+
+const Json = Type.Unknown({ description: 'any JSON value' });
+const JsonObject = Type.Object({}, { additionalProperties: true });
+
+export const CreateTask = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.String({ minLength: 1, maxLength: 10_000, description: 'natural language allowed when the matched agent has an inputSchema' }),
+    input: Type.Optional(JsonObject),
+    capabilities: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 20, uniqueItems: true })),
+    agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    taskClass: Type.Optional(TaskClass),
+    priority: Type.Optional(literals(priorities)),
+    expiresInMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 24 * 60 })),
+    metadata: Type.Optional(JsonObject),
+    maxPriceCents: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'the most this task may cost; without it only free agents are chosen' })),
+    currency: Type.Optional(literals(currencies)),
+  },
+  { additionalProperties: false },
+);
+export type CreateTaskInput = Static<typeof CreateTask>;
+
+const AgentRef = Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() });
+
+export const Task = Type.Object({
+  id: Type.String(),
+  title: Type.Union([Type.String(), Type.Null()]),
+  description: Type.String(),
+  input: Type.Union([JsonObject, Type.Null()]),
+  capabilities: Type.Array(Type.String()),
+  taskClass: Type.Union([Type.String(), Type.Null()]),
+  status: literals(taskStatuses),
+  assignedAgent: Type.Union([AgentRef, Type.Null()]),
+  result: Json,
+  error: Json,
+  priority: Type.String(),
+  metadata: Type.Union([JsonObject, Type.Null()]),
+  maxPriceCents: Type.Union([Type.Integer(), Type.Null()]),
+  currency: Type.String(),
+  priceCents: Type.Union([Type.Integer({ description: 'the assigned agent\'s price when it was assigned: what completion charges' }), Type.Null()]),
+  rating: Type.Union([Type.Object({ score: Type.Integer(), comment: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  expiresAt: Type.String(),
+  deliveredAt: Type.Union([Type.String(), Type.Null()]),
+  completedAt: Type.Union([Type.String(), Type.Null()]),
+});
+export type TaskView = Static<typeof Task>;
+
+export const TaskListQuery = Type.Object({
+  role: Type.Optional(literals(['requester', 'agent'] as const)),
+  status: Type.Optional(literals(taskStatuses)),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+});
+
+export const Rating = Type.Object({ score: Type.Integer({ minimum: 1, maximum: 5 }), comment: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });
+
+export const Callback = Type.Object(
+  {
+    taskToken: Type.String({ minLength: 1, maxLength: 200 }),
+    result: Type.Optional(Json),
+    error: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 4000 }), JsonObject])),
+  },
+  { additionalProperties: false },
+);
+
+const Factors = Type.Object({
+  capability: Type.Number(),
+  trust: Type.Number(),
+  rating: Type.Number(),
+  responseTime: Type.Number(),
+  availability: Type.Number(),
+  load: Type.Number(),
+});
+
+export const RouteCandidate = Type.Object({
+  agent: AgentRef,
+  score: Type.Number(),
+  factors: Factors,
+  availability: Type.String(),
+  deliveryMode: Type.String(),
+});
+
+export const RoutePlan = Type.Object({
+  data: Type.Object({
+    candidates: Type.Array(RouteCandidate, { description: 'eligible agents, best first; a task is offered to at most the first 5' }),
+    excluded: Type.Array(Type.Object({ agent: AgentRef, reason: Type.String() })),
+    weights: Factors,
+  }),
+});
+
+export const PollQuery = Type.Object({
+  wait: Type.Integer({ minimum: 0, maximum: 30, default: 0, description: 'seconds to hold the request when no task waits' }),
+  limit: Type.Integer({ minimum: 1, maximum: 20, default: 1 }),
+});
+
+export const Delivery = Type.Object({
+  taskId: Type.String(),
+  taskToken: Type.String(),
+  title: Type.Union([Type.String(), Type.Null()]),
+  description: Type.String(),
+  input: Type.Union([JsonObject, Type.Null()]),
+  callbackUrl: Type.String(),
+  capabilities: Type.Array(Type.String()),
+  priority: Type.String(),
+  expiresAt: Type.String(),
+  timestamp: Type.String(),
+});
+export type DeliveryPayload = Static<typeof Delivery>;

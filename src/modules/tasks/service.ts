@@ -1,0 +1,337 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { Signals } from '../../db/signals.ts';
+import type { Principal } from '../../http/auth.ts';
+import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
+import { AppError, badRequest, conflict, notFound, unauthorized } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { DEFAULT_CURRENCY } from '../../lib/money.ts';
+import { hashSecret, newSecret } from '../../lib/secrets.ts';
+import type { TrustLookup } from '../receipts/index.ts';
+import type { AgentRow, RegistryService } from '../registry/index.ts';
+import { deliveryPayload, type AssignableTask, type Assigner } from './assignment.ts';
+import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, type Candidate, type Exclusion } from './routing.ts';
+import type { CreateTaskInput, DeliveryPayload, TaskView } from './schemas.ts';
+import type { TaskRow, TaskSettlement, TasksStore } from './store.ts';
+
+/** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
+export const AGENT_TASKS_CHANNEL = 'tasks.agent';
+export const DELIVERY_CHANNEL = 'tasks.delivery';
+
+const DEFAULT_EXPIRY_MINUTES = 60;
+/** A waiting poll looks again this often even unwoken: a backstop should a wake-up signal be lost. */
+const POLL_RECHECK_MS = 5000;
+const OPEN: TaskRow['status'][] = ['pending', 'matched', 'in_progress'];
+
+type RegistryForTasks = Pick<RegistryService, 'findRow' | 'canSee' | 'availabilityOf' | 'rowsWithAnyCapability' | 'authorizePoll'>;
+
+export interface TasksDeps {
+  store: TasksStore;
+  clock: Clock;
+  registry: RegistryForTasks;
+  trust: TrustLookup;
+  assigner: Assigner;
+  signals: Signals;
+  /** Payments: the ledger entries of a completed paid task, written in the completing transaction. */
+  settlement: TaskSettlement;
+}
+
+const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+export function givenInputOf(row: Pick<TaskRow, 'input' | 'input_extracted'>): Record<string, unknown> | null {
+  return row.input_extracted ? null : parseJson<Record<string, unknown>>(row.input);
+}
+
+export function assignableOf(row: TaskRow): AssignableTask {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    capabilities: row.capabilities,
+    priority: row.priority,
+    expires_at: row.expires_at,
+    max_price_cents: row.max_price_cents,
+    currency: row.currency,
+    givenInput: givenInputOf(row),
+  };
+}
+
+function sameToken(token: string, hash: string | null): boolean {
+  if (!hash) return false;
+  const given = Buffer.from(hashSecret(token), 'utf8');
+  const stored = Buffer.from(hash, 'utf8');
+  return given.length === stored.length && timingSafeEqual(given, stored);
+}
+
+export function createTasksService(deps: TasksDeps) {
+  const { store, clock, registry, trust, assigner, signals, settlement } = deps;
+  const agentRef = (row: AgentRow) => ({ id: row.id, name: row.name, slug: row.slug });
+
+  async function views(rows: TaskRow[]): Promise<TaskView[]> {
+    const agentIds = [...new Set(rows.map((row) => row.assigned_agent_id).filter((id): id is string => id !== null))];
+    const agents = new Map<string, AgentRow>();
+    await Promise.all(
+      agentIds.map(async (id) => {
+        const row = await registry.findRow(id);
+        if (row) agents.set(id, row);
+      }),
+    );
+    return rows.map((row) => {
+      const agent = row.assigned_agent_id ? agents.get(row.assigned_agent_id) : undefined;
+      return {
+        id: row.id,
+        title: row.title,
+        description: row.description,
+        input: parseJson(row.input),
+        capabilities: JSON.parse(row.capabilities) as string[],
+        taskClass: row.task_class,
+        status: row.status,
+        assignedAgent: agent ? agentRef(agent) : null,
+        result: parseJson(row.result),
+        error: parseJson(row.error),
+        priority: row.priority,
+        metadata: parseJson(row.metadata),
+        maxPriceCents: row.max_price_cents,
+        currency: row.currency,
+        priceCents: row.price_cents,
+        rating: row.rating === null ? null : { score: row.rating, comment: row.rating_comment },
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+        expiresAt: row.expires_at,
+        deliveredAt: row.delivered_at,
+        completedAt: row.completed_at,
+      };
+    });
+  }
+  const viewOf = async (row: TaskRow) => (await views([row]))[0] as TaskView;
+
+  /** Agents the requester may see that could take the task, ranked; hidden agents never appear, not even as excluded. */
+  async function plan(principal: Principal, input: Pick<CreateTaskInput, 'agentId' | 'capabilities' | 'taskClass' | 'maxPriceCents' | 'currency'>): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
+    const capabilities = input.capabilities ?? [];
+    const request = { capabilities, taskClass: input.taskClass ?? null, maxPriceCents: input.maxPriceCents ?? null, currency: input.currency ?? DEFAULT_CURRENCY };
+    const routingDeps = { availabilityOf: registry.availabilityOf, trust, statsFor: store.statsFor };
+    if (input.agentId) {
+      const row = await registry.findRow(input.agentId);
+      if (!row || !(await registry.canSee(row, principal.personId))) throw notFound('Agent not found');
+      return rankCandidates([row], request, routingDeps, false);
+    }
+    if (capabilities.length === 0) throw badRequest('Give capabilities to route by, or an agentId', [{ path: '/body/capabilities', message: 'is required without agentId' }]);
+    const terms = [...new Set(requestedTermSets(capabilities).flatMap((set) => [...set]))];
+    const rows = await registry.rowsWithAnyCapability(terms);
+    const visible: AgentRow[] = [];
+    for (const row of rows) if (await registry.canSee(row, principal.personId)) visible.push(row);
+    return rankCandidates(visible, request, routingDeps, true);
+  }
+
+  async function findForRequester(principal: Principal, id: string): Promise<TaskRow> {
+    const row = await store.find(id);
+    if (!row || row.requester_id !== principal.accountId) throw notFound('Task not found');
+    return row;
+  }
+
+  /** The requester, or the owner of the agent the task is assigned to. */
+  async function findVisible(principal: Principal, id: string): Promise<TaskRow> {
+    const row = await store.find(id);
+    if (!row) throw notFound('Task not found');
+    if (row.requester_id === principal.accountId) return row;
+    if (row.assigned_agent_id) {
+      const agent = await registry.findRow(row.assigned_agent_id);
+      const actsForAgent = principal.kind === 'agent' ? principal.agentId === agent?.id : true;
+      if (agent && agent.owner_id === principal.personId && actsForAgent) return row;
+    }
+    throw notFound('Task not found');
+  }
+
+  async function replay(existing: TaskRow, requestHash: string) {
+    if (existing.request_hash !== requestHash) {
+      throw new AppError('UNPROCESSABLE', 'This Idempotency-Key was used with a different request body');
+    }
+    return { status: 201 as const, body: JSON.parse(existing.first_response as string) as { data: TaskView } };
+  }
+
+  function notify(row: Pick<TaskRow, 'status' | 'assigned_agent_id'>, hasDelivery: boolean) {
+    if (row.status !== 'matched' || !row.assigned_agent_id) return;
+    const [channel, payload] = hasDelivery ? [DELIVERY_CHANNEL, ''] : [AGENT_TASKS_CHANNEL, row.assigned_agent_id];
+    void signals.publish(channel, payload).catch(() => {});
+  }
+
+  return {
+    views,
+
+    async create(principal: Principal, input: CreateTaskInput, idempotencyKey: string | undefined) {
+      const requestHash = createHash('sha256').update(canonicalize(input) as string).digest('hex');
+      if (idempotencyKey) {
+        const existing = await store.findByIdempotencyKey(principal.accountId, idempotencyKey);
+        if (existing) return replay(existing, requestHash);
+      }
+
+      const { candidates } = await plan(principal, input);
+      const now = isoNow(clock);
+      const ranked = candidates.slice(0, MAX_CANDIDATES);
+      const row: TaskRow = {
+        id: newId(),
+        requester_id: principal.accountId,
+        title: input.title ?? null,
+        description: input.description,
+        input: input.input ? JSON.stringify(input.input) : null,
+        input_extracted: 0,
+        capabilities: JSON.stringify(input.capabilities ?? []),
+        task_class: input.taskClass ?? null,
+        target_agent_id: input.agentId ?? null,
+        assigned_agent_id: null,
+        candidates: JSON.stringify(ranked.map((candidate) => candidate.row.id)),
+        candidate_index: 0,
+        status: 'pending',
+        token_hash: null,
+        result: null,
+        error: null,
+        priority: input.priority ?? 'normal',
+        metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+        max_price_cents: input.maxPriceCents ?? null,
+        currency: input.currency ?? DEFAULT_CURRENCY,
+        price_cents: null,
+        rating: null,
+        rating_comment: null,
+        idempotency_key: idempotencyKey ?? null,
+        request_hash: idempotencyKey ? requestHash : null,
+        first_response: null,
+        created_at: now,
+        updated_at: now,
+        expires_at: isoIn(clock, (input.expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000),
+        delivered_at: null,
+        completed_at: null,
+      };
+
+      let delivery = null;
+      const first = ranked[0];
+      if (!first) {
+        row.status = 'unmatched';
+        row.error = JSON.stringify({ code: 'no_agent', message: 'No available agent the requester may see fits this task' });
+      } else {
+        const assignment = await assigner.assign(assignableOf(row), first.row, now);
+        if (assignment.ok) {
+          Object.assign(row, assignment.changes);
+          delivery = assignment.delivery;
+        } else {
+          Object.assign(row, { status: 'failed', assigned_agent_id: first.row.id, error: JSON.stringify(assignment.error), completed_at: now });
+        }
+      }
+
+      const body = { data: (await views([row]))[0] as TaskView };
+      row.first_response = idempotencyKey ? JSON.stringify(body) : null;
+      try {
+        await store.insert(row, delivery);
+      } catch (error) {
+        if (idempotencyKey && isUniqueViolation(error)) {
+          const raced = await store.findByIdempotencyKey(principal.accountId, idempotencyKey);
+          if (raced) return replay(raced, requestHash);
+        }
+        throw error;
+      }
+      notify(row, delivery !== null);
+      return { status: 201 as const, body };
+    },
+
+    async route(principal: Principal, input: CreateTaskInput) {
+      const { candidates, excluded } = await plan(principal, input);
+      return {
+        candidates: candidates.map((candidate) => ({ agent: agentRef(candidate.row), score: candidate.score, factors: candidate.factors, availability: candidate.availability, deliveryMode: candidate.row.delivery_mode })),
+        excluded: excluded.map((entry) => ({ agent: agentRef(entry.row), reason: entry.reason })),
+        weights: { ...ROUTING_WEIGHTS },
+      };
+    },
+
+    get: async (principal: Principal, id: string) => viewOf(await findVisible(principal, id)),
+
+    async list(principal: Principal, query: { role?: 'requester' | 'agent'; status?: string; limit: number; offset: number }) {
+      const { rows, total } =
+        query.role === 'agent'
+          ? await store.listForOwner(principal.personId, principal.kind === 'agent' ? principal.agentId : null, query.status, query.limit, query.offset)
+          : await store.listForRequester(principal.accountId, query.status, query.limit, query.offset);
+      return { data: await views(rows), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + rows.length < total } };
+    },
+
+    async cancel(principal: Principal, id: string) {
+      const row = await findForRequester(principal, id);
+      const now = isoNow(clock);
+      const cancelled = await store.transition(row.id, OPEN, { status: 'cancelled', updated_at: now, completed_at: now });
+      if (!cancelled) throw conflict(`A task that is ${row.status} cannot be cancelled`);
+      await store.cancelDeliveries(row.id, now);
+      return viewOf(cancelled);
+    },
+
+    async rate(principal: Principal, id: string, rating: { score: number; comment?: string }) {
+      const row = await findForRequester(principal, id);
+      if (row.status !== 'completed') throw conflict('Only a completed task can be rated');
+      if (row.rating !== null) throw conflict('This task is already rated');
+      const rated = await store.transition(row.id, ['completed'], { rating: rating.score, rating_comment: rating.comment ?? null, updated_at: isoNow(clock) });
+      if (!rated || rated.rating !== rating.score) throw conflict('This task is already rated');
+      return viewOf(rated);
+    },
+
+    async callback(id: string, body: { taskToken: string; result?: unknown; error?: unknown }) {
+      const hasResult = body.result !== undefined;
+      const hasError = body.error !== undefined;
+      if (hasResult === hasError) throw badRequest('Send exactly one of result or error', [{ path: '/body', message: 'must have result or error' }]);
+      const row = await store.find(id);
+      if (!row || !sameToken(body.taskToken, row.token_hash)) throw unauthorized('The task token is not valid for this task');
+      const now = isoNow(clock);
+      const finished = await store.finish(row.id, settlement, {
+        status: hasResult ? 'completed' : 'failed',
+        result: hasResult ? JSON.stringify(body.result) : null,
+        error: hasError ? JSON.stringify(body.error) : null,
+        completed_at: now,
+        updated_at: now,
+        // A webhook agent may answer before the delivery is recorded as made.
+        delivered_at: row.delivered_at ?? now,
+      });
+      if (!finished) throw conflict(`This task is already ${row.status}`);
+      if (finished.status === 'completed') settlement.afterCommit(finished);
+      return { id: finished.id, status: finished.status };
+    },
+
+    /**
+     * Takes up to `limit` tasks queued for a polling agent, holding the request up to `waitSeconds`
+     * while none waits. Subscribing before looking means a task matched in between is not missed.
+     */
+    async poll(principal: Principal | null, agentId: string, waitSeconds: number, limit: number, aborted: () => boolean): Promise<DeliveryPayload[]> {
+      const agent = await registry.authorizePoll(principal, agentId);
+      if (agent.delivery_mode !== 'poll') throw conflict('This agent receives its tasks by webhook; set deliveryMode "poll" to poll');
+      let wake: () => void = () => {};
+      const unsubscribe = signals.subscribe(AGENT_TASKS_CHANNEL, (payload) => {
+        if (payload === agentId) wake();
+      });
+      try {
+        const deadline = Date.now() + waitSeconds * 1000;
+        for (;;) {
+          const woken = new Promise<void>((resolve) => (wake = resolve));
+          const taken = await takeQueued(agentId, limit);
+          const remaining = deadline - Date.now();
+          if (taken.length > 0 || remaining <= 0 || aborted()) return taken;
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([woken, new Promise((resolve) => (timer = setTimeout(resolve, Math.min(remaining, POLL_RECHECK_MS))))]);
+          clearTimeout(timer);
+        }
+      } finally {
+        unsubscribe();
+      }
+    },
+  };
+
+  async function takeQueued(agentId: string, limit: number): Promise<DeliveryPayload[]> {
+    const waiting = await store.waitingFor(agentId, limit);
+    const taken: DeliveryPayload[] = [];
+    for (const row of waiting) {
+      const token = newSecret('tkt_');
+      const now = isoNow(clock);
+      const moved = await store.transition(row.id, ['matched'], { status: 'in_progress', token_hash: hashSecret(token), delivered_at: now, updated_at: now }, agentId);
+      // Another poll of the same agent may have taken it first.
+      if (!moved) continue;
+      taken.push(deliveryPayload(assignableOf(moved), parseJson(moved.input), token, assigner.callbackUrlOf(moved.id), now));
+    }
+    return taken;
+  }
+}
+
+export type TasksService = ReturnType<typeof createTasksService>;

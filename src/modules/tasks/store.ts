@@ -1,0 +1,223 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Db, Tx } from '../../db/database.ts';
+import type { DialectName } from '../../db/dialect.ts';
+import type { TaskDeliveriesTable, TasksTable } from '../../db/schema.ts';
+
+export type TaskRow = Selectable<TasksTable>;
+export type DeliveryRow = Selectable<TaskDeliveriesTable>;
+export type NewDeliveryRow = Insertable<TaskDeliveriesTable>;
+
+const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
+
+/**
+ * What completion does besides changing the task (payments implements it): `settle` runs inside the
+ * completing transaction, so its writes commit with the completion or not at all; `afterCommit`
+ * starts whatever must not hold the transaction open (network calls).
+ */
+export interface TaskSettlement {
+  settle(tx: Tx, task: TaskRow): Promise<void>;
+  afterCommit(task: TaskRow): void;
+}
+
+/** Per-agent history that routing weighs: ratings and how fast completed tasks came back. */
+export interface AgentTaskStats {
+  ratings: number;
+  ratingSum: number;
+  completed: number;
+  /** Mean seconds from delivery to completion over completed tasks. */
+  meanSeconds: number | null;
+}
+
+export function createTasksStore(db: Db, dialect: DialectName) {
+  return {
+    async insert(task: Insertable<TasksTable>, delivery: NewDeliveryRow | null): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await tx.insertInto('tasks').values(task).execute();
+        if (delivery) await tx.insertInto('task_deliveries').values(delivery).execute();
+      });
+    },
+
+    find: (id: string) => db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    findByIdempotencyKey: (requesterId: string, key: string) =>
+      db.selectFrom('tasks').selectAll().where('requester_id', '=', requesterId).where('idempotency_key', '=', key).executeTakeFirst(),
+
+    async listForRequester(requesterId: string, status: string | undefined, limit: number, offset: number) {
+      let query = db.selectFrom('tasks').where('requester_id', '=', requesterId);
+      if (status) query = query.where('status', '=', status as TaskRow['status']);
+      const [rows, count] = await Promise.all([
+        query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+        query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+
+    async listForOwner(ownerId: string, agentId: string | null, status: string | undefined, limit: number, offset: number) {
+      let query = db.selectFrom('tasks').innerJoin('agents', 'agents.id', 'tasks.assigned_agent_id').where('agents.owner_id', '=', ownerId);
+      if (agentId) query = query.where('tasks.assigned_agent_id', '=', agentId);
+      if (status) query = query.where('tasks.status', '=', status as TaskRow['status']);
+      const [rows, count] = await Promise.all([
+        query.selectAll('tasks').orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).offset(offset).execute(),
+        query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+
+    /** Changes a task only if it is still in one of `from`: the database settles every race. */
+    async transition(id: string, from: readonly TaskRow['status'][], changes: Updateable<TasksTable>, assignedTo?: string): Promise<TaskRow | undefined> {
+      let query = db.updateTable('tasks').set(changes).where('id', '=', id).where('status', 'in', [...from]);
+      if (assignedTo) query = query.where('assigned_agent_id', '=', assignedTo);
+      return query.returningAll().executeTakeFirst();
+    },
+
+    /**
+     * The callback's move to completed or failed. The conditional update is what makes a task finish
+     * (and be paid) once: of any number of concurrent callbacks one changes the row, and only that
+     * one settles, in the same transaction.
+     */
+    async finish(id: string, settlement: TaskSettlement, changes: Updateable<TasksTable>): Promise<TaskRow | undefined> {
+      return db.transaction().execute(async (tx) => {
+        const task = await tx.updateTable('tasks').set(changes).where('id', '=', id).where('status', 'in', ['matched', 'in_progress']).returningAll().executeTakeFirst();
+        if (task?.status === 'completed') await settlement.settle(tx, task);
+        return task;
+      });
+    },
+
+    /** Moves the task to its next candidate (or a final state) and replaces its delivery job, atomically. */
+    async reassign(id: string, expectedIndex: number, changes: Updateable<TasksTable>, delivery: NewDeliveryRow | null, finishedJob: { id: string; error: string; now: string }) {
+      return db.transaction().execute(async (tx) => {
+        await tx.updateTable('task_deliveries').set({ state: 'failed', payload: null, last_error: finishedJob.error, lease_until: null, updated_at: finishedJob.now }).where('id', '=', finishedJob.id).execute();
+        const task = await tx
+          .updateTable('tasks')
+          .set(changes)
+          .where('id', '=', id)
+          .where('status', '=', 'matched')
+          .where('candidate_index', '=', expectedIndex)
+          .returningAll()
+          .executeTakeFirst();
+        if (task && delivery) await tx.insertInto('task_deliveries').values(delivery).execute();
+        return task;
+      });
+    },
+
+    /** Tasks waiting for a polling agent, most urgent and oldest first. */
+    waitingFor: (agentId: string, limit: number) =>
+      db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('assigned_agent_id', '=', agentId)
+        .where('status', '=', 'matched')
+        .orderBy(sql`case priority when 'urgent' then 0 when 'high' then 1 when 'normal' then 2 else 3 end`)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute(),
+
+    async statsFor(agentIds: string[]): Promise<Map<string, AgentTaskStats>> {
+      const stats = new Map<string, AgentTaskStats>();
+      if (agentIds.length === 0) return stats;
+      const rows = await db
+        .selectFrom('tasks')
+        .select((eb) => [
+          'assigned_agent_id',
+          eb.fn.count<number | string>('rating').as('ratings'),
+          eb.fn.sum<number | string | null>('rating').as('rating_sum'),
+          eb.fn.countAll<number | string>().as('completed'),
+        ])
+        .where('assigned_agent_id', 'in', agentIds)
+        .where('status', '=', 'completed')
+        .groupBy('assigned_agent_id')
+        .execute();
+      const durations = await db
+        .selectFrom('tasks')
+        .select(['assigned_agent_id', 'delivered_at', 'completed_at'])
+        .where('assigned_agent_id', 'in', agentIds)
+        .where('status', '=', 'completed')
+        .where('delivered_at', 'is not', null)
+        .orderBy('completed_at', 'desc')
+        .limit(50 * agentIds.length)
+        .execute();
+      const seconds = new Map<string, number[]>();
+      for (const row of durations) {
+        const list = seconds.get(row.assigned_agent_id as string) ?? [];
+        if (list.length < 50) list.push((Date.parse(row.completed_at as string) - Date.parse(row.delivered_at as string)) / 1000);
+        seconds.set(row.assigned_agent_id as string, list);
+      }
+      for (const row of rows) {
+        const list = seconds.get(row.assigned_agent_id as string) ?? [];
+        stats.set(row.assigned_agent_id as string, {
+          ratings: Number(row.ratings),
+          ratingSum: Number(row.rating_sum ?? 0),
+          completed: Number(row.completed),
+          meanSeconds: list.length > 0 ? list.reduce((a, b) => a + b, 0) / list.length : null,
+        });
+      }
+      return stats;
+    },
+
+    /** Open tasks past their expiry become `expired`; their pending deliveries stop. */
+    async expireDue(now: string, limit = 200): Promise<TaskRow[]> {
+      const due = await db.selectFrom('tasks').select('id').where('status', 'in', [...OPEN_STATUSES]).where('expires_at', '<=', now).limit(limit).execute();
+      if (due.length === 0) return [];
+      const ids = due.map((row) => row.id);
+      return db.transaction().execute(async (tx) => {
+        const expired = await tx
+          .updateTable('tasks')
+          .set({ status: 'expired', token_hash: null, updated_at: now, error: JSON.stringify({ code: 'expired', message: 'No result arrived before the task expired' }) })
+          .where('id', 'in', ids)
+          .where('status', 'in', [...OPEN_STATUSES])
+          .returningAll()
+          .execute();
+        await tx.updateTable('task_deliveries').set({ state: 'failed', payload: null, last_error: 'task expired', updated_at: now }).where('task_id', 'in', ids).where('state', 'in', ['pending', 'running']).execute();
+        return expired;
+      });
+    },
+
+    // -- delivery jobs ---------------------------------------------------------------------------
+
+    /**
+     * Takes up to `limit` due jobs: pending ones whose time has come, and running ones whose lease
+     * ran out (their worker died). On PostgreSQL `SKIP LOCKED` lets any number of nodes share the
+     * table; the outer state check makes a job claimed by two statements go to one of them.
+     */
+    async claimDue(now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> {
+      const due = db
+        .selectFrom('task_deliveries')
+        .select('id')
+        .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('run_at', '<=', now)]), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))
+        .orderBy('run_at')
+        .limit(limit);
+      const lockedDue = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+      return db
+        .updateTable('task_deliveries')
+        .set((eb) => ({ state: 'running', lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+        .where('id', 'in', lockedDue)
+        .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))
+        .returningAll()
+        .execute();
+    },
+
+    /** After a crash of the only node (SQLite), its running jobs are orphans: hand them back at once. */
+    releaseRunning: (now: string) => db.updateTable('task_deliveries').set({ state: 'pending', lease_until: null, run_at: now, updated_at: now }).where('state', '=', 'running').execute(),
+
+    async delivered(job: DeliveryRow, now: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await tx.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now }).where('id', '=', job.id).execute();
+        await tx.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', job.task_id).where('status', '=', 'matched').execute();
+      });
+    },
+
+    retryLater: (job: DeliveryRow, runAt: string, error: string, now: string) =>
+      db.updateTable('task_deliveries').set({ state: 'pending', run_at: runAt, lease_until: null, last_error: error, updated_at: now }).where('id', '=', job.id).execute(),
+
+    /** A job whose task no longer waits for it (cancelled, expired, completed or reassigned). */
+    retire: (jobId: string, now: string) => db.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, updated_at: now }).where('id', '=', jobId).execute(),
+
+    deliveriesOf: (taskId: string) => db.selectFrom('task_deliveries').selectAll().where('task_id', '=', taskId).orderBy('created_at').execute(),
+
+    cancelDeliveries: (taskId: string, now: string) =>
+      db.updateTable('task_deliveries').set({ state: 'failed', payload: null, last_error: 'task cancelled', updated_at: now }).where('task_id', '=', taskId).where('state', '=', 'pending').execute(),
+  };
+}
+
+export type TasksStore = ReturnType<typeof createTasksStore>;

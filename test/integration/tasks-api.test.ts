@@ -1,0 +1,347 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
+import { registerAgent, registerProvisional } from '../helpers/agents.ts';
+import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
+import { heartbeat, readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
+
+const env = { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20' };
+
+describe('tasks: submission, records and access', () => {
+  let app: TestApp;
+  let server: AgentServer;
+  let requester: { token: string; accountId: string };
+  let owner: { token: string };
+  let stranger: { token: string };
+  let agent: { id: string; secret: string };
+  before(async () => {
+    app = await startTestApp(env);
+    server = await startAgentServer();
+    requester = await app.signup();
+    owner = await app.signup();
+    stranger = await app.signup();
+    agent = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['Text Summarization'] });
+  });
+  after(async () => {
+    await app.close();
+    await server.close();
+  });
+
+  it('answers the DECISIONS record, with the catalogue alias matched to the agent tag', async () => {
+    const response = await app.request({
+      method: 'POST',
+      url: '/v1/tasks',
+      token: requester.token,
+      body: { title: 'TL;DR', description: 'Summarise it', capabilities: ['tldr'], metadata: { ticket: 42 }, expiresInMinutes: 5 },
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    const task = response.json().data;
+    assert.deepEqual(Object.keys(task).sort(), [
+      'assignedAgent', 'capabilities', 'completedAt', 'createdAt', 'currency', 'deliveredAt', 'description', 'error', 'expiresAt', 'id', 'input', 'maxPriceCents', 'metadata',
+      'priceCents', 'priority', 'rating', 'result', 'status', 'taskClass', 'title', 'updatedAt',
+    ].sort());
+    assert.equal(task.status, 'matched');
+    assert.equal(task.assignedAgent.id, agent.id);
+    assert.equal(task.priority, 'normal');
+    assert.deepEqual(task.metadata, { ticket: 42 });
+    assert.equal(Date.parse(task.expiresAt) - Date.parse(task.createdAt), 5 * 60_000);
+  });
+
+  it('no fitting agent: unmatched, with a reason', async () => {
+    const task = await submitTask(app, requester.token, { capabilities: ['underwater-basket-weaving'] });
+    assert.equal(task.status, 'unmatched');
+    assert.equal(task.assignedAgent, null);
+    assert.equal((task.error as { code: string }).code, 'no_agent');
+  });
+
+  it('refuses bad input', async () => {
+    const post = (body: unknown, token = requester.token) => app.request({ method: 'POST', url: '/v1/tasks', token, body });
+    expectError(await post({ description: 'x' }), 400, 'BAD_REQUEST');
+    expectError(await post({ capabilities: ['summarize'] }), 400, 'BAD_REQUEST');
+    expectError(await post({ description: '', capabilities: ['summarize'] }), 400, 'BAD_REQUEST');
+    expectError(await post({ description: 'x', capabilities: 'summarize' }), 400, 'BAD_REQUEST');
+    expectError(await post({ description: 'x', capabilities: ['summarize'], priority: 'asap' }), 400, 'BAD_REQUEST');
+    expectError(await post({ description: 'x', capabilities: ['summarize'], expiresInMinutes: 0 }), 400, 'BAD_REQUEST');
+    expectError(await post({ description: 'x', capabilities: ['summarize'], input: 'text' }), 400, 'BAD_REQUEST');
+    expectError(await post({ description: 'x', capabilities: ['summarize'], surprise: true }), 400, 'BAD_REQUEST');
+    expectError(await post({ description: 'x'.repeat(10_001), capabilities: ['summarize'] }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, rawBody: '{"description":' }), 400, 'BAD_REQUEST');
+    expectError(await post({ description: 'x', agentId: 'no-such-agent' }), 404, 'NOT_FOUND');
+    expectError(await post({ description: 'x', capabilities: ['summarize'] }, ''), 401, 'UNAUTHORIZED');
+    expectError(await post({ description: 'x', capabilities: ['summarize'] }, 'ags_not-a-session'), 401, 'UNAUTHORIZED');
+  });
+
+  it('a private agent cannot be targeted or routed to by others (404), but by its owner', async () => {
+    const hidden = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['secret-sauce'], visibility: 'private' });
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'x', agentId: hidden.id } }), 404, 'NOT_FOUND');
+    assert.equal((await submitTask(app, requester.token, { capabilities: ['secret-sauce'] })).status, 'unmatched');
+    const plan = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['secret-sauce'] } })).json().data;
+    assert.deepEqual(plan.candidates, []);
+    assert.deepEqual(plan.excluded, [], 'hidden agents are not even listed as excluded');
+    assert.equal((await submitTask(app, owner.token, { agentId: hidden.id })).status, 'matched');
+  });
+
+  it('the requester and the owner of the assigned agent see a task; others get 404', async () => {
+    const task = await submitTask(app, requester.token, {});
+    assert.equal((await taskOf(app, requester.token, task.id)).id, task.id);
+    assert.equal((await taskOf(app, owner.token, task.id)).id, task.id);
+    expectError(await app.request({ method: 'GET', url: `/v1/tasks/${task.id}`, token: stranger.token }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'GET', url: `/v1/tasks/${task.id}` }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: '/v1/tasks/unknown', token: requester.token }), 404, 'NOT_FOUND');
+  });
+
+  it('lists mine, and with role=agent the tasks assigned to my agents, paginated', async () => {
+    const fresh = await app.signup();
+    const a = await submitTask(app, fresh.token, { title: 'one' });
+    const b = await submitTask(app, fresh.token, { title: 'two' });
+    const mine = (await app.request({ method: 'GET', url: '/v1/tasks?limit=1', token: fresh.token })).json();
+    assert.deepEqual(mine.pagination, { limit: 1, offset: 0, total: 2, hasMore: true });
+    assert.equal(mine.data[0].id, b.id);
+    const second = (await app.request({ method: 'GET', url: '/v1/tasks?limit=1&offset=1', token: fresh.token })).json();
+    assert.equal(second.data[0].id, a.id);
+    const assigned = (await app.request({ method: 'GET', url: '/v1/tasks?role=agent&limit=100', token: owner.token })).json();
+    assert.ok(assigned.data.some((task: { id: string }) => task.id === a.id));
+    assert.equal((await app.request({ method: 'GET', url: '/v1/tasks?role=agent', token: fresh.token })).json().pagination.total, 0);
+    expectError(await app.request({ method: 'GET', url: '/v1/tasks?role=boss', token: fresh.token }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'GET', url: '/v1/tasks?status=done', token: fresh.token }), 400, 'BAD_REQUEST');
+    const matched = (await app.request({ method: 'GET', url: '/v1/tasks?status=unmatched', token: fresh.token })).json();
+    assert.equal(matched.pagination.total, 0);
+  });
+
+  it('Idempotency-Key: a replay returns the first answer; the same key with another body is 422', async () => {
+    const headers = { 'idempotency-key': 'order-7' };
+    const first = await submitTask(app, requester.token, { title: 'idem' }, headers);
+    const replay = await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'Summarise this report', capabilities: ['summarize'], title: 'idem' }, headers });
+    assert.equal(replay.statusCode, 201);
+    assert.deepEqual(replay.json().data, first);
+    const other = await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'Something else', capabilities: ['summarize'] }, headers });
+    expectError(other, 422, 'UNPROCESSABLE');
+    // Keys are per requester.
+    const elsewhere = await submitTask(app, stranger.token, { title: 'idem' }, headers);
+    assert.notEqual(elsewhere.id, first.id);
+    const all = (await app.request({ method: 'GET', url: '/v1/tasks?limit=100', token: requester.token })).json().data;
+    assert.equal(all.filter((task: { title: string }) => task.title === 'idem').length, 1);
+  });
+
+  it('concurrent submissions with one Idempotency-Key create one task', async () => {
+    const headers = { 'idempotency-key': 'burst-1' };
+    const body = { description: 'Summarise', capabilities: ['summarize'], title: 'burst' };
+    const responses = await Promise.all(Array.from({ length: 8 }, () => app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body, headers })));
+    assert.deepEqual(new Set(responses.map((r) => r.statusCode)), new Set([201]));
+    assert.equal(new Set(responses.map((r) => r.json().data.id)).size, 1);
+  });
+
+  it('cancel: requester only, open tasks only', async () => {
+    const task = await submitTask(app, requester.token, {});
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: owner.token }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel` }), 401, 'UNAUTHORIZED');
+    const cancelled = await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: requester.token });
+    assert.equal(cancelled.statusCode, 200);
+    assert.equal(cancelled.json().data.status, 'cancelled');
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: requester.token }), 409, 'CONFLICT');
+  });
+
+  it('rating: once, by the requester, after completion, 1..5', async () => {
+    const task = await submitTask(app, requester.token, {});
+    const rate = (body: unknown, token = requester.token) => app.request({ method: 'POST', url: `/v1/tasks/${task.id}/rating`, token, body });
+    expectError(await rate({ score: 5 }), 409, 'CONFLICT');
+    const webhook = (await server.waitFor(server.received.length)).find((w) => w.json.taskId === task.id) ?? (await waitForWebhook(server, task.id));
+    await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/callback`, body: { taskToken: webhook.json.taskToken, result: 'done' } });
+    expectError(await rate({ score: 6 }), 400, 'BAD_REQUEST');
+    expectError(await rate({ score: 'good' }), 400, 'BAD_REQUEST');
+    expectError(await rate({ score: 4 }, owner.token), 404, 'NOT_FOUND');
+    const rated = await rate({ score: 4, comment: 'quick' });
+    assert.equal(rated.statusCode, 200, rated.body);
+    assert.deepEqual(rated.json().data.rating, { score: 4, comment: 'quick' });
+    expectError(await rate({ score: 5 }), 409, 'CONFLICT');
+  });
+});
+
+async function waitForWebhook(server: AgentServer, taskId: string) {
+  for (let i = 0; i < 200; i++) {
+    const found = server.received.find((w) => w.json.taskId === taskId);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no webhook for ${taskId}`);
+}
+
+describe('tasks: routing', () => {
+  let app: TestApp;
+  let server: AgentServer;
+  let requester: { token: string };
+  let owner: { token: string };
+  before(async () => {
+    app = await startTestApp(env);
+    server = await startAgentServer();
+    requester = await app.signup();
+    owner = await app.signup();
+  });
+  after(async () => {
+    await app.close();
+    await server.close();
+  });
+
+  it('the dry run ranks by the documented factors and explains every exclusion; ties are deterministic', async () => {
+    const full = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr', 'translation'] });
+    const partial = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
+    const loaded = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
+    await app.request({ method: 'POST', url: `/v1/agents/${loaded.id}/heartbeat`, token: owner.token, body: { status: 'busy', load: 0.9 } });
+    const twin = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
+    const offline = await registerAgent(app, owner.token, { endpoint: server.url, capabilities: ['ocr'] });
+    const unsigned = await registerAgent(app, owner.token, { endpoint: server.url, capabilities: ['ocr'] });
+    await heartbeat(app, owner.token, unsigned.id);
+    const maintenance = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
+    await app.request({ method: 'POST', url: `/v1/agents/${maintenance.id}/heartbeat`, token: owner.token, body: { status: 'maintenance' } });
+
+    const response = await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'Read and translate this scan', capabilities: ['ocr', 'translate'] } });
+    assert.equal(response.statusCode, 200, response.body);
+    const plan = response.json().data;
+    assert.deepEqual(plan.weights, { capability: 0.35, trust: 0.25, rating: 0.15, responseTime: 0.1, availability: 0.1, load: 0.05 });
+    assert.deepEqual(plan.candidates.map((c: { agent: { id: string } }) => c.agent.id), [full.id, partial.id, twin.id, loaded.id]);
+    const [top, second, third, last] = plan.candidates;
+    assert.deepEqual(top.factors, { capability: 1, trust: 0.5, rating: 0.5, responseTime: 0.5, availability: 1, load: 1 });
+    assert.equal(top.score, 0.35 + 0.125 + 0.075 + 0.05 + 0.1 + 0.05);
+    assert.equal(second.factors.capability, 0.5);
+    assert.equal(second.score, third.score, 'twins tie; the earlier registration wins');
+    assert.equal(last.factors.availability, 0.5);
+    assert.equal(last.factors.load, 0.1);
+    const reasons = Object.fromEntries(plan.excluded.map((e: { agent: { id: string }; reason: string }) => [e.agent.id, e.reason]));
+    assert.match(reasons[offline.id], /offline/);
+    assert.match(reasons[unsigned.id], /webhook secret/);
+    assert.match(reasons[maintenance.id], /maintenance/);
+
+    const again = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr', 'translate'] } })).json().data;
+    assert.deepEqual(again.candidates, plan.candidates);
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', body: { description: 'x', capabilities: ['ocr'] } }), 401, 'UNAUTHORIZED');
+  });
+
+  it('ratings and trust move an agent up', async () => {
+    const { newAgentKey } = await import('../helpers/agents.ts');
+    const { makeReceipt } = await import('../helpers/receipts.ts');
+    const trustedKey = newAgentKey();
+    const plain = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['legal-review'] });
+    const trusted = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['legal-review'], pubkey: trustedKey.pubkey });
+    const voucherOwner = await app.signup();
+    const voucherKey = newAgentKey();
+    const voucher = await registerAgent(app, voucherOwner.token, { pubkey: voucherKey.pubkey });
+    for (let i = 0; i < 3; i++) {
+      const receipt = makeReceipt('outcome', { agent: voucher.slug, key: voucherKey }, { agent: trusted.slug as string, key: trustedKey }, {
+        taskClass: 'legal.review',
+        issuedAt: new Date(Date.now() - 60_000).toISOString(),
+        payload: { outcome: 'success', latencyMs: 10 },
+      });
+      assert.equal((await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt })).statusCode, 201);
+    }
+    const plan = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['legal-review'], taskClass: 'legal.review' } })).json().data;
+    assert.deepEqual(plan.candidates.map((c: { agent: { id: string } }) => c.agent.id), [trusted.id, plain.id]);
+    assert.ok(plan.candidates[0].factors.trust > 0.5);
+  });
+
+  it('a named agent is used even without capabilities; an excluded one leaves the task unmatched', async () => {
+    const named = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['anything'] });
+    assert.equal((await submitTask(app, requester.token, { agentId: named.id, capabilities: undefined })).assignedAgent?.id, named.id);
+    const sleeping = await registerAgent(app, owner.token, { endpoint: server.url });
+    assert.equal((await submitTask(app, requester.token, { agentId: sleeping.id, capabilities: undefined })).status, 'unmatched');
+  });
+});
+
+describe('tasks: plain-language input', () => {
+  let app: TestApp;
+  let server: AgentServer;
+  let requester: { token: string };
+  let owner: { token: string };
+  const inputSchema = JSON.stringify({
+    style: { type: 'string', enum: ['watercolor', 'pixel art', 'photorealistic'], required: true },
+    count: { type: 'number', default: 1 },
+    transparent: { type: 'boolean', default: false },
+  });
+  before(async () => {
+    app = await startTestApp(env);
+    server = await startAgentServer();
+    requester = await app.signup();
+    owner = await app.signup();
+    await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['image-generation'], inputSchema });
+  });
+  after(async () => {
+    await app.close();
+    await server.close();
+  });
+
+  it('a task without input gets fields extracted from its description and delivered structured', async () => {
+    const task = await submitTask(app, requester.token, { capabilities: ['image-generation'], description: 'Paint 3 watercolor foxes on a transparent background' });
+    assert.equal(task.status, 'matched');
+    assert.deepEqual(task.input, { style: 'watercolor', count: 3, transparent: true });
+    const webhook = await waitForWebhook(server, task.id);
+    assert.deepEqual(webhook.json.input, { style: 'watercolor', count: 3, transparent: true });
+  });
+
+  it('given input is delivered as given', async () => {
+    const task = await submitTask(app, requester.token, { capabilities: ['image-generation'], description: 'whatever', input: { style: 'pixel art' } });
+    assert.deepEqual((await waitForWebhook(server, task.id)).json.input, { style: 'pixel art' });
+  });
+
+  it('a missing required field fails the task with a message naming it', async () => {
+    const task = await submitTask(app, requester.token, { capabilities: ['image-generation'], description: 'Draw two cats' });
+    assert.equal(task.status, 'failed');
+    assert.equal((task.error as { code: string }).code, 'input_missing');
+    assert.match((task.error as { message: string }).message, /style/);
+    assert.deepEqual((task.error as { missing: string[] }).missing, ['style']);
+    const stored = await waitForTask(app, requester.token, task.id, (t) => t.status === 'failed');
+    assert.equal(stored.status, 'failed');
+  });
+});
+
+describe('tasks: expiry', () => {
+  it('an open task past its expiry becomes expired and is no longer handed out', async () => {
+    const { TestClock } = await import('../helpers/app.ts');
+    const clock = new TestClock(Date.now());
+    const app = await startTestApp(env, { clock });
+    try {
+      const requester = await app.signup();
+      const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['slow-thing'] });
+      await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+      const task = await submitTask(app, requester.token, { capabilities: ['slow-thing'], expiresInMinutes: 1 });
+      assert.equal(task.status, 'matched');
+      clock.advance(61_000);
+      const expired = await waitForTask(app, requester.token, task.id, (t) => t.status === 'expired');
+      assert.equal((expired.error as { code: string }).code, 'expired');
+      assert.deepEqual((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` })).json().data, []);
+      expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: requester.token }), 409, 'CONFLICT');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a webhook agent whose next retry would land after the expiry is given up on at once', async () => {
+    const app = await startTestApp({ ...env, WEBHOOK_RETRY_BASE_MS: '600000' });
+    const server = await startAgentServer(() => ({ status: 500 }));
+    try {
+      const requester = await app.signup();
+      const owner = await app.signup();
+      await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['slow-thing'] });
+      const task = await submitTask(app, requester.token, { capabilities: ['slow-thing'], expiresInMinutes: 1 });
+      const failed = await waitForTask(app, requester.token, task.id, (t) => t.status === 'failed');
+      assert.equal((failed.error as { code: string }).code, 'delivery_failed');
+      assert.equal(server.received.length, 1);
+    } finally {
+      await app.close();
+      await server.close();
+    }
+  });
+});
+
+describe('tasks: a provisional agent can be routed to', () => {
+  it('provisional poll agents take capability-routed tasks', async () => {
+    const app = await startTestApp(env);
+    try {
+      const requester = await app.signup();
+      const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['sentiment-analysis'] });
+      await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+      const task = await submitTask(app, requester.token, { capabilities: ['sentiment analysis'] });
+      assert.equal(task.assignedAgent?.id, agent.id);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * kill -9 in the middle of a webhook delivery, then start again: the delivery resumes, the task is
+ * neither lost nor delivered as two different tasks. Runs the real service (src/main.ts) as a child
+ * process on a database of its own: a SQLite file, or a fresh PostgreSQL database.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { testDatabaseUrl } from '../helpers/app.ts';
+import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: testDatabaseUrl as string });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('tasks: kill -9 mid-delivery', () => {
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  let agent: AgentServer;
+  let child: ChildProcess | null = null;
+  let port: number;
+
+  before(async () => {
+    if (testDatabaseUrl) {
+      const name = `crash_${process.pid}_${Date.now().toString(36)}`;
+      await admin(`CREATE DATABASE ${name}`);
+      const url = new URL(testDatabaseUrl);
+      url.pathname = `/${name}`;
+      databaseUrl = url.toString();
+      cleanup = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), 'agentry-crash-'));
+      databaseUrl = `sqlite:${join(dir, 'crash.db')}`;
+      cleanup = async () => rmSync(dir, { recursive: true, force: true });
+    }
+    port = await freePort();
+    agent = await startAgentServer(() => 'hang');
+  });
+  after(async () => {
+    child?.kill('SIGKILL');
+    await agent.close();
+    await cleanup();
+  });
+
+  async function startService(): Promise<string> {
+    const base = `http://127.0.0.1:${port}`;
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'silent',
+        ALLOW_PRIVATE_ENDPOINTS: 'true',
+        WEBHOOK_TIMEOUT_MS: '1000',
+        WEBHOOK_RETRY_BASE_MS: '50',
+        DELIVERY_POLL_INTERVAL_MS: '50',
+        REDIS_URL: '',
+      },
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 300; i++) {
+      try {
+        if ((await fetch(`${base}/health`)).ok) return base;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the service did not start');
+  }
+
+  const call = async (base: string, method: string, path: string, token?: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, json: (await response.json()) as { data: Record<string, unknown> & { id: string; token: string; secret: string } } };
+  };
+
+  it('the delivery resumes after a restart; the task arrives again as itself, once', async () => {
+    let base = await startService();
+    const owner = (await call(base, 'POST', '/v1/auth/signup', undefined, { email: 'owner@example.test', password: 'correct horse battery' })).json.data.token;
+    const requester = (await call(base, 'POST', '/v1/auth/signup', undefined, { email: 'req@example.test', password: 'correct horse battery' })).json.data.token;
+    const registered = await call(base, 'POST', '/v1/agents', owner, { name: 'Crash Test Agent', description: 'Summarises', endpoint: agent.url, protocols: ['rest'], categories: ['productivity'], capabilities: ['summarize'] });
+    assert.equal(registered.status, 201);
+    const agentId = registered.json.data.id;
+    await call(base, 'POST', `/v1/agents/${agentId}/webhook-secret`, owner);
+    await call(base, 'POST', `/v1/agents/${agentId}/heartbeat`, owner, { status: 'available' });
+    const submitted = await call(base, 'POST', '/v1/tasks', requester, { description: 'Summarise the crash report', capabilities: ['summarize'] });
+    assert.equal(submitted.status, 201);
+    const taskId = submitted.json.data.id;
+
+    const [first] = await agent.waitFor(1);
+    // The service is sending the webhook and waiting for the answer: kill it there.
+    child!.kill('SIGKILL');
+    await new Promise((resolve) => child!.once('exit', resolve));
+    agent.respond = () => ({ status: 200, body: '{}' });
+
+    base = await startService();
+    const deliveries = await agent.waitFor(2, 20_000);
+    const [again] = deliveries.slice(1);
+    assert.equal(again!.json.taskId, taskId);
+    assert.equal(again!.headers['webhook-id'], first!.headers['webhook-id'], 'the same delivery, so the agent can drop a duplicate');
+    assert.equal(again!.json.taskToken, first!.json.taskToken);
+
+    const callback = await call(base, 'POST', `/v1/tasks/${taskId}/callback`, undefined, { taskToken: again!.json.taskToken, result: { summary: 'survived' } });
+    assert.equal(callback.status, 200);
+    const task = await call(base, 'GET', `/v1/tasks/${taskId}`, requester);
+    assert.equal(task.json.data.status, 'completed');
+    const all = (await call(base, 'GET', '/v1/tasks', requester)) as unknown as { json: { data: { id: string }[] } };
+    assert.deepEqual(all.json.data.map((t) => t.id), [taskId]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(new Set(agent.received.map((w) => w.json.taskId)).size, 1, 'no second task was made');
+    child!.kill('SIGTERM');
+    await new Promise((resolve) => child!.once('exit', resolve));
+    child = null;
+  });
+});

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { sql } from 'kysely';
+import { expectError, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { registerAgent, registerProvisional } from '../helpers/agents.ts';
+import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
+import { readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
+
+const fastDelivery = {
+  ALLOW_PRIVATE_ENDPOINTS: 'true',
+  WEBHOOK_RETRY_BASE_MS: '20',
+  WEBHOOK_MAX_ATTEMPTS: '3',
+  WEBHOOK_TIMEOUT_MS: '400',
+  DELIVERY_POLL_INTERVAL_MS: '20',
+  PUBLIC_URL: 'https://agentry.example.test',
+};
+
+describe('tasks: webhook delivery end to end', () => {
+  let app: TestApp;
+  let requester: { token: string };
+  let owner: { token: string };
+  const servers: AgentServer[] = [];
+  const agentServer = async (...args: Parameters<typeof startAgentServer>) => {
+    const server = await startAgentServer(...args);
+    servers.push(server);
+    return server;
+  };
+  before(async () => {
+    app = await startTestApp(fastDelivery);
+    requester = await app.signup();
+    owner = await app.signup();
+  });
+  after(async () => {
+    await app.close();
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  it('register, submit, receive the signed webhook, call back, read completed', async () => {
+    const server = await agentServer();
+    const agent = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['text-summarization'] });
+    const submitted = await submitTask(app, requester.token, { title: 'Brief me', description: 'Summarise the quarterly report', input: { url: 'https://example.com/q3.pdf' }, priority: 'high' });
+    assert.equal(submitted.status, 'matched');
+    assert.equal(submitted.assignedAgent?.id, agent.id);
+
+    const [webhook] = await server.waitFor(1);
+    // Verified by the standardwebhooks package, independently of our own signing code.
+    const payload = new Webhook(agent.secret).verify(webhook!.body, webhook!.headers as Record<string, string>) as Record<string, unknown>;
+    assert.equal(payload.taskId, submitted.id);
+    assert.equal(payload.title, 'Brief me');
+    assert.equal(payload.description, 'Summarise the quarterly report');
+    assert.deepEqual(payload.input, { url: 'https://example.com/q3.pdf' });
+    assert.equal(payload.callbackUrl, `https://agentry.example.test/v1/tasks/${submitted.id}/callback`);
+    assert.deepEqual(payload.capabilities, ['summarize']);
+    assert.equal(payload.priority, 'high');
+    assert.match(String(payload.taskToken), /^tkt_/);
+    for (const key of ['expiresAt', 'timestamp']) assert.equal(typeof payload[key], 'string');
+
+    await waitForTask(app, requester.token, submitted.id, (task) => task.status === 'in_progress');
+    const wrong = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: 'tkt_wrong', result: {} } });
+    expectError(wrong, 401, 'UNAUTHORIZED');
+    const callback = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: payload.taskToken, result: { summary: 'Revenue up 4%' } } });
+    assert.equal(callback.statusCode, 200, callback.body);
+    assert.deepEqual(callback.json().data, { id: submitted.id, status: 'completed' });
+
+    const done = await taskOf(app, requester.token, submitted.id);
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(done.result, { summary: 'Revenue up 4%' });
+    assert.equal(typeof done.completedAt, 'string');
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: payload.taskToken, result: { again: true } } }), 409, 'CONFLICT');
+    assert.deepEqual((await taskOf(app, requester.token, submitted.id)).result, { summary: 'Revenue up 4%' });
+  });
+
+  it('an agent that answers with an error is stored as failed with that error', async () => {
+    const server = await agentServer();
+    await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['proofreading'] });
+    const submitted = await submitTask(app, requester.token, { capabilities: ['proofreading'] });
+    const [webhook] = await server.waitFor(1);
+    const response = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: webhook!.json.taskToken, error: { code: 'too_long', message: 'Document over 200 pages' } } });
+    assert.equal(response.statusCode, 200);
+    const task = await taskOf(app, requester.token, submitted.id);
+    assert.equal(task.status, 'failed');
+    assert.deepEqual(task.error, { code: 'too_long', message: 'Document over 200 pages' });
+  });
+
+  it('a callback needs exactly one of result and error', async () => {
+    const server = await agentServer();
+    await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['translation'] });
+    const submitted = await submitTask(app, requester.token, { capabilities: ['translation'] });
+    const [webhook] = await server.waitFor(1);
+    const token = webhook!.json.taskToken;
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: token } }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: token, result: 1, error: 'x' } }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: token, result: 1, extra: 1 } }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks/00000000-0000-4000-8000-000000000000/callback', body: { taskToken: token, result: 1 } }), 401, 'UNAUTHORIZED');
+  });
+
+  for (const failure of ['500', 'timeout', 'redirect', 'connection refused'] as const) {
+    it(`a failing agent (${failure}) is retried, then the task moves to the next candidate`, async () => {
+      const capability = `failing-${failure.replace(' ', '-')}`;
+      const bad =
+        failure === 'connection refused'
+          ? null
+          : await agentServer(() => (failure === '500' ? { status: 500, body: 'oops' } : failure === 'timeout' ? 'hang' : { status: 302, headers: { location: 'http://127.0.0.1:1/' } }));
+      let badUrl = bad?.url;
+      if (!badUrl) {
+        const closed = await startAgentServer();
+        badUrl = closed.url;
+        await closed.close();
+      }
+      const good = await agentServer();
+      // Same factors: the earlier registration ranks first, so the failing agent is tried first.
+      const first = await readyWebhookAgent(app, owner.token, badUrl, { capabilities: [capability] });
+      const second = await readyWebhookAgent(app, owner.token, good.url, { capabilities: [capability] });
+      const submitted = await submitTask(app, requester.token, { capabilities: [capability] });
+      assert.equal(submitted.assignedAgent?.id, first.id);
+
+      const [webhook] = await good.waitFor(1);
+      if (bad) assert.equal(bad.received.length, 3, 'three attempts at the failing agent');
+      const task = await waitForTask(app, requester.token, submitted.id, (t) => t.assignedAgent?.id === second.id);
+      assert.equal(webhook!.json.taskId, submitted.id);
+      // The first agent's token no longer works; the new one does.
+      const callback = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: webhook!.json.taskToken, result: { ok: true } } });
+      assert.equal(callback.statusCode, 200, callback.body);
+      assert.equal((await taskOf(app, requester.token, task.id)).status, 'completed');
+    });
+  }
+
+  it('when every candidate fails the task fails, naming the last error', async () => {
+    const bad = await agentServer(() => ({ status: 503 }));
+    await readyWebhookAgent(app, owner.token, bad.url, { capabilities: ['only-failures'] });
+    const submitted = await submitTask(app, requester.token, { capabilities: ['only-failures'] });
+    const task = await waitForTask(app, requester.token, submitted.id, (t) => t.status === 'failed');
+    assert.equal((task.error as { code: string }).code, 'delivery_failed');
+    assert.match((task.error as { message: string }).message, /503/);
+    assert.equal(bad.received.length, 3);
+  });
+});
+
+describe('tasks: long-poll delivery end to end', () => {
+  let app: TestApp;
+  let requester: { token: string };
+  before(async () => {
+    app = await startTestApp(fastDelivery);
+    requester = await app.signup();
+  });
+  after(() => app.close());
+
+  it('a provisional polling agent takes its task with no credential, calls back, and the requester reads completed', async () => {
+    const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['data-cleaning'] });
+    // Polling with nothing queued answers at once and counts as a heartbeat.
+    const empty = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    assert.equal(empty.statusCode, 200, empty.body);
+    assert.deepEqual(empty.json().data, []);
+
+    const submitted = await submitTask(app, requester.token, { capabilities: ['data-cleaning'], description: 'Clean the CSV' });
+    assert.equal(submitted.assignedAgent?.id, agent.id);
+    const polled = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?limit=5` });
+    const [payload] = polled.json().data;
+    assert.equal(payload.taskId, submitted.id);
+    assert.equal(payload.description, 'Clean the CSV');
+    assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'in_progress');
+    assert.deepEqual((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` })).json().data, [], 'taken tasks are not handed out twice');
+
+    const callback = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: payload.taskToken, result: { rows: 120 } } });
+    assert.equal(callback.statusCode, 200);
+    const done = await taskOf(app, requester.token, submitted.id);
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(done.result, { rows: 120 });
+  });
+
+  it('a waiting poll wakes when a task is matched to the agent', async () => {
+    const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['web-scraping'] });
+    await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    const started = Date.now();
+    const waiting = app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=20` });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const submitted = await submitTask(app, requester.token, { capabilities: ['web-scraping'] });
+    const response = await waiting;
+    assert.equal(response.json().data[0].taskId, submitted.id);
+    assert.ok(Date.now() - started < 10_000, 'answered long before the 20 s wait ran out');
+  });
+
+  it('claimed agents poll with their owner credential only; webhook agents cannot poll; unknown agents are 404', async () => {
+    const owner = await app.signup();
+    const stranger = await app.signup();
+    const agent = await registerAgent(app, owner.token, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['ocr'] });
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, token: 'ags_wrong' }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, token: stranger.token }), 403, 'FORBIDDEN');
+    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, token: owner.token })).statusCode, 200);
+    const webhookAgent = await registerAgent(app, owner.token, { capabilities: ['ocr'] });
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${webhookAgent.id}/tasks/poll`, token: owner.token }), 409, 'CONFLICT');
+    expectError(await app.request({ method: 'GET', url: '/v1/agents/nope/tasks/poll' }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=31`, token: owner.token }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?limit=0`, token: owner.token }), 400, 'BAD_REQUEST');
+  });
+});
+
+describe('tasks: a poll held on one node wakes for a task submitted on another', () => {
+  let a: TestApp;
+  /** On PostgreSQL a second node on the same schema (the wake-up travels by LISTEN/NOTIFY); SQLite has one node. */
+  let b: TestApp;
+  before(async () => {
+    a = await startTestApp(fastDelivery);
+    if (testDatabaseUrl) {
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(a.database.db);
+      b = await startTestApp(fastDelivery, { databaseSchema: rows[0]!.schema });
+    } else {
+      b = a;
+    }
+  });
+  after(async () => {
+    if (b !== a) await b.close();
+    await a.close();
+  });
+
+  it('the poll on node B answers with the task submitted on node A before its wait runs out', async () => {
+    const requester = await a.signup();
+    const agent = await registerProvisional(a, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['geocoding'] });
+    await b.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    const started = Date.now();
+    const waiting = b.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=25` });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const submitted = await submitTask(a, requester.token, { capabilities: ['geocoding'] });
+    const response = await waiting;
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.json().data[0]?.taskId, submitted.id);
+    // Well inside the 5 s backstop re-check: only the wake-up signal explains an answer this early.
+    assert.ok(Date.now() - started < 300 + 4000, 'woken by the signal');
+  });
+});
