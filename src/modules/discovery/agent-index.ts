@@ -1,0 +1,183 @@
+/**
+ * Every agent, in memory, with what ranking needs: its row, its embedding, its catalogue concepts and
+ * its filter terms. Kept fresh from the database on each search, so it is exact across nodes:
+ *  - agent writes: the trigger-written change log (`discovery_changes`) is read from this node's last
+ *    position; changed agents are reloaded, deleted ones dropped;
+ *  - heartbeats (which do not touch the log): rows seen since the last look, by an indexed column.
+ * A search waits for a refresh that started after it arrived, so a write that committed before the
+ * search began is always visible to it (read-your-writes, on any node).
+ */
+import { normalizeCapabilityTerm } from '../catalog/index.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { declaredCapabilities, type ConceptMapper, type Concepts } from './concepts.ts';
+import type { Embedder } from './embedder.ts';
+import type { AgentRow, DiscoveryStore } from './store.ts';
+
+export interface IndexedAgent {
+  row: AgentRow;
+  categories: string[];
+  protocols: string[];
+  /** Capability and tag terms, normalised like the catalogue's. */
+  terms: Set<string>;
+  /** Catalogue slugs the agent declares through those terms. */
+  declared: string[];
+  /** Null while the embedder could not embed it (retried on the next refresh). */
+  vector: Float32Array | null;
+  concepts: Concepts;
+}
+
+/**
+ * On PostgreSQL, sequence numbers are taken before commit, so a lower number can commit after a
+ * higher one was read. Skipped numbers are looked for again until they appear or this long has
+ * passed (a rolled-back insert never fills its number).
+ */
+const GAP_RETRY_MS = 60_000;
+const LOAD_LOOKBACK = 100;
+/** How far back, and how often, heartbeats are re-read (see applyHeartbeats). */
+const HEARTBEAT_OVERLAP_MS = 5_000;
+
+const parseList = (json: string): string[] => {
+  const value: unknown = JSON.parse(json);
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+};
+
+export const agentText = (row: AgentRow): string => [row.name, row.description, ...parseList(row.capabilities), ...parseList(row.tags)].join(' ');
+
+export interface AgentIndexDeps {
+  store: DiscoveryStore;
+  embedder: Embedder;
+  concepts: ConceptMapper;
+  clock: Clock;
+  onEmbedderError(error: unknown): void;
+}
+
+export function createAgentIndex({ store, embedder, concepts, clock, onEmbedderError }: AgentIndexDeps) {
+  const agents = new Map<string, IndexedAgent>();
+  let loaded = false;
+  let position = 0;
+  const gaps = new Map<number, number>();
+  let seenMark: string | null = null;
+  let lastSweep = 0;
+  const unembedded = new Set<string>();
+
+  async function embedRows(rows: AgentRow[]): Promise<(Float32Array | null)[]> {
+    if (rows.length === 0) return [];
+    try {
+      return await embedder.embed(rows.map(agentText));
+    } catch (error) {
+      onEmbedderError(error);
+      return rows.map(() => null);
+    }
+  }
+
+  async function upsert(rows: AgentRow[]): Promise<void> {
+    const vectors = await embedRows(rows);
+    for (const [i, row] of rows.entries()) {
+      const vector = vectors[i] ?? null;
+      const terms = [...parseList(row.capabilities), ...parseList(row.tags)];
+      const declared = declaredCapabilities(terms);
+      if (vector) unembedded.delete(row.id);
+      else unembedded.add(row.id);
+      agents.set(row.id, {
+        row,
+        categories: parseList(row.categories),
+        protocols: parseList(row.protocols),
+        terms: new Set(terms.map(normalizeCapabilityTerm)),
+        declared,
+        vector,
+        concepts: await concepts.conceptsOf(agentText(row), vector, declared),
+      });
+      noteSeen(row.last_seen_at);
+    }
+  }
+
+  function noteSeen(lastSeenAt: string | null): void {
+    if (lastSeenAt && (!seenMark || lastSeenAt > seenMark)) seenMark = lastSeenAt;
+  }
+
+  async function load(): Promise<void> {
+    // The log position is taken first: whatever changes during the load is read again next time.
+    position = await store.lastChange();
+    await upsert(await store.allAgents());
+    // Numbers just below the position may belong to transactions still committing (PostgreSQL).
+    const now = clock.now().getTime();
+    for (let seq = Math.max(1, position - LOAD_LOOKBACK + 1); seq <= position; seq++) gaps.set(seq, now);
+    loaded = true;
+  }
+
+  async function applyChanges(): Promise<void> {
+    const changes = await store.changesSince(position, [...gaps.keys()]);
+    const now = clock.now().getTime();
+    const changed = new Set<string>(unembedded);
+    for (const change of changes) {
+      changed.add(change.agentId);
+      gaps.delete(change.seq);
+      if (change.seq > position) {
+        for (let missing = position + 1; missing < change.seq; missing++) gaps.set(missing, now);
+        position = change.seq;
+      }
+    }
+    for (const [seq, since] of gaps) if (now - since > GAP_RETRY_MS) gaps.delete(seq);
+    if (changed.size === 0) return;
+    const rows = await store.agentsByIds([...changed]);
+    const found = new Set(rows.map((r) => r.id));
+    for (const id of changed) {
+      if (!found.has(id)) {
+        agents.delete(id);
+        unembedded.delete(id);
+      }
+    }
+    await upsert(rows);
+  }
+
+  /**
+   * Heartbeats newer than the newest seen, on every search; and once per HEARTBEAT_OVERLAP_MS also
+   * those up to that much older, for commits that landed out of order or came from a node whose clock
+   * runs behind. (Availability changes on a scale of minutes; this bounds how late a heartbeat shows.)
+   */
+  async function applyHeartbeats(): Promise<void> {
+    const now = clock.now().getTime();
+    const sweep = now - lastSweep >= HEARTBEAT_OVERLAP_MS;
+    if (sweep) lastSweep = now;
+    const mark = seenMark ?? new Date(0).toISOString();
+    const since = sweep ? new Date(Date.parse(mark) - HEARTBEAT_OVERLAP_MS).toISOString() : mark;
+    for (const seen of await store.seenSince(since)) {
+      const agent = agents.get(seen.id);
+      if (agent) agent.row = { ...agent.row, last_seen_at: seen.last_seen_at, reported_status: seen.reported_status, reported_load: seen.reported_load };
+      noteSeen(seen.last_seen_at);
+    }
+  }
+
+  async function refreshOnce(): Promise<void> {
+    if (!loaded) await load();
+    else await applyChanges();
+    await applyHeartbeats();
+  }
+
+  let running: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
+
+  /** Resolves once a refresh that started after this call has finished. */
+  function refresh(): Promise<void> {
+    if (!running) {
+      running = refreshOnce().finally(() => (running = null));
+      return running;
+    }
+    // The refresh under way may have read the log before this caller's writes: queue one more, shared.
+    next ??= running
+      .catch(() => {})
+      .then(() => {
+        next = null;
+        return refresh();
+      });
+    return next;
+  }
+
+  return {
+    refresh,
+    agents: (): Iterable<IndexedAgent> => agents.values(),
+    get: (id: string): IndexedAgent | undefined => agents.get(id),
+  };
+}
+
+export type AgentIndex = ReturnType<typeof createAgentIndex>;

@@ -1,0 +1,27 @@
+import { Type, type Static, type TLiteral } from '@sinclair/typebox';
+import { Agent, protocolValues } from '../registry/index.ts';
+import { MAX_RESULTS } from './ranking.ts';
+
+export const DiscoverQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String({ maxLength: 500, description: 'What you need, in your own words; omit to browse by trust and availability' })),
+    category: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,40}$' })),
+    capability: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'A capability term; catalogue aliases match their capability' })),
+    protocol: Type.Optional(Type.Union(protocolValues.map((p) => Type.Literal(p)) as TLiteral<(typeof protocolValues)[number]>[])),
+    limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }),
+    offset: Type.Integer({ minimum: 0, maximum: MAX_RESULTS, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+export type DiscoverQuery = Static<typeof DiscoverQuery>;
+
+export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const ranking = {
+  score: Type.Number({ description: 'relevance weighted by trust and availability (docs/discovery.md)' }),
+  relevance: Type.Number({ description: '0..1: how well the agent fits the query (1 when browsing)' }),
+  trust: Type.Number({ description: '0..1 for the task classes matching the query; 0.5 without evidence' }),
+};
+
+export const DiscoveredAgent = Type.Composite([Agent, Type.Object(ranking)]);
+export const DiscoveredAgentDetail = Type.Composite([Agent, Type.Object({ trust: ranking.trust })]);

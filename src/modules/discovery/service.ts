@@ -1,0 +1,172 @@
+import type { Principal } from '../../http/auth.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { notFound } from '../../lib/errors.ts';
+import { findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
+import type { Availability } from '../registry/index.ts';
+import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
+import { conceptSimilarity, createConceptMapper, dot, mentionedCapabilities } from './concepts.ts';
+import type { Embedder } from './embedder.ts';
+import { MAX_RESULTS, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, scoreOf } from './ranking.ts';
+import type { DiscoverQuery } from './schemas.ts';
+import type { AgentRow, DiscoveryStore } from './store.ts';
+import { contentWords, stem, wordsOf } from './tokenize.ts';
+import { NEUTRAL_TRUST, trustFor, type TrustLookup } from './trust.ts';
+
+/** What discovery uses of the registry: its one visibility rule and its agent view. */
+export interface RegistryView<View> {
+  view(row: AgentRow): View;
+  canSee(row: AgentRow, personId: string | null): Promise<boolean>;
+  availabilityOf(row: AgentRow): Availability;
+}
+
+export interface DiscoveryDeps<View> {
+  store: DiscoveryStore;
+  registry: RegistryView<View>;
+  trust: TrustLookup;
+  embedder: Embedder;
+  clock: Clock;
+  /** Told when the embedder fails; search then ranks by the lexical signals alone. */
+  onEmbedderError?(error: unknown): void;
+}
+
+interface Candidate {
+  agent: IndexedAgent;
+  relevance: number;
+  availability: Availability;
+  trust: number;
+  score: number;
+}
+
+const round = (x: number) => Math.round(x * 10_000) / 10_000;
+/** Lexical hits taken per query: the signal is relative to the best hit, so the long tail adds nothing. */
+const LEXICAL_DEPTH = 200;
+
+export function createDiscoveryService<View extends object>({ store, registry, trust, embedder, clock, onEmbedderError = () => {} }: DiscoveryDeps<View>) {
+  const concepts = createConceptMapper(embedder);
+  const index = createAgentIndex({ store, embedder, concepts, clock, onEmbedderError });
+
+  async function embedQuery(q: string): Promise<Float32Array | null> {
+    try {
+      return (await embedder.embed([q]))[0] ?? null;
+    } catch (error) {
+      onEmbedderError(error);
+      return null;
+    }
+  }
+
+  /** Whether the viewer may see an agent: at once for public ones, org membership asked once per org per search. */
+  function visibilityCheck(personId: string | null) {
+    const orgAnswers = new Map<string, Promise<boolean>>();
+    return (row: AgentRow): boolean | Promise<boolean> => {
+      if (row.visibility === 'public') return true;
+      if (!personId) return false;
+      if (row.visibility !== 'org' || !row.org_id || row.owner_id === personId) return registry.canSee(row, personId);
+      let answer = orgAnswers.get(row.org_id);
+      if (!answer) orgAnswers.set(row.org_id, (answer = registry.canSee(row, personId)));
+      return answer;
+    };
+  }
+
+  function filterFor(query: DiscoverQuery) {
+    const capability = query.capability ? findCapability(query.capability)?.slug : undefined;
+    const capabilityTerm = query.capability ? normalizeCapabilityTerm(query.capability) : undefined;
+    return (agent: IndexedAgent): boolean =>
+      (!query.category || agent.categories.includes(query.category)) &&
+      (!query.protocol || agent.protocols.includes(query.protocol)) &&
+      (!capabilityTerm || agent.terms.has(capabilityTerm) || (capability !== undefined && agent.declared.includes(capability)));
+  }
+
+  /**
+   * Relevance of each of `agents` to `q` (by position; 0 = not a result), or null when `q` has no
+   * words to search by (browse). The hot loop of a search: one pass, no allocation per agent.
+   */
+  async function relevanceByAgent(q: string | undefined, agents: IndexedAgent[]): Promise<{ relevance: Float64Array; stems: Set<string> } | null> {
+    const words = q ? contentWords(q) : [];
+    if (!q || words.length === 0) return null;
+    const named = mentionedCapabilities(q);
+    // Words of the capabilities the query names verbatim widen the lexical query (aliases -> canonical terms).
+    const namedWords = named.flatMap((slug) => wordsOf(slug));
+    const [lexical, vector] = await Promise.all([store.lexical([...new Set([...words, ...namedWords])], LEXICAL_DEPTH), embedQuery(q)]);
+    const queryConcepts = await concepts.conceptsOf(q, vector, named, { scaleByConfidence: true });
+    let bestLexical = 0;
+    for (const score of lexical.values()) bestLexical = Math.max(bestLexical, score);
+
+    const relevance = new Float64Array(agents.length);
+    let best = 0;
+    for (let i = 0; i < agents.length; i++) {
+      const agent = agents[i]!;
+      const lexicalScore = bestLexical > 0 ? (lexical.get(agent.row.id) ?? 0) / bestLexical : 0;
+      const semantic = vector ? (agent.vector ? dot(vector, agent.vector) : 0) : null;
+      const value = relevanceOf(semantic, lexicalScore, conceptSimilarity(queryConcepts, agent.concepts));
+      relevance[i] = value;
+      if (value > best) best = value;
+    }
+    const floor = Math.max(Number.MIN_VALUE, RELATIVE_RELEVANCE_FLOOR * best);
+    for (let i = 0; i < relevance.length; i++) if (relevance[i]! < floor) relevance[i] = 0;
+    return { relevance, stems: new Set([...words, ...namedWords].map(stem)) };
+  }
+
+  return {
+    async search(viewer: Principal | null, query: DiscoverQuery) {
+      await index.refresh();
+      const passes = filterFor(query);
+      const matching = [...index.agents()].filter(passes);
+      const relevant = await relevanceByAgent(query.q, matching);
+      const mayBeSeen = visibilityCheck(viewer?.personId ?? null);
+
+      // Trust and availability scale relevance by SCORE_WEIGHTS.base..1: an agent below base x the
+      // MAX_RESULTS-th best relevance cannot make the cut, whatever its trust.
+      let cut = Number.MIN_VALUE;
+      if (relevant) {
+        const ranked = relevant.relevance.filter((r) => r > 0).sort();
+        if (ranked.length > MAX_RESULTS) cut = ranked[ranked.length - MAX_RESULTS]! * SCORE_WEIGHTS.base;
+      }
+      const pool: { agent: IndexedAgent; relevance: number }[] = [];
+      for (const [i, agent] of matching.entries()) {
+        const relevance = relevant ? relevant.relevance[i]! : 1;
+        if (relevance < cut) continue;
+        const visible = mayBeSeen(agent.row);
+        if (visible === true || (visible !== false && (await visible))) pool.push({ agent, relevance });
+      }
+      // Neutral trust first: trust is looked up only for the MAX_RESULTS best by relevance and availability.
+      const shortlist: Candidate[] = pool
+        .map(({ agent, relevance }) => {
+          const availability = registry.availabilityOf(agent.row);
+          return { agent, relevance, availability, trust: NEUTRAL_TRUST, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
+        })
+        .sort((a, b) => b.score - a.score)
+        .slice(0, MAX_RESULTS);
+
+      const pubkeys = [...new Set(shortlist.map((c) => c.agent.row.registration_pubkey).filter((k): k is string => k !== null))];
+      const evidence = pubkeys.length > 0 ? await trust.trustBySubject(pubkeys) : new Map();
+      const queryStems = new Set([...(relevant?.stems ?? []), ...(query.capability ? wordsOf(query.capability).map(stem) : [])]);
+      for (const candidate of shortlist) {
+        const key = candidate.agent.row.registration_pubkey;
+        candidate.trust = trustFor(key ? evidence.get(key) : undefined, queryStems);
+        candidate.score = scoreOf(candidate.relevance, candidate.trust, candidate.availability);
+      }
+      shortlist.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.agent.row.name.localeCompare(b.agent.row.name) || a.agent.row.id.localeCompare(b.agent.row.id));
+
+      const page = shortlist.slice(query.offset, query.offset + query.limit);
+      // Views come from fresh rows: endpoint, docs and other fields search does not index may have changed.
+      const fresh = new Map((await store.agentsByIds(page.map((c) => c.agent.row.id))).map((row) => [row.id, row]));
+      const data = page.flatMap((c) => {
+        const row = fresh.get(c.agent.row.id);
+        return row ? [{ ...registry.view(row), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust) }] : [];
+      });
+      return {
+        data,
+        pagination: { limit: query.limit, offset: query.offset, total: shortlist.length, hasMore: query.offset + page.length < shortlist.length },
+      };
+    },
+
+    async get(viewer: Principal | null, slug: string) {
+      const row = await store.agentBySlug(slug);
+      if (!row || !(await registry.canSee(row, viewer?.personId ?? null))) throw notFound('Agent not found');
+      const evidence = row.registration_pubkey ? (await trust.trustBySubject([row.registration_pubkey])).get(row.registration_pubkey) : undefined;
+      return { ...registry.view(row), trust: round(trustFor(evidence, new Set())) };
+    },
+  };
+}
+
+export type DiscoveryService = ReturnType<typeof createDiscoveryService>;

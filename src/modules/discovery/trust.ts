@@ -1,0 +1,37 @@
+import { stem, wordsOf } from './tokenize.ts';
+
+/** One task class's trust in a subject key, as the receipts module scores it. */
+export interface TrustEvidence {
+  taskClass: string;
+  /** 0..1 */
+  score: number;
+  receipts: number;
+}
+
+/** Implemented by the receipts module; discovery only reads it. */
+export interface TrustLookup {
+  /** Keys with no evidence are absent from the map. */
+  trustBySubject(pubkeys: string[]): Promise<Map<string, TrustEvidence[]>>;
+}
+
+/** Trust of an agent with no evidence: neither rewarded nor punished. */
+export const NEUTRAL_TRUST = 0.5;
+
+/** A dotted class's words, stemmed: `code.review.pull_request` -> code, review, pull, request. */
+const classStems = (taskClass: string): string[] => wordsOf(taskClass.replace(/[._-]+/g, ' ')).map(stem);
+
+const weightedMean = (evidence: TrustEvidence[]): number => {
+  const receipts = evidence.reduce((sum, e) => sum + e.receipts, 0);
+  return receipts > 0 ? evidence.reduce((sum, e) => sum + e.score * e.receipts, 0) / receipts : NEUTRAL_TRUST;
+};
+
+/**
+ * An agent's trust for this query: the receipt-weighted mean over the task classes that match the
+ * query (a class matches when one of its words, stemmed, is among the query's words or the words of
+ * the catalogue capabilities the query names or filters by), else over all its classes, else neutral.
+ */
+export function trustFor(evidence: TrustEvidence[] | undefined, queryStems: ReadonlySet<string>): number {
+  if (!evidence || evidence.length === 0) return NEUTRAL_TRUST;
+  const matching = evidence.filter((e) => classStems(e.taskClass).some((s) => queryStems.has(s)));
+  return Math.min(1, Math.max(0, weightedMean(matching.length > 0 ? matching : evidence)));
+}

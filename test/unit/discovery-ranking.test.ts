@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { relevanceOf, scoreOf } from '../../src/modules/discovery/ranking.ts';
+import { contentWords, spellingVariants, stem, wordsOf } from '../../src/modules/discovery/tokenize.ts';
+import { NEUTRAL_TRUST, trustFor } from '../../src/modules/discovery/trust.ts';
+
+describe('discovery: words', () => {
+  it('cuts text into lowercase words without accents, possessives or stopwords', () => {
+    assert.deepEqual(wordsOf("Brand's Café e-mail"), ['brand', 'cafe', 'e', 'mail']);
+    assert.deepEqual(contentWords('I need someone to summarise my inbox every 2 days'), ['summarise', 'inbox', 'days']);
+  });
+
+  it('stems inflections and British spellings to one form', () => {
+    for (const [a, b] of [['parcels', 'parcel'], ['tracking', 'tracked'], ['summarise', 'summarize'], ['categories', 'category'], ['processes', 'process']]) {
+      assert.equal(stem(a!), stem(b!), `${a} / ${b}`);
+    }
+    assert.notEqual(stem('news'), stem('new'));
+  });
+
+  it('offers the spellings a word table is likely to have', () => {
+    assert.ok(spellingVariants('summarised').includes('summarized'));
+    assert.ok(spellingVariants('shipped').includes('ship'));
+    assert.ok(spellingVariants('colours').includes('color'));
+  });
+});
+
+describe('discovery: trust and score', () => {
+  const evidence = [
+    { taskClass: 'code.review.pull_request', score: 0.9, receipts: 30 },
+    { taskClass: 'email.digest', score: 0.2, receipts: 10 },
+  ];
+
+  it('uses the task classes the query is about, else all classes weighted by receipts, else neutral', () => {
+    assert.equal(trustFor(evidence, new Set(['review'].map(stem))), 0.9);
+    assert.equal(trustFor(evidence, new Set(['digest'])), 0.2);
+    assert.equal(trustFor(evidence, new Set(['weather'])), (0.9 * 30 + 0.2 * 10) / 40);
+    assert.equal(trustFor(undefined, new Set(['review'])), NEUTRAL_TRUST);
+    assert.equal(trustFor([{ taskClass: 'a', score: 0.7, receipts: 0 }], new Set()), NEUTRAL_TRUST);
+  });
+
+  it('lets trust and availability reorder close matches but not overturn a clearly better one', () => {
+    assert.ok(scoreOf(0.5, 0.9, 'available') > scoreOf(0.5, 0.5, 'offline'));
+    assert.ok(scoreOf(0.5, 0, 'offline') > scoreOf(0.34, 1, 'available'));
+    assert.ok(Math.abs(scoreOf(1, 1, 'available') - 1) < 1e-9);
+  });
+
+  it('spreads the semantic weight over the other signals when the query could not be embedded', () => {
+    assert.equal(relevanceOf(null, 1, 1), 1);
+    assert.ok(relevanceOf(1, 0, 0) < 1);
+  });
+});
+
+describe('discovery: embeddings configuration', () => {
+  it('uses the built-in embedder unless EMBEDDINGS_URL and EMBEDDINGS_MODEL are both set', async () => {
+    const { loadConfig, ConfigError } = await import('../../src/config.ts');
+    assert.equal(loadConfig({}).embeddings, null);
+    assert.deepEqual(loadConfig({ EMBEDDINGS_URL: 'https://api.example.test/v1/', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_API_KEY: 'k' }).embeddings, {
+      url: 'https://api.example.test/v1',
+      model: 'm',
+      apiKey: 'k',
+    });
+    for (const env of [{ EMBEDDINGS_URL: 'https://api.example.test/v1' }, { EMBEDDINGS_MODEL: 'm' }, { EMBEDDINGS_API_KEY: 'k' }, { EMBEDDINGS_URL: 'ftp://x', EMBEDDINGS_MODEL: 'm' }]) {
+      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.includes('EMBEDDINGS_')));
+    }
+  });
+});
