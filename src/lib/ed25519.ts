@@ -95,8 +95,23 @@ export function formatPublicKey(raw: Uint8Array): string {
   return PUBLIC_KEY_PREFIX + Buffer.from(raw).toString('base64');
 }
 
+// Decoding the point to check its order costs more than a verification (~0.2 ms), and the same
+// few keys arrive on every receipt, so verdicts (good or bad) are kept for the most recent keys.
+const PARSED_KEY_CACHE_LIMIT = 10_000;
+const parsedKeys = new Map<string, PublicKey | string>();
+
 function parsePublicKeyOrProblem(text: unknown): PublicKey | string {
   if (typeof text !== 'string') return `must be a string '${PUBLIC_KEY_PREFIX}<base64 of 32 bytes>'`;
+  if (text.length > 200) return `must be '${PUBLIC_KEY_PREFIX}' followed by the base64 or base64url encoding of exactly 32 bytes`;
+  const known = parsedKeys.get(text);
+  if (known !== undefined) return typeof known === 'string' ? known : { raw: Buffer.from(known.raw), canonical: known.canonical };
+  const verdict = decodePublicKey(text);
+  parsedKeys.set(text, verdict);
+  if (parsedKeys.size > PARSED_KEY_CACHE_LIMIT) parsedKeys.delete(parsedKeys.keys().next().value as string);
+  return verdict;
+}
+
+function decodePublicKey(text: string): PublicKey | string {
   if (!text.startsWith(PUBLIC_KEY_PREFIX)) return `must start with '${PUBLIC_KEY_PREFIX}'`;
   const raw = decodeBase64Strict(text.slice(PUBLIC_KEY_PREFIX.length), 32);
   if (!raw) return `must be '${PUBLIC_KEY_PREFIX}' followed by the base64 or base64url encoding of exactly 32 bytes`;
