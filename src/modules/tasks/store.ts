@@ -8,6 +8,8 @@ export type DeliveryRow = Selectable<TaskDeliveriesTable>;
 export type NewDeliveryRow = Insertable<TaskDeliveriesTable>;
 
 const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
+/** Routing weighs an agent's last this-many completed tasks. */
+const STATS_WINDOW = 100;
 
 /**
  * What completion does besides changing the task (payments implements it): `settle` runs inside the
@@ -24,7 +26,7 @@ export interface AgentTaskStats {
   ratings: number;
   ratingSum: number;
   completed: number;
-  /** Mean seconds from delivery to completion over completed tasks. */
+  /** Mean seconds from delivery to completion over those tasks. */
   meanSeconds: number | null;
 }
 
@@ -113,45 +115,33 @@ export function createTasksStore(db: Db, dialect: DialectName) {
         .limit(limit)
         .execute(),
 
+    /**
+     * History over each agent's most recent completed tasks only: one bounded index range per agent
+     * (tasks_completed), so routing costs the same however many tasks an agent has done.
+     */
     async statsFor(agentIds: string[]): Promise<Map<string, AgentTaskStats>> {
       const stats = new Map<string, AgentTaskStats>();
-      if (agentIds.length === 0) return stats;
-      const rows = await db
-        .selectFrom('tasks')
-        .select((eb) => [
-          'assigned_agent_id',
-          eb.fn.count<number | string>('rating').as('ratings'),
-          eb.fn.sum<number | string | null>('rating').as('rating_sum'),
-          eb.fn.countAll<number | string>().as('completed'),
-        ])
-        .where('assigned_agent_id', 'in', agentIds)
-        .where('status', '=', 'completed')
-        .groupBy('assigned_agent_id')
-        .execute();
-      const durations = await db
-        .selectFrom('tasks')
-        .select(['assigned_agent_id', 'delivered_at', 'completed_at'])
-        .where('assigned_agent_id', 'in', agentIds)
-        .where('status', '=', 'completed')
-        .where('delivered_at', 'is not', null)
-        .orderBy('completed_at', 'desc')
-        .limit(50 * agentIds.length)
-        .execute();
-      const seconds = new Map<string, number[]>();
-      for (const row of durations) {
-        const list = seconds.get(row.assigned_agent_id as string) ?? [];
-        if (list.length < 50) list.push((Date.parse(row.completed_at as string) - Date.parse(row.delivered_at as string)) / 1000);
-        seconds.set(row.assigned_agent_id as string, list);
-      }
-      for (const row of rows) {
-        const list = seconds.get(row.assigned_agent_id as string) ?? [];
-        stats.set(row.assigned_agent_id as string, {
-          ratings: Number(row.ratings),
-          ratingSum: Number(row.rating_sum ?? 0),
-          completed: Number(row.completed),
-          meanSeconds: list.length > 0 ? list.reduce((a, b) => a + b, 0) / list.length : null,
-        });
-      }
+      await Promise.all(
+        agentIds.map(async (agentId) => {
+          const rows = await db
+            .selectFrom('tasks')
+            .select(['rating', 'delivered_at', 'completed_at'])
+            .where('assigned_agent_id', '=', agentId)
+            .where('status', '=', 'completed')
+            .orderBy('completed_at', 'desc')
+            .limit(STATS_WINDOW)
+            .execute();
+          if (rows.length === 0) return;
+          const rated = rows.filter((row) => row.rating !== null);
+          const seconds = rows.filter((row) => row.delivered_at && row.completed_at).map((row) => (Date.parse(row.completed_at as string) - Date.parse(row.delivered_at as string)) / 1000);
+          stats.set(agentId, {
+            ratings: rated.length,
+            ratingSum: rated.reduce((sum, row) => sum + (row.rating as number), 0),
+            completed: rows.length,
+            meanSeconds: seconds.length > 0 ? seconds.reduce((a, b) => a + b, 0) / seconds.length : null,
+          });
+        }),
+      );
       return stats;
     },
 
