@@ -1,0 +1,125 @@
+/**
+ * What the social services share: the stores (on the database, or bound to one transaction),
+ * the caller's social identity, and the caches of the feed's hot reads.
+ */
+import type { Kysely } from 'kysely';
+import type { DatabaseHandle } from '../../db/database.ts';
+import type { DialectName } from '../../db/dialect.ts';
+import type { Database } from '../../db/schema.ts';
+import type { Principal } from '../../http/auth.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { forbidden } from '../../lib/errors.ts';
+import { createFeedStore, type HydratedPost } from './feed-store.ts';
+import { createNotificationsStore } from './notifications-store.ts';
+import { createPeopleStore, type Identity } from './people-store.ts';
+import { createPostsStore, type VoteValue } from './posts-store.ts';
+import { createReadCache } from './read-cache.ts';
+import { idsWithOriginals, postView, type PostView } from './views.ts';
+
+/** Discovery's search, for the `services` tab (DECISIONS "Search response"). */
+export type ServiceSearch = (
+  q: string,
+  limit: number,
+  offset: number,
+  principal: Principal | null,
+) => Promise<{ agents: unknown[]; pagination: { limit: number; offset: number; hasMore: boolean; total?: number } }>;
+
+export interface SocialDeps {
+  database: Pick<DatabaseHandle, 'db' | 'dialect' | 'transaction'>;
+  clock: Clock;
+  searchServices: ServiceSearch;
+  /** Told after a follow changes the counters on these accounts' profile rows, so caches of them are dropped. */
+  profilesChanged(accountIds: string[]): Promise<void>;
+  /** How long trending ids and live feed pages are reused when no write of this process changed them (default 5 s). */
+  feedCacheMs?: number;
+}
+
+const storesOn = (db: Kysely<Database>, dialect: DialectName) => ({
+  posts: createPostsStore(db),
+  feed: createFeedStore(db, dialect),
+  people: createPeopleStore(db),
+  notifications: createNotificationsStore(db),
+});
+
+export type SocialStores = ReturnType<typeof storesOn>;
+
+/** null: anonymous, so views carry no userVote; a signed-in viewer without a profile has voted on nothing. */
+export type Viewer = { profileId: string | null } | null;
+
+export async function votesOf(viewer: Viewer, load: (profileId: string) => Promise<Map<string, VoteValue>>): Promise<Map<string, VoteValue> | null> {
+  if (!viewer) return null;
+  return viewer.profileId ? load(viewer.profileId) : new Map();
+}
+
+/** A live feed page as every reader sees it, before their own votes are added. */
+export interface FeedPage {
+  asOf: string;
+  rows: HydratedPost[];
+  hasMore: boolean;
+}
+
+const NO_PROFILE_MESSAGE = 'This needs a social profile: create one with POST /v1/users';
+const PROFILE_IDS_KEPT = 10_000;
+
+export function createSocialContext({ database, clock, searchServices, profilesChanged, feedCacheMs = 5000 }: SocialDeps) {
+  const stores = storesOn(database.db, database.dialect);
+  const trending = createReadCache<string[]>(clock, feedCacheMs, 200);
+  const pages = createReadCache<FeedPage>(clock, feedCacheMs, 500);
+
+  // An account's profile id never changes (profiles are never deleted apart from their account),
+  // so readers find theirs without a query. Accounts without a profile are not remembered: they may make one.
+  const profileIds = new Map<string, string>();
+  async function profileIdOf(accountId: string): Promise<string | null> {
+    const known = profileIds.get(accountId);
+    if (known) return known;
+    const identity = await stores.people.identityOfAccount(accountId);
+    if (!identity) return null;
+    if (profileIds.size >= PROFILE_IDS_KEPT) profileIds.delete(profileIds.keys().next().value!);
+    profileIds.set(accountId, identity.id);
+    return identity.id;
+  }
+
+  /** The viewer's votes on `rows` and their originals: one query when the viewer has a profile. */
+  const votesOn = (rows: HydratedPost[], viewer: Viewer) => votesOf(viewer, (profileId) => stores.feed.postVotesOf(profileId, idsWithOriginals(rows)));
+
+  async function viewsOf(rows: HydratedPost[], viewer: Viewer): Promise<PostView[]> {
+    const votes = await votesOn(rows, viewer);
+    return rows.map((row) => postView(row, votes));
+  }
+
+  return {
+    clock,
+    stores,
+    searchServices,
+    profilesChanged,
+    trending,
+    pages,
+    /** After any write that changes posts, their counters or their order: cached reads are stale. */
+    postsChanged(): void {
+      trending.clear();
+      pages.clear();
+    },
+    /** Runs `work` in one transaction with every store bound to it. */
+    write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesOn(tx, database.dialect))),
+    viewerOf: async (principal: Principal | null): Promise<Viewer> => (principal ? { profileId: await profileIdOf(principal.accountId) } : null),
+    votesOn,
+    /** Views of `rows`, with the viewer's votes on them (one query) when the viewer has a profile. */
+    viewsOf,
+    /** Views of the posts of `ids` that exist, in that order. */
+    postsFor: async (ids: readonly string[], viewer: Viewer): Promise<PostView[]> => viewsOf(await stores.feed.hydrate(ids), viewer),
+    /** Acting socially (posting, voting, following...) needs a profile: 403 with the way to make one. */
+    async actorOf(principal: Principal): Promise<Identity> {
+      const identity = await stores.people.identityOfAccount(principal.accountId);
+      if (!identity) throw forbidden(NO_PROFILE_MESSAGE);
+      return identity;
+    },
+    /** The profile id of a caller who must have one, without a query once known. */
+    async profileIdOf(principal: Principal): Promise<string> {
+      const id = await profileIdOf(principal.accountId);
+      if (!id) throw forbidden(NO_PROFILE_MESSAGE);
+      return id;
+    },
+  };
+}
+
+export type SocialContext = ReturnType<typeof createSocialContext>;

@@ -1,0 +1,120 @@
+/** Feeds, trending, topics and search. */
+import type { Principal } from '../../http/auth.ts';
+import { isoNow } from '../../lib/clock.ts';
+import { badRequest, unauthorized } from '../../lib/errors.ts';
+import type { FeedPage, SocialContext } from './context.ts';
+import type { HydratedPost } from './feed-store.ts';
+import { containsPattern } from './like.ts';
+import type { FeedQueryInput } from './schemas.ts';
+import { isTopic, topics } from './topics.ts';
+import { userSummaryView, type VoteLookup } from './views.ts';
+
+const HOUR_MS = 3600 * 1000;
+/** Spec "Limits": the feed's trending slice is its first 4 posts over 12 hours; trending itself looks at 24 hours. */
+const FEED_TRENDING_SLICE = 4;
+const FEED_TRENDING_WINDOW_MS = 12 * HOUR_MS;
+const TRENDING_WINDOW_MS = 24 * HOUR_MS;
+const TRENDING_MAX = 50;
+
+const before = (iso: string, ms: number) => new Date(Date.parse(iso) - ms).toISOString();
+
+export function createFeedService(ctx: SocialContext) {
+  const { stores, clock } = ctx;
+
+  function checkTopic(topic: string | undefined): void {
+    if (topic !== undefined && !isTopic(topic)) {
+      throw badRequest(`Unknown topic "${topic}": see GET /v1/social/topics`, [{ path: '/querystring/topic', message: 'is not a topic of GET /v1/social/topics' }]);
+    }
+  }
+
+  /**
+   * The feed's trending slice as of `asOf`. The live feed (no `before`) shares a cached ranking;
+   * a feed pinned to an earlier moment ranks the posts of its own window.
+   */
+  function feedTrending(topic: string | undefined, asOf: string, live: boolean): Promise<string[]> {
+    const load = (until: string) => stores.feed.trendingIds({ since: before(until, FEED_TRENDING_WINDOW_MS), until, topic, limit: FEED_TRENDING_SLICE });
+    return live ? ctx.trending.get(`feed:${topic ?? ''}`, () => load(asOf)) : load(asOf);
+  }
+
+  /**
+   * One page of `foryou` as of `asOf`: up to 4 trending posts, then every other post newest first.
+   * Offsets index that one list, so no page repeats the trending posts.
+   */
+  async function forYouPage(asOf: string, live: boolean, topic: string | undefined, limit: number, offset: number): Promise<FeedPage> {
+    const trending = await feedTrending(topic, asOf, live);
+    const head = trending.slice(offset, offset + limit);
+    const wanted = limit - head.length;
+    const rest = await stores.feed.chronologicalIds({ until: asOf, topic, exclude: trending, limit: wanted + 1, offset: Math.max(0, offset - trending.length) });
+    const rows = await stores.feed.hydrate([...head, ...rest.slice(0, wanted)]);
+    return { asOf, rows, hasMore: offset + limit < trending.length || rest.length > wanted };
+  }
+
+  return {
+    /**
+     * `before` pins the feed to a moment: posts created later are left out and the trending slice is
+     * ranked over that moment's window, so a client paging with the moment of its first page (the
+     * answer's `asOf`) sees no post twice and skips none while new ones arrive. Live pages (no
+     * `before`) are shared by every reader for a few seconds; each reader adds their own votes.
+     */
+    async feed(principal: Principal | null, query: FeedQueryInput): Promise<{ asOf: string; rows: HydratedPost[]; votes: VoteLookup; pagination: { limit: number; offset: number; hasMore: boolean } }> {
+      const { limit, offset, topic } = query;
+      checkTopic(topic);
+      const now = isoNow(clock);
+      // A moment in the future would let posts made after this page into later pages.
+      const pinned = query.before !== undefined && Date.parse(query.before) < Date.parse(now) ? new Date(query.before).toISOString() : null;
+
+      if (query.feed === 'following') {
+        if (!principal) throw unauthorized('The following feed needs a credential');
+        const profileId = await ctx.profileIdOf(principal);
+        const asOf = pinned ?? now;
+        const ids = await stores.feed.followingIds(profileId, asOf, topic, limit + 1, offset);
+        const rows = await stores.feed.hydrate(ids.slice(0, limit));
+        return { asOf, rows, votes: await ctx.votesOn(rows, { profileId }), pagination: { limit, offset, hasMore: ids.length > limit } };
+      }
+
+      const [viewer, page] = await Promise.all([
+        ctx.viewerOf(principal),
+        pinned ? forYouPage(pinned, false, topic, limit, offset) : ctx.pages.get(`${topic ?? ''}:${limit}:${offset}`, () => forYouPage(now, true, topic, limit, offset)),
+      ]);
+      return { asOf: page.asOf, rows: page.rows, votes: await ctx.votesOn(page.rows, viewer), pagination: { limit, offset, hasMore: page.hasMore } };
+    },
+
+    /** The most liked and commented posts of the last 24 hours. */
+    async trending(principal: Principal | null, limit: number) {
+      const [viewer, page] = await Promise.all([
+        ctx.viewerOf(principal),
+        ctx.pages.get(`trending:${limit}`, async () => {
+          const asOf = isoNow(clock);
+          const ids = await ctx.trending.get('trending', () => stores.feed.trendingIds({ since: before(asOf, TRENDING_WINDOW_MS), until: asOf, topic: undefined, limit: TRENDING_MAX }));
+          return { asOf, rows: await stores.feed.hydrate(ids.slice(0, limit)), hasMore: false };
+        }),
+      ]);
+      return { posts: await ctx.viewsOf(page.rows, viewer) };
+    },
+
+    topics: () => ({ topics: [...topics] }),
+
+    async search(principal: Principal | null, query: { q: string; tab?: 'posts' | 'agents' | 'humans' | 'services'; limit: number; offset: number }) {
+      const { limit, offset } = query;
+      const q = query.q.trim();
+      if (!q) throw badRequest('q must not be blank', [{ path: '/querystring/q', message: 'must not be blank' }]);
+      const pattern = containsPattern(q);
+      switch (query.tab ?? 'posts') {
+        case 'posts': {
+          const viewer = await ctx.viewerOf(principal);
+          const ids = await stores.feed.searchIds(pattern, limit + 1, offset);
+          return { posts: await ctx.postsFor(ids.slice(0, limit), viewer), pagination: { limit, offset, hasMore: ids.length > limit } };
+        }
+        case 'agents':
+        case 'humans': {
+          const rows = await stores.people.search(query.tab === 'agents' ? 'agent' : 'human', pattern, limit + 1, offset);
+          return { users: rows.slice(0, limit).map(userSummaryView), pagination: { limit, offset, hasMore: rows.length > limit } };
+        }
+        case 'services':
+          return ctx.searchServices(q, limit, offset, principal);
+      }
+    },
+  };
+}
+
+export type FeedService = ReturnType<typeof createFeedService>;

@@ -1,0 +1,228 @@
+/**
+ * Reading posts in bulk. Every list is loaded the same way, in a fixed number of queries whatever
+ * the page size: the ids in order (one query), then the posts with their authors and, for
+ * reposts, the original post and its author (one query), then the viewer's votes on all of them
+ * (one query, only for a signed-in viewer).
+ */
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { DialectName } from '../../db/dialect.ts';
+import type { Database } from '../../db/schema.ts';
+import { lowerLike } from './like.ts';
+import type { VoteValue } from './posts-store.ts';
+
+export interface PostCore {
+  id: string;
+  kind: 'post' | 'repost' | 'quote';
+  body: string;
+  topic: string;
+  hashtags: string[];
+  repost_of: string | null;
+  like_count: number;
+  dislike_count: number;
+  comment_count: number;
+  repost_count: number;
+  created_at: string;
+  author_id: string;
+  author_username: string;
+  author_display_name: string;
+  author_type: string;
+  author_avatar_url: string | null;
+}
+
+export interface HydratedPost extends PostCore {
+  /** The reposted post; null for an ordinary post, or when the quoted post was deleted. */
+  original: PostCore | null;
+}
+
+export interface TrendingWindow {
+  since: string;
+  until: string;
+  topic: string | undefined;
+  limit: number;
+}
+
+export interface ChronologicalPage {
+  until: string;
+  topic: string | undefined;
+  exclude: string[];
+  limit: number;
+  offset: number;
+}
+
+interface FollowingPage {
+  followerId: string;
+  until: string;
+  topic: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * SQLite walks each followed author's posts by index and sorts them. PostgreSQL would rather scan
+ * every post newest first and test each author (tens of milliseconds for someone following a few
+ * quiet accounts), so it is asked for each author's newest `offset + limit` posts, then those merged.
+ */
+const followingIdsBy: Record<DialectName, (db: Kysely<Database>, page: FollowingPage) => Promise<string[]>> = {
+  async sqlite(db, { followerId, until, topic, limit, offset }) {
+    let query = db
+      .selectFrom('follows as f')
+      .innerJoin('posts as p', 'p.author_id', 'f.followee_id')
+      .select('p.id')
+      .where('f.follower_id', '=', followerId)
+      .where('p.created_at', '<=', until);
+    if (topic) query = query.where('p.topic', '=', topic);
+    const rows = await query.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).offset(offset).execute();
+    return rows.map((r) => r.id);
+  },
+  async postgres(db, { followerId, until, topic, limit, offset }) {
+    const rows = await db
+      .selectFrom('follows as f')
+      .innerJoinLateral(
+        (eb) => {
+          let newest = eb.selectFrom('posts').select(['posts.id', 'posts.created_at']).whereRef('posts.author_id', '=', 'f.followee_id').where('posts.created_at', '<=', until);
+          if (topic) newest = newest.where('posts.topic', '=', topic);
+          return newest.orderBy('posts.created_at', 'desc').orderBy('posts.id', 'desc').limit(offset + limit).as('p');
+        },
+        (join) => join.onTrue(),
+      )
+      .select('p.id')
+      .where('f.follower_id', '=', followerId)
+      .orderBy('p.created_at', 'desc')
+      .orderBy('p.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map((r) => r.id);
+  },
+};
+
+/** SQL of the votes query by engine and number of posts asked about (the parameters are its only difference). */
+const votesSql = new Map<string, string>();
+
+export function createFeedStore(db: Kysely<Database>, dialect: DialectName) {
+  return {
+    /** Most likes plus comments among posts created in (since, until]; posts nobody engaged with are not trending. */
+    async trendingIds({ since, until, topic, limit }: TrendingWindow): Promise<string[]> {
+      let query = db
+        .selectFrom('posts')
+        .select('id')
+        .where('created_at', '>', since)
+        .where('created_at', '<=', until)
+        .where((eb) => eb(eb('like_count', '+', eb.ref('comment_count')), '>', 0));
+      if (topic) query = query.where('topic', '=', topic);
+      const rows = await query
+        .orderBy((eb) => eb('like_count', '+', eb.ref('comment_count')), 'desc')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /** Newest first, ties by id: a total order, so consecutive pages never overlap. */
+    async chronologicalIds({ until, topic, exclude, limit, offset }: ChronologicalPage): Promise<string[]> {
+      let query = db.selectFrom('posts').select('id').where('created_at', '<=', until);
+      if (topic) query = query.where('topic', '=', topic);
+      if (exclude.length > 0) query = query.where('id', 'not in', exclude);
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+      return rows.map((r) => r.id);
+    },
+
+    /** Posts by the people `followerId` follows, newest first. */
+    followingIds: (followerId: string, until: string, topic: string | undefined, limit: number, offset: number): Promise<string[]> =>
+      followingIdsBy[dialect](db, { followerId, until, topic, limit, offset }),
+
+    /** `pattern` from containsPattern(); newest first. */
+    async searchIds(pattern: string, limit: number, offset: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('posts')
+        .select('id')
+        .where(lowerLike('body', pattern))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /** The posts of `ids` that exist, in the order of `ids`. */
+    async hydrate(ids: readonly string[]): Promise<HydratedPost[]> {
+      if (ids.length === 0) return [];
+      const rows = await db
+        .selectFrom('posts as p')
+        .innerJoin('profiles as a', 'a.id', 'p.author_id')
+        .leftJoin('posts as o', 'o.id', 'p.repost_of')
+        .leftJoin('profiles as oa', 'oa.id', 'o.author_id')
+        .select(['p.id', 'p.kind', 'p.body', 'p.topic', 'p.hashtags', 'p.repost_of', 'p.like_count', 'p.dislike_count', 'p.comment_count', 'p.repost_count', 'p.created_at'])
+        .select(['a.id as author_id', 'a.username as author_username', 'a.display_name as author_display_name', 'a.type as author_type', 'a.avatar_url as author_avatar_url'])
+        .select(['o.id as o_id', 'o.kind as o_kind', 'o.body as o_body', 'o.topic as o_topic', 'o.hashtags as o_hashtags', 'o.repost_of as o_repost_of'])
+        .select(['o.like_count as o_like_count', 'o.dislike_count as o_dislike_count', 'o.comment_count as o_comment_count', 'o.repost_count as o_repost_count', 'o.created_at as o_created_at'])
+        .select(['oa.id as oa_id', 'oa.username as oa_username', 'oa.display_name as oa_display_name', 'oa.type as oa_type', 'oa.avatar_url as oa_avatar_url'])
+        .where('p.id', 'in', [...new Set(ids)])
+        .execute();
+      const byId = new Map<string, HydratedPost>();
+      for (const row of rows) {
+        const original: PostCore | null =
+          row.o_id === null || row.oa_id === null
+            ? null
+            : {
+                id: row.o_id,
+                kind: row.o_kind!,
+                body: row.o_body!,
+                topic: row.o_topic!,
+                hashtags: JSON.parse(row.o_hashtags!) as string[],
+                repost_of: row.o_repost_of,
+                like_count: row.o_like_count!,
+                dislike_count: row.o_dislike_count!,
+                comment_count: row.o_comment_count!,
+                repost_count: row.o_repost_count!,
+                created_at: row.o_created_at!,
+                author_id: row.oa_id,
+                author_username: row.oa_username!,
+                author_display_name: row.oa_display_name!,
+                author_type: row.oa_type!,
+                author_avatar_url: row.oa_avatar_url,
+              };
+        byId.set(row.id, {
+          id: row.id,
+          kind: row.kind,
+          body: row.body,
+          topic: row.topic,
+          hashtags: JSON.parse(row.hashtags) as string[],
+          repost_of: row.repost_of,
+          like_count: row.like_count,
+          dislike_count: row.dislike_count,
+          comment_count: row.comment_count,
+          repost_count: row.repost_count,
+          created_at: row.created_at,
+          author_id: row.author_id,
+          author_username: row.author_username,
+          author_display_name: row.author_display_name,
+          author_type: row.author_type,
+          author_avatar_url: row.author_avatar_url,
+          original,
+        });
+      }
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    },
+
+    /**
+     * Asked on every signed-in feed request, so its SQL is built once per number of posts: building
+     * and compiling the query cost more than running it.
+     */
+    async postVotesOf(profileId: string, postIds: string[]): Promise<Map<string, VoteValue>> {
+      if (postIds.length === 0) return new Map();
+      const key = `${dialect}:${postIds.length}`;
+      let text = votesSql.get(key);
+      if (text === undefined) {
+        text = db.selectFrom('post_votes').select(['post_id', 'value']).where('profile_id', '=', profileId).where('post_id', 'in', postIds).compile().sql;
+        votesSql.set(key, text);
+      }
+      const { rows } = await db.executeQuery<{ post_id: string; value: VoteValue }>(CompiledQuery.raw(text, [profileId, ...postIds]));
+      return new Map(rows.map((r) => [r.post_id, r.value]));
+    },
+  };
+}
+
+export type FeedStore = ReturnType<typeof createFeedStore>;

@@ -1,0 +1,66 @@
+import type { Insertable, Kysely } from 'kysely';
+import type { Database, NotificationsTable } from '../../db/schema.ts';
+
+export type NewNotification = Insertable<NotificationsTable>;
+
+export function createNotificationsStore(db: Kysely<Database>) {
+  return {
+    async insert(rows: NewNotification[]): Promise<void> {
+      if (rows.length > 0) await db.insertInto('notifications').values(rows).execute();
+    },
+
+    /** A like taken back, or a follow undone, takes its notification with it. */
+    withdraw: (type: 'like' | 'follow', actorId: string, target: { postId: string } | { recipientId: string }) => {
+      let query = db.deleteFrom('notifications').where('type', '=', type).where('actor_id', '=', actorId);
+      query = 'postId' in target ? query.where('post_id', '=', target.postId) : query.where('recipient_id', '=', target.recipientId);
+      return query.execute();
+    },
+
+    /** Newest first, ties by id; one row more than asked, to tell whether there is a next page. */
+    list: (recipientId: string, limit: number, offset: number) =>
+      db
+        .selectFrom('notifications as n')
+        .innerJoin('profiles as a', 'a.id', 'n.actor_id')
+        .select([
+          'n.id',
+          'n.type',
+          'n.read',
+          'n.post_id',
+          'n.comment_id',
+          'n.post_body',
+          'n.created_at',
+          'a.id as actor_id',
+          'a.username as actor_username',
+          'a.display_name as actor_display_name',
+          'a.avatar_url as actor_avatar_url',
+          'a.type as actor_type',
+        ])
+        .where('n.recipient_id', '=', recipientId)
+        .orderBy('n.created_at', 'desc')
+        .orderBy('n.id', 'desc')
+        .limit(limit + 1)
+        .offset(offset)
+        .execute(),
+
+    unreadCount: async (recipientId: string) =>
+      Number(
+        (
+          await db
+            .selectFrom('notifications')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('recipient_id', '=', recipientId)
+            .where('read', '=', 0)
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+
+    /** Marks the recipient's unread notifications read (only `ids`, when given); returns how many changed. */
+    async markRead(recipientId: string, ids: string[] | undefined): Promise<number> {
+      let query = db.updateTable('notifications').set({ read: 1 }).where('recipient_id', '=', recipientId).where('read', '=', 0);
+      if (ids) query = query.where('id', 'in', ids);
+      return Number((await query.executeTakeFirst()).numUpdatedRows);
+    },
+  };
+}
+
+export type NotificationsStore = ReturnType<typeof createNotificationsStore>;

@@ -1,0 +1,214 @@
+/** Posts, comments, votes and reposts: who may do what, and what each action writes with it. */
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { Principal } from '../../http/auth.ts';
+import { isoNow } from '../../lib/clock.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { votesOf, type SocialContext, type SocialStores } from './context.ts';
+import { mentionNotifications, notification } from './notify.ts';
+import { nextVote, voteDeltas, type PostRow, type VoteValue } from './posts-store.ts';
+import { extractHashtags, isBlank } from './text.ts';
+import { FALLBACK_TOPIC, inferTopic, isTopic } from './topics.ts';
+import { commentView, postView } from './views.ts';
+
+function checkText(text: string, path: string): void {
+  if (isBlank(text)) throw badRequest(`${path} must not be blank`, [{ path, message: 'must not be blank' }]);
+}
+
+/** What a notification quotes for a post: its text, or for a pure repost the text it reposts. */
+async function textOf(tx: SocialStores, post: PostRow): Promise<string> {
+  if (post.kind !== 'repost' || !post.repost_of) return post.body;
+  return (await tx.posts.findPost(post.repost_of))?.body ?? '';
+}
+
+/**
+ * Deletes a post its author wrote, with what hangs on it: votes, comments and notifications (by
+ * foreign key), pure reposts of it, its hashtag counts and its place in the original's repost count.
+ */
+async function removePost(tx: SocialStores, post: PostRow, authorId: string): Promise<boolean> {
+  if (!(await tx.posts.deletePost(post.id, authorId))) return false;
+  await tx.posts.uncountHashtags(JSON.parse(post.hashtags) as string[]);
+  if (post.repost_of) await tx.posts.addReposts(post.repost_of, -1);
+  if (post.kind !== 'repost') await tx.posts.deletePureRepostsOf(post.id);
+  return true;
+}
+
+export function createPostsService(ctx: SocialContext) {
+  const { stores, clock } = ctx;
+
+  async function findPost(id: string): Promise<PostRow> {
+    const post = await stores.posts.findPost(id);
+    if (!post) throw notFound('Post not found');
+    return post;
+  }
+
+  /** Reposting (or asking about a repost of) a pure repost means its original. */
+  async function repostTarget(id: string): Promise<PostRow> {
+    const post = await findPost(id);
+    return post.kind === 'repost' && post.repost_of ? findPost(post.repost_of) : post;
+  }
+
+  return {
+    async createPost(principal: Principal, input: { body: string; topic?: string }) {
+      const actor = await ctx.actorOf(principal);
+      checkText(input.body, '/body/body');
+      if (input.topic !== undefined && !isTopic(input.topic)) {
+        throw badRequest(`Unknown topic "${input.topic}": see GET /v1/social/topics`, [{ path: '/body/topic', message: 'is not a topic of GET /v1/social/topics' }]);
+      }
+      const hashtags = extractHashtags(input.body);
+      const now = isoNow(clock);
+      const row = {
+        id: newId(),
+        author_id: actor.id,
+        kind: 'post' as const,
+        body: input.body,
+        topic: input.topic ?? inferTopic(input.body, hashtags),
+        hashtags: JSON.stringify(hashtags),
+        repost_of: null,
+        created_at: now,
+      };
+      await ctx.write(async (tx) => {
+        await tx.posts.insertPost(row);
+        await tx.posts.countHashtags(hashtags, now);
+        await tx.notifications.insert(await mentionNotifications(tx, actor, input.body, { postId: row.id, commentId: null, postText: input.body }, [], now));
+      });
+      ctx.postsChanged();
+      const counts = { like_count: 0, dislike_count: 0, comment_count: 0, repost_count: 0 };
+      const author = { author_id: actor.id, author_username: actor.username, author_display_name: actor.display_name, author_type: actor.type, author_avatar_url: actor.avatar_url };
+      return { post: postView({ ...row, hashtags, ...counts, ...author, original: null }, new Map()) };
+    },
+
+    async getPost(principal: Principal | null, id: string) {
+      const viewer = await ctx.viewerOf(principal);
+      const [[post], comments] = await Promise.all([ctx.postsFor([id], viewer), stores.posts.commentsOf(id)]);
+      if (!post) throw notFound('Post not found');
+      const commentVotes = await votesOf(viewer, (profileId) => stores.posts.commentVotesOf(profileId, comments.map((c) => c.id)));
+      return { post, comments: comments.map((c) => commentView(c, commentVotes)) };
+    },
+
+    async deletePost(principal: Principal, id: string) {
+      const actor = await ctx.actorOf(principal);
+      const post = await findPost(id);
+      if (post.author_id !== actor.id) throw forbidden('Only the author can delete a post');
+      const deleted = await ctx.write((tx) => removePost(tx, post, actor.id));
+      if (!deleted) throw notFound('Post not found');
+      ctx.postsChanged();
+      return { id, deleted: true };
+    },
+
+    async votePost(principal: Principal, id: string, value: VoteValue) {
+      const actor = await ctx.actorOf(principal);
+      const now = isoNow(clock);
+      const result = await ctx.write(async (tx) => {
+        const post = await tx.posts.lockPost(id);
+        if (!post) throw notFound('Post not found');
+        const before = await tx.posts.postVoteOf(id, actor.id);
+        const after = nextVote(before, value);
+        await tx.posts.setPostVote(id, actor.id, before, after, now);
+        const counts = await tx.posts.addPostVotes(id, voteDeltas(before, after));
+        if (before === 1) await tx.notifications.withdraw('like', actor.id, { postId: id });
+        if (after === 1) {
+          await tx.notifications.insert(notification('like', post.author_id, actor, { postId: id, commentId: null, postText: await textOf(tx, post) }, now));
+        }
+        return { score: counts.like_count - counts.dislike_count, userVote: after };
+      });
+      ctx.postsChanged();
+      return result;
+    },
+
+    async voteComment(principal: Principal, id: string, value: VoteValue) {
+      const actor = await ctx.actorOf(principal);
+      const now = isoNow(clock);
+      return ctx.write(async (tx) => {
+        if (!(await tx.posts.lockComment(id))) throw notFound('Comment not found');
+        const before = await tx.posts.commentVoteOf(id, actor.id);
+        const after = nextVote(before, value);
+        await tx.posts.setCommentVote(id, actor.id, before, after, now);
+        const counts = await tx.posts.addCommentVotes(id, voteDeltas(before, after));
+        return { score: counts.like_count - counts.dislike_count, userVote: after };
+      });
+    },
+
+    async addComment(principal: Principal, postId: string, body: string) {
+      const actor = await ctx.actorOf(principal);
+      checkText(body, '/body/body');
+      const now = isoNow(clock);
+      const row = { id: newId(), post_id: postId, author_id: actor.id, body, created_at: now };
+      await ctx.write(async (tx) => {
+        const post = await tx.posts.countComment(postId);
+        if (!post) throw notFound('Post not found');
+        await tx.posts.insertComment(row);
+        const subject = { postId, commentId: row.id, postText: await textOf(tx, post) };
+        const reply = notification('reply', post.author_id, actor, subject, now);
+        await tx.notifications.insert([...reply, ...(await mentionNotifications(tx, actor, body, subject, [post.author_id], now))]);
+      });
+      ctx.postsChanged();
+      const author = { author_id: actor.id, author_username: actor.username, author_display_name: actor.display_name, author_type: actor.type, author_avatar_url: actor.avatar_url };
+      return { comment: commentView({ ...row, like_count: 0, dislike_count: 0, ...author }, new Map()) };
+    },
+
+    async repost(principal: Principal, id: string, quote: string | undefined) {
+      const actor = await ctx.actorOf(principal);
+      if (quote !== undefined) checkText(quote, '/body/body');
+      const target = await repostTarget(id);
+      const duplicate = () => conflict('You have already reposted this post (quote posts are unlimited)');
+      if (quote === undefined && (await stores.posts.findPureRepost(actor.id, target.id))) throw duplicate();
+      const hashtags = quote === undefined ? [] : extractHashtags(quote);
+      const inferred = quote === undefined ? FALLBACK_TOPIC : inferTopic(quote, hashtags);
+      const now = isoNow(clock);
+      const row = {
+        id: newId(),
+        author_id: actor.id,
+        kind: quote === undefined ? ('repost' as const) : ('quote' as const),
+        body: quote ?? '',
+        // A quote with no topic of its own, and a pure repost, are about what they repost.
+        topic: inferred === FALLBACK_TOPIC ? target.topic : inferred,
+        hashtags: JSON.stringify(hashtags),
+        repost_of: target.id,
+        created_at: now,
+      };
+      try {
+        await ctx.write(async (tx) => {
+          if (!(await tx.posts.addReposts(target.id, 1))) throw notFound('Post not found');
+          await tx.posts.insertPost(row);
+          await tx.posts.countHashtags(hashtags, now);
+          const subject = { postId: row.id, commentId: null, postText: quote ?? target.body };
+          const reposted = notification('repost', target.author_id, actor, subject, now);
+          const mentions = quote === undefined ? [] : await mentionNotifications(tx, actor, quote, subject, [target.author_id], now);
+          await tx.notifications.insert([...reposted, ...mentions]);
+        });
+      } catch (error) {
+        // Two pure reposts raced past the check above; the unique index let one through.
+        if (isUniqueViolation(error)) throw duplicate();
+        throw error;
+      }
+      ctx.postsChanged();
+      const [post] = await ctx.postsFor([row.id], { profileId: actor.id });
+      return { post: post! };
+    },
+
+    async repostStatus(principal: Principal, id: string) {
+      const actor = await ctx.actorOf(principal);
+      const target = await repostTarget(id);
+      const repost = await stores.posts.findPureRepost(actor.id, target.id);
+      return { reposted: repost !== undefined, repostId: repost?.id ?? null };
+    },
+
+    async removeRepost(principal: Principal, id: string) {
+      const actor = await ctx.actorOf(principal);
+      const target = await repostTarget(id);
+      const found = await stores.posts.findPureRepost(actor.id, target.id);
+      const repost = found ? await stores.posts.findPost(found.id) : undefined;
+      if (!repost || !(await ctx.write((tx) => removePost(tx, repost, actor.id)))) throw notFound('You have not reposted this post');
+      ctx.postsChanged();
+      return { reposted: false, repostId: null };
+    },
+
+    async hashtags(limit: number, offset: number) {
+      const [rows, total] = await Promise.all([stores.posts.topHashtags(limit, offset), stores.posts.countAllHashtags()]);
+      return { data: rows.map((r) => ({ tag: r.tag, count: r.post_count })), pagination: { limit, offset, total, hasMore: offset + rows.length < total } };
+    },
+  };
+}
+
+export type PostsService = ReturnType<typeof createPostsService>;

@@ -1,0 +1,148 @@
+/**
+ * Posts, comments, votes and hashtag counts. Every counter moves in the statement that locks its
+ * row, inside the caller's transaction, so concurrent votes and comments never lose an update.
+ */
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { CommentsTable, Database, PostsTable } from '../../db/schema.ts';
+
+export type PostRow = Selectable<PostsTable>;
+export type CommentRow = Selectable<CommentsTable>;
+export type VoteValue = 1 | -1;
+
+/** Which counters a vote change moves: a like, a dislike, or either taken back. */
+export function voteDeltas(before: VoteValue | null, after: VoteValue | null): { likes: number; dislikes: number } {
+  return {
+    likes: (after === 1 ? 1 : 0) - (before === 1 ? 1 : 0),
+    dislikes: (after === -1 ? 1 : 0) - (before === -1 ? 1 : 0),
+  };
+}
+
+/** DECISIONS "Votes": the same value again takes the vote back, the opposite one switches it. */
+export const nextVote = (before: VoteValue | null, sent: VoteValue): VoteValue | null => (before === sent ? null : sent);
+
+export function createPostsStore(db: Kysely<Database>) {
+  return {
+    findPost: (id: string) => db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    findPureRepost: (authorId: string, originalId: string) =>
+      db.selectFrom('posts').select('id').where('author_id', '=', authorId).where('repost_of', '=', originalId).where('kind', '=', 'repost').executeTakeFirst(),
+
+    insertPost: (row: Insertable<PostsTable>) => db.insertInto('posts').values(row).execute(),
+
+    /** Deletes the post if `authorId` wrote it; its votes, comments and notifications go with it (foreign keys). */
+    async deletePost(id: string, authorId: string): Promise<boolean> {
+      const deleted = await db.deleteFrom('posts').where('id', '=', id).where('author_id', '=', authorId).executeTakeFirst();
+      return Number(deleted.numDeletedRows) === 1;
+    },
+
+    /** Pure reposts mean nothing without their original; quote posts keep their own text. */
+    deletePureRepostsOf: (originalId: string) => db.deleteFrom('posts').where('repost_of', '=', originalId).where('kind', '=', 'repost').execute(),
+
+    /** Returns whether the post exists; on PostgreSQL it stays locked until the transaction ends. */
+    async addReposts(id: string, delta: number): Promise<boolean> {
+      const updated = await db.updateTable('posts').set((eb) => ({ repost_count: eb('repost_count', '+', delta) })).where('id', '=', id).executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
+    },
+
+    /**
+     * Takes the post's row lock (PostgreSQL) or the write lock (SQLite) before a vote is read, so
+     * concurrent votes on one post are applied one after the other. Undefined when there is no such post.
+     */
+    lockPost: (id: string) =>
+      db.updateTable('posts').set((eb) => ({ like_count: eb.ref('like_count') })).where('id', '=', id).returningAll().executeTakeFirst(),
+
+    addPostVotes: (id: string, delta: { likes: number; dislikes: number }) =>
+      db
+        .updateTable('posts')
+        .set((eb) => ({ like_count: eb('like_count', '+', delta.likes), dislike_count: eb('dislike_count', '+', delta.dislikes) }))
+        .where('id', '=', id)
+        .returning(['like_count', 'dislike_count'])
+        .executeTakeFirstOrThrow(),
+
+    postVoteOf: async (postId: string, profileId: string): Promise<VoteValue | null> =>
+      (await db.selectFrom('post_votes').select('value').where('post_id', '=', postId).where('profile_id', '=', profileId).executeTakeFirst())?.value ?? null,
+
+    async setPostVote(postId: string, profileId: string, before: VoteValue | null, after: VoteValue | null, now: string): Promise<void> {
+      if (after === null) await db.deleteFrom('post_votes').where('post_id', '=', postId).where('profile_id', '=', profileId).execute();
+      else if (before === null) await db.insertInto('post_votes').values({ post_id: postId, profile_id: profileId, value: after, created_at: now }).execute();
+      else await db.updateTable('post_votes').set({ value: after, created_at: now }).where('post_id', '=', postId).where('profile_id', '=', profileId).execute();
+    },
+
+    /** Counts the comment on its post, returning the post (undefined when there is none). */
+    countComment: (postId: string) =>
+      db.updateTable('posts').set((eb) => ({ comment_count: eb('comment_count', '+', 1) })).where('id', '=', postId).returningAll().executeTakeFirst(),
+
+    insertComment: (row: Insertable<CommentsTable>) => db.insertInto('comments').values(row).execute(),
+
+    lockComment: (id: string) =>
+      db.updateTable('comments').set((eb) => ({ like_count: eb.ref('like_count') })).where('id', '=', id).returningAll().executeTakeFirst(),
+
+    addCommentVotes: (id: string, delta: { likes: number; dislikes: number }) =>
+      db
+        .updateTable('comments')
+        .set((eb) => ({ like_count: eb('like_count', '+', delta.likes), dislike_count: eb('dislike_count', '+', delta.dislikes) }))
+        .where('id', '=', id)
+        .returning(['like_count', 'dislike_count'])
+        .executeTakeFirstOrThrow(),
+
+    commentVoteOf: async (commentId: string, profileId: string): Promise<VoteValue | null> =>
+      (await db.selectFrom('comment_votes').select('value').where('comment_id', '=', commentId).where('profile_id', '=', profileId).executeTakeFirst())?.value ?? null,
+
+    async setCommentVote(commentId: string, profileId: string, before: VoteValue | null, after: VoteValue | null, now: string): Promise<void> {
+      if (after === null) await db.deleteFrom('comment_votes').where('comment_id', '=', commentId).where('profile_id', '=', profileId).execute();
+      else if (before === null) await db.insertInto('comment_votes').values({ comment_id: commentId, profile_id: profileId, value: after, created_at: now }).execute();
+      else await db.updateTable('comment_votes').set({ value: after, created_at: now }).where('comment_id', '=', commentId).where('profile_id', '=', profileId).execute();
+    },
+
+    /** Every comment of a post with its author, oldest first. */
+    commentsOf: (postId: string) =>
+      db
+        .selectFrom('comments as c')
+        .innerJoin('profiles as a', 'a.id', 'c.author_id')
+        .select([
+          'c.id',
+          'c.post_id',
+          'c.body',
+          'c.like_count',
+          'c.dislike_count',
+          'c.created_at',
+          'a.id as author_id',
+          'a.username as author_username',
+          'a.display_name as author_display_name',
+          'a.type as author_type',
+          'a.avatar_url as author_avatar_url',
+        ])
+        .where('c.post_id', '=', postId)
+        .orderBy('c.created_at')
+        .orderBy('c.id')
+        .execute(),
+
+    commentVotesOf: async (profileId: string, commentIds: string[]): Promise<Map<string, VoteValue>> => {
+      if (commentIds.length === 0) return new Map();
+      const rows = await db.selectFrom('comment_votes').select(['comment_id', 'value']).where('profile_id', '=', profileId).where('comment_id', 'in', commentIds).execute();
+      return new Map(rows.map((r) => [r.comment_id, r.value]));
+    },
+
+    async countHashtags(tags: string[], now: string): Promise<void> {
+      if (tags.length === 0) return;
+      await db
+        .insertInto('hashtags')
+        .values(tags.map((tag) => ({ tag, post_count: 1, last_used_at: now })))
+        .onConflict((oc) => oc.column('tag').doUpdateSet({ post_count: sql`hashtags.post_count + 1`, last_used_at: (eb) => eb.ref('excluded.last_used_at') }))
+        .execute();
+    },
+
+    async uncountHashtags(tags: string[]): Promise<void> {
+      if (tags.length === 0) return;
+      await db.updateTable('hashtags').set((eb) => ({ post_count: eb('post_count', '-', 1) })).where('tag', 'in', tags).execute();
+      await db.deleteFrom('hashtags').where('tag', 'in', tags).where('post_count', '<=', 0).execute();
+    },
+
+    topHashtags: (limit: number, offset: number) =>
+      db.selectFrom('hashtags').select(['tag', 'post_count']).orderBy('post_count', 'desc').orderBy('tag').limit(limit).offset(offset).execute(),
+
+    countAllHashtags: async () => Number((await db.selectFrom('hashtags').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n),
+  };
+}
+
+export type PostsStore = ReturnType<typeof createPostsStore>;

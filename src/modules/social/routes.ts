@@ -1,0 +1,194 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { principalOf } from '../../http/auth.ts';
+import { dataOf, errorResponses, listOf, PageQuery } from '../../http/schemas.ts';
+import {
+  CommentEnvelope,
+  CreateComment,
+  CreatePost,
+  CreateRepost,
+  Deleted,
+  FeedQuery,
+  FollowStatus,
+  Hashtag,
+  LimitQuery,
+  MarkedRead,
+  MarkRead,
+  NotificationsPage,
+  NotificationsQuery,
+  PostEnvelope,
+  PostParams,
+  PostsPage,
+  PostWithComments,
+  RepostStatus,
+  SearchQuery,
+  SearchResult,
+  SocialProfile,
+  SuggestedUsers,
+  TopicList,
+  TrendingPosts,
+  UnreadCount,
+  UsernameParams,
+  VoteBody,
+  VoteResult,
+} from './schemas.ts';
+import type { SocialService } from './service.ts';
+import { renderPosts } from './views.ts';
+
+/** JSON already written to the route's response schema (renderPosts) goes out as it is. */
+const sendRendered = (reply: FastifyReply, json: string) => reply.type('application/json; charset=utf-8').send(json);
+
+/** Response header naming the moment a feed page was taken at; later pages pass it as `before`. */
+const FEED_BEFORE_HEADER = 'x-feed-before';
+
+export function registerSocialRoutes(root: FastifyInstance, social: SocialService): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['social'];
+  const security = [{ bearer: [] }];
+  const { posts, feed, people, notifications } = social;
+
+  app.get('/v1/social/posts', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: 'Feed: foryou (4 trending, then newest) or following; userVote when signed in',
+      querystring: FeedQuery,
+      response: { 200: PostsPage, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { asOf, rows, votes, pagination } = await feed.feed(request.principal, request.query);
+      reply.header(FEED_BEFORE_HEADER, asOf);
+      return sendRendered(reply, `{"posts":${renderPosts(rows, votes)},"pagination":${JSON.stringify(pagination)}}`);
+    },
+  });
+
+  app.post('/v1/social/posts', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Create a post (topic inferred when omitted)', body: CreatePost, response: { 201: PostEnvelope, ...errorResponses } },
+    handler: async (request, reply) => reply.status(201).send(await posts.createPost(principalOf(request), request.body)),
+  });
+
+  app.get('/v1/social/posts/:id', {
+    config: { auth: 'optional' },
+    schema: { tags, summary: 'A post with all its comments, oldest first', params: PostParams, response: { 200: PostWithComments, ...errorResponses } },
+    handler: async (request) => posts.getPost(request.principal, request.params.id),
+  });
+
+  app.delete('/v1/social/posts/:id', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Delete your post with its votes, comments and notifications', params: PostParams, response: { 200: dataOf(Deleted), ...errorResponses } },
+    handler: async (request) => ({ data: await posts.deletePost(principalOf(request), request.params.id) }),
+  });
+
+  app.post('/v1/social/posts/:id/vote', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Like (1) or dislike (-1); the same value again takes it back', params: PostParams, body: VoteBody, response: { 200: VoteResult, ...errorResponses } },
+    handler: async (request) => posts.votePost(principalOf(request), request.params.id, request.body.value),
+  });
+
+  app.post('/v1/social/comments/:id/vote', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Vote on a comment, as on a post', params: PostParams, body: VoteBody, response: { 200: VoteResult, ...errorResponses } },
+    handler: async (request) => posts.voteComment(principalOf(request), request.params.id, request.body.value),
+  });
+
+  app.post('/v1/social/posts/:id/comments', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Comment on a post', params: PostParams, body: CreateComment, response: { 201: CommentEnvelope, ...errorResponses } },
+    handler: async (request, reply) => reply.status(201).send(await posts.addComment(principalOf(request), request.params.id, request.body.body)),
+  });
+
+  app.post('/v1/social/posts/:id/repost', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Repost ({}) or quote ({ body })', params: PostParams, body: CreateRepost, response: { 201: PostEnvelope, ...errorResponses } },
+    handler: async (request, reply) => reply.status(201).send(await posts.repost(principalOf(request), request.params.id, request.body.body)),
+  });
+
+  app.get('/v1/social/posts/:id/repost', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Have you reposted this post?', params: PostParams, response: { 200: RepostStatus, ...errorResponses } },
+    handler: async (request) => posts.repostStatus(principalOf(request), request.params.id),
+  });
+
+  app.delete('/v1/social/posts/:id/repost', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Remove your repost of this post', params: PostParams, response: { 200: RepostStatus, ...errorResponses } },
+    handler: async (request) => posts.removeRepost(principalOf(request), request.params.id),
+  });
+
+  app.post('/v1/social/users/:username/follow', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Follow someone', params: UsernameParams, response: { 200: FollowStatus, ...errorResponses } },
+    handler: async (request) => people.follow(principalOf(request), request.params.username),
+  });
+
+  app.delete('/v1/social/users/:username/follow', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Unfollow someone', params: UsernameParams, response: { 200: FollowStatus, ...errorResponses } },
+    handler: async (request) => people.unfollow(principalOf(request), request.params.username),
+  });
+
+  app.get('/v1/social/users/:username/follow', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Do you follow this user?', params: UsernameParams, response: { 200: FollowStatus, ...errorResponses } },
+    handler: async (request) => people.followStatus(principalOf(request), request.params.username),
+  });
+
+  app.get('/v1/social/users/:username/profile', {
+    config: { auth: 'optional' },
+    schema: { tags, summary: 'A profile with its counts; isFollowing when signed in', params: UsernameParams, response: { 200: SocialProfile, ...errorResponses } },
+    handler: async (request) => people.profile(request.principal, request.params.username),
+  });
+
+  app.get('/v1/social/users/suggested', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Most followed accounts you do not follow yet', querystring: LimitQuery(10, 50), response: { 200: SuggestedUsers, ...errorResponses } },
+    handler: async (request) => people.suggested(principalOf(request), request.query.limit),
+  });
+
+  app.get('/v1/social/topics', {
+    config: { auth: 'none' },
+    schema: { tags, summary: 'The topic taxonomy', response: { 200: TopicList, ...errorResponses } },
+    handler: async () => feed.topics(),
+  });
+
+  app.get('/v1/social/hashtags', {
+    config: { auth: 'none' },
+    schema: { tags, summary: 'Hashtags by how many posts use them', querystring: PageQuery(20, 100), response: { 200: listOf(Hashtag), ...errorResponses } },
+    handler: async (request) => posts.hashtags(request.query.limit, request.query.offset),
+  });
+
+  app.get('/v1/social/notifications', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Your notifications, newest first', querystring: NotificationsQuery, response: { 200: NotificationsPage, ...errorResponses } },
+    handler: async (request) => notifications.list(principalOf(request), request.query.limit, request.query.offset),
+  });
+
+  app.get('/v1/social/notifications/unread', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'How many notifications are unread', response: { 200: UnreadCount, ...errorResponses } },
+    handler: async (request) => notifications.unread(principalOf(request)),
+  });
+
+  app.post('/v1/social/notifications/read', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Mark all ({} or no body) or some ({ ids }) notifications read', body: MarkRead, response: { 200: MarkedRead, ...errorResponses } },
+    // No body at all means the same as {}: mark everything read.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+    handler: async (request) => notifications.markRead(principalOf(request), request.body.ids),
+  });
+
+  app.get('/v1/social/search', {
+    config: { auth: 'optional' },
+    schema: { tags, summary: 'Search posts, agents, humans, or services (discovery)', querystring: SearchQuery, response: { 200: SearchResult, ...errorResponses } },
+    handler: async (request) => feed.search(request.principal, request.query),
+  });
+
+  app.get('/v1/social/trending', {
+    config: { auth: 'optional' },
+    schema: { tags, summary: 'Most liked and commented posts of the last 24 hours', querystring: LimitQuery(10, 50), response: { 200: TrendingPosts, ...errorResponses } },
+    handler: async (request) => feed.trending(request.principal, request.query.limit),
+  });
+}

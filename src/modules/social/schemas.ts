@@ -1,0 +1,154 @@
+import { Type, type Static, type TLiteral, type TSchema } from '@sinclair/typebox';
+import { topics } from './topics.ts';
+import { MAX_BODY } from './text.ts';
+
+const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
+/**
+ * `type: [T, 'null']` rather than `anyOf [T, null]`: the same JSON Schema meaning (OpenAPI 3.1), but
+ * the response serializer writes it directly instead of validating each value against every branch,
+ * a quarter of a feed page's serialization time.
+ */
+const nullable = <T extends TSchema & { type: string }>(t: T) => Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] });
+
+// ajv counts code points (its `unicode` option), so maxLength is the spec's 500 characters.
+const Body = Type.String({ minLength: 1, maxLength: MAX_BODY, description: 'Up to 500 characters (Unicode code points); not blank' });
+const TopicSlug = Type.String({ minLength: 1, maxLength: 40, description: `One of GET /v1/social/topics: ${topics.join(', ')}` });
+const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+
+export const PostParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const CreatePost = Type.Object({ body: Body, topic: Type.Optional(TopicSlug) }, { additionalProperties: false });
+export const CreateComment = Type.Object({ body: Body }, { additionalProperties: false });
+export const CreateRepost = Type.Object({ body: Type.Optional(Body) }, { additionalProperties: false, description: '{} for a pure repost, { body } for a quote post' });
+export const VoteBody = Type.Object({ value: Type.Union([Type.Literal(1), Type.Literal(-1)]) }, { additionalProperties: false });
+export const MarkRead = Type.Object(
+  { ids: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 100, uniqueItems: true })) },
+  { additionalProperties: false, description: '{} marks every notification read; { ids } only those' },
+);
+
+export const FeedQuery = Type.Object({
+  feed: Type.Optional(literals(['foryou', 'following'] as const)),
+  topic: Type.Optional(TopicSlug),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+  offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
+  before: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'The feed as of this moment: pass the X-Feed-Before header of the first page to later pages, so posts arriving meanwhile shift nothing',
+    }),
+  ),
+});
+export type FeedQueryInput = Static<typeof FeedQuery>;
+
+export const SearchQuery = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 200 }),
+  tab: Type.Optional(literals(['posts', 'agents', 'humans', 'services'] as const)),
+  limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }),
+  offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
+});
+
+export const NotificationsQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 30 }),
+  offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
+});
+export const LimitQuery = (defaultLimit: number, maximum: number) => Type.Object({ limit: Type.Integer({ minimum: 1, maximum, default: defaultLimit }) });
+
+const Vote = Type.Unsafe<1 | -1 | null>({ type: ['integer', 'null'], enum: [1, -1, null] });
+
+export const Author = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  displayName: Type.String(),
+  type: Type.String(),
+  avatarUrl: nullable(Type.String()),
+});
+
+const postFields = {
+  id: Type.String(),
+  body: Type.String(),
+  topic: Type.String(),
+  hashtags: Type.Array(Type.String()),
+  score: Type.Integer(),
+  commentCount: Type.Integer(),
+  repostCount: Type.Integer(),
+  createdAt: Type.String(),
+  repostOf: nullable(Type.String()),
+  author: Author,
+  userVote: Type.Optional(Vote),
+};
+export const OriginalPost = Type.Object(postFields);
+export const Post = Type.Object({ ...postFields, originalPost: nullable(OriginalPost) });
+
+export const Comment = Type.Object({
+  id: Type.String(),
+  postId: Type.String(),
+  body: Type.String(),
+  score: Type.Integer(),
+  userVote: Type.Optional(Vote),
+  createdAt: Type.String(),
+  author: Author,
+});
+
+export const SocialPagination = Type.Object({ limit: Type.Integer(), offset: Type.Integer(), hasMore: Type.Boolean() });
+
+export const PostsPage = Type.Object({ posts: Type.Array(Post), pagination: SocialPagination });
+export const PostWithComments = Type.Object({ post: Post, comments: Type.Array(Comment) });
+export const PostEnvelope = Type.Object({ post: Post });
+export const CommentEnvelope = Type.Object({ comment: Comment });
+export const VoteResult = Type.Object({ score: Type.Integer(), userVote: Vote });
+export const RepostStatus = Type.Object({ reposted: Type.Boolean(), repostId: nullable(Type.String()) });
+export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
+export const TrendingPosts = Type.Object({ posts: Type.Array(Post) });
+
+export const FollowStatus = Type.Object({ following: Type.Boolean() });
+export const SocialProfile = Type.Object({
+  user: Type.Object({
+    id: Type.String(),
+    username: Type.String(),
+    displayName: Type.String(),
+    avatarUrl: nullable(Type.String()),
+    bio: Type.String(),
+    type: Type.String(),
+    agentId: nullable(Type.String()),
+    createdAt: Type.String(),
+    followersCount: Type.Integer(),
+    followingCount: Type.Integer(),
+    isFollowing: Type.Optional(Type.Boolean()),
+  }),
+});
+export const UserSummary = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  displayName: Type.String(),
+  avatarUrl: nullable(Type.String()),
+  bio: Type.String(),
+  type: Type.String(),
+  followerCount: Type.Integer(),
+});
+export const SuggestedUsers = Type.Object({ users: Type.Array(UserSummary) });
+
+export const Notification = Type.Object({
+  id: Type.String(),
+  type: literals(['like', 'reply', 'follow', 'repost', 'mention'] as const),
+  read: Type.Boolean(),
+  postId: nullable(Type.String()),
+  commentId: nullable(Type.String()),
+  postBody: nullable(Type.String()),
+  createdAt: Type.String(),
+  actor: Type.Object({ id: Type.String(), username: Type.String(), displayName: Type.String(), avatarUrl: nullable(Type.String()), type: Type.String() }),
+});
+export const NotificationsPage = Type.Object({ notifications: Type.Array(Notification), pagination: SocialPagination });
+export const UnreadCount = Type.Object({ unread: Type.Integer() });
+export const MarkedRead = Type.Object({ updated: Type.Integer() });
+
+export const TopicList = Type.Object({ topics: Type.Array(Type.String()) });
+export const Hashtag = Type.Object({ tag: Type.String(), count: Type.Integer({ description: 'posts using it' }) });
+
+const SearchPagination = Type.Object({ limit: Type.Integer(), offset: Type.Integer(), hasMore: Type.Boolean(), total: Type.Optional(Type.Integer()) });
+export const SearchResult = Type.Union([
+  Type.Object({ posts: Type.Array(Post), pagination: SearchPagination }),
+  Type.Object({ users: Type.Array(UserSummary), pagination: SearchPagination }),
+  // Discovery's agent view, passed through as it is.
+  Type.Object({ agents: Type.Array(Type.Object({}, { additionalProperties: true })), pagination: SearchPagination }),
+]);

@@ -1,0 +1,18 @@
+/** The social module's one service, assembled from the parts that each own one job. */
+import { createSocialContext, type SocialDeps } from './context.ts';
+import { createFeedService } from './feed-service.ts';
+import { createNotificationsService } from './notifications-service.ts';
+import { createPeopleService } from './people-service.ts';
+import { createPostsService } from './posts-service.ts';
+
+export function createSocialService(deps: SocialDeps) {
+  const ctx = createSocialContext(deps);
+  return {
+    posts: createPostsService(ctx),
+    feed: createFeedService(ctx),
+    people: createPeopleService(ctx),
+    notifications: createNotificationsService(ctx),
+  };
+}
+
+export type SocialService = ReturnType<typeof createSocialService>;

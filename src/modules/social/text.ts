@@ -1,0 +1,55 @@
+/**
+ * What the service reads out of a post or comment body. Lengths count Unicode code points
+ * (DECISIONS "Lengths"), so an emoji is one character, as people count them.
+ */
+
+export const MAX_BODY = 500;
+export const NOTIFICATION_EXCERPT = 100;
+
+export function codePointLength(text: string): number {
+  let length = 0;
+  for (const _ of text) length++;
+  return length;
+}
+
+export function firstCodePoints(text: string, count: number): string {
+  let end = 0;
+  let taken = 0;
+  for (const char of text) {
+    if (taken === count) return text.slice(0, end);
+    end += char.length;
+    taken++;
+  }
+  return text;
+}
+
+export const isBlank = (text: string): boolean => text.trim().length === 0;
+
+// A mention is @ not glued to a word before it (so e-mail addresses are not mentions) and a
+// whole username after it: a run longer than 25 characters names nobody.
+const mentionPattern = /(?<![\p{L}\p{N}_@])@([A-Za-z0-9_]+)/gu;
+
+/** Usernames mentioned with @, lowercase (usernames are case-insensitive), each once, in order. */
+export function extractMentions(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(mentionPattern)) {
+    const name = match[1]!;
+    if (name.length <= 25) found.add(name.toLowerCase());
+  }
+  return [...found];
+}
+
+const MAX_HASHTAGS = 30;
+const hashtagPattern = /(?<![\p{L}\p{N}_#&])#([\p{L}\p{N}_]{1,50})(?![\p{L}\p{N}_])/gu;
+const hasLetter = /\p{L}/u;
+
+/** Free-form hashtags, lowercase, each once; `#1` (no letter) is a number, not a tag. */
+export function extractHashtags(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(hashtagPattern)) {
+    const tag = match[1]!.toLowerCase();
+    if (hasLetter.test(tag)) found.add(tag);
+    if (found.size === MAX_HASHTAGS) break;
+  }
+  return [...found];
+}
