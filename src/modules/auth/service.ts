@@ -7,6 +7,7 @@ import type { Authenticator, Principal } from '../../http/auth.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { AgentAccountResolver } from './agent-accounts.ts';
 import type { OidcVerifier } from './oidc.ts';
+import type { PrincipalCache } from './principal-cache.ts';
 import type { AccountRow, ApiKeyRow, AuthStore, CredentialMatch } from './store.ts';
 
 export const SESSION_PREFIX = 'ags_';
@@ -19,6 +20,7 @@ export interface AuthServiceDeps {
   sessionTtlHours: number;
   oidc: OidcVerifier | null;
   agentAccounts: AgentAccountResolver;
+  principals: PrincipalCache;
 }
 
 export const accountView = (row: AccountRow) => ({
@@ -39,7 +41,7 @@ export const apiKeyView = (row: ApiKeyRow) => ({
   revokedAt: row.revoked_at,
 });
 
-export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAccounts }: AuthServiceDeps) {
+export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAccounts, principals }: AuthServiceDeps) {
   const principalFrom = (match: CredentialMatch, via: Principal['via']): Principal => ({
     accountId: match.account_id,
     kind: match.kind,
@@ -85,23 +87,34 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
     return { accountId: account.id, kind: 'person', via: 'oidc', credentialId: null, agentId: null, personId: account.id };
   }
 
+  async function lookUp(tokenHash: string, isKey: boolean): Promise<Principal | null> {
+    const ticket = principals.ticket();
+    if (isKey) {
+      const match = await store.findLiveApiKey(tokenHash);
+      if (!match) return null;
+      const now = clock.now();
+      // Recording use on every request would turn each read into a write; hourly is enough to spot dead keys.
+      // A cached key is looked up again within the cache's max age, so use is still seen within the hour.
+      if (!match.last_used_at || now.getTime() - Date.parse(match.last_used_at) > KEY_TOUCH_INTERVAL_MS) {
+        await store.touchApiKey(match.credential_id, now.toISOString());
+      }
+      const principal = principalFrom(match, 'key');
+      principals.remember(tokenHash, principal, null, ticket);
+      return principal;
+    }
+    const match = await store.findLiveSession(tokenHash, isoNow(clock));
+    if (!match) return null;
+    const principal = principalFrom(match, 'session');
+    principals.remember(tokenHash, principal, Date.parse(match.expires_at), ticket);
+    return principal;
+  }
+
   const authenticator: Authenticator = {
-    async authenticate(token) {
-      if (token.startsWith(API_KEY_PREFIX)) {
-        const match = await store.findLiveApiKey(hashSecret(token));
-        if (!match) return null;
-        const now = clock.now();
-        // Recording use on every request would turn each read into a write; hourly is enough to spot dead keys.
-        if (!match.last_used_at || now.getTime() - Date.parse(match.last_used_at) > KEY_TOUCH_INTERVAL_MS) {
-          await store.touchApiKey(match.credential_id, now.toISOString());
-        }
-        return principalFrom(match, 'key');
-      }
-      if (token.startsWith(SESSION_PREFIX)) {
-        const match = await store.findLiveSession(hashSecret(token), isoNow(clock));
-        return match ? principalFrom(match, 'session') : null;
-      }
-      return oidcPrincipal(token);
+    authenticate(token) {
+      const isKey = token.startsWith(API_KEY_PREFIX);
+      if (!isKey && !token.startsWith(SESSION_PREFIX)) return oidcPrincipal(token);
+      const tokenHash = hashSecret(token);
+      return principals.get(tokenHash) ?? lookUp(tokenHash, isKey);
     },
   };
 
@@ -137,6 +150,7 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
         throw badRequest('OIDC sessions end at the identity provider; only built-in sessions can be logged out here');
       }
       await store.revokeSession(principal.credentialId, isoNow(clock));
+      await principals.forgetCredential(principal.credentialId);
     },
 
     async account(principal: Principal) {
@@ -176,6 +190,7 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
       if (!row || row.created_by !== principal.personId) throw notFound('API key not found');
       const now = isoNow(clock);
       await store.revokeApiKey(id, now);
+      await principals.forgetCredential(id);
       return apiKeyView({ ...row, revoked_at: row.revoked_at ?? now });
     },
   };

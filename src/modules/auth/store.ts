@@ -26,11 +26,18 @@ export function createAuthStore(db: Db) {
 
     insertSession: (row: { id: string; account_id: string; token_hash: string; created_at: string; expires_at: string }) =>
       db.insertInto('sessions').values({ ...row, revoked_at: null }).execute(),
-    findLiveSession: (tokenHash: string, now: string): Promise<CredentialMatch | undefined> =>
+    findLiveSession: (tokenHash: string, now: string): Promise<(CredentialMatch & { expires_at: string }) | undefined> =>
       db
         .selectFrom('sessions')
         .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-        .select(['sessions.id as credential_id', 'accounts.id as account_id', 'accounts.kind', 'accounts.agent_id', 'accounts.owner_account_id'])
+        .select([
+          'sessions.id as credential_id',
+          'accounts.id as account_id',
+          'accounts.kind',
+          'accounts.agent_id',
+          'accounts.owner_account_id',
+          'sessions.expires_at',
+        ])
         .where('sessions.token_hash', '=', tokenHash)
         .where('sessions.revoked_at', 'is', null)
         .where('sessions.expires_at', '>', now)

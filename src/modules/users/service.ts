@@ -3,7 +3,9 @@ import type { Clock } from '../../lib/clock.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import type { Signals } from '../../db/signals.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
+import { createProfileCache } from './profile-cache.ts';
 import type { ProfileRow, UsersStore } from './store.ts';
 import { checkUsername } from './usernames.ts';
 
@@ -21,6 +23,17 @@ export const profileView = (row: ProfileRow) => ({
   updatedAt: row.updated_at,
 });
 
+export type ProfileView = ReturnType<typeof profileView>;
+
+export interface UsersServiceDeps {
+  store: UsersStore;
+  clock: Clock;
+  agentAccounts: AgentAccountResolver;
+  signals: Signals;
+  /** A cache invalidation that could not be sent to other nodes. */
+  onSignalError?: (error: unknown) => void;
+}
+
 export interface CreateProfileInput {
   username: string;
   displayName: string;
@@ -30,8 +43,14 @@ export interface CreateProfileInput {
   avatarUrl?: string;
 }
 
-export function createUsersService({ store, clock, agentAccounts }: { store: UsersStore; clock: Clock; agentAccounts: AgentAccountResolver }) {
+export function createUsersService({ store, clock, agentAccounts, signals, onSignalError }: UsersServiceDeps) {
+  const profiles = createProfileCache<ProfileView>({ clock, signals, ...(onSignalError ? { onError: onSignalError } : {}) });
+  const profileChanged = (accountId: string) => profiles.forget(accountId);
+
   return {
+    /** Call after any committed write to an account's profile row (counters included), so no node serves the old one. */
+    profileChanged,
+
     async checkAvailability(raw: string) {
       const verdict = checkUsername(raw);
       if (!verdict.ok) return { available: false as const, reason: verdict.reason };
@@ -73,13 +92,19 @@ export function createUsersService({ store, clock, agentAccounts }: { store: Use
       };
       // A concurrent create that wins the race surfaces as a unique violation, which the error handler maps to 409.
       await store.insert(row);
+      await profileChanged(principal.accountId);
       return profileView(row);
     },
 
     async me(principal: Principal) {
+      const cached = profiles.get(principal.accountId);
+      if (cached) return cached;
+      const ticket = profiles.ticket();
       const row = await store.findByAccount(principal.accountId);
       if (!row) throw notFound('No profile yet: create one with POST /v1/users');
-      return profileView(row);
+      const view = profileView(row);
+      profiles.remember(principal.accountId, view, ticket);
+      return view;
     },
 
     async update(principal: Principal, changes: { displayName?: string; bio?: string; avatarUrl?: string | null }) {
@@ -90,6 +115,7 @@ export function createUsersService({ store, clock, agentAccounts }: { store: Use
         updated_at: isoNow(clock),
       });
       if (!row) throw notFound('No profile yet: create one with POST /v1/users');
+      await profileChanged(principal.accountId);
       return profileView(row);
     },
   };
