@@ -2,19 +2,26 @@
  * The composition root: everything the service is made of is built here from one validated Config.
  * Tests build the same app with overrides (a clock, a PostgreSQL schema of their own, an OIDC verifier).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { openSignals, type Signals } from './db/signals.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { createServer, waitForRequestsToFinish } from './http/server.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
-import { createAuthService, createAuthStore, registerAuthRoutes } from './modules/auth/index.ts';
+import { createAuthService, createAuthStore, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { createReceiptsService, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import { createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
+import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
+import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
+import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './modules/tasks/extract/index.ts';
+import { createAssigner, createDeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
+import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
+import { createOutboundClient } from './lib/outbound-http.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
 
 export interface AppOverrides {
@@ -32,6 +39,8 @@ export interface AgentryApp {
   database: DatabaseHandle;
   config: Config;
   clock: Clock;
+  /** Cross-node "look again" signals: in-process on SQLite, LISTEN/NOTIFY on PostgreSQL. */
+  signals: Signals;
   close(): Promise<void>;
 }
 
@@ -50,6 +59,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const clock = overrides.clock ?? systemClock;
   const database = openDatabase({ url: config.databaseUrl, ...(overrides.databaseSchema ? { schema: overrides.databaseSchema } : {}) });
   await database.migrate();
+  // Signal errors can come before the server's logger exists; those are dropped (the caches' max age bounds the harm).
+  let log: FastifyBaseLogger | null = null;
+  const reportSignalError = (error: unknown) => log?.warn({ err: error }, 'signals: other nodes may see a change late');
+  const signals = await openSignals({
+    url: config.databaseUrl,
+    ...(overrides.databaseSchema ? { schema: overrides.databaseSchema } : {}),
+    onError: reportSignalError,
+  });
 
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
 
@@ -60,35 +77,106 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         ? createOidcVerifier({ issuer: config.oidcIssuer, audience: config.oidcAudience })
         : null;
 
+  const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
   const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
   const registry = createRegistryService({
     store: createRegistryStore(database.db),
     clock,
     isOrgMember: orgs.isMember,
     heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
+    agentRemoved: principals.forgetAgent,
   });
   const { agentAccounts } = registry;
-  const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts });
+  const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts, principals });
   const receipts = createReceiptsService({ store: createReceiptsStore(database.db), clock });
-  const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts });
+  const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts, signals, onSignalError: reportSignalError });
+  const discovery = createDiscoveryService({
+    store: createDiscoveryStore(database.db, database.dialect),
+    registry,
+    trust: receipts,
+    embedder: config.embeddings ? createRemoteEmbedder(config.embeddings) : createWordVectorEmbedder(),
+    clock,
+    onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: the embedder failed; ranking by lexical signals'),
+  });
+  // Agent endpoints (webhooks, a configured model) are reached only through the SSRF-checked client.
+  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
+  const extractor = config.extractor
+    ? createModelExtractor({
+        url: config.extractor.url,
+        model: config.extractor.model,
+        ...(config.extractor.apiKey ? { apiKey: config.extractor.apiKey } : {}),
+        fetch: outboundFetch(outbound),
+        onFallback: (error) => log?.warn({ err: error }, 'extraction: the model answer was unusable; used the built-in extractor'),
+      })
+    : createBuiltinExtractor();
+  const assigner = createAssigner({ extractor, publicUrl: config.publicUrl });
+  const tasksStore = createTasksStore(database.db, database.dialect);
+  const paymentsStore = createPaymentsStore(database.db, database.dialect);
+  const stripe = config.stripe ? await loadStripeProvider(config.stripe) : null;
+  const payments = createPaymentsService({
+    store: paymentsStore,
+    clock,
+    registry,
+    ledger: createLedgerProvider(),
+    stripe,
+    feeBps: config.platformFeeBps,
+    operators: config.operators,
+    publicUrl: config.publicUrl,
+    signals,
+  });
+  const tasks = createTasksService({ store: tasksStore, clock, registry, trust: receipts, assigner, signals, settlement: payments.settlement });
+  const social = createSocialService({
+    database,
+    clock,
+    // The `services` tab is discovery itself; its pages end where discovery's do (offset 500).
+    searchServices: async (q, limit, offset, principal) => {
+      if (offset > DISCOVERY_MAX_OFFSET) return { agents: [], pagination: { limit, offset, hasMore: false } };
+      const { data, pagination } = await discovery.search(principal, { q, limit, offset });
+      return { agents: data, pagination };
+    },
+    profilesChanged: async (accountIds) => void (await Promise.all(accountIds.map(users.profileChanged))),
+  });
 
   const server = await createServer({ config, authenticator: auth.authenticator, redis, ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}) });
+  log = server.log;
   registerHealthRoutes(server, database.db);
   registerAuthRoutes(server, auth);
   registerUsersRoutes(server, users);
   registerOrgsRoutes(server, orgs);
   registerRegistryRoutes(server, registry, { provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs } });
   registerCatalogRoutes(server);
+  registerDiscoveryRoutes(server, discovery);
   registerReceiptsRoutes(server, receipts);
+  registerSocialRoutes(server, social);
+  registerTasksRoutes(server, tasks);
+  registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
+  const transfers = stripe ? createTransferWorker({ store: paymentsStore, stripe, clock, signals, log: server.log, pollIntervalMs: config.delivery.pollIntervalMs }) : null;
+  const deliveries = createDeliveryWorker({
+    store: tasksStore,
+    dialect: database.dialect,
+    clock,
+    outbound,
+    signals,
+    assigner,
+    findAgent: registry.findRow,
+    log: server.log,
+    options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
+  });
 
   server.addHook('onClose', async () => {
     // Requests whose clients left are no longer tracked by the HTTP server but may still be running.
     await waitForRequestsToFinish(server, 5000);
+    await deliveries.stop();
+    await transfers?.stop();
+    await outbound.close();
+    await signals.close();
     await database.close();
     if (redis) await redis.quit().catch(() => redis.disconnect());
   });
   overrides.beforeReady?.(server);
   await server.ready();
+  await deliveries.start();
+  transfers?.start();
 
-  return { server, database, config, clock, close: () => server.close() };
+  return { server, database, config, clock, signals, close: () => server.close() };
 }

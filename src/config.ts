@@ -20,6 +20,17 @@ export interface Config {
   sessionTtlHours: number;
   allowPrivateEndpoints: boolean;
   trustProxy: boolean;
+  /** An OpenAI-compatible embeddings API for discovery; null: the built-in offline word vectors. */
+  embeddings: { url: string; model: string; apiKey: string | null } | null;
+  delivery: { maxAttempts: number; retryBaseMs: number; timeoutMs: number; pollIntervalMs: number; concurrency: number };
+  /** An OpenAI-compatible chat model that fills task inputs; null: the built-in extractor. */
+  extractor: { url: string; model: string; apiKey: string | null } | null;
+  /** The platform's cut of each paid task, in basis points (250 = 2.5%). */
+  platformFeeBps: number;
+  /** Stripe Connect; null: only the built-in ledger provider. `apiBase` points the client elsewhere (tests). */
+  stripe: { secretKey: string; webhookSecret: string; apiBase: string | null } | null;
+  /** Who may record payouts and read the ledger: accounts named by email or by id. */
+  operators: { emails: string[]; accountIds: string[] };
 }
 
 export class ConfigError extends Error {
@@ -79,6 +90,27 @@ export function loadConfig(env: Env): Config {
   if (oidcIssuer && !oidcAudience) problems.push('OIDC_AUDIENCE is required when OIDC_ISSUER is set');
   if (oidcAudience && !oidcIssuer) problems.push('OIDC_ISSUER is required when OIDC_AUDIENCE is set');
 
+  const embeddingsUrl = url('EMBEDDINGS_URL', env.EMBEDDINGS_URL, ['http:', 'https:']);
+  const embeddingsModel = env.EMBEDDINGS_MODEL && env.EMBEDDINGS_MODEL !== '' ? env.EMBEDDINGS_MODEL : null;
+  const embeddingsApiKey = env.EMBEDDINGS_API_KEY && env.EMBEDDINGS_API_KEY !== '' ? env.EMBEDDINGS_API_KEY : null;
+  if (embeddingsUrl && !embeddingsModel) problems.push('EMBEDDINGS_MODEL is required when EMBEDDINGS_URL is set');
+  if (!embeddingsUrl && (embeddingsModel || embeddingsApiKey)) problems.push('EMBEDDINGS_URL is required when EMBEDDINGS_MODEL or EMBEDDINGS_API_KEY is set');
+
+  const extractorUrl = url('EXTRACTOR_URL', env.EXTRACTOR_URL, ['http:', 'https:']);
+  const extractorModel = env.EXTRACTOR_MODEL && env.EXTRACTOR_MODEL !== '' ? env.EXTRACTOR_MODEL : null;
+  const extractorApiKey = env.EXTRACTOR_API_KEY && env.EXTRACTOR_API_KEY !== '' ? env.EXTRACTOR_API_KEY : null;
+  if (extractorUrl && !extractorModel) problems.push('EXTRACTOR_MODEL is required when EXTRACTOR_URL is set');
+  if (!extractorUrl && (extractorModel || extractorApiKey)) problems.push('EXTRACTOR_URL is required when EXTRACTOR_MODEL or EXTRACTOR_API_KEY is set');
+
+  const stripeSecretKey = env.STRIPE_SECRET_KEY && env.STRIPE_SECRET_KEY !== '' ? env.STRIPE_SECRET_KEY : null;
+  const stripeWebhookSecret = env.STRIPE_WEBHOOK_SECRET && env.STRIPE_WEBHOOK_SECRET !== '' ? env.STRIPE_WEBHOOK_SECRET : null;
+  const stripeApiBase = url('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']);
+  if (stripeSecretKey && !stripeWebhookSecret) problems.push('STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set (accounts become active through its webhook)');
+  if (!stripeSecretKey && (stripeWebhookSecret || stripeApiBase)) problems.push('STRIPE_SECRET_KEY is required when STRIPE_WEBHOOK_SECRET or STRIPE_API_BASE is set');
+  const list = (raw: string | undefined) => (raw ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const operatorEmails = list(env.OPERATOR_EMAILS).map((email) => email.toLowerCase());
+  for (const email of operatorEmails) if (!/^[^@\s]+@[^@\s]+$/.test(email)) problems.push(`OPERATOR_EMAILS must be comma-separated email addresses (got "${email}")`);
+
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
 
@@ -101,6 +133,18 @@ export function loadConfig(env: Env): Config {
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
     allowPrivateEndpoints: boolean('ALLOW_PRIVATE_ENDPOINTS', false),
     trustProxy: boolean('TRUST_PROXY', false),
+    delivery: {
+      maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', 3, 1, 20),
+      retryBaseMs: integer('WEBHOOK_RETRY_BASE_MS', 1000, 10, 3_600_000),
+      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+      pollIntervalMs: integer('DELIVERY_POLL_INTERVAL_MS', 500, 10, 60_000),
+      concurrency: integer('DELIVERY_CONCURRENCY', 16, 1, 1000),
+    },
+    extractor: extractorUrl && extractorModel ? { url: extractorUrl, model: extractorModel, apiKey: extractorApiKey } : null,
+    embeddings: embeddingsUrl && embeddingsModel ? { url: embeddingsUrl, model: embeddingsModel, apiKey: embeddingsApiKey } : null,
+    platformFeeBps: integer('PLATFORM_FEE_BPS', 250, 0, 10_000),
+    stripe: stripeSecretKey && stripeWebhookSecret ? { secretKey: stripeSecretKey, webhookSecret: stripeWebhookSecret, apiBase: stripeApiBase } : null,
+    operators: { emails: operatorEmails, accountIds: list(env.OPERATOR_ACCOUNT_IDS) },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

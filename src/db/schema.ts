@@ -3,7 +3,7 @@
  * ISO 8601 UTC text, booleans are 0/1 integers and lists are JSON text, so a query reads the same
  * values whichever database answers it.
  */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -104,6 +104,9 @@ export interface AgentsTable {
   reported_load: number | null;
   created_at: string;
   updated_at: string;
+  /** 0 = free. Integer cents of `currency` (docs/payments.md). */
+  price_per_task_cents: number;
+  currency: string;
 }
 
 export interface ClaimChallengesTable {
@@ -134,6 +137,203 @@ export interface TrustReceiptsTable {
   received_at: string;
 }
 
+export interface PostsTable {
+  id: string;
+  /** profiles.id: the social identity, not the account. */
+  author_id: string;
+  /** `post`, `repost` (pure: empty body, one per person and post) or `quote` (a repost with a body). */
+  kind: 'post' | 'repost' | 'quote';
+  body: string;
+  topic: string;
+  /** JSON array of lowercase tags found in the body. */
+  hashtags: string;
+  repost_of: string | null;
+  /** Counters written in the same transaction as the vote, comment or repost that changes them. */
+  like_count: Generated<number>;
+  dislike_count: Generated<number>;
+  comment_count: Generated<number>;
+  repost_count: Generated<number>;
+  created_at: string;
+}
+
+export interface PostVotesTable {
+  post_id: string;
+  profile_id: string;
+  value: 1 | -1;
+  created_at: string;
+}
+
+export interface CommentsTable {
+  id: string;
+  post_id: string;
+  author_id: string;
+  body: string;
+  like_count: Generated<number>;
+  dislike_count: Generated<number>;
+  created_at: string;
+}
+
+export interface CommentVotesTable {
+  comment_id: string;
+  profile_id: string;
+  value: 1 | -1;
+  created_at: string;
+}
+
+export interface FollowsTable {
+  follower_id: string;
+  followee_id: string;
+  created_at: string;
+}
+
+export interface NotificationsTable {
+  id: string;
+  recipient_id: string;
+  actor_id: string;
+  type: 'like' | 'reply' | 'follow' | 'repost' | 'mention';
+  post_id: string | null;
+  comment_id: string | null;
+  /** First 100 code points of the post, taken when the notification is made (posts are never edited). */
+  post_body: string | null;
+  read: Generated<0 | 1>;
+  created_at: string;
+}
+
+export interface HashtagsTable {
+  tag: string;
+  post_count: number;
+  last_used_at: string;
+}
+
+/** Written by triggers on `agents` (migration 0006); read by each node's discovery index. */
+export interface DiscoveryChangesTable {
+  seq: Generated<number>;
+  agent_id: string;
+}
+
+export interface TasksTable {
+  id: string;
+  requester_id: string;
+  title: string | null;
+  description: string;
+  /** JSON object: given by the requester, or extracted from the description for the assigned agent. */
+  input: string | null;
+  input_extracted: 0 | 1;
+  /** JSON array of the capability terms asked for. */
+  capabilities: string;
+  task_class: string | null;
+  /** The agent the requester named, if any. */
+  target_agent_id: string | null;
+  assigned_agent_id: string | null;
+  /** JSON array of ranked agent ids (at most 5) tried in order. */
+  candidates: string;
+  candidate_index: number;
+  status: 'pending' | 'matched' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'expired' | 'unmatched';
+  /** sha256 of the current task token: the callback credential of the assigned agent. */
+  token_hash: string | null;
+  result: string | null;
+  error: string | null;
+  priority: 'low' | 'normal' | 'high' | 'urgent';
+  metadata: string | null;
+  max_price_cents: number | null;
+  rating: number | null;
+  rating_comment: string | null;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  /** The body first answered to this Idempotency-Key, replayed verbatim. */
+  first_response: string | null;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+  delivered_at: string | null;
+  completed_at: string | null;
+  /** The currency the requester pays in; `price_cents` is the assigned agent's price when it was assigned. */
+  currency: string;
+  price_cents: number | null;
+}
+
+export interface TaskDeliveriesTable {
+  id: string;
+  task_id: string;
+  agent_id: string;
+  attempts: number;
+  state: 'pending' | 'running' | 'done' | 'failed';
+  run_at: string;
+  /** While running: when another worker may assume this one died and take the job over. */
+  lease_until: string | null;
+  /** The exact JSON sent (it holds the task token), cleared once delivered. */
+  payload: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Money columns are BIGINT: SQLite answers numbers, PostgreSQL strings; stores read them through Number(). */
+type Cents = ColumnType<number | string, number, number>;
+
+export interface PaymentAccountsTable {
+  agent_id: string;
+  provider: 'ledger' | 'stripe';
+  status: 'pending' | 'active';
+  stripe_account_id: string | null;
+  stripe_event_at: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One side of a posting; every posting's amounts sum to zero. Credit positive, debit negative. */
+export interface LedgerEntriesTable {
+  id: string;
+  posting_id: string;
+  task_id: string | null;
+  payout_id: string | null;
+  /** `requester:<accountId>`, `agent:<agentId>`, `platform:fees` or `payouts:<provider>`. */
+  account: string;
+  kind: 'charge' | 'earning' | 'fee' | 'payout';
+  amount_cents: Cents;
+  currency: string;
+  created_at: string;
+}
+
+export interface AgentBalancesTable {
+  agent_id: string;
+  currency: string;
+  available_cents: Cents;
+  reserved_cents: Cents;
+  paid_out_cents: Cents;
+  updated_at: string;
+}
+
+export interface PayoutsTable {
+  id: string;
+  agent_id: string;
+  provider: 'ledger' | 'stripe';
+  amount_cents: Cents;
+  currency: string;
+  reference: string | null;
+  /** The operator account that recorded it; null for Stripe transfers. */
+  recorded_by: string | null;
+  created_at: string;
+}
+
+export interface PaymentTransfersTable {
+  id: string;
+  task_id: string;
+  agent_id: string;
+  /** The connected Stripe account. */
+  destination: string;
+  amount_cents: Cents;
+  currency: string;
+  state: 'pending' | 'running' | 'sent' | 'failed';
+  attempts: number;
+  run_at: string;
+  lease_until: string | null;
+  transfer_id: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -144,4 +344,19 @@ export interface Database {
   agents: AgentsTable;
   claim_challenges: ClaimChallengesTable;
   trust_receipts: TrustReceiptsTable;
+  tasks: TasksTable;
+  task_deliveries: TaskDeliveriesTable;
+  posts: PostsTable;
+  post_votes: PostVotesTable;
+  comments: CommentsTable;
+  comment_votes: CommentVotesTable;
+  follows: FollowsTable;
+  notifications: NotificationsTable;
+  hashtags: HashtagsTable;
+  discovery_changes: DiscoveryChangesTable;
+  payment_accounts: PaymentAccountsTable;
+  ledger_entries: LedgerEntriesTable;
+  agent_balances: AgentBalancesTable;
+  payouts: PayoutsTable;
+  payment_transfers: PaymentTransfersTable;
 }

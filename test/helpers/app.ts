@@ -34,6 +34,23 @@ export interface TestApp extends AgentryApp {
 
 let counter = 0;
 
+/**
+ * Kysely's migrator looks for its table by scanning every schema of the database with
+ * has_schema_privilege(name), which fails when another test process drops its schema during the
+ * scan. Test processes therefore never migrate while another one drops a schema.
+ */
+const SCHEMA_LOCK = 7_2026;
+async function withSchemaLock<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK]);
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function startTestApp(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestApp> {
   let cleanup: () => Promise<void>;
   let databaseUrl: string;
@@ -42,12 +59,10 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
     databaseUrl = testDatabaseUrl;
     databaseSchema = `t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
     const schema = databaseSchema;
-    cleanup = async () => {
-      const client = new pg.Client({ connectionString: testDatabaseUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
-    };
+    cleanup = () =>
+      withSchemaLock(testDatabaseUrl, async (client) => {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      });
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'agentry-test-'));
     databaseUrl = `sqlite:${join(dir, 'test.db')}`;
@@ -55,7 +70,8 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   }
 
   const config: Config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', ...env });
-  const app = await buildApp(config, { logger: false, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
+  const build = () => buildApp(config, { logger: false, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
+  const app = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
 
   const request: TestApp['request'] = ({ method, url, token, body, headers, rawBody }) =>
     app.server.inject({

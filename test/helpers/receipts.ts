@@ -33,5 +33,9 @@ export function makeReceipt(kind: Kind, issuer: Party, subject: Party, overrides
   };
   if (kind === 'offer' && overrides.taskClass && !overrides.payload) unsigned.payload = { ...defaultPayload.offer, taskClass: overrides.taskClass };
   const value = signMessage(issuer.key.seed, signedBytes(unsigned)).toString('base64');
-  return { ...unsigned, signature: { alg: 'Ed25519', keyId: `${issuer.agent}#1`, value } };
+  return { ...unsigned, signature: { alg: 'Ed25519', keyId: `${issuer.agent}#1`, value } } as Record<string, unknown> & {
+    receiptId: string;
+    correlationId: string;
+    signature: { alg: string; keyId: string; value: string };
+  };
 }

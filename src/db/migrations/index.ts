@@ -8,6 +8,10 @@ import type { DialectName } from '../dialect.ts';
 import { identity } from './0001_identity.ts';
 import { registry } from './0002_registry.ts';
 import { receipts } from './0003_receipts.ts';
+import { social } from './0004_social.ts';
+import { tasks } from './0005_tasks.ts';
+import { discovery } from './0006_discovery.ts';
+import { payments } from './0007_payments.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -17,6 +21,10 @@ const ordered: [string, Migration][] = [
   ['0001_identity', identity],
   ['0002_registry', registry],
   ['0003_receipts', receipts],
+  ['0004_social', social],
+  ['0005_tasks', tasks],
+  ['0006_discovery', discovery],
+  ['0007_payments', payments],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -1,4 +1,5 @@
 import { Type, type Static, type TLiteral } from '@sinclair/typebox';
+import { currencies, MAX_AMOUNT_CENTS } from '../../lib/money.ts';
 
 export const protocolValues = ['mcp', 'a2a', 'rest', 'graphql', 'grpc', 'webhook', 'other'] as const;
 const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
@@ -13,6 +14,10 @@ const SemVer = Type.String({
 });
 const DeliveryMode = Type.Union([Type.Literal('webhook'), Type.Literal('poll')], {
   description: 'webhook (default when there is an endpoint) or poll (the agent long-polls; no endpoint needed)',
+});
+const PricePerTaskCents = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'price of one completed task in cents of `currency`; 0 (default) is free' });
+const Currency = Type.Union(currencies.map((c) => Type.Literal(c)) as TLiteral<(typeof currencies)[number]>[], {
+  description: 'ISO 4217, lowercase; currencies with two decimal places only (default usd)',
 });
 const InputSchemaField = Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], {
   description: 'JSON text (or object) mapping field names to { type, required, description, enum, default }',
@@ -29,6 +34,8 @@ const registrationFields = {
   manifestUrl: Type.Optional(httpUrl),
   version: Type.Optional(SemVer),
   deliveryMode: Type.Optional(DeliveryMode),
+  pricePerTaskCents: Type.Optional(PricePerTaskCents),
+  currency: Type.Optional(Currency),
 };
 
 const ownedFields = {
@@ -81,6 +88,8 @@ export const UpdateAgent = Type.Object(
     orgId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
     inputSchema: Type.Optional(Type.Union([InputSchemaField, Type.Null()])),
     twitterUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
+    pricePerTaskCents: Type.Optional(PricePerTaskCents),
+    currency: Type.Optional(Currency),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -115,6 +124,8 @@ export const Agent = Type.Object({
   availability: Type.Union([Type.Literal('available'), Type.Literal('away'), Type.Literal('offline')]),
   lastSeenAt: nullable(Type.String()),
   heartbeat: Type.Union([Type.Object({ status: Type.String(), load: Type.Union([Type.Number(), Type.Null()]) }), Type.Null()]),
+  pricePerTaskCents: Type.Integer(),
+  currency: Type.String(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });

@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { decodeBase64Strict } from '../../lib/base64.ts';
 import { parsePublicKey, parseSignature, verifyStrict } from '../../lib/ed25519.ts';
 import { newId } from '../../lib/ids.ts';
+import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
 import { validateInputSchema } from './input-schema.ts';
@@ -23,11 +24,13 @@ export interface RegistryDeps {
   clock: Clock;
   isOrgMember(orgId: string, personId: string): Promise<boolean>;
   heartbeatIntervalMs: number;
+  /** Told once an agent and its service account are deleted, so no cached credential keeps acting as it. */
+  agentRemoved(agentId: string): Promise<void>;
 }
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
-export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs }: RegistryDeps) {
+export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, agentRemoved }: RegistryDeps) {
   function availabilityOf(row: AgentRow): Availability {
     if (!row.last_seen_at) return 'offline';
     const age = clock.now().getTime() - Date.parse(row.last_seen_at);
@@ -64,6 +67,8 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       availability: availabilityOf(row),
       lastSeenAt: row.last_seen_at,
       heartbeat: row.reported_status ? { status: row.reported_status, load: row.reported_load } : null,
+      pricePerTaskCents: row.price_per_task_cents,
+      currency: row.currency,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
@@ -151,6 +156,8 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       last_seen_at: null,
       reported_status: null,
       reported_load: null,
+      price_per_task_cents: input.pricePerTaskCents ?? 0,
+      currency: input.currency ?? DEFAULT_CURRENCY,
       created_at: now,
       updated_at: now,
     };
@@ -181,6 +188,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     canSee,
     availabilityOf,
     agentAccounts,
+    findOwned,
 
     async register(principal: Principal, input: CreateAgentInput) {
       const visibility = input.visibility ?? 'public';
@@ -257,6 +265,8 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         org_id: orgId,
         ...(input.inputSchema !== undefined ? { input_schema: checkInputSchema(input.inputSchema) } : {}),
         ...(input.twitterUrl !== undefined ? { twitter_url: input.twitterUrl } : {}),
+        ...(input.pricePerTaskCents !== undefined ? { price_per_task_cents: input.pricePerTaskCents } : {}),
+        ...(input.currency !== undefined ? { currency: input.currency } : {}),
         updated_at: isoNow(clock),
       };
       const updated = await store.update(id, changes);
@@ -267,6 +277,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     async remove(principal: Principal, id: string) {
       await findOwned(principal, id);
       await store.remove(id);
+      await agentRemoved(id);
       return { id, deleted: true };
     },
 
@@ -322,6 +333,24 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const updated = await store.update(id, { last_seen_at: now, reported_status: body.status ?? 'available', reported_load: body.load ?? null });
       if (!updated) throw notFound('Agent not found');
       return { id, availability: availabilityOf(updated), lastSeenAt: now, heartbeat: { status: updated.reported_status ?? 'available', load: updated.reported_load } };
+    },
+
+    /** The stored agent, unfiltered: callers apply canSee themselves (task routing). */
+    findRow: (id: string) => store.find(id),
+    rowsWithAnyCapability: (terms: string[], limit = 500) => store.withAnyCapability(terms, limit),
+
+    /**
+     * Who may take an agent's queued tasks: anyone holding the id of a provisional agent (the spec's
+     * unauthenticated polling), else its owner or a key acting as that agent. A poll is a heartbeat.
+     */
+    async authorizePoll(principal: Principal | null, id: string): Promise<AgentRow> {
+      const row = await store.find(id);
+      if (!row) throw notFound('Agent not found');
+      if (row.status !== 'provisional') {
+        if (!principal) throw unauthorized("Polling a claimed agent needs its owner's credential or the agent's API key");
+        await findOwned(principal, id);
+      }
+      return (await store.update(id, { last_seen_at: isoNow(clock) })) ?? row;
     },
 
     async rotateWebhookSecret(principal: Principal, id: string) {

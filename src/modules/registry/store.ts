@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.ts';
 import type { AgentsTable } from '../../db/schema.ts';
 
@@ -20,6 +20,23 @@ export function createRegistryStore(db: Db) {
         await tx.deleteFrom('accounts').where('agent_id', '=', id).where('kind', '=', 'agent').execute();
         await tx.deleteFrom('agents').where('id', '=', id).execute();
       });
+    },
+
+    /**
+     * Agents whose capability tags contain any of the terms (loosely: `-` matches any one character,
+     * so "text summarization" and "text_summarization" are found too). Callers compare exactly.
+     */
+    withAnyCapability: (terms: string[], limit: number) => {
+      if (terms.length === 0) return Promise.resolve([]);
+      const patterns = terms.map((term) => `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`).replace(/-/g, '_')}%`);
+      return db
+        .selectFrom('agents')
+        .selectAll()
+        .where((eb) => eb.or(patterns.map((pattern) => sql<boolean>`lower(capabilities) like ${pattern} escape '\\'`)))
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
     },
 
     saveChallenge: async (row: { agent_id: string; nonce: string; expires_at: string; created_at: string }) => {
