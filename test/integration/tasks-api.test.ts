@@ -103,6 +103,9 @@ describe('tasks: submission, records and access', () => {
     assert.ok(assigned.data.some((task: { id: string }) => task.id === a.id));
     assert.equal((await app.request({ method: 'GET', url: '/v1/tasks?role=agent', token: fresh.token })).json().pagination.total, 0);
     expectError(await app.request({ method: 'GET', url: '/v1/tasks?role=boss', token: fresh.token }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'GET', url: '/v1/tasks?limit=101', token: fresh.token }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'GET', url: '/v1/tasks' }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: '/v1/tasks', token: 'agk_not-a-key' }), 401, 'UNAUTHORIZED');
     expectError(await app.request({ method: 'GET', url: '/v1/tasks?status=done', token: fresh.token }), 400, 'BAD_REQUEST');
     const matched = (await app.request({ method: 'GET', url: '/v1/tasks?status=unmatched', token: fresh.token })).json();
     assert.equal(matched.pagination.total, 0);
@@ -139,13 +142,14 @@ describe('tasks: submission, records and access', () => {
     assert.equal(cancelled.statusCode, 200);
     assert.equal(cancelled.json().data.status, 'cancelled');
     expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: requester.token }), 409, 'CONFLICT');
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks/unknown/cancel', token: requester.token }), 404, 'NOT_FOUND');
   });
 
   it('rating: once, by the requester, after completion, 1..5', async () => {
     const task = await submitTask(app, requester.token, {});
     const rate = (body: unknown, token = requester.token) => app.request({ method: 'POST', url: `/v1/tasks/${task.id}/rating`, token, body });
     expectError(await rate({ score: 5 }), 409, 'CONFLICT');
-    const webhook = (await server.waitFor(server.received.length)).find((w) => w.json.taskId === task.id) ?? (await waitForWebhook(server, task.id));
+    const webhook = await waitForWebhook(server, task.id);
     await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/callback`, body: { taskToken: webhook.json.taskToken, result: 'done' } });
     expectError(await rate({ score: 6 }), 400, 'BAD_REQUEST');
     expectError(await rate({ score: 'good' }), 400, 'BAD_REQUEST');
@@ -214,6 +218,8 @@ describe('tasks: routing', () => {
     const again = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr', 'translate'] } })).json().data;
     assert.deepEqual(again.candidates, plan.candidates);
     expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', body: { description: 'x', capabilities: ['ocr'] } }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x' } }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr'], bogus: 1 } }), 400, 'BAD_REQUEST');
   });
 
   it('ratings and trust move an agent up', async () => {

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
+import { claimLeasedJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { LedgerEntriesTable, PaymentAccountsTable, PaymentTransfersTable, PayoutsTable } from '../../db/schema.ts';
@@ -213,23 +214,8 @@ export function createPaymentsStore(db: Db, dialect: DialectName) {
 
     // -- the Stripe transfer outbox ------------------------------------------------------------------
 
-    /** Takes due transfers (pending, or running with an expired lease); SKIP LOCKED lets nodes share them. */
-    async claimDueTransfers(now: string, leaseUntil: string, limit: number): Promise<TransferRow[]> {
-      const due = db
-        .selectFrom('payment_transfers')
-        .select('id')
-        .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('run_at', '<=', now)]), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))
-        .orderBy('run_at')
-        .limit(limit);
-      const lockedDue = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-      return db
-        .updateTable('payment_transfers')
-        .set((eb) => ({ state: 'running', lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-        .where('id', 'in', lockedDue)
-        .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))
-        .returningAll()
-        .execute();
-    },
+    /** Due transfers, leased to this worker (see claimLeasedJobs). */
+    claimDueTransfers: (now: string, leaseUntil: string, limit: number): Promise<TransferRow[]> => claimLeasedJobs(db, dialect, 'payment_transfers', now, leaseUntil, limit),
 
     /** Stripe accepted the transfer: the reserve becomes paid out, posted once however often this runs. */
     async transferSent(transfer: TransferRow, stripeTransferId: string, now: string): Promise<void> {

@@ -337,6 +337,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
 
     /** The stored agent, unfiltered: callers apply canSee themselves (task routing). */
     findRow: (id: string) => store.find(id),
+    findRows: (ids: string[]) => store.findMany(ids),
     rowsWithAnyCapability: (terms: string[], limit = 500) => store.withAnyCapability(terms, limit),
 
     /**

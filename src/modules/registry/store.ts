@@ -8,6 +8,7 @@ export function createRegistryStore(db: Db) {
   return {
     insert: (row: Insertable<AgentsTable>) => db.insertInto('agents').values(row).execute(),
     find: (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst(),
+    findMany: (ids: string[]) => (ids.length === 0 ? Promise.resolve([]) : db.selectFrom('agents').selectAll().where('id', 'in', ids).execute()),
     slugTaken: async (slug: string) => !!(await db.selectFrom('agents').select('id').where('slug', '=', slug).executeTakeFirst()),
     listOwned: (ownerId: string, limit: number, offset: number) =>
       db.selectFrom('agents').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),

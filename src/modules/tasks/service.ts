@@ -3,7 +3,7 @@ import canonicalize from 'canonicalize';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Signals } from '../../db/signals.ts';
 import type { Principal } from '../../http/auth.ts';
-import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
+import { isoNow, type Clock } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, notFound, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
@@ -13,7 +13,7 @@ import type { AgentRow, RegistryService } from '../registry/index.ts';
 import { deliveryPayload, type AssignableTask, type Assigner } from './assignment.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, TaskView } from './schemas.ts';
-import type { TaskRow, TaskSettlement, TasksStore } from './store.ts';
+import { OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
 
 /** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
 export const AGENT_TASKS_CHANNEL = 'tasks.agent';
@@ -22,9 +22,8 @@ export const DELIVERY_CHANNEL = 'tasks.delivery';
 const DEFAULT_EXPIRY_MINUTES = 60;
 /** A waiting poll looks again this often even unwoken: a backstop should a wake-up signal be lost. */
 const POLL_RECHECK_MS = 5000;
-const OPEN: TaskRow['status'][] = ['pending', 'matched', 'in_progress'];
 
-type RegistryForTasks = Pick<RegistryService, 'findRow' | 'canSee' | 'availabilityOf' | 'rowsWithAnyCapability' | 'authorizePoll'>;
+type RegistryForTasks = Pick<RegistryService, 'findRow' | 'findRows' | 'canSee' | 'availabilityOf' | 'rowsWithAnyCapability' | 'authorizePoll'>;
 
 export interface TasksDeps {
   store: TasksStore;
@@ -70,13 +69,8 @@ export function createTasksService(deps: TasksDeps) {
 
   async function views(rows: TaskRow[]): Promise<TaskView[]> {
     const agentIds = [...new Set(rows.map((row) => row.assigned_agent_id).filter((id): id is string => id !== null))];
-    const agents = new Map<string, AgentRow>();
-    await Promise.all(
-      agentIds.map(async (id) => {
-        const row = await registry.findRow(id);
-        if (row) agents.set(id, row);
-      }),
-    );
+    // One query for the page's agents, whatever the page size.
+    const agents = new Map((await registry.findRows(agentIds)).map((agent) => [agent.id, agent]));
     return rows.map((row) => {
       const agent = row.assigned_agent_id ? agents.get(row.assigned_agent_id) : undefined;
       return {
@@ -198,7 +192,8 @@ export function createTasksService(deps: TasksDeps) {
         first_response: null,
         created_at: now,
         updated_at: now,
-        expires_at: isoIn(clock, (input.expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000),
+        // From the same instant as created_at, so the lifetime is exactly what was asked for.
+        expires_at: new Date(Date.parse(now) + (input.expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000).toISOString(),
         delivered_at: null,
         completed_at: null,
       };
@@ -255,7 +250,7 @@ export function createTasksService(deps: TasksDeps) {
     async cancel(principal: Principal, id: string) {
       const row = await findForRequester(principal, id);
       const now = isoNow(clock);
-      const cancelled = await store.transition(row.id, OPEN, { status: 'cancelled', updated_at: now, completed_at: now });
+      const cancelled = await store.transition(row.id, OPEN_STATUSES, { status: 'cancelled', updated_at: now, completed_at: now });
       if (!cancelled) throw conflict(`A task that is ${row.status} cannot be cancelled`);
       await store.cancelDeliveries(row.id, now);
       return viewOf(cancelled);

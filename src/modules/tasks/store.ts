@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { claimLeasedJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { TaskDeliveriesTable, TasksTable } from '../../db/schema.ts';
@@ -7,7 +8,7 @@ export type TaskRow = Selectable<TasksTable>;
 export type DeliveryRow = Selectable<TaskDeliveriesTable>;
 export type NewDeliveryRow = Insertable<TaskDeliveriesTable>;
 
-const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
+export const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
 /** Routing weighs an agent's last this-many completed tasks. */
 const STATS_WINDOW = 100;
 
@@ -165,27 +166,8 @@ export function createTasksStore(db: Db, dialect: DialectName) {
 
     // -- delivery jobs ---------------------------------------------------------------------------
 
-    /**
-     * Takes up to `limit` due jobs: pending ones whose time has come, and running ones whose lease
-     * ran out (their worker died). On PostgreSQL `SKIP LOCKED` lets any number of nodes share the
-     * table; the outer state check makes a job claimed by two statements go to one of them.
-     */
-    async claimDue(now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> {
-      const due = db
-        .selectFrom('task_deliveries')
-        .select('id')
-        .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('run_at', '<=', now)]), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))
-        .orderBy('run_at')
-        .limit(limit);
-      const lockedDue = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-      return db
-        .updateTable('task_deliveries')
-        .set((eb) => ({ state: 'running', lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-        .where('id', 'in', lockedDue)
-        .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))
-        .returningAll()
-        .execute();
-    },
+    /** Due jobs of the outbox, leased to this worker (see claimLeasedJobs). */
+    claimDue: (now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> => claimLeasedJobs(db, dialect, 'task_deliveries', now, leaseUntil, limit),
 
     /** After a crash of the only node (SQLite), its running jobs are orphans: hand them back at once. */
     releaseRunning: (now: string) => db.updateTable('task_deliveries').set({ state: 'pending', lease_until: null, run_at: now, updated_at: now }).where('state', '=', 'running').execute(),
