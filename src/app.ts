@@ -49,7 +49,7 @@ export interface AgentryApp {
  * while it is unreachable the limiter lets requests through rather than taking the API down.
  */
 async function connectRedis(url: string): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 500 });
   redis.on('error', () => {});
   await redis.connect().catch(() => {});
   return redis;

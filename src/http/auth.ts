@@ -45,8 +45,7 @@ export function installAuthentication(app: FastifyInstance, authenticator: Authe
   app.decorateRequest('principal', null);
 
   // The mode is fixed per route, so each route that needs a credential gets its own hook and the
-  // others pay nothing. It runs first among the route's hooks (before the rate limiter), as a
-  // global hook would.
+  // others pay nothing. It runs before the route's own hooks, right after the rate limiter.
   app.addHook('onRoute', (route) => {
     const mode = route.config?.auth;
     // A /v1 route without a declared mode is a bug that would otherwise ship as a public endpoint.

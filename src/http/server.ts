@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
-import { AppError } from '../lib/errors.ts';
 import { installAuthentication, type Authenticator } from './auth.ts';
 import { installErrorHandlers } from './errors.ts';
+import { createMemoryCounterStore, createRedisCounterStore, installRateLimit } from './rate-limit.ts';
+import { installLazyRequestLoggers } from './request-logger.ts';
 import { ErrorBody } from './schemas.ts';
-import { installSecurityHeaders } from './security-headers.ts';
+import { installResponseHeaders } from './response-headers.ts';
 import { createValidatorCompiler } from './validation.ts';
 
 
@@ -22,22 +22,6 @@ export interface ServerOptions {
 }
 
 const incomingRequestId = /^[A-Za-z0-9._-]{8,128}$/;
-
-/**
- * A keep-alive connection whose request finishes after close() began would otherwise hold the
- * process open until its idle timeout; telling the client to close lets shutdown end promptly.
- */
-function closeConnectionsWhenClosing(app: FastifyInstance): void {
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  // Callback-style hooks here and below: they run on every request, and an async hook costs a promise and a microtask turn.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
-    done(null, payload);
-  });
-}
 
 const inFlight = new WeakMap<FastifyInstance, { count: number }>();
 
@@ -62,8 +46,9 @@ export async function waitForRequestsToFinish(app: FastifyInstance, maxWaitMs: n
 }
 
 export async function createServer({ config, authenticator, redis, logger }: ServerOptions): Promise<FastifyInstance> {
+  const logging = logger !== false && config.logLevel !== 'silent';
   const app = Fastify({
-    logger: logger === false || config.logLevel === 'silent' ? false : { level: config.logLevel },
+    logger: logging ? { level: config.logLevel } : false,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // A proxy's request id is kept so one request can be followed across systems.
@@ -78,22 +63,17 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBody);
   installErrorHandlers(app);
-  installSecurityHeaders(app);
-  closeConnectionsWhenClosing(app);
+  installResponseHeaders(app);
+  if (logging) installLazyRequestLoggers(app);
 
-  await app.register(rateLimit, {
-    global: true,
-    max: config.rateLimit.max,
-    timeWindow: config.rateLimit.windowMs,
-    ...(redis ? { redis, nameSpace: 'agentry-rl:', skipOnError: true } : {}),
-    keyGenerator: (request: FastifyRequest) => request.ip,
-    errorResponseBuilder: (_request, context) => {
-      const error = new AppError('RATE_LIMITED', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s`);
-      return Object.assign(error, { statusCode: 429 });
-    },
-  });
-
+  // Both prepend an onRequest hook per route: the limiter, installed last, runs before authentication.
   installAuthentication(app, authenticator);
+  installRateLimit(app, {
+    max: config.rateLimit.max,
+    windowMs: config.rateLimit.windowMs,
+    store: redis ? createRedisCounterStore(redis) : createMemoryCounterStore(),
+    onStoreError: (error) => app.log.warn({ err: error }, 'rate limit store unreachable; request let through'),
+  });
 
   await app.register(swagger, {
     openapi: {

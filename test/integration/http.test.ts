@@ -82,6 +82,48 @@ describe('rate limiting', () => {
     }
   });
 
+  it('tells the client its budget on every limited response, and never limits /health', async () => {
+    const app = await startTestApp({ RATE_LIMIT_MAX: '2' });
+    try {
+      const first = await app.request({ method: 'GET', url: '/v1/users/check?username=free_name' });
+      assert.equal(first.headers['x-ratelimit-limit'], '2');
+      assert.equal(first.headers['x-ratelimit-remaining'], '1');
+      assert.ok(Number(first.headers['x-ratelimit-reset']) > 0);
+      for (let i = 0; i < 5; i++) {
+        const health = await app.request({ method: 'GET', url: '/health' });
+        assert.equal(health.statusCode, 200);
+        assert.equal(health.headers['x-ratelimit-limit'], undefined);
+      }
+      assert.equal((await app.request({ method: 'GET', url: '/v1/users/check?username=free_name' })).headers['x-ratelimit-remaining'], '0');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('stops a flood of wrong credentials before it reaches the credential lookup', async () => {
+    const app = await startTestApp({ RATE_LIMIT_MAX: '3' });
+    try {
+      const wrong = { authorization: 'Bearer agk_not_a_real_key' };
+      for (let i = 0; i < 3; i++) expectError(await app.request({ method: 'GET', url: '/v1/users/me', headers: wrong }), 401, 'UNAUTHORIZED');
+      expectError(await app.request({ method: 'GET', url: '/v1/users/me', headers: wrong }), 429, 'RATE_LIMITED');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('counts a route with its own limit apart from the global budget', async () => {
+    const app = await startTestApp({ RATE_LIMIT_MAX: '3' });
+    try {
+      // Three failed logins use the login budget (20), not the global one (3).
+      for (let i = 0; i < 3; i++) {
+        expectError(await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: 'nobody@example.test', password: 'wrong password' } }), 401, 'UNAUTHORIZED');
+      }
+      assert.equal((await app.request({ method: 'GET', url: '/v1/users/check?username=free_name' })).statusCode, 200);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('shares the count across nodes through Redis when REDIS_URL is set', async () => {
     const env = { RATE_LIMIT_MAX: '4', REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' };
     const [first, second] = await Promise.all([startTestApp(env), startTestApp(env)]);

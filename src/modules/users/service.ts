@@ -47,6 +47,15 @@ export function createUsersService({ store, clock, agentAccounts, signals, onSig
   const profiles = createProfileCache<ProfileView>({ clock, signals, ...(onSignalError ? { onError: onSignalError } : {}) });
   const profileChanged = (accountId: string) => profiles.forget(accountId);
 
+  async function loadProfile(accountId: string): Promise<ProfileView> {
+    const ticket = profiles.ticket();
+    const row = await store.findByAccount(accountId);
+    if (!row) throw notFound('No profile yet: create one with POST /v1/users');
+    const view = profileView(row);
+    profiles.remember(accountId, view, ticket);
+    return view;
+  }
+
   return {
     /** Call after any committed write to an account's profile row (counters included), so no node serves the old one. */
     profileChanged,
@@ -96,15 +105,9 @@ export function createUsersService({ store, clock, agentAccounts, signals, onSig
       return profileView(row);
     },
 
-    async me(principal: Principal) {
-      const cached = profiles.get(principal.accountId);
-      if (cached) return cached;
-      const ticket = profiles.ticket();
-      const row = await store.findByAccount(principal.accountId);
-      if (!row) throw notFound('No profile yet: create one with POST /v1/users');
-      const view = profileView(row);
-      profiles.remember(principal.accountId, view, ticket);
-      return view;
+    /** Answers from memory when it can, so the hot read costs no promise. */
+    me(principal: Principal): ProfileView | Promise<ProfileView> {
+      return profiles.get(principal.accountId) ?? loadProfile(principal.accountId);
     },
 
     async update(principal: Principal, changes: { displayName?: string; bio?: string; avatarUrl?: string | null }) {

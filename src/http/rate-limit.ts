@@ -1,0 +1,149 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { AppError } from '../lib/errors.ts';
+
+/**
+ * Fixed-window rate limiting per client address: a global limit, and per-route limits or none
+ * (`config.rateLimit`). Counters live in memory, or in Redis when REDIS_URL is set so every node
+ * shares them.
+ *
+ * This replaced @fastify/rate-limit, which costs several promises and awaits per request even with
+ * its memory store; here the memory path is synchronous (see docs/architecture.md, bench/RESULTS.md).
+ */
+
+export interface RouteRateLimit {
+  max: number;
+  timeWindow: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: not limited. An object: this route's own limit, counted apart from the global one. */
+    rateLimit?: false | RouteRateLimit;
+  }
+}
+
+interface Count {
+  count: number;
+  /** Epoch ms at which the window ends. */
+  resetAt: number;
+}
+
+/** Counts a hit and answers synchronously when it can (memory), or later (Redis). */
+export interface CounterStore {
+  hit(key: string, windowMs: number): Count | Promise<Count>;
+  close(): void;
+}
+
+export function createMemoryCounterStore(now: () => number = Date.now): CounterStore {
+  const counts = new Map<string, Count>();
+  // Ended windows are dropped on a timer, so memory holds one entry per client seen in the last window.
+  let longestWindowMs = 1000;
+  const sweep = setInterval(() => {
+    const t = now();
+    for (const [key, entry] of counts) if (entry.resetAt <= t) counts.delete(key);
+  }, longestWindowMs);
+  sweep.unref();
+  return {
+    hit(key, windowMs) {
+      longestWindowMs = Math.max(longestWindowMs, windowMs);
+      const t = now();
+      const entry = counts.get(key);
+      if (entry === undefined || entry.resetAt <= t) {
+        const fresh = { count: 1, resetAt: t + windowMs };
+        counts.set(key, fresh);
+        return fresh;
+      }
+      entry.count++;
+      return entry;
+    },
+    close: () => clearInterval(sweep),
+  };
+}
+
+// INCR and the expiry in one step, so two nodes never both start a window, and a key never lives forever.
+const hitScript = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}`;
+
+export function createRedisCounterStore(redis: Redis, prefix = 'agentry-rl:'): CounterStore {
+  return {
+    async hit(key, windowMs) {
+      const [count, ttl] = (await redis.eval(hitScript, 1, prefix + key, windowMs)) as [number, number];
+      return { count, resetAt: Date.now() + ttl };
+    },
+    close() {},
+  };
+}
+
+export interface RateLimitOptions {
+  max: number;
+  windowMs: number;
+  store: CounterStore;
+  keyOf?: (request: FastifyRequest) => string;
+  /** A store that fails (Redis down) lets the request through rather than taking the API down. */
+  onStoreError?: (error: unknown) => void;
+}
+
+/** Adds the limiter as each route's first onRequest hook (before authentication, so floods cost no lookups). */
+export function installRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
+  const keyOf = options.keyOf ?? ((request: FastifyRequest) => request.ip);
+  const onStoreError = options.onStoreError ?? (() => {});
+  const global = { max: options.max, timeWindow: options.windowMs };
+
+  app.addHook('onRoute', (route) => {
+    const own = route.config?.rateLimit;
+    if (own === false) return;
+    const limit = own ?? global;
+    // A route with its own limit counts apart, so a tight login limit never eats the global budget.
+    const scope = own ? `${route.method}:${route.url}:` : '';
+    const hook = rateLimitHook(options.store, limit, scope, keyOf, onStoreError);
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [hook, ...existing];
+  });
+  app.addHook('onClose', (_instance, done) => {
+    options.store.close();
+    done();
+  });
+}
+
+function rateLimitHook(
+  store: CounterStore,
+  limit: RouteRateLimit,
+  scope: string,
+  keyOf: (request: FastifyRequest) => string,
+  onStoreError: (error: unknown) => void,
+) {
+  const maxHeader = String(limit.max);
+  const judge = (reply: FastifyReply, { count, resetAt }: Count): AppError | undefined => {
+    const resetSeconds = String(Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)));
+    reply.header('x-ratelimit-limit', maxHeader);
+    reply.header('x-ratelimit-remaining', String(Math.max(0, limit.max - count)));
+    reply.header('x-ratelimit-reset', resetSeconds);
+    if (count <= limit.max) return undefined;
+    reply.header('retry-after', resetSeconds);
+    return new AppError('RATE_LIMITED', `Too many requests; retry in ${resetSeconds} s`);
+  };
+  // Callback style: it runs on nearly every request, and the memory store answers without a promise.
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    let counted: Count | Promise<Count>;
+    try {
+      counted = store.hit(scope + keyOf(request), limit.timeWindow);
+    } catch (error) {
+      onStoreError(error);
+      return done();
+    }
+    if (counted instanceof Promise) {
+      counted.then(
+        (count) => done(judge(reply, count)),
+        (error: unknown) => {
+          onStoreError(error);
+          done();
+        },
+      );
+    } else done(judge(reply, counted));
+  };
+}

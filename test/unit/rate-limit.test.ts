@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { createMemoryCounterStore, createRedisCounterStore } from '../../src/http/rate-limit.ts';
+
+describe('rate limit counters', () => {
+  it('counts hits per key in memory and starts a new window when the old one ends', () => {
+    let now = 1_000_000;
+    const store = createMemoryCounterStore(() => now);
+    try {
+      assert.deepEqual(store.hit('a', 60_000), { count: 1, resetAt: 1_060_000 });
+      assert.equal((store.hit('a', 60_000) as { count: number }).count, 2);
+      assert.equal((store.hit('b', 60_000) as { count: number }).count, 1);
+      now = 1_060_000;
+      assert.deepEqual(store.hit('a', 60_000), { count: 1, resetAt: 1_120_000 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('shares counts through Redis and lets the key expire with its window', async () => {
+    const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+    const store = createRedisCounterStore(redis, `agentry-rl-test:${process.pid}:${Date.now()}:`);
+    try {
+      const first = await store.hit('client', 300);
+      assert.equal(first.count, 1);
+      assert.ok(first.resetAt > Date.now() && first.resetAt <= Date.now() + 300);
+      assert.equal((await store.hit('client', 300)).count, 2);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      assert.equal((await store.hit('client', 300)).count, 1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
