@@ -22,6 +22,7 @@ import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './m
 import { createAssigner, createDeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
+import { createSignatureVerifier } from './lib/signature-verifier.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
 
 export interface AppOverrides {
@@ -88,7 +89,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   const { agentAccounts } = registry;
   const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts, principals });
-  const receipts = createReceiptsService({ store: createReceiptsStore(database.db), clock });
+  const signatureVerifier = createSignatureVerifier(config.signatureThreads);
+  const receipts = createReceiptsService({ store: createReceiptsStore(database.db), clock, verifier: signatureVerifier });
   const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts, signals, onSignalError: reportSignalError });
   const discovery = createDiscoveryService({
     store: createDiscoveryStore(database.db, database.dialect),
@@ -169,6 +171,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await deliveries.stop();
     await transfers?.stop();
     await outbound.close();
+    await signatureVerifier.close();
     await signals.close();
     await database.close();
     if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -2,6 +2,8 @@
  * Configuration is read from the environment exactly once, in main.ts, and validated here so a bad
  * value stops the process with a message that names the variable instead of failing later.
  */
+import { defaultVerifierThreads } from './lib/signature-verifier.ts';
+
 export interface Config {
   port: number;
   host: string;
@@ -31,6 +33,8 @@ export interface Config {
   stripe: { secretKey: string; webhookSecret: string; apiBase: string | null } | null;
   /** Who may record payouts and read the ledger: accounts named by email or by id. */
   operators: { emails: string[]; accountIds: string[] };
+  /** Worker threads that verify receipt signatures; 0 verifies on the request thread. */
+  signatureThreads: number;
 }
 
 export class ConfigError extends Error {
@@ -145,6 +149,7 @@ export function loadConfig(env: Env): Config {
     platformFeeBps: integer('PLATFORM_FEE_BPS', 250, 0, 10_000),
     stripe: stripeSecretKey && stripeWebhookSecret ? { secretKey: stripeSecretKey, webhookSecret: stripeWebhookSecret, apiBase: stripeApiBase } : null,
     operators: { emails: operatorEmails, accountIds: list(env.OPERATOR_ACCOUNT_IDS) },
+    signatureThreads: integer('SIGNATURE_THREADS', defaultVerifierThreads(), 0, 16),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,7 +1,8 @@
 import canonicalize from 'canonicalize';
 import { createBatcher } from '../../db/batcher.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { parsePublicKey, tryParseSignature, verifyStrict } from '../../lib/ed25519.ts';
+import { parsePublicKey, tryParseSignature } from '../../lib/ed25519.ts';
+import type { SignatureVerifier } from '../../lib/signature-verifier.ts';
 import { badRequest, conflict } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { ReceiptEnvelope, ReceiptQuery } from './schemas.ts';
@@ -28,18 +29,31 @@ function parseTime(text: string, field: string): number {
   return time;
 }
 
-/** The bytes the issuer signed: RFC 8785 JSON of the envelope without its `signature` member. */
-export function signedBytes(envelope: Record<string, unknown>): Buffer {
-  const { signature: _signature, ...unsigned } = envelope;
-  return Buffer.from(canonicalize(unsigned) as string, 'utf8');
+/**
+ * RFC 8785 (JCS) text of the envelope as stored, and of what the issuer signed: the same without
+ * its `signature` member. Members are canonicalised once and joined twice; JCS orders members by
+ * UTF-16 code units, which is how JavaScript sorts strings.
+ */
+export function canonicalForms(envelope: Record<string, unknown>): { signed: string; stored: string } {
+  const members = Object.keys(envelope)
+    .filter((key) => envelope[key] !== undefined) // as JSON.stringify and canonicalize leave them out
+    .sort()
+    .map((key) => ({ key, text: `${JSON.stringify(key)}:${canonicalize(envelope[key]) as string}` }));
+  return {
+    signed: `{${members.filter((member) => member.key !== 'signature').map((member) => member.text).join(',')}}`,
+    stored: `{${members.map((member) => member.text).join(',')}}`,
+  };
 }
+
+/** The bytes the issuer signed. */
+export const signedBytes = (envelope: Record<string, unknown>): Buffer => Buffer.from(canonicalForms(envelope).signed, 'utf8');
 
 function acknowledgement(row: Pick<ReceiptRow, 'id' | 'receipt_id' | 'correlation_id' | 'kind' | 'signature_verified'>) {
   return { id: row.id, receiptId: row.receipt_id, correlationId: row.correlation_id, kind: row.kind, signatureVerified: row.signature_verified === 1 };
 }
 
-export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock }) {
-  const { store, clock } = deps;
+export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock; verifier: SignatureVerifier }) {
+  const { store, clock, verifier } = deps;
   const insert = createBatcher(store.insertMany);
 
   /** Stored rows as the API shows them: the envelope as received plus what the service knows. */
@@ -90,7 +104,8 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
         throw badRequest('payload.taskClass must equal taskClass', [{ path: '/body/payload/taskClass', message: 'must equal /body/taskClass' }]);
       }
 
-      const verified = verifyStrict(issuerKey.raw, signedBytes(envelope), signature);
+      const canonical = canonicalForms(envelope);
+      const verified = await verifier.verify(issuerKey.raw, Buffer.from(canonical.signed, 'utf8'), signature);
       const row: NewReceiptRow = {
         id: newId(),
         receipt_id: envelope.receiptId.toLowerCase(),
@@ -106,7 +121,7 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
         expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
         signature_verified: verified ? 1 : 0,
         outcome_value: envelope.kind === 'outcome' ? (outcomeValue[envelope.payload.outcome as string] ?? null) : null,
-        envelope: canonicalize(envelope) as string,
+        envelope: canonical.stored,
         received_at: clock.now().toISOString(),
       };
 

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import canonicalize from 'canonicalize';
+import { verifyStrict } from '../../src/lib/ed25519.ts';
+import { createWorkerVerifier } from '../../src/lib/signature-verifier.ts';
+import { canonicalForms } from '../../src/modules/receipts/service.ts';
+
+interface CctvVector {
+  key: string;
+  sig: string;
+  msg: string;
+}
+const hex = (text: string) => Buffer.from(text, 'hex');
+const cctv = JSON.parse(readFileSync(new URL('../../../shared/vectors/cctv-ed25519.json', import.meta.url), 'utf8')) as CctvVector[];
+
+describe('signature verification on worker threads', () => {
+  it('gives every CCTV vector the same verdict as on the request thread, in concurrent batches', async () => {
+    const verifier = createWorkerVerifier(2);
+    try {
+      const verdicts = await Promise.all(cctv.map((v) => verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
+      const expected = cctv.map((v) => verifyStrict(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig)));
+      assert.deepEqual(verdicts, expected);
+      assert.ok(verdicts.includes(true) && verdicts.includes(false));
+    } finally {
+      await verifier.close();
+    }
+  });
+
+  it('reads each item from its own slice of a pooled Buffer (no bytes of a neighbour)', async () => {
+    const verifier = createWorkerVerifier(1);
+    try {
+      const v = cctv.find((item) => verifyStrict(hex(item.key), Buffer.from(item.msg, 'utf8'), hex(item.sig)))!;
+      // Small Buffers share one allocation pool; a view's offset must be respected.
+      const pooled = Buffer.from(`xx${v.msg}yy`, 'utf8');
+      const message = pooled.subarray(2, pooled.length - 2);
+      assert.equal(await verifier.verify(hex(v.key), message, hex(v.sig)), true);
+      assert.equal(await verifier.verify(hex(v.key), pooled, hex(v.sig)), false);
+    } finally {
+      await verifier.close();
+    }
+  });
+
+  it('keeps answering after close, on the calling thread', async () => {
+    const verifier = createWorkerVerifier(1);
+    const v = cctv[0]!;
+    const pending = verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig));
+    await verifier.close();
+    const expected = verifyStrict(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig));
+    assert.equal(await pending, expected);
+    assert.equal(await verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig)), expected);
+  });
+});
+
+describe('canonical forms of a receipt', () => {
+  it('are RFC 8785 of the envelope with and without its signature', () => {
+    const envelope = {
+      version: '2026-03-12',
+      kind: 'outcome',
+      signature: { value: 'c2ln', alg: 'Ed25519', keyId: 'a#1' },
+      payload: { outcome: 'success', latencyMs: 1e21, 'x-é': [3, 1.5, 'ü\u2028'] },
+      issuer: { pubkey: 'ed25519:AAAA', agent: 'a' },
+      expiresAt: undefined,
+    };
+    const { signature: _signature, ...unsigned } = envelope;
+    const forms = canonicalForms(envelope);
+    assert.equal(forms.stored, canonicalize(envelope));
+    assert.equal(forms.signed, canonicalize(unsigned));
+  });
+});
