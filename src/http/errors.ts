@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
@@ -49,6 +49,10 @@ export function toAppError(error: FastifyError | Error): AppError {
       return new AppError('BAD_REQUEST', 'Body cannot be empty when Content-Type is application/json');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('BAD_REQUEST', 'Body is not valid JSON');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('BAD_REQUEST', 'The URL is not valid (bad percent-encoding)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('BAD_REQUEST', 'A path segment is too long (at most 100 characters)');
   }
   const status = fastifyError.statusCode;
   if (error instanceof SyntaxError && status === 400) return new AppError('BAD_REQUEST', 'Body is not valid JSON');
@@ -58,14 +62,17 @@ export function toAppError(error: FastifyError | Error): AppError {
   return new AppError('INTERNAL', 'Internal error');
 }
 
+/** The one place an error becomes a response. */
+export function sendError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toAppError(error);
+  if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+  const body: { code: string; message: string; details?: ErrorDetail[] } = { code: appError.code, message: appError.message };
+  if (appError.details) body.details = appError.details;
+  return reply.status(appError.status).type('application/json; charset=utf-8').send(body);
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    const body: { code: string; message: string; details?: ErrorDetail[] } = { code: appError.code, message: appError.message };
-    if (appError.details) body.details = appError.details;
-    return reply.status(appError.status).type('application/json; charset=utf-8').send(body);
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
   );

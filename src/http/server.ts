@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { installAuthentication, type Authenticator } from './auth.ts';
-import { installErrorHandlers } from './errors.ts';
+import { installErrorHandlers, sendError } from './errors.ts';
 import { createMemoryCounterStore, createRedisCounterStore, installRateLimit } from './rate-limit.ts';
 import { installLazyRequestLoggers } from './request-logger.ts';
 import { ErrorBody } from './schemas.ts';
@@ -57,6 +57,8 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
       return typeof given === 'string' && incomingRequestId.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // Bad percent-encoding and over-long path segments are refused before routing; same error body.
+    frameworkErrors: sendError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   trackRequestsInFlight(app);

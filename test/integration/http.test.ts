@@ -25,6 +25,14 @@ describe('HTTP conventions', () => {
     expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: '{"email": "a@b.co",' }), 400, 'BAD_REQUEST');
   });
 
+  it('answers bad percent-encoding and over-long path segments in the same JSON error body', async () => {
+    const badUrl = expectError(await app.request({ method: 'GET', url: '/v1/agents/%zz' }), 400, 'BAD_REQUEST');
+    assert.match(badUrl.message, /percent-encoding/);
+    const long = expectError(await app.request({ method: 'GET', url: `/v1/agents/${'a'.repeat(150)}` }), 400, 'BAD_REQUEST');
+    assert.match(long.message, /too long/);
+    assert.deepEqual(Object.keys(long).sort(), ['code', 'message']);
+  });
+
   it('answers a non-JSON content type with 400', async () => {
     const response = await app.request({ method: 'POST', url: '/v1/auth/signup', headers: { 'content-type': 'text/plain' }, rawBody: 'hello' });
     expectError(response, 400, 'BAD_REQUEST');
