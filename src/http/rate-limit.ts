@@ -35,18 +35,19 @@ export interface CounterStore {
   close(): void;
 }
 
+const SWEEP_INTERVAL_MS = 10_000;
+
 export function createMemoryCounterStore(now: () => number = Date.now): CounterStore {
   const counts = new Map<string, Count>();
-  // Ended windows are dropped on a timer, so memory holds one entry per client seen in the last window.
-  let longestWindowMs = 1000;
+  // Ended windows are dropped on a timer (a hit on one starts afresh anyway), so memory holds about
+  // one entry per client seen in the last window.
   const sweep = setInterval(() => {
     const t = now();
     for (const [key, entry] of counts) if (entry.resetAt <= t) counts.delete(key);
-  }, longestWindowMs);
+  }, SWEEP_INTERVAL_MS);
   sweep.unref();
   return {
     hit(key, windowMs) {
-      longestWindowMs = Math.max(longestWindowMs, windowMs);
       const t = now();
       const entry = counts.get(key);
       if (entry === undefined || entry.resetAt <= t) {
