@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { verifyStrict } from './ed25519.ts';
+import { startModuleWorker } from './module-worker.ts';
 import { packBatch, type VerifyVerdicts } from './signature-worker.ts';
 
 /**
@@ -33,20 +34,6 @@ interface Pending {
 }
 
 const MAX_BATCH = 256;
-// tsc rewrites import specifiers to .js but not this URL, so the worker's file follows this one's.
-const fromSource = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(`./signature-worker${fromSource ? '.ts' : '.js'}`, import.meta.url);
-
-/**
- * Run from TypeScript source (npm start, tests), a worker does not reliably inherit tsx's loader,
- * so it boots through tsx's own import API; built JavaScript loads directly.
- */
-function startWorker(): Worker {
-  if (!fromSource) return new Worker(workerUrl);
-  const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) => tsImport(${JSON.stringify(workerUrl.href)}, ${JSON.stringify(import.meta.url)}))`;
-  return new Worker(boot, { eval: true });
-}
-
 export function createWorkerVerifier(threads: number): SignatureVerifier {
   let nextBatchId = 0;
   // Each batch remembers its worker, so a worker that dies fails only what it held.
@@ -65,7 +52,7 @@ export function createWorkerVerifier(threads: number): SignatureVerifier {
     if (count === 0) worker.unref();
   };
   for (let i = 0; i < threads; i++) {
-    const worker = startWorker();
+    const worker = startModuleWorker('signature-worker', import.meta.url);
     worker.on('message', ({ id, verdicts }: VerifyVerdicts) => {
       const entry = inFlight.get(id);
       inFlight.delete(id);

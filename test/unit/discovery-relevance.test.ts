@@ -1,6 +1,7 @@
 /**
  * Quality gate for discovery: the relevance set (test/fixtures/discovery) through the real
- * GET /v1/discover on the database under test, with the built-in offline embedder.
+ * GET /v1/discover on the database under test, with the built-in offline embedders (word vectors
+ * and the sentence encoder).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -50,8 +51,9 @@ describe('discovery relevance (fixture set)', () => {
 });
 
 /**
- * The issue's target is 0.8; the built-in embedder measures 0.54-0.57 on this set (bench/RESULTS.md,
- * "Discovery"). The gate sits just below what is measured so that a change making relevance worse
- * fails here; raise it with the method, never lower it to pass.
+ * The issue's target is 0.8; with the sentence encoder the method measures 0.63 on this set
+ * (SQLite 0.632, PostgreSQL 0.627; bench/RESULTS.md, "Discovery"). The gate sits just below what is
+ * measured so that a change making relevance worse fails here; raise it with the method, never
+ * lower it to pass.
  */
-const MRR_GATE = 0.5;
+const MRR_GATE = 0.6;

@@ -11,6 +11,7 @@ import { normalizeCapabilityTerm } from '../catalog/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { declaredCapabilities, type ConceptMapper, type Concepts } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
+import { createSentenceVectors } from './sentence-vectors.ts';
 import type { AgentRow, DiscoveryStore } from './store.ts';
 
 export interface IndexedAgent {
@@ -21,8 +22,12 @@ export interface IndexedAgent {
   terms: Set<string>;
   /** Catalogue slugs the agent declares through those terms. */
   declared: string[];
+  /** What is embedded: name, description, capabilities, tags. */
+  text: string;
   /** Null while the embedder could not embed it (retried on the next refresh). */
   vector: Float32Array | null;
+  /** Sentence-encoder vector; null until embedded (ranking then uses `vector`) or without an encoder. */
+  sentence: Float32Array | null;
   concepts: Concepts;
 }
 
@@ -47,12 +52,17 @@ export interface AgentIndexDeps {
   store: DiscoveryStore;
   embedder: Embedder;
   concepts: ConceptMapper;
+  /** Null: no sentence encoder, agents rank by `vector` alone. */
+  sentenceEncoder: Embedder | null;
   clock: Clock;
   onEmbedderError(error: unknown): void;
 }
 
-export function createAgentIndex({ store, embedder, concepts, clock, onEmbedderError }: AgentIndexDeps) {
+export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, clock, onEmbedderError }: AgentIndexDeps) {
   const agents = new Map<string, IndexedAgent>();
+  const sentences = sentenceEncoder
+    ? createSentenceVectors<IndexedAgent>({ encoder: sentenceEncoder, isCurrent: (agent) => agents.get(agent.row.id) === agent, onError: onEmbedderError })
+    : null;
   let loaded = false;
   let position = 0;
   const gaps = new Map<number, number>();
@@ -72,23 +82,35 @@ export function createAgentIndex({ store, embedder, concepts, clock, onEmbedderE
 
   async function upsert(rows: AgentRow[]): Promise<void> {
     const vectors = await embedRows(rows);
+    const newText: IndexedAgent[] = [];
+    const stillWaiting: IndexedAgent[] = [];
     for (const [i, row] of rows.entries()) {
       const vector = vectors[i] ?? null;
+      const text = agentText(row);
       const terms = [...parseList(row.capabilities), ...parseList(row.tags)];
       const declared = declaredCapabilities(terms);
       if (vector) unembedded.delete(row.id);
       else unembedded.add(row.id);
-      agents.set(row.id, {
+      // Most changes (status, endpoint, price) leave the text alone: its sentence vector still holds.
+      const previous = agents.get(row.id);
+      const agent: IndexedAgent = {
         row,
         categories: parseList(row.categories),
         protocols: parseList(row.protocols),
         terms: new Set(terms.map(normalizeCapabilityTerm)),
         declared,
+        text,
         vector,
-        concepts: await concepts.conceptsOf(agentText(row), vector, declared),
-      });
+        sentence: previous?.text === text ? previous.sentence : null,
+        concepts: await concepts.conceptsOf(text, vector, declared),
+      };
+      agents.set(row.id, agent);
+      if (previous?.text !== text) newText.push(agent);
+      else if (!agent.sentence) stillWaiting.push(agent);
       noteSeen(row.last_seen_at);
     }
+    sentences?.later(stillWaiting);
+    await sentences?.add(newText);
   }
 
   function noteSeen(lastSeenAt: string | null): void {

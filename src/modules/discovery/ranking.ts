@@ -1,7 +1,8 @@
 /**
  * How a result's score is made (docs/discovery.md explains the choice of each number).
  *
- *   relevance = 0.5 * max(0, cosine(query, agent))   semantic: embedder vectors
+ *   relevance = 0.5 * semantic                        sentence-encoder cosine rescaled from 0.25
+ *                                                      (word-vector cosine where a vector is missing)
  *             + 0.1 * lexical / best lexical           full-text rank, relative to this query's best
  *             + 0.4 * concept similarity               shared catalogue capabilities
  *   score     = relevance * (0.7 + 0.2 * trust + 0.1 * availability)
@@ -20,10 +21,26 @@ export const AVAILABILITY_VALUE: Record<Availability, number> = { available: 1, 
  * Relative, because how high similarities run depends on the embedder.
  */
 export const RELATIVE_RELEVANCE_FLOOR = 0.25;
+/**
+ * And below this, whatever the best: a sliver of similarity is no fit. The sentence encoder leaves
+ * a little similarity between almost any two texts even after SENTENCE_UNRELATED, so without this
+ * the only agent a filter lets through would be a result of any query ("email" among travel agents).
+ */
+export const MIN_RELEVANCE = 0.02;
 /** Results ranked per query; deeper pages are empty. */
 export const MAX_RESULTS = 500;
 
 const clamp = (x: number) => Math.min(1, Math.max(0, x));
+
+/**
+ * The sentence encoder's cosine below which texts count as unrelated. Unlike the word vectors
+ * (centred, so unrelated texts sit near 0), it gives almost any two texts some similarity: on the
+ * fixture set half of the unrelated query/agent pairs score above 0.20 and one in ten above 0.37,
+ * while nine in ten relevant pairs score above 0.31. Rescaling from 0.25 to 1 takes most unrelated
+ * agents out of the results at a small cost in MRR (0.648 unscaled, 0.637 scaled, in process).
+ */
+const SENTENCE_UNRELATED = 0.25;
+export const sentenceSimilarity = (cosine: number): number => clamp((cosine - SENTENCE_UNRELATED) / (1 - SENTENCE_UNRELATED));
 
 /** `semantic` is null when the query could not be embedded: the other two parts then share its weight. */
 export function relevanceOf(semantic: number | null, lexical: number, concepts: number): number {

@@ -6,8 +6,9 @@ import type { Availability } from '../registry/index.ts';
 import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
 import { conceptSimilarity, createConceptMapper, dot, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
-import { MAX_RESULTS, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, scoreOf } from './ranking.ts';
+import { MAX_RESULTS, MIN_RELEVANCE, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, scoreOf, sentenceSimilarity } from './ranking.ts';
 import type { DiscoverQuery } from './schemas.ts';
+import { createSentenceEncoder, withRecentVectors } from './sentence-encoder.ts';
 import type { AgentRow, DiscoveryStore } from './store.ts';
 import { contentWords, stem, wordsOf } from './tokenize.ts';
 import { NEUTRAL_TRUST, trustFor, type TrustLookup } from './trust.ts';
@@ -24,8 +25,14 @@ export interface DiscoveryDeps<View> {
   registry: RegistryView<View>;
   trust: TrustLookup;
   embedder: Embedder;
+  /**
+   * The semantic signal's encoder, for queries and for agents (two instances, so a query never
+   * waits behind a batch of agents). Default: the built-in sentence encoder; null: none, the
+   * semantic signal uses `embedder` (as it does for any agent or query the encoder fails on).
+   */
+  sentenceEncoders?: { queries: Embedder; agents: Embedder } | null;
   clock: Clock;
-  /** Told when the embedder fails; search then ranks by the lexical signals alone. */
+  /** Told when an embedder fails; search then ranks by the signals left. */
   onEmbedderError?(error: unknown): void;
 }
 
@@ -40,14 +47,20 @@ interface Candidate {
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
 /** Lexical hits taken per query: the signal is relative to the best hit, so the long tail adds nothing. */
 const LEXICAL_DEPTH = 200;
+/** Query vectors remembered (a few hundred KB): a repeated query skips the 15-30 ms model run. */
+const RECENT_QUERIES = 256;
 
-export function createDiscoveryService<View extends object>({ store, registry, trust, embedder, clock, onEmbedderError = () => {} }: DiscoveryDeps<View>) {
+const builtInSentenceEncoders = () => ({ queries: withRecentVectors(createSentenceEncoder(), RECENT_QUERIES), agents: createSentenceEncoder() });
+
+export function createDiscoveryService<View extends object>({ store, registry, trust, embedder, sentenceEncoders, clock, onEmbedderError = () => {} }: DiscoveryDeps<View>) {
+  const sentences = sentenceEncoders === undefined ? builtInSentenceEncoders() : sentenceEncoders;
   const concepts = createConceptMapper(embedder);
-  const index = createAgentIndex({ store, embedder, concepts, clock, onEmbedderError });
+  const index = createAgentIndex({ store, embedder, concepts, sentenceEncoder: sentences?.agents ?? null, clock, onEmbedderError });
 
-  async function embedQuery(q: string): Promise<Float32Array | null> {
+  async function embedQuery(q: string, using: Embedder | undefined): Promise<Float32Array | null> {
+    if (!using) return null;
     try {
-      return (await embedder.embed([q]))[0] ?? null;
+      return (await using.embed([q]))[0] ?? null;
     } catch (error) {
       onEmbedderError(error);
       return null;
@@ -86,7 +99,11 @@ export function createDiscoveryService<View extends object>({ store, registry, t
     const named = mentionedCapabilities(q);
     // Words of the capabilities the query names verbatim widen the lexical query (aliases -> canonical terms).
     const namedWords = named.flatMap((slug) => wordsOf(slug));
-    const [lexical, vector] = await Promise.all([store.lexical([...new Set([...words, ...namedWords])], LEXICAL_DEPTH), embedQuery(q)]);
+    const [lexical, vector, sentence] = await Promise.all([
+      store.lexical([...new Set([...words, ...namedWords])], LEXICAL_DEPTH),
+      embedQuery(q, embedder),
+      embedQuery(q, sentences?.queries),
+    ]);
     const queryConcepts = await concepts.conceptsOf(q, vector, named, { scaleByConfidence: true });
     let bestLexical = 0;
     for (const score of lexical.values()) bestLexical = Math.max(bestLexical, score);
@@ -96,12 +113,13 @@ export function createDiscoveryService<View extends object>({ store, registry, t
     for (let i = 0; i < agents.length; i++) {
       const agent = agents[i]!;
       const lexicalScore = bestLexical > 0 ? (lexical.get(agent.row.id) ?? 0) / bestLexical : 0;
-      const semantic = vector ? (agent.vector ? dot(vector, agent.vector) : 0) : null;
+      // The sentence encoder where both sides have its vector, else the word-vector embedder.
+      const semantic = sentence && agent.sentence ? sentenceSimilarity(dot(sentence, agent.sentence)) : vector ? (agent.vector ? dot(vector, agent.vector) : 0) : null;
       const value = relevanceOf(semantic, lexicalScore, conceptSimilarity(queryConcepts, agent.concepts));
       relevance[i] = value;
       if (value > best) best = value;
     }
-    const floor = Math.max(Number.MIN_VALUE, RELATIVE_RELEVANCE_FLOOR * best);
+    const floor = Math.max(MIN_RELEVANCE, RELATIVE_RELEVANCE_FLOOR * best);
     for (let i = 0; i < relevance.length; i++) if (relevance[i]! < floor) relevance[i] = 0;
     return { relevance, stems: new Set([...words, ...namedWords].map(stem)) };
   }

@@ -1,0 +1,16 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Starts a worker thread on the module `name` next to the caller (`callerUrl`: its
+ * import.meta.url). Built JavaScript loads directly. Run from TypeScript source (npm start, tests),
+ * the worker needs tsx's loader, and on Node 20 `execArgv: ['--import', 'tsx']` does not reach a
+ * worker's entry module, so a one-line script registers tsx first. tsc rewrites import specifiers
+ * to .js but not URLs, hence the extension follows the caller's.
+ */
+export function startModuleWorker(name: string, callerUrl: string): Worker {
+  const fromSource = callerUrl.endsWith('.ts');
+  const url = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, callerUrl);
+  if (!fromSource) return new Worker(url);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`, { eval: true });
+}
