@@ -172,6 +172,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await transfers?.stop();
     await outbound.close();
     await signatureVerifier.close();
+    await discovery.close();
     await signals.close();
     await database.close();
     if (redis) await redis.quit().catch(() => redis.disconnect());

@@ -56,6 +56,13 @@ describe('discovery: sentence encoder', () => {
     assert.ok(errors.length > 0, 'the failure is reported');
   });
 
+  it('stops its worker when closed, and refuses work afterwards', async () => {
+    const encoder = withRecentVectors(createSentenceEncoder(), 4);
+    assert.equal((await encoder.embed(['hello']))[0]!.length, 512);
+    await encoder.close!();
+    await assert.rejects(encoder.embed(['another text']), /closed/);
+  });
+
   it('runs the model once for a repeated query', async () => {
     let runs = 0;
     const counting = withRecentVectors({ embed: async (texts) => (runs++, texts.map(() => new Float32Array([1]))) }, 2);

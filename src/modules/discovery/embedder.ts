@@ -5,6 +5,8 @@ import { loadWordTable, type WordTable } from './word-vectors.ts';
 /** Turns texts into vectors compared by cosine. A text with nothing to embed gives a zero vector. */
 export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
+  /** Releases what it holds (a worker thread); later calls reject. */
+  close?(): Promise<void>;
 }
 
 const norm = (vector: Float32Array): number => Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));

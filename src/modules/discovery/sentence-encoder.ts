@@ -55,6 +55,11 @@ export function createSentenceEncoder(): Embedder {
         worker!.postMessage({ id, texts } satisfies EncodeRequest);
       });
     },
+    async close() {
+      const running = worker;
+      fail(new Error('sentence encoder closed'));
+      await running?.terminate();
+    },
   };
 }
 
@@ -81,5 +86,6 @@ export function withRecentVectors(embedder: Embedder, size: number): Embedder {
         }),
       );
     },
+    close: () => embedder.close?.() ?? Promise.resolve(),
   };
 }

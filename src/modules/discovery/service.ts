@@ -178,6 +178,11 @@ export function createDiscoveryService<View extends object>({ store, registry, t
       };
     },
 
+    /** Stops the sentence encoder's workers (at shutdown). */
+    async close() {
+      await Promise.all([sentences?.queries.close?.(), sentences?.agents.close?.()]);
+    },
+
     async get(viewer: Principal | null, slug: string) {
       const row = await store.agentBySlug(slug);
       if (!row || !(await registry.canSee(row, viewer?.personId ?? null))) throw notFound('Agent not found');
