@@ -76,10 +76,19 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
       querystring: PollQuery,
       response: { 200: dataOf(Type.Array(Delivery)), ...errorResponses },
     },
-    handler: async (request) => {
-      let closed = false;
-      request.raw.once('close', () => (closed = true));
-      return { data: await tasks.poll(request.principal, request.params.id, request.query.wait, request.query.limit, () => closed) };
+    handler: async (request, reply) => {
+      // The response closing before it finished is the client leaving (the request stream's own
+      // 'close' also fires when its body has merely been read).
+      const clientGone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) clientGone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        return { data: await tasks.poll(request.principal, request.params.id, request.query.wait, request.query.limit, clientGone.signal) };
+      } finally {
+        reply.raw.off('close', onClose);
+      }
     },
   });
 }

@@ -290,25 +290,31 @@ export function createTasksService(deps: TasksDeps) {
      * Takes up to `limit` tasks queued for a polling agent, holding the request up to `waitSeconds`
      * while none waits. Subscribing before looking means a task matched in between is not missed.
      */
-    async poll(principal: Principal | null, agentId: string, waitSeconds: number, limit: number, aborted: () => boolean): Promise<DeliveryPayload[]> {
+    async poll(principal: Principal | null, agentId: string, waitSeconds: number, limit: number, clientGone: AbortSignal): Promise<DeliveryPayload[]> {
       const agent = await registry.authorizePoll(principal, agentId);
       if (agent.delivery_mode !== 'poll') throw conflict('This agent receives its tasks by webhook; set deliveryMode "poll" to poll');
       let wake: () => void = () => {};
       const unsubscribe = signals.subscribe(AGENT_TASKS_CHANNEL, (payload) => {
         if (payload === agentId) wake();
       });
+      // A client that left ends the hold at once, and it takes nothing: tasks handed to a closed
+      // socket would sit in progress, their token held by nobody, until they expire.
+      const onGone = () => wake();
+      clientGone.addEventListener('abort', onGone);
       try {
         const deadline = Date.now() + waitSeconds * 1000;
         for (;;) {
+          if (clientGone.aborted) return [];
           const woken = new Promise<void>((resolve) => (wake = resolve));
           const taken = await takeQueued(agentId, limit);
           const remaining = deadline - Date.now();
-          if (taken.length > 0 || remaining <= 0 || aborted()) return taken;
+          if (taken.length > 0 || remaining <= 0) return taken;
           let timer: NodeJS.Timeout | undefined;
           await Promise.race([woken, new Promise((resolve) => (timer = setTimeout(resolve, Math.min(remaining, POLL_RECHECK_MS))))]);
           clearTimeout(timer);
         }
       } finally {
+        clientGone.removeEventListener('abort', onGone);
         unsubscribe();
       }
     },
