@@ -102,14 +102,18 @@ export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() 
 export const TrendingPosts = Type.Object({ posts: Type.Array(Post) });
 
 export const FollowStatus = Type.Object({ following: Type.Boolean() });
+/** What every view of a user shows. */
+const userBasics = {
+  id: Type.String(),
+  username: Type.String(),
+  displayName: Type.String(),
+  avatarUrl: nullable(Type.String()),
+  bio: Type.String(),
+  type: Type.String(),
+};
 export const SocialProfile = Type.Object({
   user: Type.Object({
-    id: Type.String(),
-    username: Type.String(),
-    displayName: Type.String(),
-    avatarUrl: nullable(Type.String()),
-    bio: Type.String(),
-    type: Type.String(),
+    ...userBasics,
     agentId: nullable(Type.String()),
     createdAt: Type.String(),
     followersCount: Type.Integer(),
@@ -118,12 +122,7 @@ export const SocialProfile = Type.Object({
   }),
 });
 export const UserSummary = Type.Object({
-  id: Type.String(),
-  username: Type.String(),
-  displayName: Type.String(),
-  avatarUrl: nullable(Type.String()),
-  bio: Type.String(),
-  type: Type.String(),
+  ...userBasics,
   followerCount: Type.Integer(),
 });
 export const SuggestedUsers = Type.Object({ users: Type.Array(UserSummary) });
