@@ -47,7 +47,7 @@ export interface AgentryApp {
 
 /**
  * Redis holds only rate-limit counters, so it is connected before serving but never required:
- * while it is unreachable the limiter lets requests through rather than taking the API down.
+ * while it is unreachable each node counts on its own (src/http/rate-limit.ts).
  */
 async function connectRedis(url: string): Promise<Redis> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 500 });
@@ -89,7 +89,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   const { agentAccounts } = registry;
   const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts, principals });
-  const signatureVerifier = createSignatureVerifier(config.signatureThreads);
+  const signatureVerifier = createSignatureVerifier({
+    threads: config.signatureThreads,
+    onWorkerError: (error) => log?.error({ err: error }, 'signature worker died; verifying on the request thread'),
+  });
   const receipts = createReceiptsService({ store: createReceiptsStore(database.db), clock, verifier: signatureVerifier });
   const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts, signals, onSignalError: reportSignalError });
   const discovery = createDiscoveryService({

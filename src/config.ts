@@ -2,7 +2,7 @@
  * Configuration is read from the environment exactly once, in main.ts, and validated here so a bad
  * value stops the process with a message that names the variable instead of failing later.
  */
-import { defaultVerifierThreads } from './lib/signature-verifier.ts';
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   port: number;
@@ -149,7 +149,8 @@ export function loadConfig(env: Env): Config {
     platformFeeBps: integer('PLATFORM_FEE_BPS', 250, 0, 10_000),
     stripe: stripeSecretKey && stripeWebhookSecret ? { secretKey: stripeSecretKey, webhookSecret: stripeWebhookSecret, apiBase: stripeApiBase } : null,
     operators: { emails: operatorEmails, accountIds: list(env.OPERATOR_ACCOUNT_IDS) },
-    signatureThreads: integer('SIGNATURE_THREADS', defaultVerifierThreads(), 0, 16),
+    // One worker on a 2-core machine: the request thread keeps the other core.
+    signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { prependOnRequest } from './route-hooks.ts';
 import { AppError, unauthorized } from '../lib/errors.ts';
 
 /**
@@ -53,8 +54,7 @@ export function installAuthentication(app: FastifyInstance, authenticator: Authe
       throw new Error(`route ${route.method} ${route.url} declares no auth mode`);
     }
     if (mode === undefined || mode === 'none') return;
-    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    route.onRequest = [authenticationHook(authenticator, mode), ...existing];
+    prependOnRequest(route, authenticationHook(authenticator, mode));
   });
 }
 

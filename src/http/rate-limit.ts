@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { prependOnRequest } from './route-hooks.ts';
 import { AppError } from '../lib/errors.ts';
 
 /**
@@ -29,7 +30,7 @@ interface Count {
   resetAt: number;
 }
 
-/** Counts a hit and answers synchronously when it can (memory), or later (Redis). */
+/** Counts a hit and answers synchronously when it can (memory), or later (Redis). Never fails. */
 export interface CounterStore {
   hit(key: string, windowMs: number): Count | Promise<Count>;
   close(): void;
@@ -70,13 +71,41 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
-export function createRedisCounterStore(redis: Redis, prefix = 'agentry-rl:'): CounterStore {
+/** How often a failing Redis is reported: once per minute, not once per request. */
+const REPORT_EVERY_MS = 60_000;
+
+export interface RedisCounterStoreOptions {
+  prefix?: string;
+  /** Redis failed; the request was counted on this node instead. */
+  onError?: (error: unknown) => void;
+  now?: () => number;
+}
+
+type RedisWithHit = Redis & { agentryRateHit(key: string, windowMs: number): Promise<[number, number]> };
+
+/**
+ * Counts in Redis, shared by every node. While Redis is unreachable each node counts on its own, so
+ * limits (the login budget among them) still hold per node instead of lapsing.
+ */
+export function createRedisCounterStore(redis: Redis, { prefix = 'agentry-rl:', onError = () => {}, now = Date.now }: RedisCounterStoreOptions = {}): CounterStore {
+  const local = createMemoryCounterStore(now);
+  // Registered once: later calls send the script's hash (EVALSHA), not the script.
+  redis.defineCommand('agentryRateHit', { numberOfKeys: 1, lua: hitScript });
+  let reportedAt = -Infinity;
   return {
     async hit(key, windowMs) {
-      const [count, ttl] = (await redis.eval(hitScript, 1, prefix + key, windowMs)) as [number, number];
-      return { count, resetAt: Date.now() + ttl };
+      try {
+        const [count, ttl] = await (redis as RedisWithHit).agentryRateHit(prefix + key, windowMs);
+        return { count, resetAt: now() + ttl };
+      } catch (error) {
+        if (now() - reportedAt >= REPORT_EVERY_MS) {
+          reportedAt = now();
+          onError(error);
+        }
+        return local.hit(key, windowMs);
+      }
     },
-    close() {},
+    close: () => local.close(),
   };
 }
 
@@ -85,14 +114,11 @@ export interface RateLimitOptions {
   windowMs: number;
   store: CounterStore;
   keyOf?: (request: FastifyRequest) => string;
-  /** A store that fails (Redis down) lets the request through rather than taking the API down. */
-  onStoreError?: (error: unknown) => void;
 }
 
 /** Adds the limiter as each route's first onRequest hook (before authentication, so floods cost no lookups). */
 export function installRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
   const keyOf = options.keyOf ?? ((request: FastifyRequest) => request.ip);
-  const onStoreError = options.onStoreError ?? (() => {});
   const global = { max: options.max, timeWindow: options.windowMs };
 
   app.addHook('onRoute', (route) => {
@@ -100,10 +126,11 @@ export function installRateLimit(app: FastifyInstance, options: RateLimitOptions
     if (own === false) return;
     const limit = own ?? global;
     // A route with its own limit counts apart, so a tight login limit never eats the global budget.
-    const scope = own ? `${route.method}:${route.url}:` : '';
-    const hook = rateLimitHook(options.store, limit, scope, keyOf, onStoreError);
-    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    route.onRequest = [hook, ...existing];
+    // Fastify's automatic HEAD twin of a GET route shares its budget.
+    const method = route.method === 'HEAD' ? 'GET' : String(route.method);
+    const scope = own ? `${method}:${route.url}:` : '';
+    const hook = rateLimitHook(options.store, limit, scope, keyOf);
+    prependOnRequest(route, hook);
   });
   app.addHook('onClose', (_instance, done) => {
     options.store.close();
@@ -111,13 +138,7 @@ export function installRateLimit(app: FastifyInstance, options: RateLimitOptions
   });
 }
 
-function rateLimitHook(
-  store: CounterStore,
-  limit: RouteRateLimit,
-  scope: string,
-  keyOf: (request: FastifyRequest) => string,
-  onStoreError: (error: unknown) => void,
-) {
+function rateLimitHook(store: CounterStore, limit: RouteRateLimit, scope: string, keyOf: (request: FastifyRequest) => string) {
   const maxHeader = String(limit.max);
   const judge = (reply: FastifyReply, { count, resetAt }: Count): AppError | undefined => {
     const resetSeconds = String(Math.max(1, Math.ceil((resetAt - Date.now()) / 1000)));
@@ -130,21 +151,8 @@ function rateLimitHook(
   };
   // Callback style: it runs on nearly every request, and the memory store answers without a promise.
   return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-    let counted: Count | Promise<Count>;
-    try {
-      counted = store.hit(scope + keyOf(request), limit.timeWindow);
-    } catch (error) {
-      onStoreError(error);
-      return done();
-    }
-    if (counted instanceof Promise) {
-      counted.then(
-        (count) => done(judge(reply, count)),
-        (error: unknown) => {
-          onStoreError(error);
-          done();
-        },
-      );
-    } else done(judge(reply, counted));
+    const counted = store.hit(scope + keyOf(request), limit.timeWindow);
+    if (counted instanceof Promise) counted.then((count) => done(judge(reply, count)), done);
+    else done(judge(reply, counted));
   };
 }

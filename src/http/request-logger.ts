@@ -10,8 +10,9 @@ const levels: Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
 /**
  * A request's logger that makes its pino child (with the request id) only when something is logged
- * at an enabled level. Fastify makes a child for every request; at the usual `warn` level nearly
- * none of them is ever used, and making one costs about as much as the rest of a cached read.
+ * at an enabled level. Fastify makes a child for every request; at `warn` or above nearly none of
+ * them is ever used (at `info` Fastify itself logs every request), and making one costs about as much
+ * as the rest of a cached read.
  */
 class LazyRequestLogger {
   #child: FastifyBaseLogger | null = null;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { installAuthentication, type Authenticator } from './auth.ts';
@@ -25,16 +25,29 @@ const incomingRequestId = /^[A-Za-z0-9._-]{8,128}$/;
 
 const inFlight = new WeakMap<FastifyInstance, { count: number }>();
 
-/** Counts requests from their first hook to their response, so shutdown can wait for them. */
+/**
+ * Counts requests from their first hook until their handler has answered, so shutdown can wait for
+ * them. The answer is counted at onSend: Fastify skips onResponse when the client has gone, though
+ * the handler still ran (and may still be using the database); onResponse is the backstop.
+ */
 function trackRequestsInFlight(app: FastifyInstance): void {
   const state = { count: 0 };
   inFlight.set(app, state);
-  app.addHook('onRequest', (_request, _reply, done) => {
+  const open = new WeakSet<FastifyRequest>();
+  const answered = (request: FastifyRequest) => {
+    if (open.delete(request)) state.count--;
+  };
+  app.addHook('onRequest', (request, _reply, done) => {
+    open.add(request);
     state.count++;
     done();
   });
-  app.addHook('onResponse', (_request, _reply, done) => {
-    state.count--;
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    answered(request);
+    done(null, payload);
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    answered(request);
     done();
   });
 }
@@ -73,8 +86,9 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
   installRateLimit(app, {
     max: config.rateLimit.max,
     windowMs: config.rateLimit.windowMs,
-    store: redis ? createRedisCounterStore(redis) : createMemoryCounterStore(),
-    onStoreError: (error) => app.log.warn({ err: error }, 'rate limit store unreachable; request let through'),
+    store: redis
+      ? createRedisCounterStore(redis, { onError: (error) => app.log.warn({ err: error }, 'rate limits: Redis unreachable, counting on this node') })
+      : createMemoryCounterStore(),
   });
 
   await app.register(swagger, {

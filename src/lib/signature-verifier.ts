@@ -1,8 +1,7 @@
-import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { verifyStrict } from './ed25519.ts';
 import { startModuleWorker } from './module-worker.ts';
-import { packBatch, type VerifyVerdicts } from './signature-worker.ts';
+import { packBatch, type VerifyVerdicts } from './signature-batch.ts';
 
 /**
  * Strict Ed25519 verification off the event loop. A verification costs ~0.1 ms of CPU, more than
@@ -15,66 +14,76 @@ export interface SignatureVerifier {
   close(): Promise<void>;
 }
 
-/** One worker on a 2-core machine: the request thread keeps the other core. */
-export const defaultVerifierThreads = () => Math.min(4, Math.max(1, availableParallelism() - 1));
-
-export function createInlineVerifier(): SignatureVerifier {
-  return {
-    verify: async (publicKey, message, signature) => verifyStrict(publicKey, message, signature),
-    close: async () => {},
-  };
-}
-
 interface Pending {
   publicKey: Uint8Array;
   message: Uint8Array;
   signature: Uint8Array;
   resolve: (valid: boolean) => void;
-  reject: (error: unknown) => void;
 }
 
 const MAX_BATCH = 256;
-export function createWorkerVerifier(threads: number): SignatureVerifier {
+const verifyHere = (pending: Pending) => pending.resolve(verifyStrict(pending.publicKey, pending.message, pending.signature));
+
+export interface WorkerVerifierOptions {
+  threads: number;
+  /** A worker died; its work and all later work are verified on the calling thread. */
+  onWorkerError?: (error: unknown) => void;
+  /** Starts one worker (tests give one that dies). */
+  startWorker?: () => Worker;
+}
+
+/**
+ * Workers start on the first verification. Whatever a dead worker held is verified on the calling
+ * thread, so a crash costs speed, never a receipt's answer; so is everything once the verifier is
+ * closed or every worker is gone.
+ */
+export function createWorkerVerifier({
+  threads,
+  onWorkerError = () => {},
+  startWorker = () => startModuleWorker('signature-worker', import.meta.url),
+}: WorkerVerifierOptions): SignatureVerifier {
   let nextBatchId = 0;
-  // Each batch remembers its worker, so a worker that dies fails only what it held.
   const inFlight = new Map<number, { worker: Worker; batch: Pending[] }>();
-  const alive = new Set<Worker>();
   // An idle worker must not keep the process alive; one that owes verdicts must.
   const owed = new Map<Worker, number>();
-  const sent = (worker: Worker) => {
-    const count = owed.get(worker)! + 1;
-    owed.set(worker, count);
-    if (count === 1) worker.ref();
-  };
-  const settled = (worker: Worker) => {
-    const count = owed.get(worker)! - 1;
-    owed.set(worker, count);
-    if (count === 0) worker.unref();
-  };
-  for (let i = 0; i < threads; i++) {
-    const worker = startModuleWorker('signature-worker', import.meta.url);
-    worker.on('message', ({ id, verdicts }: VerifyVerdicts) => {
-      const entry = inFlight.get(id);
-      inFlight.delete(id);
-      settled(worker);
-      entry?.batch.forEach((pending, index) => pending.resolve(verdicts[index] === 1));
-    });
-    worker.on('error', (error) => retire(worker, error));
-    worker.on('exit', () => retire(worker, new Error('signature worker exited')));
-    worker.unref();
-    alive.add(worker);
-    owed.set(worker, 0);
-  }
+  let workers: Worker[] | null = null;
+  let closed = false;
   let turn = 0;
   let queue: Pending[] = [];
   let flushScheduled = false;
 
+  function start(): Worker[] {
+    return Array.from({ length: threads }, () => {
+      const worker = startWorker();
+      worker.on('message', ({ id, verdicts }: VerifyVerdicts) => {
+        const entry = inFlight.get(id);
+        inFlight.delete(id);
+        owe(worker, -1);
+        entry?.batch.forEach((pending, index) => pending.resolve(verdicts[index] === 1));
+      });
+      worker.on('error', (error) => retire(worker, error));
+      worker.on('exit', () => retire(worker, new Error('signature worker exited')));
+      worker.unref();
+      owed.set(worker, 0);
+      return worker;
+    });
+  }
+
+  function owe(worker: Worker, change: 1 | -1) {
+    const count = (owed.get(worker) ?? 0) + change;
+    owed.set(worker, count);
+    if (count === 1 && change === 1) worker.ref();
+    if (count === 0) worker.unref();
+  }
+
   function retire(worker: Worker, error: unknown) {
-    alive.delete(worker);
+    if (!owed.delete(worker)) return;
+    workers = workers?.filter((w) => w !== worker) ?? null;
+    if (!closed) onWorkerError(error);
     for (const [id, entry] of inFlight) {
       if (entry.worker !== worker) continue;
       inFlight.delete(id);
-      for (const pending of entry.batch) pending.reject(error);
+      entry.batch.forEach(verifyHere);
     }
   }
 
@@ -83,15 +92,14 @@ export function createWorkerVerifier(threads: number): SignatureVerifier {
     while (queue.length > 0) {
       const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(batch.length);
-      const workers = [...alive];
-      if (workers.length === 0) {
-        for (const p of batch) p.resolve(verifyStrict(p.publicKey, p.message, p.signature));
+      if (closed || !workers || workers.length === 0) {
+        batch.forEach(verifyHere);
         continue;
       }
       const worker = workers[turn++ % workers.length]!;
       const id = nextBatchId++;
       inFlight.set(id, { worker, batch });
-      sent(worker);
+      owe(worker, 1);
       const packed = packBatch(id, batch);
       worker.postMessage(packed, [packed.bytes.buffer, packed.messageEnds.buffer]);
     }
@@ -99,9 +107,10 @@ export function createWorkerVerifier(threads: number): SignatureVerifier {
 
   return {
     verify(publicKey, message, signature) {
-      if (alive.size === 0) return Promise.resolve(verifyStrict(publicKey, message, signature));
-      return new Promise<boolean>((resolve, reject) => {
-        queue.push({ publicKey, message, signature, resolve, reject });
+      if (closed || workers?.length === 0) return Promise.resolve(verifyStrict(publicKey, message, signature));
+      workers ??= start();
+      return new Promise<boolean>((resolve) => {
+        queue.push({ publicKey, message, signature, resolve });
         if (!flushScheduled) {
           flushScheduled = true;
           setImmediate(flush);
@@ -109,17 +118,17 @@ export function createWorkerVerifier(threads: number): SignatureVerifier {
       });
     },
     async close() {
-      const workers = [...alive];
-      alive.clear();
+      closed = true;
       flush();
       // Verdicts still owed are computed here rather than lost.
-      for (const { batch } of inFlight.values()) for (const p of batch) p.resolve(verifyStrict(p.publicKey, p.message, p.signature));
+      for (const { batch } of inFlight.values()) batch.forEach(verifyHere);
       inFlight.clear();
-      await Promise.all(workers.map((worker) => worker.terminate()));
+      await Promise.all((workers ?? []).map((worker) => worker.terminate()));
     },
   };
 }
 
-export function createSignatureVerifier(threads: number): SignatureVerifier {
-  return threads > 0 ? createWorkerVerifier(threads) : createInlineVerifier();
+export function createSignatureVerifier(options: WorkerVerifierOptions): SignatureVerifier {
+  if (options.threads > 0) return createWorkerVerifier(options);
+  return { verify: async (publicKey, message, signature) => verifyStrict(publicKey, message, signature), close: async () => {} };
 }

@@ -247,6 +247,20 @@ describe('trust receipts: queries and chains', () => {
     assert.equal(data.offer.receiptId, early.receiptId);
   });
 
+  it('a flood of one kind never crowds another out of the chain', async () => {
+    const correlationId = randomUUID();
+    await post(makeReceipt('decision', subject, issuer, { correlationId, issuedAt: '2026-11-21T11:59:00Z' }));
+    // Earlier offers than the decision, more than any one page of receipts.
+    const offers = Array.from({ length: 510 }, (_, i) => makeReceipt('offer', other, subject, { correlationId, issuedAt: new Date(Date.parse('2026-11-21T10:00:00Z') + i * 1000).toISOString() }));
+    for (let i = 0; i < offers.length; i += 50) {
+      const answers = await Promise.all(offers.slice(i, i + 50).map((offer) => app.request({ method: 'POST', url: '/v1/trust-receipts', body: offer })));
+      assert.ok(answers.every((answer) => answer.statusCode === 201));
+    }
+    const { data } = (await app.request({ method: 'GET', url: `/v1/trust-receipts/chain/${correlationId}` })).json();
+    assert.equal(data.offer.receiptId, offers[0]!.receiptId);
+    assert.equal(data.decision.kind, 'decision');
+  });
+
   it('an invalid correlation id is 400', async () => {
     expectError(await app.request({ method: 'GET', url: '/v1/trust-receipts/chain/nope' }), 400, 'BAD_REQUEST');
   });

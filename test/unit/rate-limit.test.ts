@@ -20,7 +20,7 @@ describe('rate limit counters', () => {
 
   it('shares counts through Redis and lets the key expire with its window', async () => {
     const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-    const store = createRedisCounterStore(redis, `agentry-rl-test:${process.pid}:${Date.now()}:`);
+    const store = createRedisCounterStore(redis, { prefix: `agentry-rl-test:${process.pid}:${Date.now()}:` });
     try {
       const first = await store.hit('client', 300);
       assert.equal(first.count, 1);
@@ -29,6 +29,21 @@ describe('rate limit counters', () => {
       await new Promise((resolve) => setTimeout(resolve, 350));
       assert.equal((await store.hit('client', 300)).count, 1);
     } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('counts on this node while Redis is unreachable, and reports it once a minute, not per hit', async () => {
+    // Nothing listens on port 1; without an offline queue every command fails at once.
+    const redis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    redis.on('error', () => {});
+    const errors: unknown[] = [];
+    const store = createRedisCounterStore(redis, { onError: (error) => errors.push(error) });
+    try {
+      for (let i = 1; i <= 5; i++) assert.equal((await store.hit('client', 60_000)).count, i);
+      assert.equal(errors.length, 1);
+    } finally {
+      store.close();
       redis.disconnect();
     }
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import canonicalize from 'canonicalize';
 import { verifyStrict } from '../../src/lib/ed25519.ts';
 import { createWorkerVerifier } from '../../src/lib/signature-verifier.ts';
@@ -16,7 +17,7 @@ const cctv = JSON.parse(readFileSync(new URL('../../../shared/vectors/cctv-ed255
 
 describe('signature verification on worker threads', () => {
   it('gives every CCTV vector the same verdict as on the request thread, in concurrent batches', async () => {
-    const verifier = createWorkerVerifier(2);
+    const verifier = createWorkerVerifier({ threads: 2 });
     try {
       const verdicts = await Promise.all(cctv.map((v) => verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
       const expected = cctv.map((v) => verifyStrict(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig)));
@@ -28,7 +29,7 @@ describe('signature verification on worker threads', () => {
   });
 
   it('reads each item from its own slice of a pooled Buffer (no bytes of a neighbour)', async () => {
-    const verifier = createWorkerVerifier(1);
+    const verifier = createWorkerVerifier({ threads: 1 });
     try {
       const v = cctv.find((item) => verifyStrict(hex(item.key), Buffer.from(item.msg, 'utf8'), hex(item.sig)))!;
       // Small Buffers share one allocation pool; a view's offset must be respected.
@@ -41,8 +42,22 @@ describe('signature verification on worker threads', () => {
     }
   });
 
+  it('verifies on the calling thread what a dying worker held, and says so once per worker', async () => {
+    const errors: unknown[] = [];
+    const verifier = createWorkerVerifier({ threads: 2, onWorkerError: (error) => errors.push(error), startWorker: () => new Worker('process.exit(3)', { eval: true }) });
+    try {
+      const sample = cctv.slice(0, 40);
+      const verdicts = await Promise.all(sample.map((v) => verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
+      assert.deepEqual(verdicts, sample.map((v) => verifyStrict(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
+      assert.equal(errors.length, 2);
+      assert.equal(await verifier.verify(hex(sample[0]!.key), Buffer.from(sample[0]!.msg, 'utf8'), hex(sample[0]!.sig)), verdicts[0]);
+    } finally {
+      await verifier.close();
+    }
+  });
+
   it('keeps answering after close, on the calling thread', async () => {
-    const verifier = createWorkerVerifier(1);
+    const verifier = createWorkerVerifier({ threads: 1 });
     const v = cctv[0]!;
     const pending = verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig));
     await verifier.close();

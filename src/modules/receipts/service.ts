@@ -5,9 +5,9 @@ import { parsePublicKey, tryParseSignature } from '../../lib/ed25519.ts';
 import type { SignatureVerifier } from '../../lib/signature-verifier.ts';
 import { badRequest, conflict } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import type { ReceiptEnvelope, ReceiptQuery } from './schemas.ts';
+import { receiptKinds, type ReceiptEnvelope, type ReceiptQuery } from './schemas.ts';
 import type { NewReceiptRow, ReceiptRow, ReceiptsStore } from './store.ts';
-import { findRegisteredIssuer, outcomeValue, scoreClasses, type ClassTrust, type RegisteredIssuer } from './trust.ts';
+import { findRegisteredIssuer, outcomeValue, scoreClasses, type ClassTrust } from './trust.ts';
 
 /** How far in the future an issuedAt may lie: clocks of issuers drift. */
 const ISSUED_AT_SKEW_MS = 5 * 60 * 1000;
@@ -75,7 +75,7 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
     const registered = await store.agentsWithKeys([...issuerKeys]);
     const result = new Map<string, ClassTrust[]>();
     for (const [subject, items] of evidence) {
-      const owners = new Set(registered.filter((agent: RegisteredIssuer) => agent.pubkey === subject && agent.ownerId).map((agent) => agent.ownerId as string));
+      const owners = new Set((registered.get(subject) ?? []).flatMap((agent) => (agent.ownerId ? [agent.ownerId] : [])));
       const classes = scoreClasses(items, registered, owners);
       if (classes.length > 0) result.set(subject, classes);
     }
@@ -148,9 +148,7 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
     },
 
     async chain(correlationId: string) {
-      const rows = await store.verifiedOfCorrelation(correlationId.toLowerCase());
-      const first = (kind: string) => rows.find((row) => row.kind === kind);
-      const slots = [first('offer'), first('decision'), first('outcome')];
+      const slots = await Promise.all(receiptKinds.map((kind) => store.earliestVerified(correlationId.toLowerCase(), kind)));
       const viewed = await views(slots.filter((row): row is ReceiptRow => row !== undefined));
       let next = 0;
       const [offer, decision, outcome] = slots.map((row) => (row ? viewed[next++] : undefined));

@@ -1,7 +1,7 @@
 import { type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { TrustReceiptsTable } from '../../db/schema.ts';
-import type { IssuerEvidence, RegisteredIssuer } from './trust.ts';
+import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
 
 export type ReceiptRow = Selectable<TrustReceiptsTable>;
 export type NewReceiptRow = Insertable<TrustReceiptsTable>;
@@ -59,18 +59,22 @@ export function createReceiptsStore(db: Db) {
       return { rows, total: Number(count.total) };
     },
 
-    /** Verified receipts of one flow, earliest first: the chain takes the first of each kind. */
-    verifiedOfCorrelation: (correlationId: string) =>
+    /**
+     * The earliest verified receipt of one kind in a flow. One query per kind, so receipts of one
+     * kind (anyone may post many: correlation ids are not secret) can never crowd out another.
+     */
+    earliestVerified: (correlationId: string, kind: ReceiptRow['kind']) =>
       db
         .selectFrom('trust_receipts')
         .selectAll()
         .where('correlation_id', '=', correlationId)
+        .where('kind', '=', kind)
         .where('signature_verified', '=', 1)
         .orderBy('issued_at')
         .orderBy('received_at')
         .orderBy('id')
-        .limit(500)
-        .execute(),
+        .limit(1)
+        .executeTakeFirst(),
 
     /** Verified, unexpired outcome evidence about the given keys, summed per issuer key and class. */
     async evidenceAbout(subjectPubkeys: string[], now: string): Promise<Map<string, IssuerEvidence[]>> {
@@ -102,10 +106,17 @@ export function createReceiptsStore(db: Db) {
     },
 
     /** Registered agents holding any of these keys: the candidates for "a registered issuer". */
-    async agentsWithKeys(pubkeys: string[]): Promise<RegisteredIssuer[]> {
-      if (pubkeys.length === 0) return [];
+    async agentsWithKeys(pubkeys: string[]): Promise<RegisteredKeys> {
+      const byKey = new Map<string, RegisteredIssuer[]>();
+      if (pubkeys.length === 0) return byKey;
       const rows = await db.selectFrom('agents').select(['id', 'slug', 'owner_id', 'registration_pubkey']).where('registration_pubkey', 'in', pubkeys).execute();
-      return rows.map((row) => ({ id: row.id, slug: row.slug, ownerId: row.owner_id, pubkey: row.registration_pubkey as string }));
+      for (const row of rows) {
+        const pubkey = row.registration_pubkey as string;
+        const agents = byKey.get(pubkey) ?? [];
+        agents.push({ id: row.id, slug: row.slug, ownerId: row.owner_id, pubkey });
+        byKey.set(pubkey, agents);
+      }
+      return byKey;
     },
   };
 }

@@ -30,6 +30,9 @@ export interface RegisteredIssuer {
   ownerId: string | null;
 }
 
+/** Registered agents by their key: looked up once per evidence row, so a map, not a list. */
+export type RegisteredKeys = ReadonlyMap<string, readonly RegisteredIssuer[]>;
+
 export interface ClassTrust {
   taskClass: string;
   score: number;
@@ -38,15 +41,15 @@ export interface ClassTrust {
   weight: number;
 }
 
-export function findRegisteredIssuer(registered: readonly RegisteredIssuer[], pubkey: string, agent: string): RegisteredIssuer | undefined {
-  return registered.find((candidate) => candidate.pubkey === pubkey && (candidate.slug === agent || candidate.id === agent));
+export function findRegisteredIssuer(registered: RegisteredKeys, pubkey: string, agent: string): RegisteredIssuer | undefined {
+  return registered.get(pubkey)?.find((candidate) => candidate.slug === agent || candidate.id === agent);
 }
 
 /**
  * @param subjectOwners owners of every registered agent holding the subject key: receipts from
  *   their other agents are self-dealing and count for nothing.
  */
-export function scoreClasses(evidence: readonly IssuerEvidence[], registered: readonly RegisteredIssuer[], subjectOwners: ReadonlySet<string>): ClassTrust[] {
+export function scoreClasses(evidence: readonly IssuerEvidence[], registered: RegisteredKeys, subjectOwners: ReadonlySet<string>): ClassTrust[] {
   const byClass = new Map<string, Map<string, { receipts: number; valueSum: number; factor: number }>>();
   for (const item of evidence) {
     const issuer = findRegisteredIssuer(registered, item.issuerPubkey, item.issuerAgent);
