@@ -5,8 +5,8 @@ import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, errors as undiciErrors } from 'undici';
 
 /**
- * The one way the service makes HTTP requests to addresses its users choose (agent webhooks,
- * manifest fetches). Such a URL must not become a way into the service's own network, so every
+ * The one way the service makes HTTP requests to addresses its users choose (agent webhooks, the
+ * configured extraction model). Such a URL must not become a way into the service's own network, so every
  * address is checked at the moment a socket is about to dial it: literal IPs in the connector, names
  * inside the DNS lookup the socket itself uses. The socket connects to exactly the addresses that
  * were checked, so a DNS answer that changes between a check and a connect (rebinding) cannot slip
@@ -20,6 +20,8 @@ export interface OutboundRequest {
   body?: string;
   /** A 2xx whose body exceeds the cap fails with kind 'too_large' instead of arriving truncated. */
   requireFullBody?: boolean;
+  /** The caller giving up: aborting it ends the attempt at once (kind 'aborted'), as the client's own timeout does. */
+  signal?: AbortSignal;
 }
 
 export interface OutboundResponse {
@@ -39,6 +41,7 @@ export type OutboundFailureKind =
   | 'status'
   | 'too_large'
   | 'invalid_url'
+  | 'aborted'
   | 'network';
 
 export interface OutboundFailure {
@@ -68,7 +71,7 @@ export interface OutboundClientOptions {
   lookup?: HostLookup;
 }
 
-export const OUTBOUND_DEFAULTS = {
+const OUTBOUND_DEFAULTS = {
   connectTimeoutMs: 5_000,
   totalTimeoutMs: 15_000,
   maxResponseBytes: 64 * 1024,
@@ -205,8 +208,9 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return flat;
 }
 
-function classify(error: unknown, timedOut: boolean, totalTimeoutMs: number): OutboundFailure {
+function classify(error: unknown, timedOut: boolean, totalTimeoutMs: number, cancelled: boolean): OutboundFailure {
   if (timedOut) return { kind: 'timeout', message: `no complete response within ${totalTimeoutMs} ms` };
+  if (cancelled) return { kind: 'aborted', message: 'the caller cancelled the request' };
   if (error instanceof OutboundError) return { kind: error.kind, message: error.message };
   return { kind: 'network', message: error instanceof Error ? error.message : String(error) };
 }
@@ -225,14 +229,17 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
   async function send(request: OutboundRequest): Promise<OutboundResult> {
     const url = parseTarget(request.url);
     if (!(url instanceof URL)) return { ok: false, failure: url };
+    if (request.signal?.aborted) return { ok: false, failure: classify(null, false, settings.totalTimeoutMs, true) };
 
     // One deadline for the whole attempt (connect, headers, body); undici's own timers restart per phase.
+    // The caller's signal, when given, can only end the attempt sooner.
     let timedOut = false;
     const controller = new AbortController();
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
     }, settings.totalTimeoutMs);
+    const signal = request.signal ? AbortSignal.any([controller.signal, request.signal]) : controller.signal;
     let response: OutboundResponse;
     try {
       const answer = await agent.request({
@@ -241,7 +248,7 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
         method: request.method ?? 'POST',
         headers: request.headers,
         body: request.body,
-        signal: controller.signal,
+        signal,
       });
       const chunks: Buffer[] = [];
       let size = 0;
@@ -264,7 +271,7 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
         truncated,
       };
     } catch (error) {
-      return { ok: false, failure: classify(error, timedOut, settings.totalTimeoutMs) };
+      return { ok: false, failure: classify(error, timedOut, settings.totalTimeoutMs, request.signal?.aborted === true) };
     } finally {
       clearTimeout(timer);
     }

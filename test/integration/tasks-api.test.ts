@@ -4,6 +4,7 @@ import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
 import { registerAgent, registerProvisional } from '../helpers/agents.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { heartbeat, readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
+import { createTasksStore } from '../../src/modules/tasks/store.ts';
 
 const env = { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20' };
 
@@ -147,17 +148,68 @@ describe('tasks: submission, records and access', () => {
 
   it('rating: once, by the requester, after completion, 1..5', async () => {
     const task = await submitTask(app, requester.token, {});
-    const rate = (body: unknown, token = requester.token) => app.request({ method: 'POST', url: `/v1/tasks/${task.id}/rating`, token, body });
+    const rate = (body: unknown, token: string | null = requester.token) => app.request({ method: 'POST', url: `/v1/tasks/${task.id}/rating`, token, body });
     expectError(await rate({ score: 5 }), 409, 'CONFLICT');
     const webhook = await waitForWebhook(server, task.id);
     await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/callback`, body: { taskToken: webhook.json.taskToken, result: 'done' } });
     expectError(await rate({ score: 6 }), 400, 'BAD_REQUEST');
     expectError(await rate({ score: 'good' }), 400, 'BAD_REQUEST');
     expectError(await rate({ score: 4 }, owner.token), 404, 'NOT_FOUND');
+    expectError(await rate({ score: 4 }, null), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks/unknown/rating', token: requester.token, body: { score: 4 } }), 404, 'NOT_FOUND');
+    assert.equal((await taskOf(app, requester.token, task.id)).rating, null, 'the refused ratings left the task unrated');
     const rated = await rate({ score: 4, comment: 'quick' });
     assert.equal(rated.statusCode, 200, rated.body);
     assert.deepEqual(rated.json().data.rating, { score: 4, comment: 'quick' });
     expectError(await rate({ score: 5 }), 409, 'CONFLICT');
+  });
+
+  it('rating: of concurrent ratings exactly one is taken, and it is the one stored', async () => {
+    const task = await submitTask(app, requester.token, {});
+    const webhook = await waitForWebhook(server, task.id);
+    const done = await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/callback`, body: { taskToken: webhook.json.taskToken, result: 'done' } });
+    assert.equal(done.statusCode, 200, done.body);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => app.request({ method: 'POST', url: `/v1/tasks/${task.id}/rating`, token: requester.token, body: { score: (i % 5) + 1, comment: `rater ${i}` } })),
+    );
+    const taken = responses.filter((response) => response.statusCode === 200);
+    assert.equal(taken.length, 1, `statuses: ${responses.map((response) => response.statusCode).join(', ')}`);
+    for (const response of responses) if (response.statusCode !== 200) expectError(response, 409, 'CONFLICT');
+    assert.deepEqual((await taskOf(app, requester.token, task.id)).rating, taken[0]!.json().data.rating);
+  });
+
+  it('rating: a rating that read the task before another one landed does not overwrite it', async () => {
+    // The window between the service's read and its update, made certain on both engines: the task
+    // is rated, then a second update arrives as if it had read the task unrated a moment before.
+    const task = await submitTask(app, requester.token, {});
+    const webhook = await waitForWebhook(server, task.id);
+    await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/callback`, body: { taskToken: webhook.json.taskToken, result: 'done' } });
+    const first = await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/rating`, token: requester.token, body: { score: 2, comment: 'first' } });
+    assert.equal(first.statusCode, 200, first.body);
+    const store = createTasksStore(app.database.db, app.database.dialect);
+    assert.equal(await store.rateOnce(task.id, 5, 'late', new Date().toISOString()), undefined);
+    assert.deepEqual((await taskOf(app, requester.token, task.id)).rating, { score: 2, comment: 'first' });
+  });
+
+  it('an agent-scoped API key sees only the tasks of its own agent', async () => {
+    const mine = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['scoped-one'] });
+    const sibling = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['scoped-two'] });
+    const created = await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'scoped', agentId: mine.id } });
+    assert.equal(created.statusCode, 201, created.body);
+    const key = created.json().data.key as string;
+    const own = await submitTask(app, requester.token, { capabilities: ['scoped-one'] });
+    const other = await submitTask(app, requester.token, { capabilities: ['scoped-two'] });
+    assert.equal(own.assignedAgent?.id, mine.id);
+    assert.equal(other.assignedAgent?.id, sibling.id);
+    // The owner's session sees both; the key only its agent's.
+    assert.equal((await taskOf(app, owner.token, other.id)).id, other.id);
+    assert.equal((await taskOf(app, key, own.id)).id, own.id);
+    expectError(await app.request({ method: 'GET', url: `/v1/tasks/${other.id}`, token: key }), 404, 'NOT_FOUND');
+    const listed = await app.request({ method: 'GET', url: '/v1/tasks?role=agent&limit=100', token: key });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const ids = (listed.json().data as { id: string }[]).map((task) => task.id);
+    assert.ok(ids.includes(own.id), 'the key lists its own agent\'s task');
+    assert.ok(!ids.includes(other.id), 'the key does not list the other agent\'s task');
   });
 });
 

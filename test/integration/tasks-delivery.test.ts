@@ -120,6 +120,11 @@ describe('tasks: webhook delivery end to end', () => {
       const task = await waitForTask(app, requester.token, submitted.id, (t) => t.assignedAgent?.id === second.id);
       assert.equal(webhook!.json.taskId, submitted.id);
       // The first agent's token no longer works; the new one does.
+      if (bad) {
+        const stale = bad.received[0]!.json.taskToken;
+        assert.notEqual(stale, webhook!.json.taskToken);
+        expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: stale, result: { stale: true } } }), 401, 'UNAUTHORIZED');
+      }
       const callback = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: webhook!.json.taskToken, result: { ok: true } } });
       assert.equal(callback.statusCode, 200, callback.body);
       assert.equal((await taskOf(app, requester.token, task.id)).status, 'completed');

@@ -54,7 +54,8 @@ export function registerPaymentsRoutes(root: FastifyInstance, payments: Payments
     handler: async (request) => payments.ledger(principalOf(request), request.query),
   });
 
-  if (!options.stripeEnabled) return;
+  const { stripeWebhook } = payments;
+  if (!options.stripeEnabled || !stripeWebhook) return;
   // Stripe signs the exact bytes it sent, so this route gets them unparsed, in a scope of its own.
   void root.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -63,7 +64,7 @@ export function registerPaymentsRoutes(root: FastifyInstance, payments: Payments
       // Stripe-Signature is the credential.
       config: { auth: 'none' },
       schema: { tags, summary: 'Stripe Connect events (account.updated), signed by Stripe', headers: WebhookHeaders, response: { 200: WebhookAck, ...errorResponses } },
-      handler: async (request) => payments.stripeWebhook(Buffer.isBuffer(request.body) ? request.body : null, request.headers['stripe-signature']),
+      handler: async (request) => stripeWebhook(Buffer.isBuffer(request.body) ? request.body : null, request.headers['stripe-signature']),
     });
   });
 }

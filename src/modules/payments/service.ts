@@ -167,20 +167,22 @@ export function createPaymentsService(deps: PaymentsDeps) {
       return { data: rows.map(entryView), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + rows.length < total } };
     },
 
-    async stripeWebhook(rawBody: Buffer | null, signature: string | undefined) {
-      if (!stripe) throw notFound('Stripe is not configured on this service');
-      if (!rawBody || rawBody.length === 0) throw badRequest('The body must be the Stripe event, as sent');
-      if (!signature) throw badRequest('Stripe-Signature header is missing');
-      let event;
-      try {
-        event = stripe.verifyEvent(rawBody, signature, clock.now().getTime());
-      } catch (error) {
-        if (error instanceof ProviderError) throw badRequest(error.message);
-        throw error;
-      }
-      if (event.kind === 'account') await store.applyStripeStatus(event.accountId, event.active ? 'active' : 'pending', event.created, isoNow(clock));
-      return { received: true };
-    },
+    /** Null without Stripe: then the webhook route is not registered at all. */
+    stripeWebhook: stripe
+      ? async (rawBody: Buffer | null, signature: string | undefined) => {
+          if (!rawBody || rawBody.length === 0) throw badRequest('The body must be the Stripe event, as sent');
+          if (!signature) throw badRequest('Stripe-Signature header is missing');
+          let event;
+          try {
+            event = stripe.verifyEvent(rawBody, signature, clock.now().getTime());
+          } catch (error) {
+            if (error instanceof ProviderError) throw badRequest(error.message);
+            throw error;
+          }
+          if (event.kind === 'account') await store.applyStripeStatus(event.accountId, event.active ? 'active' : 'pending', event.created, isoNow(clock));
+          return { received: true };
+        }
+      : null,
   };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Signals } from '../../db/signals.ts';
-import { isoNow, type Clock } from '../../lib/clock.ts';
+import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
 import { ProviderError, type StripeProvider } from './providers/types.ts';
 import type { PaymentsStore, TransferRow } from './store.ts';
 
@@ -34,7 +34,6 @@ export function createTransferWorker({ store, stripe, clock, signals, log, pollI
   let running: Promise<void> | null = null;
   let again = false;
   let unsubscribe: () => void = () => {};
-  const later = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
 
   async function send(transfer: TransferRow): Promise<void> {
     let transferId: string;
@@ -48,7 +47,7 @@ export function createTransferWorker({ store, stripe, clock, signals, log, pollI
         await store.transferFailed(transfer, reason, isoNow(clock));
       } else {
         log.warn({ taskId: transfer.task_id, attempt: transfer.attempts, reason }, 'stripe transfer failed; retrying');
-        await store.retryTransferLater(transfer, later(TRANSFER_RETRY_BASE_MS * 4 ** (transfer.attempts - 1)), reason, isoNow(clock));
+        await store.retryTransferLater(transfer, isoIn(clock, TRANSFER_RETRY_BASE_MS * 4 ** (transfer.attempts - 1)), reason, isoNow(clock));
       }
       return;
     }
@@ -61,7 +60,7 @@ export function createTransferWorker({ store, stripe, clock, signals, log, pollI
     do {
       again = false;
       if (stopped) return;
-      const due = await store.claimDueTransfers(isoNow(clock), later(LEASE_MS), BATCH);
+      const due = await store.claimDueTransfers(isoNow(clock), isoIn(clock, LEASE_MS), BATCH);
       await Promise.all(due.map(send));
       if (due.length === BATCH) again = true;
     } while (again);

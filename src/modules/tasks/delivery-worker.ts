@@ -8,7 +8,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Signals } from '../../db/signals.ts';
-import { isoNow, type Clock } from '../../lib/clock.ts';
+import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
 import type { OutboundClient } from '../../lib/outbound-http.ts';
 import type { AgentRow } from '../registry/index.ts';
 import type { Assigner } from './assignment.ts';
@@ -47,8 +47,6 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   let again = false;
   const inFlight = new Set<Promise<void>>();
   let unsubscribe: () => void = () => {};
-
-  const later = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
 
   async function fallBack(task: TaskRow, job: DeliveryRow, reason: string): Promise<void> {
     const now = isoNow(clock);
@@ -89,7 +87,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       return;
     }
     const reason = `${outcome.failure.kind}: ${outcome.failure.message}`.slice(0, 500);
-    const retryAt = later(options.retryBaseMs * 4 ** (job.attempts - 1));
+    const retryAt = isoIn(clock, options.retryBaseMs * 4 ** (job.attempts - 1));
     if (job.attempts < options.maxAttempts && retryAt < task.expires_at) {
       log.info({ taskId: task.id, agentId: agent.id, attempt: job.attempts, reason }, 'webhook delivery failed; retrying');
       await store.retryLater(job, retryAt, reason, isoNow(clock));
@@ -112,7 +110,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         await store.expireDue(isoNow(clock));
         const room = options.concurrency - inFlight.size;
         if (room <= 0) return;
-        const jobs = await store.claimDue(isoNow(clock), later(options.leaseMs), room);
+        const jobs = await store.claimDue(isoNow(clock), isoIn(clock, options.leaseMs), room);
         for (const job of jobs) {
           const work = deliver(job)
             .catch((error: unknown) => log.error({ err: error, jobId: job.id }, 'webhook delivery crashed; the job is retried when its lease ends'))

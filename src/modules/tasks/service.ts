@@ -151,8 +151,6 @@ export function createTasksService(deps: TasksDeps) {
   }
 
   return {
-    views,
-
     async create(principal: Principal, input: CreateTaskInput, idempotencyKey: string | undefined) {
       const requestHash = createHash('sha256').update(canonicalize(input) as string).digest('hex');
       if (idempotencyKey) {
@@ -260,8 +258,9 @@ export function createTasksService(deps: TasksDeps) {
       const row = await findForRequester(principal, id);
       if (row.status !== 'completed') throw conflict('Only a completed task can be rated');
       if (row.rating !== null) throw conflict('This task is already rated');
-      const rated = await store.transition(row.id, ['completed'], { rating: rating.score, rating_comment: rating.comment ?? null, updated_at: isoNow(clock) });
-      if (!rated || rated.rating !== rating.score) throw conflict('This task is already rated');
+      // The read above answers the usual cases; the update's own condition settles a race.
+      const rated = await store.rateOnce(row.id, rating.score, rating.comment ?? null, isoNow(clock));
+      if (!rated) throw conflict('This task is already rated');
       return viewOf(rated);
     },
 

@@ -74,6 +74,20 @@ export function createTasksStore(db: Db, dialect: DialectName) {
     },
 
     /**
+     * Rates a completed task that has no rating yet. The condition is in the statement, so of any
+     * number of concurrent ratings exactly one changes the row; the others get undefined.
+     */
+    rateOnce: (id: string, score: number, comment: string | null, now: string): Promise<TaskRow | undefined> =>
+      db
+        .updateTable('tasks')
+        .set({ rating: score, rating_comment: comment, updated_at: now })
+        .where('id', '=', id)
+        .where('status', '=', 'completed')
+        .where('rating', 'is', null)
+        .returningAll()
+        .executeTakeFirst(),
+
+    /**
      * The callback's move to completed or failed. The conditional update is what makes a task finish
      * (and be paid) once: of any number of concurrent callbacks one changes the row, and only that
      * one settles, in the same transaction.
@@ -184,8 +198,6 @@ export function createTasksStore(db: Db, dialect: DialectName) {
 
     /** A job whose task no longer waits for it (cancelled, expired, completed or reassigned). */
     retire: (jobId: string, now: string) => db.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, updated_at: now }).where('id', '=', jobId).execute(),
-
-    deliveriesOf: (taskId: string) => db.selectFrom('task_deliveries').selectAll().where('task_id', '=', taskId).orderBy('created_at').execute(),
 
     cancelDeliveries: (taskId: string, now: string) =>
       db.updateTable('task_deliveries').set({ state: 'failed', payload: null, last_error: 'task cancelled', updated_at: now }).where('task_id', '=', taskId).where('state', '=', 'pending').execute(),
