@@ -100,6 +100,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     registry,
     trust: receipts,
     embedder: config.embeddings ? createRemoteEmbedder(config.embeddings) : createWordVectorEmbedder(),
+    // A model the operator configured is the semantic signal itself; the built-in encoder is for offline nodes.
+    ...(config.embeddings ? { sentenceEncoders: null } : {}),
     clock,
     onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: the embedder failed; ranking by lexical signals'),
   });

@@ -40,6 +40,8 @@ const GAP_RETRY_MS = 60_000;
 const LOAD_LOOKBACK = 100;
 /** How far back, and how often, heartbeats are re-read (see applyHeartbeats). */
 const HEARTBEAT_OVERLAP_MS = 5_000;
+/** How long agents the embedder failed on wait before it is tried on them again. */
+const EMBED_RETRY_MS = 30_000;
 
 const parseList = (json: string): string[] => {
   const value: unknown = JSON.parse(json);
@@ -69,6 +71,7 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
   let seenMark: string | null = null;
   let lastSweep = 0;
   const unembedded = new Set<string>();
+  let lastEmbedRetry = 0;
 
   async function embedRows(rows: AgentRow[]): Promise<(Float32Array | null)[]> {
     if (rows.length === 0) return [];
@@ -76,6 +79,7 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
       return await embedder.embed(rows.map(agentText));
     } catch (error) {
       onEmbedderError(error);
+      lastEmbedRetry = clock.now().getTime();
       return rows.map(() => null);
     }
   }
@@ -130,7 +134,11 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
   async function applyChanges(): Promise<void> {
     const changes = await store.changesSince(position, [...gaps.keys()]);
     const now = clock.now().getTime();
-    const changed = new Set<string>(unembedded);
+    // Agents the embedder failed on are tried again now and then, not on every search: while it is
+    // down, each try costs a failing call and the concepts of every one of them, inline.
+    const retry = unembedded.size > 0 && now - lastEmbedRetry >= EMBED_RETRY_MS;
+    if (retry) lastEmbedRetry = now;
+    const changed = new Set<string>(retry ? unembedded : []);
     for (const change of changes) {
       changed.add(change.agentId);
       gaps.delete(change.seq);
@@ -198,7 +206,6 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
   return {
     refresh,
     agents: (): Iterable<IndexedAgent> => agents.values(),
-    get: (id: string): IndexedAgent | undefined => agents.get(id),
   };
 }
 

@@ -2,5 +2,4 @@ export { createDiscoveryStore } from './store.ts';
 export { createDiscoveryService, type DiscoveryService } from './service.ts';
 export { registerDiscoveryRoutes } from './routes.ts';
 export { createRemoteEmbedder, createWordVectorEmbedder, type Embedder } from './embedder.ts';
-export type { TrustEvidence, TrustLookup } from './trust.ts';
 export { MAX_RESULTS as DISCOVERY_MAX_OFFSET } from './ranking.ts';

@@ -11,7 +11,8 @@ import type { DiscoverQuery } from './schemas.ts';
 import { createSentenceEncoder, withRecentVectors } from './sentence-encoder.ts';
 import type { AgentRow, DiscoveryStore } from './store.ts';
 import { contentWords, stem, wordsOf } from './tokenize.ts';
-import { NEUTRAL_TRUST, trustFor, type TrustLookup } from './trust.ts';
+import type { TrustLookup } from '../receipts/index.ts';
+import { NEUTRAL_TRUST, trustFor } from './trust.ts';
 
 /** What discovery uses of the registry: its one visibility rule and its agent view. */
 export interface RegistryView<View> {

@@ -1,18 +1,8 @@
+import type { ClassTrust } from '../receipts/index.ts';
 import { stem, wordsOf } from './tokenize.ts';
 
-/** One task class's trust in a subject key, as the receipts module scores it. */
-export interface TrustEvidence {
-  taskClass: string;
-  /** 0..1 */
-  score: number;
-  receipts: number;
-}
-
-/** Implemented by the receipts module; discovery only reads it. */
-export interface TrustLookup {
-  /** Keys with no evidence are absent from the map. */
-  trustBySubject(pubkeys: string[]): Promise<Map<string, TrustEvidence[]>>;
-}
+/** What discovery reads of a class's trust (the receipts module scores it). */
+type TrustEvidence = Pick<ClassTrust, 'taskClass' | 'score' | 'receipts'>;
 
 /** Trust of an agent with no evidence: neither rewarded nor punished. */
 export const NEUTRAL_TRUST = 0.5;
