@@ -1,4 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type Static, type TLiteral, type TSchema } from '@sinclair/typebox';
+import { currencies } from '../lib/money.ts';
 
 export const ErrorBody = Type.Object(
   {
@@ -26,10 +27,28 @@ export const Pagination = Type.Object({
 
 export const listOf = <T extends TSchema>(schema: T) => Type.Object({ data: Type.Array(schema), pagination: Pagination });
 
-export const PageQuery = (defaultLimit = 20, maxLimit = 100) =>
+/** `limit` and `offset` of a list; `maxOffset` caps how deep a list may be paged (none by default). */
+export const PageQuery = (defaultLimit = 20, maxLimit = 100, maxOffset?: number) =>
   Type.Object({
     limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: defaultLimit }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    offset: Type.Integer(maxOffset === undefined ? { minimum: 0, default: 0 } : { minimum: 0, maximum: maxOffset, default: 0 }),
   });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** One of the given strings. */
+export const literals = <const T extends readonly string[]>(values: T, options?: SchemaOptions) =>
+  Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[], options);
+
+/**
+ * `type: [T, 'null']` rather than `anyOf [T, null]`: the same JSON Schema meaning (OpenAPI 3.1), but
+ * the response serializer writes it directly instead of validating each value against every branch,
+ * a quarter of a feed page's serialization time.
+ */
+export const nullable = <T extends TSchema & { type: string }>(t: T) => Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] });
+
+/** A UUID in its 36-character form (any case); no `urn:uuid:` prefix. */
+export const Uuid = Type.String({ format: 'uuid', maxLength: 36 });
+
+/** A currency of lib/money.ts (lowercase ISO 4217 code). */
+export const Currency = (description?: string) => literals(currencies, description === undefined ? undefined : { description });

@@ -1,4 +1,5 @@
-import { Type, type Static, type TLiteral } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { literals, PageQuery } from '../../http/schemas.ts';
 import { Agent, protocolValues } from '../registry/index.ts';
 import { MAX_RESULTS } from './ranking.ts';
 
@@ -7,9 +8,8 @@ export const DiscoverQuery = Type.Object(
     q: Type.Optional(Type.String({ maxLength: 500, description: 'What you need, in your own words; omit to browse by trust and availability' })),
     category: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,40}$' })),
     capability: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'A capability term; catalogue aliases match their capability' })),
-    protocol: Type.Optional(Type.Union(protocolValues.map((p) => Type.Literal(p)) as TLiteral<(typeof protocolValues)[number]>[])),
-    limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }),
-    offset: Type.Integer({ minimum: 0, maximum: MAX_RESULTS, default: 0 }),
+    protocol: Type.Optional(literals(protocolValues)),
+    ...PageQuery(20, 50, MAX_RESULTS).properties,
   },
   { additionalProperties: false },
 );

@@ -17,8 +17,6 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
-export const isStopword = (word: string): boolean => STOPWORDS.has(word);
-
 /** All words of a text, in order. "Brand's e-mail" -> ["brand", "e", "mail"]. */
 export function wordsOf(text: string): string[] {
   return text

@@ -1,9 +1,9 @@
-import { Type, type Static, type TLiteral } from '@sinclair/typebox';
-import { currencies, MAX_AMOUNT_CENTS } from '../../lib/money.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { Currency as currencyOf, nullable, PageQuery } from '../../http/schemas.ts';
+import { MAX_AMOUNT_CENTS } from '../../lib/money.ts';
 
-const Currency = Type.Union(currencies.map((c) => Type.Literal(c)) as TLiteral<(typeof currencies)[number]>[], { description: 'ISO 4217, lowercase' });
+const Currency = currencyOf('ISO 4217, lowercase');
 const httpUrl = (description: string) => Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description });
-const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const ConnectBody = Type.Object(
   {
@@ -55,8 +55,7 @@ export const Payout = Type.Object({
 export const LedgerQuery = Type.Object({
   account: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'requester:<accountId>, agent:<agentId>, platform:fees, payouts:ledger or payouts:stripe' })),
   taskId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  ...PageQuery(50, 100).properties,
 });
 export type LedgerQuery = Static<typeof LedgerQuery>;
 

@@ -1,4 +1,5 @@
-import { Type, type Static, type TLiteral, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { literals, PageQuery, Uuid } from '../../http/schemas.ts';
 
 export const RECEIPT_VERSIONS = ['2026-03-12'] as const;
 export const receiptKinds = ['offer', 'decision', 'outcome'] as const;
@@ -6,9 +7,6 @@ export type ReceiptKind = (typeof receiptKinds)[number];
 export const coreReasonCodes = ['capacity_exceeded', 'scope_missing', 'sla_unachievable', 'task_class_unsupported', 'trust_insufficient', 'delegate_preferred'] as const;
 export const outcomeValues = ['success', 'failure', 'partial', 'rolled_back'] as const;
 
-const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
-
-const Uuid = Type.String({ format: 'uuid', maxLength: 36 });
 const Timestamp = Type.String({ format: 'date-time', maxLength: 40 });
 /** Dotted class name: `code.review.pull_request`. */
 export const TaskClass = Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$', minLength: 1, maxLength: 200 });
@@ -103,8 +101,7 @@ export const ReceiptQuery = Type.Object({
   correlationId: Type.Optional(Uuid),
   taskClass: Type.Optional(TaskClass),
   kind: Type.Optional(literals(receiptKinds)),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  ...PageQuery(20, 100, 1_000_000).properties,
 });
 export type ReceiptQuery = Static<typeof ReceiptQuery>;
 

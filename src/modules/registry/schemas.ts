@@ -1,8 +1,8 @@
-import { Type, type Static, type TLiteral } from '@sinclair/typebox';
-import { currencies, MAX_AMOUNT_CENTS } from '../../lib/money.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { Currency, literals, nullable } from '../../http/schemas.ts';
+import { MAX_AMOUNT_CENTS } from '../../lib/money.ts';
 
 export const protocolValues = ['mcp', 'a2a', 'rest', 'graphql', 'grpc', 'webhook', 'other'] as const;
-const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
 
 const httpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
 const Protocols = (minItems = 0) => Type.Array(literals(protocolValues), { uniqueItems: true, minItems, maxItems: protocolValues.length });
@@ -16,9 +16,7 @@ const DeliveryMode = Type.Union([Type.Literal('webhook'), Type.Literal('poll')],
   description: 'webhook (default when there is an endpoint) or poll (the agent long-polls; no endpoint needed)',
 });
 const PricePerTaskCents = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'price of one completed task in cents of `currency`; 0 (default) is free' });
-const Currency = Type.Union(currencies.map((c) => Type.Literal(c)) as TLiteral<(typeof currencies)[number]>[], {
-  description: 'ISO 4217, lowercase; currencies with two decimal places only (default usd)',
-});
+const AgentCurrency = Currency('ISO 4217, lowercase; currencies with two decimal places only (default usd)');
 const InputSchemaField = Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], {
   description: 'JSON text (or object) mapping field names to { type, required, description, enum, default }',
 });
@@ -35,7 +33,7 @@ const registrationFields = {
   version: Type.Optional(SemVer),
   deliveryMode: Type.Optional(DeliveryMode),
   pricePerTaskCents: Type.Optional(PricePerTaskCents),
-  currency: Type.Optional(Currency),
+  currency: Type.Optional(AgentCurrency),
 };
 
 const ownedFields = {
@@ -89,13 +87,12 @@ export const UpdateAgent = Type.Object(
     inputSchema: Type.Optional(Type.Union([InputSchemaField, Type.Null()])),
     twitterUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
     pricePerTaskCents: Type.Optional(PricePerTaskCents),
-    currency: Type.Optional(Currency),
+    currency: Type.Optional(AgentCurrency),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateAgentInput = Static<typeof UpdateAgent>;
 
-const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 export const Agent = Type.Object({
   id: Type.String(),
   name: Type.String(),

@@ -1,5 +1,6 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.ts';
+import { containsPattern, lowerLike } from '../../db/like.ts';
 import type { AgentsTable } from '../../db/schema.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
@@ -29,11 +30,11 @@ export function createRegistryStore(db: Db) {
      */
     withAnyCapability: (terms: string[], limit: number) => {
       if (terms.length === 0) return Promise.resolve([]);
-      const patterns = terms.map((term) => `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`).replace(/-/g, '_')}%`);
+      const patterns = terms.map((term) => containsPattern(term).replace(/-/g, '_'));
       return db
         .selectFrom('agents')
         .selectAll()
-        .where((eb) => eb.or(patterns.map((pattern) => sql<boolean>`lower(capabilities) like ${pattern} escape '\\'`)))
+        .where((eb) => eb.or(patterns.map((pattern) => lowerLike('capabilities', pattern))))
         .orderBy('created_at')
         .orderBy('id')
         .limit(limit)

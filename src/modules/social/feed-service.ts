@@ -1,12 +1,12 @@
 /** Feeds, trending, topics and search. */
+import { containsPattern } from '../../db/like.ts';
 import type { Principal } from '../../http/auth.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, unauthorized } from '../../lib/errors.ts';
 import type { FeedPage, SocialContext } from './context.ts';
 import type { HydratedPost } from './feed-store.ts';
-import { containsPattern } from './like.ts';
 import type { FeedQueryInput } from './schemas.ts';
-import { isTopic, topics } from './topics.ts';
+import { assertTopic, topics } from './topics.ts';
 import { userSummaryView, type VoteLookup } from './views.ts';
 
 const HOUR_MS = 3600 * 1000;
@@ -20,12 +20,6 @@ const before = (iso: string, ms: number) => new Date(Date.parse(iso) - ms).toISO
 
 export function createFeedService(ctx: SocialContext) {
   const { stores, clock } = ctx;
-
-  function checkTopic(topic: string | undefined): void {
-    if (topic !== undefined && !isTopic(topic)) {
-      throw badRequest(`Unknown topic "${topic}": see GET /v1/social/topics`, [{ path: '/querystring/topic', message: 'is not a topic of GET /v1/social/topics' }]);
-    }
-  }
 
   /**
    * The feed's trending slice as of `asOf`. The live feed (no `before`) shares a cached ranking;
@@ -58,7 +52,7 @@ export function createFeedService(ctx: SocialContext) {
      */
     async feed(principal: Principal | null, query: FeedQueryInput): Promise<{ asOf: string; rows: HydratedPost[]; votes: VoteLookup; pagination: { limit: number; offset: number; hasMore: boolean } }> {
       const { limit, offset, topic } = query;
-      checkTopic(topic);
+      assertTopic(topic, '/querystring/topic');
       const now = isoNow(clock);
       // A moment in the future would let posts made after this page into later pages.
       const pinned = query.before !== undefined && Date.parse(query.before) < Date.parse(now) ? new Date(query.before).toISOString() : null;

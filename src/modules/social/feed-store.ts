@@ -6,8 +6,8 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
+import { lowerLike } from '../../db/like.ts';
 import type { Database } from '../../db/schema.ts';
-import { lowerLike } from './like.ts';
 import type { VoteValue } from './posts-store.ts';
 
 export interface PostCore {

@@ -1,6 +1,7 @@
 /** Reading one's notifications; they are written by the actions in the other services. */
 import type { Principal } from '../../http/auth.ts';
 import type { SocialContext } from './context.ts';
+import { authorView } from './views.ts';
 
 export function createNotificationsService(ctx: SocialContext) {
   const { notifications } = ctx.stores;
@@ -17,7 +18,7 @@ export function createNotificationsService(ctx: SocialContext) {
           commentId: row.comment_id,
           postBody: row.post_body,
           createdAt: row.created_at,
-          actor: { id: row.actor_id, username: row.actor_username, displayName: row.actor_display_name, avatarUrl: row.actor_avatar_url, type: row.actor_type },
+          actor: authorView(row),
         })),
         pagination: { limit, offset, hasMore: rows.length > limit },
       };

@@ -29,11 +29,12 @@ export function createNotificationsStore(db: Kysely<Database>) {
           'n.comment_id',
           'n.post_body',
           'n.created_at',
-          'a.id as actor_id',
-          'a.username as actor_username',
-          'a.display_name as actor_display_name',
-          'a.avatar_url as actor_avatar_url',
-          'a.type as actor_type',
+          // The actor under the author_* names, so views.ts's authorView reads it.
+          'a.id as author_id',
+          'a.username as author_username',
+          'a.display_name as author_display_name',
+          'a.type as author_type',
+          'a.avatar_url as author_avatar_url',
         ])
         .where('n.recipient_id', '=', recipientId)
         .orderBy('n.created_at', 'desc')

@@ -4,8 +4,8 @@
  * as the follow that changes them.
  */
 import type { Kysely } from 'kysely';
+import { lowerLike } from '../../db/like.ts';
 import type { Database } from '../../db/schema.ts';
-import { lowerLike } from './like.ts';
 
 export interface Identity {
   id: string;

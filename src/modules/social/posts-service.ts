@@ -8,8 +8,8 @@ import { votesOf, type SocialContext, type SocialStores } from './context.ts';
 import { mentionNotifications, notification } from './notify.ts';
 import { nextVote, voteDeltas, type PostRow, type VoteValue } from './posts-store.ts';
 import { extractHashtags, isBlank } from './text.ts';
-import { FALLBACK_TOPIC, inferTopic, isTopic } from './topics.ts';
-import { commentView, postView } from './views.ts';
+import { assertTopic, FALLBACK_TOPIC, inferTopic } from './topics.ts';
+import { authorColumns, commentView, postView } from './views.ts';
 
 function checkText(text: string, path: string): void {
   if (isBlank(text)) throw badRequest(`${path} must not be blank`, [{ path, message: 'must not be blank' }]);
@@ -52,9 +52,7 @@ export function createPostsService(ctx: SocialContext) {
     async createPost(principal: Principal, input: { body: string; topic?: string }) {
       const actor = await ctx.actorOf(principal);
       checkText(input.body, '/body/body');
-      if (input.topic !== undefined && !isTopic(input.topic)) {
-        throw badRequest(`Unknown topic "${input.topic}": see GET /v1/social/topics`, [{ path: '/body/topic', message: 'is not a topic of GET /v1/social/topics' }]);
-      }
+      assertTopic(input.topic, '/body/topic');
       const hashtags = extractHashtags(input.body);
       const now = isoNow(clock);
       const row = {
@@ -74,8 +72,7 @@ export function createPostsService(ctx: SocialContext) {
       });
       ctx.postsChanged();
       const counts = { like_count: 0, dislike_count: 0, comment_count: 0, repost_count: 0 };
-      const author = { author_id: actor.id, author_username: actor.username, author_display_name: actor.display_name, author_type: actor.type, author_avatar_url: actor.avatar_url };
-      return { post: postView({ ...row, hashtags, ...counts, ...author, original: null }, new Map()) };
+      return { post: postView({ ...row, hashtags, ...counts, ...authorColumns(actor), original: null }, new Map()) };
     },
 
     async getPost(principal: Principal | null, id: string) {
@@ -143,8 +140,7 @@ export function createPostsService(ctx: SocialContext) {
         await tx.notifications.insert([...reply, ...(await mentionNotifications(tx, actor, body, subject, [post.author_id], now))]);
       });
       ctx.postsChanged();
-      const author = { author_id: actor.id, author_username: actor.username, author_display_name: actor.display_name, author_type: actor.type, author_avatar_url: actor.avatar_url };
-      return { comment: commentView({ ...row, like_count: 0, dislike_count: 0, ...author }, new Map()) };
+      return { comment: commentView({ ...row, like_count: 0, dislike_count: 0, ...authorColumns(actor) }, new Map()) };
     },
 
     async repost(principal: Principal, id: string, quote: string | undefined) {
@@ -197,8 +193,7 @@ export function createPostsService(ctx: SocialContext) {
     async removeRepost(principal: Principal, id: string) {
       const actor = await ctx.actorOf(principal);
       const target = await repostTarget(id);
-      const found = await stores.posts.findPureRepost(actor.id, target.id);
-      const repost = found ? await stores.posts.findPost(found.id) : undefined;
+      const repost = await stores.posts.findPureRepost(actor.id, target.id);
       if (!repost || !(await ctx.write((tx) => removePost(tx, repost, actor.id)))) throw notFound('You have not reposted this post');
       ctx.postsChanged();
       return { reposted: false, repostId: null };

@@ -24,8 +24,9 @@ export function createPostsStore(db: Kysely<Database>) {
   return {
     findPost: (id: string) => db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst(),
 
+    /** `authorId`'s pure repost of `originalId`, if there is one (there is at most one). */
     findPureRepost: (authorId: string, originalId: string) =>
-      db.selectFrom('posts').select('id').where('author_id', '=', authorId).where('repost_of', '=', originalId).where('kind', '=', 'repost').executeTakeFirst(),
+      db.selectFrom('posts').selectAll().where('author_id', '=', authorId).where('repost_of', '=', originalId).where('kind', '=', 'repost').executeTakeFirst(),
 
     insertPost: (row: Insertable<PostsTable>) => db.insertInto('posts').values(row).execute(),
 

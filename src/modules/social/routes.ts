@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
-import { dataOf, errorResponses, listOf, PageQuery } from '../../http/schemas.ts';
+import { dataOf, errorResponses, IdParams, listOf, PageQuery } from '../../http/schemas.ts';
 import {
   CommentEnvelope,
   CreateComment,
@@ -17,7 +17,6 @@ import {
   NotificationsPage,
   NotificationsQuery,
   PostEnvelope,
-  PostParams,
   PostsPage,
   PostWithComments,
   RepostStatus,
@@ -70,49 +69,49 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.get('/v1/social/posts/:id', {
     config: { auth: 'optional' },
-    schema: { tags, summary: 'A post with all its comments, oldest first', params: PostParams, response: { 200: PostWithComments, ...errorResponses } },
+    schema: { tags, summary: 'A post with all its comments, oldest first', params: IdParams, response: { 200: PostWithComments, ...errorResponses } },
     handler: async (request) => posts.getPost(request.principal, request.params.id),
   });
 
   app.delete('/v1/social/posts/:id', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Delete your post with its votes, comments and notifications', params: PostParams, response: { 200: dataOf(Deleted), ...errorResponses } },
+    schema: { tags, security, summary: 'Delete your post with its votes, comments and notifications', params: IdParams, response: { 200: dataOf(Deleted), ...errorResponses } },
     handler: async (request) => ({ data: await posts.deletePost(principalOf(request), request.params.id) }),
   });
 
   app.post('/v1/social/posts/:id/vote', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Like (1) or dislike (-1); the same value again takes it back', params: PostParams, body: VoteBody, response: { 200: VoteResult, ...errorResponses } },
+    schema: { tags, security, summary: 'Like (1) or dislike (-1); the same value again takes it back', params: IdParams, body: VoteBody, response: { 200: VoteResult, ...errorResponses } },
     handler: async (request) => posts.votePost(principalOf(request), request.params.id, request.body.value),
   });
 
   app.post('/v1/social/comments/:id/vote', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Vote on a comment, as on a post', params: PostParams, body: VoteBody, response: { 200: VoteResult, ...errorResponses } },
+    schema: { tags, security, summary: 'Vote on a comment, as on a post', params: IdParams, body: VoteBody, response: { 200: VoteResult, ...errorResponses } },
     handler: async (request) => posts.voteComment(principalOf(request), request.params.id, request.body.value),
   });
 
   app.post('/v1/social/posts/:id/comments', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Comment on a post', params: PostParams, body: CreateComment, response: { 201: CommentEnvelope, ...errorResponses } },
+    schema: { tags, security, summary: 'Comment on a post', params: IdParams, body: CreateComment, response: { 201: CommentEnvelope, ...errorResponses } },
     handler: async (request, reply) => reply.status(201).send(await posts.addComment(principalOf(request), request.params.id, request.body.body)),
   });
 
   app.post('/v1/social/posts/:id/repost', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Repost ({}) or quote ({ body })', params: PostParams, body: CreateRepost, response: { 201: PostEnvelope, ...errorResponses } },
+    schema: { tags, security, summary: 'Repost ({}) or quote ({ body })', params: IdParams, body: CreateRepost, response: { 201: PostEnvelope, ...errorResponses } },
     handler: async (request, reply) => reply.status(201).send(await posts.repost(principalOf(request), request.params.id, request.body.body)),
   });
 
   app.get('/v1/social/posts/:id/repost', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Have you reposted this post?', params: PostParams, response: { 200: RepostStatus, ...errorResponses } },
+    schema: { tags, security, summary: 'Have you reposted this post?', params: IdParams, response: { 200: RepostStatus, ...errorResponses } },
     handler: async (request) => posts.repostStatus(principalOf(request), request.params.id),
   });
 
   app.delete('/v1/social/posts/:id/repost', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Remove your repost of this post', params: PostParams, response: { 200: RepostStatus, ...errorResponses } },
+    schema: { tags, security, summary: 'Remove your repost of this post', params: IdParams, response: { 200: RepostStatus, ...errorResponses } },
     handler: async (request) => posts.removeRepost(principalOf(request), request.params.id),
   });
 

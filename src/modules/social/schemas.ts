@@ -1,21 +1,14 @@
-import { Type, type Static, type TLiteral, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { literals, nullable, PageQuery, Uuid } from '../../http/schemas.ts';
 import { topics } from './topics.ts';
 import { MAX_BODY } from './text.ts';
-
-const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
-/**
- * `type: [T, 'null']` rather than `anyOf [T, null]`: the same JSON Schema meaning (OpenAPI 3.1), but
- * the response serializer writes it directly instead of validating each value against every branch,
- * a quarter of a feed page's serialization time.
- */
-const nullable = <T extends TSchema & { type: string }>(t: T) => Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] });
 
 // ajv counts code points (its `unicode` option), so maxLength is the spec's 500 characters.
 const Body = Type.String({ minLength: 1, maxLength: MAX_BODY, description: 'Up to 500 characters (Unicode code points); not blank' });
 const TopicSlug = Type.String({ minLength: 1, maxLength: 40, description: `One of GET /v1/social/topics: ${topics.join(', ')}` });
-const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+/** How deep any social list may be paged. */
+const MAX_OFFSET = 100_000;
 
-export const PostParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const CreatePost = Type.Object({ body: Body, topic: Type.Optional(TopicSlug) }, { additionalProperties: false });
@@ -30,8 +23,7 @@ export const MarkRead = Type.Object(
 export const FeedQuery = Type.Object({
   feed: Type.Optional(literals(['foryou', 'following'] as const)),
   topic: Type.Optional(TopicSlug),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
-  offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
+  ...PageQuery(25, 100, MAX_OFFSET).properties,
   before: Type.Optional(
     Type.String({
       format: 'date-time',
@@ -44,15 +36,12 @@ export type FeedQueryInput = Static<typeof FeedQuery>;
 export const SearchQuery = Type.Object({
   q: Type.String({ minLength: 1, maxLength: 200 }),
   tab: Type.Optional(literals(['posts', 'agents', 'humans', 'services'] as const)),
-  limit: Type.Integer({ minimum: 1, maximum: 50, default: 20 }),
-  offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
+  ...PageQuery(20, 50, MAX_OFFSET).properties,
 });
 
-export const NotificationsQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 30 }),
-  offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
-});
-export const LimitQuery = (defaultLimit: number, maximum: number) => Type.Object({ limit: Type.Integer({ minimum: 1, maximum, default: defaultLimit }) });
+export const NotificationsQuery = PageQuery(30, 100, MAX_OFFSET);
+/** Only a limit: lists that are not paged. */
+export const LimitQuery = (defaultLimit: number, maximum: number) => Type.Object({ limit: PageQuery(defaultLimit, maximum).properties.limit });
 
 const Vote = Type.Unsafe<1 | -1 | null>({ type: ['integer', 'null'], enum: [1, -1, null] });
 
@@ -135,7 +124,7 @@ export const Notification = Type.Object({
   commentId: nullable(Type.String()),
   postBody: nullable(Type.String()),
   createdAt: Type.String(),
-  actor: Type.Object({ id: Type.String(), username: Type.String(), displayName: Type.String(), avatarUrl: nullable(Type.String()), type: Type.String() }),
+  actor: Author,
 });
 export const NotificationsPage = Type.Object({ notifications: Type.Array(Notification), pagination: SocialPagination });
 export const UnreadCount = Type.Object({ unread: Type.Integer() });

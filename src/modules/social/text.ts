@@ -6,12 +6,6 @@
 export const MAX_BODY = 500;
 export const NOTIFICATION_EXCERPT = 100;
 
-export function codePointLength(text: string): number {
-  let length = 0;
-  for (const _ of text) length++;
-  return length;
-}
-
 export function firstCodePoints(text: string, count: number): string {
   let end = 0;
   let taken = 0;

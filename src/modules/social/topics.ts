@@ -7,6 +7,8 @@
  * than the runner-up; anything less is low confidence and falls back to `general`.
  */
 
+import { badRequest } from '../../lib/errors.ts';
+
 export const topicGroups = [
   { group: 'Technology and AI', slugs: ['ai', 'ai-agents', 'ai-ethics', 'coding', 'automation', 'apps', 'data', 'cybersecurity', 'cloud', 'web3', 'mobile', 'hardware', 'robotics'] },
   { group: 'Business and finance', slugs: ['startups', 'business', 'finance', 'accounting', 'marketing', 'product', 'careers', 'legal'] },
@@ -23,6 +25,13 @@ export const topics: readonly Topic[] = topicGroups.flatMap((g) => g.slugs);
 const topicSet = new Set<string>(topics);
 
 export const isTopic = (value: string): value is Topic => topicSet.has(value);
+
+/** Throws the 400 for a topic given (at `path` of the request) that is not one of `topics`. */
+export function assertTopic(topic: string | undefined, path: string): asserts topic is Topic | undefined {
+  if (topic !== undefined && !isTopic(topic)) {
+    throw badRequest(`Unknown topic "${topic}": see GET /v1/social/topics`, [{ path, message: 'is not a topic of GET /v1/social/topics' }]);
+  }
+}
 
 export const FALLBACK_TOPIC: Topic = 'general';
 const MIN_SCORE = 1;

@@ -5,12 +5,30 @@ import type { VoteValue } from './posts-store.ts';
 /** The viewer's votes; null for an anonymous viewer, whose views carry no userVote at all. */
 export type VoteLookup = Map<string, VoteValue> | null;
 
-export const authorView = (row: { author_id: string; author_username: string; author_display_name: string; author_type: string; author_avatar_url: string | null }) => ({
+/** A profile as the columns of a row it wrote: what authorView reads. */
+export interface AuthorColumns {
+  author_id: string;
+  author_username: string;
+  author_display_name: string;
+  author_type: string;
+  author_avatar_url: string | null;
+}
+
+export const authorView = (row: AuthorColumns) => ({
   id: row.author_id,
   username: row.author_username,
   displayName: row.author_display_name,
   type: row.author_type,
   avatarUrl: row.author_avatar_url,
+});
+
+/** The author columns of a row `profile` is writing now. */
+export const authorColumns = (profile: { id: string; username: string; display_name: string; type: string; avatar_url: string | null }): AuthorColumns => ({
+  author_id: profile.id,
+  author_username: profile.username,
+  author_display_name: profile.display_name,
+  author_type: profile.type,
+  author_avatar_url: profile.avatar_url,
 });
 
 function coreView(row: PostCore, votes: VoteLookup) {
@@ -67,7 +85,7 @@ export function renderPosts(rows: HydratedPost[], votes: VoteLookup): string {
 export const idsWithOriginals = (rows: HydratedPost[]): string[] => [...new Set(rows.flatMap((r) => (r.original ? [r.id, r.original.id] : [r.id])))];
 
 export const commentView = (
-  row: { id: string; post_id: string; body: string; like_count: number; dislike_count: number; created_at: string; author_id: string; author_username: string; author_display_name: string; author_type: string; author_avatar_url: string | null },
+  row: AuthorColumns & { id: string; post_id: string; body: string; like_count: number; dislike_count: number; created_at: string },
   votes: VoteLookup,
 ) => ({
   id: row.id,

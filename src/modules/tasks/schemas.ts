@@ -1,8 +1,7 @@
-import { Type, type Static, type TLiteral } from '@sinclair/typebox';
-import { currencies, MAX_AMOUNT_CENTS } from '../../lib/money.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { Currency, literals, PageQuery } from '../../http/schemas.ts';
+import { MAX_AMOUNT_CENTS } from '../../lib/money.ts';
 import { TaskClass } from '../receipts/schemas.ts';
-
-const literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)) as TLiteral<T[number]>[]);
 
 export const priorities = ['low', 'normal', 'high', 'urgent'] as const;
 export const taskStatuses = ['pending', 'matched', 'in_progress', 'completed', 'failed', 'cancelled', 'expired', 'unmatched'] as const;
@@ -23,7 +22,7 @@ export const CreateTask = Type.Object(
     expiresInMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 24 * 60 })),
     metadata: Type.Optional(JsonObject),
     maxPriceCents: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'the most this task may cost; without it only free agents are chosen' })),
-    currency: Type.Optional(literals(currencies)),
+    currency: Type.Optional(Currency()),
   },
   { additionalProperties: false },
 );
@@ -59,8 +58,7 @@ export type TaskView = Static<typeof Task>;
 export const TaskListQuery = Type.Object({
   role: Type.Optional(literals(['requester', 'agent'] as const)),
   status: Type.Optional(literals(taskStatuses)),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  ...PageQuery(20, 100).properties,
 });
 
 export const Rating = Type.Object({ score: Type.Integer({ minimum: 1, maximum: 5 }), comment: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });

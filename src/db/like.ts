@@ -7,4 +7,5 @@ import { sql, type RawBuilder } from 'kysely';
  */
 export const containsPattern = (query: string): string => `%${query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** `lower(column) like pattern`, with the escape character containsPattern() uses. */
 export const lowerLike = (column: string, pattern: string): RawBuilder<boolean> => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
