@@ -30,7 +30,7 @@ const store = {
 function search(sentenceEncoders: { queries: Embedder; agents: Embedder } | null, errors: unknown[] = []) {
   const service = createDiscoveryService({
     store,
-    registry: { view: (row) => ({ id: row.id }), canSee: async () => true, availabilityOf: () => 'offline' },
+    registry: { view: (row) => ({ id: row.id }), canSee: async () => true, visibilityFor: () => () => true, availabilityOf: () => 'offline' },
     trust: { trustBySubject: async () => new Map() },
     embedder: createWordVectorEmbedder(),
     sentenceEncoders,

@@ -18,6 +18,7 @@ import { NEUTRAL_TRUST, trustFor } from './trust.ts';
 export interface RegistryView<View> {
   view(row: AgentRow): View;
   canSee(row: AgentRow, personId: string | null): Promise<boolean>;
+  visibilityFor(personId: string | null): (row: AgentRow) => boolean | Promise<boolean>;
   availabilityOf(row: AgentRow): Availability;
 }
 
@@ -66,19 +67,6 @@ export function createDiscoveryService<View extends object>({ store, registry, t
       onEmbedderError(error);
       return null;
     }
-  }
-
-  /** Whether the viewer may see an agent: at once for public ones, org membership asked once per org per search. */
-  function visibilityCheck(personId: string | null) {
-    const orgAnswers = new Map<string, Promise<boolean>>();
-    return (row: AgentRow): boolean | Promise<boolean> => {
-      if (row.visibility === 'public') return true;
-      if (!personId) return false;
-      if (row.visibility !== 'org' || !row.org_id || row.owner_id === personId) return registry.canSee(row, personId);
-      let answer = orgAnswers.get(row.org_id);
-      if (!answer) orgAnswers.set(row.org_id, (answer = registry.canSee(row, personId)));
-      return answer;
-    };
   }
 
   function filterFor(query: DiscoverQuery) {
@@ -131,7 +119,7 @@ export function createDiscoveryService<View extends object>({ store, registry, t
       const passes = filterFor(query);
       const matching = [...index.agents()].filter(passes);
       const relevant = await relevanceByAgent(query.q, matching);
-      const mayBeSeen = visibilityCheck(viewer?.personId ?? null);
+      const mayBeSeen = registry.visibilityFor(viewer?.personId ?? null);
 
       // Trust and availability scale relevance by SCORE_WEIGHTS.base..1: an agent below base x the
       // MAX_RESULTS-th best relevance cannot make the cut, whatever its trust.

@@ -74,13 +74,25 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     };
   }
 
-  /** The visibility rule, in one place: public to all, private to the owner, org to the owner and members. */
-  async function canSee(row: AgentRow, personId: string | null): Promise<boolean> {
-    if (row.visibility === 'public') return true;
-    if (!personId) return false;
-    if (row.owner_id === personId) return true;
-    return row.visibility === 'org' && row.org_id !== null && isOrgMember(row.org_id, personId);
+  /**
+   * The visibility rule, in one place: public to all, private to the owner, org to the owner and
+   * members. The check it returns is for one viewer over many rows: it answers public and own
+   * agents at once, and asks about each org's membership once.
+   */
+  function visibilityFor(personId: string | null): (row: AgentRow) => boolean | Promise<boolean> {
+    const membership = new Map<string, Promise<boolean>>();
+    return (row) => {
+      if (row.visibility === 'public') return true;
+      if (!personId) return false;
+      if (row.owner_id === personId) return true;
+      if (row.visibility !== 'org' || row.org_id === null) return false;
+      let member = membership.get(row.org_id);
+      if (!member) membership.set(row.org_id, (member = isOrgMember(row.org_id, personId)));
+      return member;
+    };
   }
+
+  const canSee = async (row: AgentRow, personId: string | null): Promise<boolean> => visibilityFor(personId)(row);
 
   async function findVisible(id: string, personId: string | null): Promise<AgentRow> {
     const row = await store.find(id);
@@ -186,6 +198,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
   return {
     view,
     canSee,
+    visibilityFor,
     availabilityOf,
     agentAccounts,
     findOwned,

@@ -23,7 +23,7 @@ const DEFAULT_EXPIRY_MINUTES = 60;
 /** A waiting poll looks again this often even unwoken: a backstop should a wake-up signal be lost. */
 const POLL_RECHECK_MS = 5000;
 
-type RegistryForTasks = Pick<RegistryService, 'findRow' | 'findRows' | 'canSee' | 'availabilityOf' | 'rowsWithAnyCapability' | 'authorizePoll'>;
+type RegistryForTasks = Pick<RegistryService, 'findRow' | 'findRows' | 'canSee' | 'visibilityFor' | 'availabilityOf' | 'rowsWithAnyCapability' | 'authorizePoll'>;
 
 export interface TasksDeps {
   store: TasksStore;
@@ -113,8 +113,9 @@ export function createTasksService(deps: TasksDeps) {
     if (capabilities.length === 0) throw badRequest('Give capabilities to route by, or an agentId', [{ path: '/body/capabilities', message: 'is required without agentId' }]);
     const terms = [...new Set(requestedTermSets(capabilities).flatMap((set) => [...set]))];
     const rows = await registry.rowsWithAnyCapability(terms);
+    const mayBeSeen = registry.visibilityFor(principal.personId);
     const visible: AgentRow[] = [];
-    for (const row of rows) if (await registry.canSee(row, principal.personId)) visible.push(row);
+    for (const row of rows) if (await mayBeSeen(row)) visible.push(row);
     return rankCandidates(visible, request, routingDeps, true);
   }
 
