@@ -44,11 +44,20 @@ describe('signature verification on worker threads', () => {
 
   it('verifies on the calling thread what a dying worker held, and says so once per worker', async () => {
     const errors: unknown[] = [];
-    const verifier = createWorkerVerifier({ threads: 2, onWorkerError: (error) => errors.push(error), startWorker: () => new Worker('process.exit(3)', { eval: true }) });
+    const exits: Promise<unknown>[] = [];
+    const dying = () => {
+      const worker = new Worker('process.exit(3)', { eval: true });
+      exits.push(new Promise((resolve) => worker.once('exit', resolve)));
+      return worker;
+    };
+    const verifier = createWorkerVerifier({ threads: 2, onWorkerError: (error) => errors.push(error), startWorker: dying });
     try {
       const sample = cctv.slice(0, 40);
       const verdicts = await Promise.all(sample.map((v) => verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
       assert.deepEqual(verdicts, sample.map((v) => verifyStrict(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
+      // Idle workers are unref'd, so their exits alone would not keep this test's loop alive.
+      const keepAlive = setInterval(() => {}, 1000);
+      await Promise.all(exits).finally(() => clearInterval(keepAlive));
       assert.equal(errors.length, 2);
       assert.equal(await verifier.verify(hex(sample[0]!.key), Buffer.from(sample[0]!.msg, 'utf8'), hex(sample[0]!.sig)), verdicts[0]);
     } finally {
