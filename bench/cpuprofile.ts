@@ -3,7 +3,11 @@
  * inclusive ("total") time of the functions matching a pattern.
  *
  *   BENCH_CPU_PROF=1 npx tsx bench/foundation.ts      # the service writes bench/.out/prof/CPU.*.cpuprofile
- *   npx tsx bench/cpuprofile.ts bench/.out/prof/CPU.*.cpuprofile [--top 30] [--match 'authenticate|findByAccount']
+ *   npx tsx bench/cpuprofile.ts bench/.out/prof/CPU.*.cpuprofile [--top 30] [--match 'authenticate|findByAccount'] [--busy] [--between 12,20]
+ *
+ * --busy: percentages of the thread's busy time (idle samples left out), so start-up and the wait
+ * after a run do not dilute the run. --between a,b: only samples taken a..b seconds after the
+ * profile began (the timeline printed with --busy shows where the run was).
  */
 import { readFileSync } from 'node:fs';
 
@@ -30,6 +34,11 @@ const option = (name: string, fallback: string) => {
 };
 const top = Number(option('--top', '30'));
 const match = option('--match', '');
+const between = option('--between', '')
+  .split(',')
+  .filter(Boolean)
+  .map((t) => Number(t) * 1e6);
+const busyOnly = args.includes('--busy') ? (args.splice(args.indexOf('--busy'), 1), true) : false;
 if (args.length === 0) {
   console.error('usage: npx tsx bench/cpuprofile.ts <file.cpuprofile>... [--top N] [--match regex]');
   process.exit(2);
@@ -43,7 +52,20 @@ const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
 const selfUs = new Map<number, number>();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+/** Busy microseconds per second of the profile: where the load ran. */
+const timeline: number[] = [];
+let elapsed = 0;
+profile.samples.forEach((id, i) => {
+  const delta = profile.timeDeltas[i] ?? 0;
+  elapsed += delta;
+  const second = Math.floor(elapsed / 1e6);
+  if (!idle.has(id)) timeline[second] = (timeline[second] ?? 0) + delta;
+  if (between.length === 2 && (elapsed < between[0]! || elapsed > between[1]!)) return;
+  if (busyOnly && idle.has(id)) return;
+  selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+});
+if (busyOnly) console.log(`busy ms per second: ${Array.from(timeline, (us = 0, s) => `${s}:${Math.round(us / 1000)}`).join(' ')}\n`);
 const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
 /** Which part of the stack a frame belongs to: a package, the project's own code, or V8/Node. */
