@@ -36,123 +36,75 @@ function sameDecimal(literal: string, printed: string): boolean {
   return decimalOf(literal) === decimalOf(printed);
 }
 
-export function parseStrictJson(text: string): unknown {
-  let pos = 0;
+const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 
-  const fail = (message: string): never => {
+/**
+ * JSON.parse does the parsing (it is ten times faster than a parser written in JavaScript); a scan of
+ * the text it accepted then looks for what it would have let through. The scan relies on the text
+ * being valid JSON: outside strings, a digit or "-" can only start a number, and a string is a key
+ * exactly when it follows "{" or an object's ",".
+ */
+export function parseStrictJson(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const position = Number(/position (\d+)/.exec(String(error))?.[1] ?? 0);
+    throw new StrictJsonError(error instanceof SyntaxError ? error.message : 'Nesting too deep', position);
+  }
+  refuseDuplicateKeysAndInexactNumbers(text);
+  return value;
+}
+
+function refuseDuplicateKeysAndInexactNumbers(text: string): void {
+  // One entry per open container: its keys so far (objects) or null (arrays).
+  const open: (Set<string> | null)[] = [];
+  let expectKey = false;
+  const fail = (message: string, pos: number): never => {
     throw new StrictJsonError(`${message} at position ${pos}`, pos);
   };
-
-  const skipWhitespace = () => {
-    for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
-      else return;
-    }
-  };
-
-  const parseString = (): string => {
-    // Delegate escapes to JSON.parse on the exact literal: same semantics, no hand-written decoder.
-    const start = pos;
-    pos++;
-    for (;;) {
-      const c = text.charCodeAt(pos);
-      if (Number.isNaN(c)) fail('Unterminated string');
-      if (c === 0x22) break;
-      if (c < 0x20) fail('Control character in string');
-      pos += c === 0x5c ? 2 : 1;
-    }
-    pos++;
-    try {
-      return JSON.parse(text.slice(start, pos)) as string;
-    } catch {
-      return fail('Invalid string escape');
-    }
-  };
-
-  const parseNumber = (): number => {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(pos, pos + 400));
-    if (!match) return fail('Invalid number');
-    const literal = match[0];
-    pos += literal.length;
-    const value = Number(literal);
-    if (!Number.isFinite(value)) fail(`Number ${literal} is out of range`);
-    if (!match[2] && !match[3] && !Number.isSafeInteger(value)) fail(`Integer ${literal} cannot be held exactly (beyond 2^53 - 1)`);
-    if (!sameDecimal(literal, String(value))) fail(`Number ${literal} has more precision than can be held exactly`);
-    return value;
-  };
-
-  const parseValue = (depth: number): unknown => {
-    if (depth > MAX_DEPTH) fail('Nesting too deep');
-    skipWhitespace();
-    const c = text[pos];
-    if (c === '{') {
-      pos++;
-      const object: Record<string, unknown> = {};
-      const seen = new Set<string>();
-      skipWhitespace();
-      if (text[pos] === '}') {
-        pos++;
-        return object;
-      }
+  for (let pos = 0; pos < text.length; ) {
+    const c = text.charCodeAt(pos);
+    if (c === 0x22) {
+      let end = text.indexOf('"', pos + 1);
       for (;;) {
-        skipWhitespace();
-        if (text[pos] !== '"') fail('Expected a property name');
-        const key = parseString();
-        if (seen.has(key)) fail(`Duplicate key "${key}"`);
-        seen.add(key);
-        skipWhitespace();
-        if (text[pos] !== ':') fail('Expected ":"');
-        pos++;
-        // defineProperty so a "__proto__" key is data, not a prototype change.
-        Object.defineProperty(object, key, { value: parseValue(depth + 1), enumerable: true, writable: true, configurable: true });
-        skipWhitespace();
-        if (text[pos] === ',') {
-          pos++;
-          continue;
-        }
-        if (text[pos] === '}') {
-          pos++;
-          return object;
-        }
-        fail('Expected "," or "}"');
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
       }
-    }
-    if (c === '[') {
+      if (expectKey) {
+        const raw = text.slice(pos + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(pos, end + 1)) as string) : raw;
+        const keys = open[open.length - 1]!;
+        if (keys.has(key)) fail(`Duplicate key "${key}"`, pos);
+        keys.add(key);
+        expectKey = false;
+      }
+      pos = end + 1;
+    } else if (c === 0x7b || c === 0x5b) {
+      open.push(c === 0x7b ? new Set() : null);
+      if (open.length > MAX_DEPTH) fail('Nesting too deep', pos);
+      expectKey = c === 0x7b;
       pos++;
-      const array: unknown[] = [];
-      skipWhitespace();
-      if (text[pos] === ']') {
-        pos++;
-        return array;
-      }
-      for (;;) {
-        array.push(parseValue(depth + 1));
-        skipWhitespace();
-        if (text[pos] === ',') {
-          pos++;
-          continue;
-        }
-        if (text[pos] === ']') {
-          pos++;
-          return array;
-        }
-        fail('Expected "," or "]"');
-      }
+    } else if (c === 0x7d || c === 0x5d) {
+      open.pop();
+      expectKey = false;
+      pos++;
+    } else if (c === 0x2c) {
+      expectKey = open[open.length - 1] !== null;
+      pos++;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      NUMBER.lastIndex = pos;
+      const match = NUMBER.exec(text)!;
+      const literal = match[0];
+      const value = Number(literal);
+      if (!Number.isFinite(value)) fail(`Number ${literal} is out of range`, pos);
+      if (!match[2] && !match[3] && !Number.isSafeInteger(value)) fail(`Integer ${literal} cannot be held exactly (beyond 2^53 - 1)`, pos);
+      if (!sameDecimal(literal, String(value))) fail(`Number ${literal} has more precision than can be held exactly`, pos);
+      pos += literal.length;
+    } else {
+      pos++;
     }
-    if (c === '"') return parseString();
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return parseNumber();
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
-      if (text.startsWith(word, pos)) {
-        pos += word.length;
-        return value;
-      }
-    }
-    return fail('Unexpected token');
-  };
-
-  const value = parseValue(0);
-  skipWhitespace();
-  if (pos !== text.length) fail('Unexpected data after the JSON value');
-  return value;
+  }
 }

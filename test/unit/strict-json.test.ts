@@ -18,13 +18,16 @@ describe('parseStrictJson', () => {
       '1e21',
       '-0',
       '{"emoji":"\\ud83d\\ude00","raw":"😀"}',
+      // What looks like keys and numbers inside strings is text, and sibling objects may share keys.
+      '{"a":"{\\"a\\":1,\\"a\\":2}","b":"-99999999999999999999 1e999","c\\\\":"\\\\"}',
+      '{"a":[{"b":1},{"b":1}],"b":{"a":{}},"c":[[],{}],"d":"x"}',
     ]) {
       assert.deepEqual(parseStrictJson(text), JSON.parse(text), text);
     }
   });
 
   it('refuses duplicate keys at any depth, including ones spelled with escapes', () => {
-    for (const text of ['{"a":1,"a":2}', '{"x":{"a":1,"b":2,"a":3}}', '[{"k":1,"k":1}]', '{"a":1,"\\u0061":2}']) {
+    for (const text of ['{"a":1,"a":2}', '{"x":{"a":1,"b":2,"a":3}}', '[{"k":1,"k":1}]', '{"a":1,"\\u0061":2}', '{"a\\\\":1,"a\\\\":2}', '{"o":{},"p":[{}],"o":1}']) {
       assert.throws(() => parseStrictJson(text), (error: unknown) => error instanceof StrictJsonError && /Duplicate key/.test(error.message), text);
     }
   });
