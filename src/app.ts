@@ -93,7 +93,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     threads: config.signatureThreads,
     onWorkerError: (error) => log?.error({ err: error }, 'signature worker died; verifying on the request thread'),
   });
-  const receipts = createReceiptsService({ store: createReceiptsStore(database.db), clock, verifier: signatureVerifier });
+  const receiptsStore = createReceiptsStore(database.db, {
+    sqliteFile: database.sqliteFile,
+    onInsertWorkerError: (error) => log?.error({ err: error }, 'receipt insert worker died; inserting on the request thread'),
+  });
+  const receipts = createReceiptsService({ store: receiptsStore, clock, verifier: signatureVerifier });
   const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts, signals, onSignalError: reportSignalError });
   const discovery = createDiscoveryService({
     store: createDiscoveryStore(database.db, database.dialect),
@@ -177,6 +181,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await transfers?.stop();
     await outbound.close();
     await signatureVerifier.close();
+    await receiptsStore.close();
     await discovery.close();
     await signals.close();
     await database.close();

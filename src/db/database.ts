@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Transaction } fr
 import pg from 'pg';
 import { dialectOf, sqlitePath, type DialectName } from './dialect.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { configureSqlite } from './sqlite-pragmas.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -13,6 +14,8 @@ export type Tx = Transaction<Database>;
 export interface DatabaseHandle {
   db: Db;
   dialect: DialectName;
+  /** The SQLite database file, which other connections (worker threads) may open; null on PostgreSQL and for `:memory:`. */
+  sqliteFile: string | null;
   /** Runs `work` in one transaction: everything it writes lands together or not at all. */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>;
@@ -34,9 +37,11 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   }
   const db = dialect === 'postgres' ? openPostgres(options, schema) : openSqlite(options.url);
 
+  const file = dialect === 'sqlite' ? sqlitePath(options.url) : null;
   return {
     db,
     dialect,
+    sqliteFile: file === ':memory:' ? null : file,
     transaction: (work) => db.transaction().execute(work),
     async migrate() {
       if (dialect === 'postgres' && schema !== 'public') {
@@ -60,11 +65,7 @@ function openSqlite(url: string): Db {
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
-  sqlite.pragma('journal_mode = WAL');
-  // FULL: a committed write survives power loss, which the registry and ledger promise.
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  configureSqlite(sqlite);
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
 }
 

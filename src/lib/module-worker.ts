@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * Starts a worker thread on the module `name` next to the caller (`callerUrl`: its
@@ -7,10 +7,10 @@ import { Worker } from 'node:worker_threads';
  * worker's entry module, so a one-line script registers tsx first. tsc rewrites import specifiers
  * to .js but not URLs, hence the extension follows the caller's.
  */
-export function startModuleWorker(name: string, callerUrl: string): Worker {
+export function startModuleWorker(name: string, callerUrl: string, options: Omit<WorkerOptions, 'eval'> = {}): Worker {
   const fromSource = callerUrl.endsWith('.ts');
   const url = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, callerUrl);
-  if (!fromSource) return new Worker(url);
+  if (!fromSource) return new Worker(url, options);
   const tsx = import.meta.resolve('tsx/esm/api');
-  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`, { eval: true });
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`, { ...options, eval: true });
 }

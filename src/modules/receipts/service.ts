@@ -1,10 +1,9 @@
 import canonicalize from 'canonicalize';
-import { createBatcher } from '../../db/batcher.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { parsePublicKey, tryParseSignature } from '../../lib/ed25519.ts';
 import type { SignatureVerifier } from '../../lib/signature-verifier.ts';
 import { badRequest, conflict } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { newTimeOrderedId } from '../../lib/ids.ts';
 import { receiptKinds, type ReceiptEnvelope, type ReceiptQuery } from './schemas.ts';
 import type { NewReceiptRow, ReceiptRow, ReceiptsStore } from './store.ts';
 import { findRegisteredIssuer, outcomeValue, scoreClasses, type ClassTrust } from './trust.ts';
@@ -54,7 +53,6 @@ function acknowledgement(row: Pick<ReceiptRow, 'id' | 'receipt_id' | 'correlatio
 
 export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock; verifier: SignatureVerifier }) {
   const { store, clock, verifier } = deps;
-  const insert = createBatcher(store.insertMany);
 
   /** Stored rows as the API shows them: the envelope as received plus what the service knows. */
   async function views(rows: ReceiptRow[]) {
@@ -107,7 +105,7 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
       const canonical = canonicalForms(envelope);
       const verified = await verifier.verify(issuerKey.raw, Buffer.from(canonical.signed, 'utf8'), signature);
       const row: NewReceiptRow = {
-        id: newId(),
+        id: newTimeOrderedId(),
         receipt_id: envelope.receiptId.toLowerCase(),
         correlation_id: envelope.correlationId.toLowerCase(),
         kind: envelope.kind,
@@ -125,7 +123,7 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
         received_at: clock.now().toISOString(),
       };
 
-      const result = await insert(row);
+      const result = await store.insert(row);
       if (result.inserted) {
         return { status: 201, message: verified ? 'Receipt stored; signature verified' : 'Receipt stored; signature did not verify, so it carries no weight', data: acknowledgement(result.row as ReceiptRow) };
       }

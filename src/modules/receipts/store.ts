@@ -1,5 +1,7 @@
 import { type Insertable, type Selectable } from 'kysely';
+import { createBatcher } from '../../db/batcher.ts';
 import type { Db } from '../../db/database.ts';
+import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from '../../db/sqlite-insert.ts';
 import type { TrustReceiptsTable } from '../../db/schema.ts';
 import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
 
@@ -13,9 +15,15 @@ export interface ReceiptFilter {
   kind?: string;
 }
 
-export type InsertOutcome = { inserted: true; row: NewReceiptRow } | { inserted: false; existing: ReceiptRow };
+export type InsertOutcome = GenericInsertOutcome<NewReceiptRow, ReceiptRow>;
 
-export function createReceiptsStore(db: Db) {
+export interface ReceiptsStoreOptions {
+  /** The SQLite database file: receipts are then inserted from a worker thread (db/sqlite-insert.ts). */
+  sqliteFile?: string | null;
+  onInsertWorkerError?(error: unknown): void;
+}
+
+export function createReceiptsStore(db: Db, { sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions = {}) {
   const filtered = (filter: ReceiptFilter) => {
     let query = db.selectFrom('trust_receipts');
     if (filter.subjectPubkey) query = query.where('subject_pubkey', '=', filter.subjectPubkey);
@@ -25,31 +33,39 @@ export function createReceiptsStore(db: Db) {
     return query;
   };
 
-  return {
-    /**
-     * Inserts many receipts in one transaction. A receipt whose receiptId is already stored (earlier,
-     * or earlier in the same batch) is not written; its stored row comes back for comparison.
-     */
-    async insertMany(rows: NewReceiptRow[]): Promise<InsertOutcome[]> {
-      return db.transaction().execute(async (tx) => {
-        const inserted = await tx
-          .insertInto('trust_receipts')
-          .values(rows)
-          .onConflict((oc) => oc.column('receipt_id').doNothing())
-          .returning('id')
-          .execute();
-        const insertedIds = new Set(inserted.map((row) => row.id));
-        const missing = rows.filter((row) => !insertedIds.has(row.id)).map((row) => row.receipt_id);
-        const existing = missing.length > 0 ? await tx.selectFrom('trust_receipts').selectAll().where('receipt_id', 'in', missing).execute() : [];
-        const existingByReceiptId = new Map(existing.map((row) => [row.receipt_id, row]));
-        return rows.map((row): InsertOutcome => {
-          if (insertedIds.has(row.id)) return { inserted: true, row };
-          const stored = existingByReceiptId.get(row.receipt_id);
-          if (!stored) throw new Error(`receipt ${row.receipt_id} neither inserted nor found`);
-          return { inserted: false, existing: stored };
-        });
+  /**
+   * Inserts many receipts in one transaction. A receipt whose receiptId is already stored (earlier,
+   * or earlier in the same batch) is not written; its stored row comes back for comparison.
+   */
+  async function insertHere(rows: NewReceiptRow[]): Promise<InsertOutcome[]> {
+    return db.transaction().execute(async (tx) => {
+      const inserted = await tx
+        .insertInto('trust_receipts')
+        .values(rows)
+        .onConflict((oc) => oc.column('receipt_id').doNothing())
+        .returning('id')
+        .execute();
+      const insertedIds = new Set(inserted.map((row) => row.id));
+      const missing = rows.filter((row) => !insertedIds.has(row.id)).map((row) => row.receipt_id);
+      const existing = missing.length > 0 ? await tx.selectFrom('trust_receipts').selectAll().where('receipt_id', 'in', missing).execute() : [];
+      const existingByReceiptId = new Map(existing.map((row) => [row.receipt_id, row]));
+      return rows.map((row): InsertOutcome => {
+        if (insertedIds.has(row.id)) return { inserted: true, row };
+        const stored = existingByReceiptId.get(row.receipt_id);
+        if (!stored) throw new Error(`receipt ${row.receipt_id} neither inserted nor found`);
+        return { inserted: false, existing: stored };
       });
-    },
+    });
+  }
+
+  const offThread = sqliteFile
+    ? createSqliteInsert<NewReceiptRow, ReceiptRow>({ path: sqliteFile, table: 'trust_receipts', uniqueColumn: 'receipt_id', fallback: insertHere, onWorkerError: onInsertWorkerError })
+    : null;
+
+  return {
+    /** Stores a receipt, or answers the one already stored under its receiptId; concurrent calls share a commit. */
+    insert: offThread ? offThread.insert : createBatcher(insertHere),
+    close: async () => offThread?.close(),
 
     async list(filter: ReceiptFilter, limit: number, offset: number) {
       const [rows, count] = await Promise.all([

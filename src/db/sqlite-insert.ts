@@ -1,0 +1,145 @@
+/**
+ * Inserts into a SQLite table from a worker thread with its own connection. better-sqlite3 is
+ * synchronous: on the event loop, an insert's b-tree work and its commit's fsync stop every other
+ * request until they finish. The worker commits in its own time; each caller is answered after the
+ * commit holding its row, so an acknowledged row is as durable as before.
+ *
+ * Rows handed in during one turn of the event loop travel together, in messages of at most
+ * MAX_MESSAGE_ROWS: small enough that the first callers are answered while later rows are still
+ * being written (a closed-loop client, all of whose requests arrived together, would otherwise wait
+ * for all of them), while the worker still commits whatever has queued up in one transaction.
+ *
+ * Rows whose unique value is already stored are not written; the stored row comes back instead
+ * (the caller compares). If the worker dies, its unanswered rows and every later one go to
+ * `fallback` on the calling thread: the insert is idempotent, so a row the worker committed just
+ * before dying comes back as already stored rather than twice.
+ */
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../lib/module-worker.ts';
+import type { InsertAnswer, InsertBatch, InsertWorkerData } from './sqlite-insert-worker.ts';
+
+export type InsertOutcome<Row, Stored> = { inserted: true; row: Row } | { inserted: false; existing: Stored };
+
+export interface OffThreadInsert<Row, Stored> {
+  insert(row: Row): Promise<InsertOutcome<Row, Stored>>;
+  /** Waits for rows under way, then stops the worker. */
+  close(): Promise<void>;
+}
+
+export interface SqliteInsertOptions<Row, Stored> extends InsertWorkerData {
+  /** The same insert on the calling thread, for when the worker is gone. */
+  fallback(rows: Row[]): Promise<InsertOutcome<Row, Stored>[]>;
+  onWorkerError?(error: unknown): void;
+  /** Starts the worker (tests give one that dies). */
+  startWorker?(data: InsertWorkerData): Worker;
+}
+
+const MAX_MESSAGE_ROWS = 16;
+
+interface Waiting<Row, Stored> {
+  row: Row;
+  resolve(outcome: InsertOutcome<Row, Stored>): void;
+  reject(error: unknown): void;
+}
+
+export function createSqliteInsert<Row extends Record<string, unknown>, Stored>({
+  path,
+  table,
+  uniqueColumn,
+  fallback,
+  onWorkerError = () => {},
+  startWorker = (data) => startModuleWorker('sqlite-insert-worker', import.meta.url, { workerData: data }),
+}: SqliteInsertOptions<Row, Stored>): OffThreadInsert<Row, Stored> {
+  let worker: Worker | null = null;
+  let gone = false;
+  let nextId = 0;
+  let queue: Waiting<Row, Stored>[] = [];
+  let flushScheduled = false;
+  const sent = new Map<number, Waiting<Row, Stored>[]>();
+  let drained: (() => void) | null = null;
+
+  function insertHere(batch: Waiting<Row, Stored>[]): void {
+    fallback(batch.map((waiting) => waiting.row)).then(
+      (outcomes) => batch.forEach((waiting, i) => waiting.resolve(outcomes[i]!)),
+      (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
+    );
+  }
+
+  function answered(id: number): Waiting<Row, Stored>[] | undefined {
+    const batch = sent.get(id);
+    sent.delete(id);
+    if (sent.size === 0) {
+      // An idle worker must not keep the process alive.
+      worker?.unref();
+      drained?.();
+    }
+    return batch;
+  }
+
+  function retire(from: Worker, error: unknown): void {
+    if (worker !== from) return;
+    worker = null;
+    gone = true;
+    onWorkerError(error);
+    for (const id of [...sent.keys()]) insertHere(answered(id)!);
+  }
+
+  function start(): Worker {
+    const started = startWorker({ path, table, uniqueColumn });
+    started.on('message', (answer: InsertAnswer) => {
+      const batch = answered(answer.id);
+      if (!batch) return;
+      if ('error' in answer) {
+        const error = new Error(`insert into ${table}: ${answer.error}`);
+        batch.forEach((waiting) => waiting.reject(error));
+      } else {
+        batch.forEach((waiting, i) => {
+          const existing = answer.existing[i];
+          waiting.resolve(existing ? { inserted: false, existing: existing as Stored } : { inserted: true, row: waiting.row });
+        });
+      }
+    });
+    started.on('error', (error) => retire(started, error));
+    started.on('exit', (code) => retire(started, new Error(`${table} insert worker exited (${code})`)));
+    return started;
+  }
+
+  function flush(): void {
+    flushScheduled = false;
+    const waiting = queue;
+    queue = [];
+    for (let from = 0; from < waiting.length; from += MAX_MESSAGE_ROWS) {
+      const batch = waiting.slice(from, from + MAX_MESSAGE_ROWS);
+      if (gone) {
+        insertHere(batch);
+        continue;
+      }
+      worker ??= start();
+      worker.ref();
+      const id = nextId++;
+      sent.set(id, batch);
+      worker.postMessage({ id, rows: batch.map((item) => item.row) } satisfies InsertBatch);
+    }
+  }
+
+  return {
+    insert(row) {
+      return new Promise((resolve, reject) => {
+        queue.push({ row, resolve, reject });
+        if (!flushScheduled) {
+          flushScheduled = true;
+          // Lets every request already parsed in this turn of the event loop join the message.
+          setImmediate(flush);
+        }
+      });
+    },
+    async close() {
+      if (flushScheduled) flush();
+      if (sent.size > 0) await new Promise<void>((resolve) => (drained = resolve));
+      gone = true;
+      const running = worker;
+      worker = null;
+      await running?.terminate();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Inserts from a worker thread (src/db/sqlite-insert.ts) against a real SQLite file: durable once
+ * answered, duplicates answered with the stored row, and a dead worker's rows never lost.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+import { createSqliteInsert, type InsertOutcome } from '../../src/db/sqlite-insert.ts';
+
+type Row = { id: string; unique_key: string; body: string };
+
+describe('SQLite inserts on a worker thread', () => {
+  let dir: string;
+  let path: string;
+  let reader: SQLite.Database;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'agentry-insert-'));
+    path = join(dir, 'test.db');
+    reader = new SQLite(path);
+    reader.pragma('journal_mode = WAL');
+    reader.exec('CREATE TABLE items (id TEXT PRIMARY KEY, unique_key TEXT NOT NULL UNIQUE, body TEXT NOT NULL)');
+  });
+  after(() => {
+    reader.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The same insert on the calling thread, as a store would give it. */
+  const fallbackCalls: Row[][] = [];
+  const fallback = async (rows: Row[]): Promise<InsertOutcome<Row, Row>[]> => {
+    fallbackCalls.push(rows);
+    const insert = reader.prepare('INSERT INTO items (id, unique_key, body) VALUES (@id, @unique_key, @body) ON CONFLICT (unique_key) DO NOTHING');
+    const stored = reader.prepare('SELECT * FROM items WHERE unique_key = ?');
+    return rows.map((row) => (insert.run(row).changes === 1 ? { inserted: true, row } : { inserted: false, existing: stored.get(row.unique_key) as Row }));
+  };
+  const count = () => (reader.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
+
+  it('stores rows, visible to another connection once answered, and answers a duplicate with the stored row', async () => {
+    const inserts = createSqliteInsert<Row, Row>({ path, table: 'items', uniqueColumn: 'unique_key', fallback });
+    const rows = Array.from({ length: 40 }, (_, i) => ({ id: `a${i}`, unique_key: `k${i}`, body: `first ${i}` }));
+    const outcomes = await Promise.all([...rows.map((row) => inserts.insert(row)), inserts.insert({ id: 'dup', unique_key: 'k3', body: 'second' })]);
+    assert.ok(outcomes.slice(0, 40).every((outcome) => outcome.inserted));
+    assert.deepEqual(outcomes[40], { inserted: false, existing: { id: 'a3', unique_key: 'k3', body: 'first 3' } });
+    assert.equal(count(), 40);
+    await inserts.close();
+    assert.equal(fallbackCalls.length, 0);
+  });
+
+  it('reports a database error to the callers of that batch', async () => {
+    const inserts = createSqliteInsert<Row, Row>({ path, table: 'items', uniqueColumn: 'unique_key', fallback });
+    // The primary key is not the conflict target: a repeated id is an error, not a duplicate.
+    await assert.rejects(inserts.insert({ id: 'a0', unique_key: 'other', body: 'x' }), /UNIQUE constraint failed: items.id/);
+    await inserts.close();
+  });
+
+  it('inserts on the calling thread once the worker has died, and says so', async () => {
+    const errors: unknown[] = [];
+    const inserts = createSqliteInsert<Row, Row>({
+      path,
+      table: 'items',
+      uniqueColumn: 'unique_key',
+      fallback,
+      onWorkerError: (error) => errors.push(error),
+      startWorker: () => new Worker('process.exit(3)', { eval: true }),
+    });
+    const first = await inserts.insert({ id: 'b1', unique_key: 'dead-1', body: 'x' });
+    const second = await inserts.insert({ id: 'b2', unique_key: 'dead-2', body: 'y' });
+    assert.ok(first.inserted && second.inserted);
+    assert.equal(errors.length, 1);
+    assert.match(String(errors[0]), /exited \(3\)/);
+    assert.deepEqual(fallbackCalls.flat().map((row) => row.unique_key), ['dead-1', 'dead-2']);
+    assert.equal((reader.prepare("SELECT count(*) AS n FROM items WHERE unique_key LIKE 'dead-%'").get() as { n: number }).n, 2);
+    await inserts.close();
+  });
+
+  it('refuses a table or column name that is not a plain identifier', async () => {
+    const errors: unknown[] = [];
+    const guarded = createSqliteInsert<Row, Row>({ path, table: 'items; DROP TABLE items', uniqueColumn: 'unique_key', fallback, onWorkerError: (error) => errors.push(error) });
+    await guarded.insert({ id: 'c1', unique_key: 'guard', body: 'x' });
+    assert.match(String(errors[0]), /invalid table or column name/);
+    assert.ok(count() > 0, 'the table is still there');
+    await guarded.close();
+  });
+});
