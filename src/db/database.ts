@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import { dialectOf, sqlitePath, type DialectName } from './dialect.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -66,7 +66,30 @@ function openSqlite(url: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   configureSqlite(sqlite);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return new Kysely<Database>({ dialect: immediateTransactions({ database: withStatementCache(sqlite) }) });
+}
+
+/**
+ * Kysely begins SQLite transactions with a plain (deferred) BEGIN, which takes the write lock only at
+ * the first write. With a second writer on the file (the receipt insert worker, db/sqlite-insert.ts),
+ * a transaction that read first then fails that write with SQLITE_BUSY_SNAPSHOT whenever the other
+ * connection committed in between, and no busy timeout waits that out. BEGIN IMMEDIATE takes the
+ * lock up front, so the other writer waits its turn instead (busy_timeout).
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+function immediateTransactions(config: SqliteDialectConfig): Dialect {
+  const dialect = new SqliteDialect(config);
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => new ImmediateSqliteDriver(config),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+  };
 }
 
 /**

@@ -59,7 +59,8 @@ port.on('message', (first: InsertBatch) => {
     rows += batch.rows.length;
   }
   try {
-    const existing = insertBatches(batches);
+    // IMMEDIATE: the write lock is taken at BEGIN, waited for (busy_timeout) while the other connection holds it.
+    const existing = insertBatches.immediate(batches);
     batches.forEach((batch, i) => port.postMessage({ id: batch.id, existing: existing[i]! } satisfies InsertAnswer));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
