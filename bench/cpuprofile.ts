@@ -38,7 +38,8 @@ const between = option('--between', '')
   .split(',')
   .filter(Boolean)
   .map((t) => Number(t) * 1e6);
-const busyOnly = args.includes('--busy') ? (args.splice(args.indexOf('--busy'), 1), true) : false;
+const flag = (name: string) => args.includes(name) && args.splice(args.indexOf(name), 1).length === 1;
+const busyOnly = flag('--busy');
 if (args.length === 0) {
   console.error('usage: npx tsx bench/cpuprofile.ts <file.cpuprofile>... [--top N] [--match regex]');
   process.exit(2);

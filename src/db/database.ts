@@ -35,9 +35,9 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   if (dialect === 'postgres' && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`invalid PostgreSQL schema name "${schema}"`);
   }
-  const db = dialect === 'postgres' ? openPostgres(options, schema) : openSqlite(options.url);
-
   const file = dialect === 'sqlite' ? sqlitePath(options.url) : null;
+  const db = file === null ? openPostgres(options, schema) : openSqlite(file);
+
   return {
     db,
     dialect,
@@ -61,8 +61,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   };
 }
 
-function openSqlite(url: string): Db {
-  const path = sqlitePath(url);
+function openSqlite(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   configureSqlite(sqlite);

@@ -53,7 +53,9 @@ const insertBatches = sqlite.transaction((batches: InsertBatch[]) => batches.map
 port.on('message', (first: InsertBatch) => {
   const batches = [first];
   let rows = first.rows.length;
-  for (let next = rows < MAX_ROWS_PER_COMMIT ? receiveMessageOnPort(port) : undefined; next; next = rows < MAX_ROWS_PER_COMMIT ? receiveMessageOnPort(port) : undefined) {
+  while (rows < MAX_ROWS_PER_COMMIT) {
+    const next = receiveMessageOnPort(port);
+    if (!next) break;
     const batch = next.message as InsertBatch;
     batches.push(batch);
     rows += batch.rows.length;

@@ -5,9 +5,8 @@
  * commit holding its row, so an acknowledged row is as durable as before.
  *
  * Rows handed in during one turn of the event loop travel together, in messages of at most
- * MAX_MESSAGE_ROWS: small enough that the first callers are answered while later rows are still
- * being written (a closed-loop client, all of whose requests arrived together, would otherwise wait
- * for all of them), while the worker still commits whatever has queued up in one transaction.
+ * MAX_MESSAGE_ROWS (lib/turn-batches.ts); the worker still commits whatever has queued up in one
+ * transaction.
  *
  * Rows whose unique value is already stored are not written; the stored row comes back instead
  * (the caller compares). If the worker dies, its unanswered rows and every later one go to
@@ -16,6 +15,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../lib/module-worker.ts';
+import { createTurnBatches } from '../lib/turn-batches.ts';
 import type { InsertAnswer, InsertBatch, InsertWorkerData } from './sqlite-insert-worker.ts';
 
 export type InsertOutcome<Row, Stored> = { inserted: true; row: Row } | { inserted: false; existing: Stored };
@@ -53,8 +53,6 @@ export function createSqliteInsert<Row extends Record<string, unknown>, Stored>(
   let worker: Worker | null = null;
   let gone = false;
   let nextId = 0;
-  let queue: Waiting<Row, Stored>[] = [];
-  let flushScheduled = false;
   const sent = new Map<number, Waiting<Row, Stored>[]>();
   let drained: (() => void) | null = null;
 
@@ -104,37 +102,24 @@ export function createSqliteInsert<Row extends Record<string, unknown>, Stored>(
     return started;
   }
 
-  function flush(): void {
-    flushScheduled = false;
-    const waiting = queue;
-    queue = [];
-    for (let from = 0; from < waiting.length; from += MAX_MESSAGE_ROWS) {
-      const batch = waiting.slice(from, from + MAX_MESSAGE_ROWS);
-      if (gone) {
-        insertHere(batch);
-        continue;
-      }
-      worker ??= start();
-      worker.ref();
-      const id = nextId++;
-      sent.set(id, batch);
-      worker.postMessage({ id, rows: batch.map((item) => item.row) } satisfies InsertBatch);
+  const batches = createTurnBatches<Waiting<Row, Stored>>(MAX_MESSAGE_ROWS, (batch) => {
+    if (gone) {
+      insertHere(batch);
+      return;
     }
-  }
+    worker ??= start();
+    worker.ref();
+    const id = nextId++;
+    sent.set(id, batch);
+    worker.postMessage({ id, rows: batch.map((item) => item.row) } satisfies InsertBatch);
+  });
 
   return {
     insert(row) {
-      return new Promise((resolve, reject) => {
-        queue.push({ row, resolve, reject });
-        if (!flushScheduled) {
-          flushScheduled = true;
-          // Lets every request already parsed in this turn of the event loop join the message.
-          setImmediate(flush);
-        }
-      });
+      return new Promise((resolve, reject) => batches.add({ row, resolve, reject }));
     },
     async close() {
-      if (flushScheduled) flush();
+      batches.flush();
       if (sent.size > 0) await new Promise<void>((resolve) => (drained = resolve));
       gone = true;
       const running = worker;

@@ -2,6 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import { verifyStrict } from './ed25519.ts';
 import { startModuleWorker } from './module-worker.ts';
 import { packBatch, type VerifyVerdicts } from './signature-batch.ts';
+import { createTurnBatches } from './turn-batches.ts';
 
 /**
  * Strict Ed25519 verification off the event loop. A verification costs ~0.1 ms of CPU, more than
@@ -21,10 +22,7 @@ interface Pending {
   resolve: (valid: boolean) => void;
 }
 
-/**
- * Signatures per message. Small, so that verdicts stream back while the worker goes on: with one big
- * batch, the 50 requests a closed-loop client sent together would all wait for the last of them.
- */
+/** Signatures per message (see turn-batches.ts: up to 256 made 50 requests of one turn wait for the last verdict). */
 const MAX_BATCH = 16;
 const verifyHere = (pending: Pending) => pending.resolve(verifyStrict(pending.publicKey, pending.message, pending.signature));
 
@@ -53,8 +51,6 @@ export function createWorkerVerifier({
   let workers: Worker[] | null = null;
   let closed = false;
   let turn = 0;
-  let queue: Pending[] = [];
-  let flushScheduled = false;
 
   function start(): Worker[] {
     return Array.from({ length: threads }, () => {
@@ -91,39 +87,28 @@ export function createWorkerVerifier({
     }
   }
 
-  function flush() {
-    flushScheduled = false;
-    while (queue.length > 0) {
-      const batch = queue.slice(0, MAX_BATCH);
-      queue = queue.slice(batch.length);
-      if (closed || !workers || workers.length === 0) {
-        batch.forEach(verifyHere);
-        continue;
-      }
-      const worker = workers[turn++ % workers.length]!;
-      const id = nextBatchId++;
-      inFlight.set(id, { worker, batch });
-      owe(worker, 1);
-      const packed = packBatch(id, batch);
-      worker.postMessage(packed, [packed.bytes.buffer, packed.messageEnds.buffer]);
+  const batches = createTurnBatches<Pending>(MAX_BATCH, (batch) => {
+    if (closed || !workers || workers.length === 0) {
+      batch.forEach(verifyHere);
+      return;
     }
-  }
+    const worker = workers[turn++ % workers.length]!;
+    const id = nextBatchId++;
+    inFlight.set(id, { worker, batch });
+    owe(worker, 1);
+    const packed = packBatch(id, batch);
+    worker.postMessage(packed, [packed.bytes.buffer, packed.messageEnds.buffer]);
+  });
 
   return {
     verify(publicKey, message, signature) {
       if (closed || workers?.length === 0) return Promise.resolve(verifyStrict(publicKey, message, signature));
       workers ??= start();
-      return new Promise<boolean>((resolve) => {
-        queue.push({ publicKey, message, signature, resolve });
-        if (!flushScheduled) {
-          flushScheduled = true;
-          setImmediate(flush);
-        }
-      });
+      return new Promise<boolean>((resolve) => batches.add({ publicKey, message, signature, resolve }));
     },
     async close() {
       closed = true;
-      flush();
+      batches.flush();
       // Verdicts still owed are computed here rather than lost.
       for (const { batch } of inFlight.values()) batch.forEach(verifyHere);
       inFlight.clear();
