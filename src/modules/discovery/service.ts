@@ -7,6 +7,7 @@ import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
 import { conceptSimilarity, createConceptMapper, dot, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
 import { MAX_RESULTS, MIN_RELEVANCE, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, scoreOf, sentenceSimilarity } from './ranking.ts';
+import { lazyQueryMap, type QueryMap } from './query-map.ts';
 import type { DiscoverQuery } from './schemas.ts';
 import { createSentenceEncoder, withRecentVectors } from './sentence-encoder.ts';
 import type { AgentRow, DiscoveryStore } from './store.ts';
@@ -33,6 +34,12 @@ export interface DiscoveryDeps<View> {
    * semantic signal uses `embedder` (as it does for any agent or query the encoder fails on).
    */
   sentenceEncoders?: { queries: Embedder; agents: Embedder } | null;
+  /**
+   * Applied to query sentence vectors (query-map.ts). Default: assets/query-map.bin, read on the
+   * first query, and only with the built-in sentence encoder, the vector space it was fitted in;
+   * null: none.
+   */
+  queryMap?: QueryMap | null;
   clock: Clock;
   /** Told when an embedder fails; search then ranks by the signals left. */
   onEmbedderError?(error: unknown): void;
@@ -54,8 +61,9 @@ const RECENT_QUERIES = 256;
 
 const builtInSentenceEncoders = () => ({ queries: withRecentVectors(createSentenceEncoder(), RECENT_QUERIES), agents: createSentenceEncoder() });
 
-export function createDiscoveryService<View extends object>({ store, registry, trust, embedder, sentenceEncoders, clock, onEmbedderError = () => {} }: DiscoveryDeps<View>) {
+export function createDiscoveryService<View extends object>({ store, registry, trust, embedder, sentenceEncoders, queryMap, clock, onEmbedderError = () => {} }: DiscoveryDeps<View>) {
   const sentences = sentenceEncoders === undefined ? builtInSentenceEncoders() : sentenceEncoders;
+  const mapFor: () => QueryMap | null = queryMap !== undefined ? () => queryMap : sentenceEncoders === undefined ? lazyQueryMap(onEmbedderError) : () => null;
   const concepts = createConceptMapper(embedder);
   const index = createAgentIndex({ store, embedder, concepts, sentenceEncoder: sentences?.agents ?? null, clock, onEmbedderError });
 
@@ -67,6 +75,13 @@ export function createDiscoveryService<View extends object>({ store, registry, t
       onEmbedderError(error);
       return null;
     }
+  }
+
+  /** The query's sentence vector, moved towards how agents describe themselves (query-map.ts). */
+  async function sentenceOf(q: string): Promise<Float32Array | null> {
+    const vector = await embedQuery(q, sentences?.queries);
+    const map = vector ? mapFor() : null;
+    return vector && map ? map.apply(vector) : vector;
   }
 
   function filterFor(query: DiscoverQuery) {
@@ -91,7 +106,7 @@ export function createDiscoveryService<View extends object>({ store, registry, t
     const [lexical, vector, sentence] = await Promise.all([
       store.lexical([...new Set([...words, ...namedWords])], LEXICAL_DEPTH),
       embedQuery(q, embedder),
-      embedQuery(q, sentences?.queries),
+      sentenceOf(q),
     ]);
     const queryConcepts = await concepts.conceptsOf(q, vector, named, { scaleByConfidence: true });
     let bestLexical = 0;
