@@ -107,7 +107,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // A model the operator configured is the semantic signal itself; the built-in encoder is for offline nodes.
     ...(config.embeddings ? { sentenceEncoders: null } : {}),
     clock,
-    onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: the embedder failed; ranking by lexical signals'),
+    onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: a relevance signal is unavailable; search goes on with the others'),
   });
   // Agent endpoints (webhooks, a configured model) are reached only through the SSRF-checked client.
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
