@@ -31,15 +31,6 @@ if (![table, uniqueColumn].every((name) => identifier.test(name))) throw new Err
 const port = parentPort as MessagePort;
 const sqlite = new SQLite(path);
 configureSqlite(sqlite);
-/**
- * Checkpoint (copy the WAL's pages into the database file) when the WAL passes 4,000 pages (16 MB)
- * rather than SQLite's 1,000. A receipt dirties a random page of each of two indexes plus the pages
- * at the ends of the others; at 1,000 the worker checkpointed every twenty-odd commits and wrote the
- * same hot pages out again each time. Measured at 50 connections: 34.6% -> 37-39% of bare verify
- * (bench/RESULTS.md); each checkpoint takes longer (p99 22 -> 26-29 ms). Other connections keep
- * the default, so a node that takes no receipts keeps a 4 MB WAL.
- */
-sqlite.pragma('wal_autocheckpoint = 4000');
 const selectExisting = sqlite.prepare(`SELECT * FROM ${table} WHERE ${uniqueColumn} = ?`);
 const inserts = new Map<string, SQLite.Statement>();
 
