@@ -22,7 +22,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { capabilities } from '../src/modules/catalog/index.ts';
-import { aliasText, capabilityTargetText, catalogueHash, decodeQueryMap, encodeQueryMap } from '../src/modules/discovery/query-map.ts';
+import { capabilityText } from '../src/modules/discovery/concepts.ts';
+import { catalogueHash, decodeQueryMap, encodeQueryMap } from '../src/modules/discovery/query-map.ts';
 import { createSentenceEncoder } from '../src/modules/discovery/sentence-encoder.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,8 +40,8 @@ const FOLDS = 5;
 const BATCH = 64;
 
 // ── the pairs ───────────────────────────────────────────────────────────────
-const targets = capabilities.map(capabilityTargetText);
-const pairs = capabilities.flatMap((capability, k) => capability.aliases.map((alias) => ({ text: aliasText(alias), capability: k })));
+const targets = capabilities.map(capabilityText);
+const pairs = capabilities.flatMap((capability, k) => capability.aliases.map((alias) => ({ text: alias, capability: k })));
 
 async function encode(texts: string[]): Promise<Float32Array[]> {
   const encoder = createSentenceEncoder();

@@ -6,12 +6,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { systemClock } from '../../src/lib/clock.ts';
 import { capabilities } from '../../src/modules/catalog/index.ts';
-import { createWordVectorEmbedder, type Embedder } from '../../src/modules/discovery/embedder.ts';
+import type { Embedder } from '../../src/modules/discovery/embedder.ts';
 import { catalogueHash, decodeQueryMap, defaultQueryMapPath, encodeQueryMap, lazyQueryMap, loadQueryMap, type QueryMap } from '../../src/modules/discovery/query-map.ts';
-import { createDiscoveryService } from '../../src/modules/discovery/service.ts';
-import type { AgentRow, DiscoveryStore } from '../../src/modules/discovery/store.ts';
+import { agentRow, memorySearch } from '../helpers/discovery.ts';
 
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const randomish = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed * 7.1 + i * 1.3));
@@ -83,34 +81,10 @@ describe('discovery: query map files', () => {
 
 describe('discovery: the query map in search', () => {
   // Two agents alike in words; the stand-in encoder tells them apart by one dimension each.
-  const rows = ['north', 'south'].map(
-    (key) =>
-      ({ id: key, name: `Helper ${key}`, slug: key, description: 'Helps with things.', capabilities: '[]', tags: '[]', categories: '[]', protocols: '[]', visibility: 'public', last_seen_at: null, registration_pubkey: null }) as unknown as AgentRow,
-  );
-  const store = {
-    lexical: async () => new Map(),
-    lastChange: async () => 0,
-    changesSince: async () => [],
-    allAgents: async () => rows,
-    agentsByIds: async (ids: string[]) => rows.filter((row) => ids.includes(row.id)),
-    agentBySlug: async (slug: string) => rows.find((row) => row.slug === slug),
-    seenSince: async () => [],
-  } as unknown as DiscoveryStore;
+  const rows = ['north', 'south'].map((key) => agentRow({ id: key, name: `Helper ${key}`, description: 'Helps with things.' }));
   const encoder: Embedder = { embed: async (texts) => texts.map((text) => Float32Array.from(text.includes('south') ? [0, 1] : [1, 0])) };
   const swap: QueryMap = { dimensions: 2, apply: (v) => Float32Array.from([v[1]!, v[0]!]) };
-
-  const first = async (queryMap: QueryMap | null) => {
-    const service = createDiscoveryService({
-      store,
-      registry: { view: (row) => ({ id: row.id }), canSee: async () => true, visibilityFor: () => () => true, availabilityOf: () => 'offline' },
-      trust: { trustBySubject: async () => new Map() },
-      embedder: createWordVectorEmbedder(),
-      sentenceEncoders: { queries: encoder, agents: encoder },
-      queryMap,
-      clock: systemClock,
-    });
-    return (await service.search(null, { q: 'the way north', limit: 10, offset: 0 })).data[0]?.id;
-  };
+  const first = async (queryMap: QueryMap | null) => (await memorySearch(rows, { sentenceEncoders: { queries: encoder, agents: encoder }, queryMap })('the way north'))[0];
 
   it('maps the query vector before comparing it with the agents', async () => {
     assert.equal(await first(null), 'north');

@@ -4,41 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { systemClock } from '../../src/lib/clock.ts';
-import { createDiscoveryService } from '../../src/modules/discovery/service.ts';
 import { createSentenceEncoder, withRecentVectors } from '../../src/modules/discovery/sentence-encoder.ts';
-import { createWordVectorEmbedder, type Embedder } from '../../src/modules/discovery/embedder.ts';
-import type { AgentRow, DiscoveryStore } from '../../src/modules/discovery/store.ts';
+import type { Embedder } from '../../src/modules/discovery/embedder.ts';
 import { fixtureAgents } from '../fixtures/discovery/relevance.ts';
+import { agentRow, memorySearch } from '../helpers/discovery.ts';
 
 // The relevance set's agents (test/fixtures/discovery), as rows of an in-memory store.
-const rows = fixtureAgents.map(
-  (a) =>
-    ({ id: a.key, name: a.name, slug: a.key, description: a.description, capabilities: JSON.stringify(a.capabilities), tags: JSON.stringify(a.tags), categories: '[]', protocols: '[]', visibility: 'public', last_seen_at: null, registration_pubkey: null }) as unknown as AgentRow,
-);
+const rows = fixtureAgents.map((a) => agentRow({ id: a.key, name: a.name, description: a.description, capabilities: a.capabilities, tags: a.tags }));
 
-const store = {
-  lexical: async () => new Map(),
-  lastChange: async () => 0,
-  changesSince: async () => [],
-  allAgents: async () => rows,
-  agentsByIds: async (ids: string[]) => rows.filter((row) => ids.includes(row.id)),
-  agentBySlug: async (slug: string) => rows.find((row) => row.slug === slug),
-  seenSince: async () => [],
-} as unknown as DiscoveryStore;
-
-function search(sentenceEncoders: { queries: Embedder; agents: Embedder } | null, errors: unknown[] = []) {
-  const service = createDiscoveryService({
-    store,
-    registry: { view: (row) => ({ id: row.id }), canSee: async () => true, visibilityFor: () => () => true, availabilityOf: () => 'offline' },
-    trust: { trustBySubject: async () => new Map() },
-    embedder: createWordVectorEmbedder(),
-    sentenceEncoders,
-    clock: systemClock,
-    onEmbedderError: (error) => errors.push(error),
-  });
-  return async (q: string) => (await service.search(null, { q, limit: 10, offset: 0 })).data.map((found) => found.id);
-}
+const search = (sentenceEncoders: { queries: Embedder; agents: Embedder } | null, errors: unknown[] = []) =>
+  memorySearch(rows, { sentenceEncoders, onEmbedderError: (error) => errors.push(error) });
 
 describe('discovery: sentence encoder', () => {
   it('finds an agent from a question sharing no word with it, where word vectors alone do not', async () => {

@@ -6,6 +6,7 @@
  * concept base.
  */
 import { capabilities, findCapability } from '../catalog/index.ts';
+import type { Capability } from '../catalog/capabilities.ts';
 import { normalize, type Embedder } from './embedder.ts';
 import { contentWords, stem, wordsOf } from './tokenize.ts';
 
@@ -23,7 +24,9 @@ const TEMPERATURE = 0.1;
 const MAX_PHRASE = 4;
 
 const capabilityIndex = new Map(capabilities.map((c, i) => [c.slug, i]));
-const capabilityTexts = capabilities.map((c) => [c.name, c.description, ...c.aliases].join(' '));
+/** A capability as one text: what the concept mapper compares texts with, and what the query map is fitted towards. */
+export const capabilityText = (capability: Capability): string => [capability.name, capability.description, ...capability.aliases].join(' ');
+const capabilityTexts = capabilities.map(capabilityText);
 
 /** BM25 over the catalogue's texts (stemmed), built once as an inverted index. */
 const catalogueBm25 = (() => {

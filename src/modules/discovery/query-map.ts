@@ -40,14 +40,12 @@ const HEADER_BYTES = 4 + 4 + 4 + 4 + 32;
 export const QUERY_MAP_BLEND = 0.25;
 
 /**
- * What the map is fitted on, shared by the build script and the hash check so the two cannot
- * disagree: each alias (a short phrase people use) maps to its capability's text as the concept
- * mapper has it (concepts.ts: name, description, aliases). Changing this recipe changes the hash:
- * the file must then be rebuilt, as when the catalogue changes.
+ * What the map is fitted on, part of the hash so that the build script and the check cannot
+ * disagree: each alias (a short phrase people use), as it is, maps to its capability's text as the
+ * concept mapper has it (concepts.ts `capabilityText`: name, description, aliases). Changing this
+ * recipe changes the hash: the file must then be rebuilt, as when the catalogue changes.
  */
 export const QUERY_MAP_RECIPE = 'query-map v1: encoder(alias) -> encoder(name description aliases), ridge towards 0';
-export const aliasText = (alias: string): string => alias;
-export const capabilityTargetText = (capability: Capability): string => [capability.name, capability.description, ...capability.aliases].join(' ');
 
 /**
  * The encoder's weights package and version: the map is fitted in that model's vector space, so an

@@ -61,9 +61,15 @@ const RECENT_QUERIES = 256;
 
 const builtInSentenceEncoders = () => ({ queries: withRecentVectors(createSentenceEncoder(), RECENT_QUERIES), agents: createSentenceEncoder() });
 
+/** The map given, else the shipped one, which only fits the built-in encoder's vector space. */
+function queryMapFor(given: QueryMap | null | undefined, builtInEncoder: boolean, onError: (error: unknown) => void): () => QueryMap | null {
+  if (given !== undefined) return () => given;
+  return builtInEncoder ? lazyQueryMap(onError) : () => null;
+}
+
 export function createDiscoveryService<View extends object>({ store, registry, trust, embedder, sentenceEncoders, queryMap, clock, onEmbedderError = () => {} }: DiscoveryDeps<View>) {
   const sentences = sentenceEncoders === undefined ? builtInSentenceEncoders() : sentenceEncoders;
-  const mapFor: () => QueryMap | null = queryMap !== undefined ? () => queryMap : sentenceEncoders === undefined ? lazyQueryMap(onEmbedderError) : () => null;
+  const mapFor = queryMapFor(queryMap, sentenceEncoders === undefined, onEmbedderError);
   const concepts = createConceptMapper(embedder);
   const index = createAgentIndex({ store, embedder, concepts, sentenceEncoder: sentences?.agents ?? null, clock, onEmbedderError });
 
