@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { relevanceOf, scoreOf } from '../../src/modules/discovery/ranking.ts';
+import { queryCoverage, relevanceOf, scoreOf } from '../../src/modules/discovery/ranking.ts';
 import { contentWords, spellingVariants, stem, wordsOf } from '../../src/modules/discovery/tokenize.ts';
 import { NEUTRAL_TRUST, trustFor } from '../../src/modules/discovery/trust.ts';
 
@@ -42,6 +42,14 @@ describe('discovery: trust and score', () => {
     assert.ok(scoreOf(0.5, 0.9, 'available') > scoreOf(0.5, 0.5, 'offline'));
     assert.ok(scoreOf(0.5, 0, 'offline') > scoreOf(0.34, 1, 'available'));
     assert.ok(Math.abs(scoreOf(1, 1, 'available') - 1) < 1e-9);
+  });
+
+  it('scales a full-text hit by how much of the query the agent has, so one incidental word counts little', () => {
+    const stems = (text: string) => new Set(contentWords(text).map(stem));
+    const query = stems('are we following european privacy law');
+    assert.equal(queryCoverage(query, stems('Shipment Tracker: follows parcels across carriers')), 1 / 4);
+    assert.equal(queryCoverage(stems('kubernetes operator'), stems('Kube Operator deploys services to Kubernetes clusters')), 1);
+    assert.equal(queryCoverage(new Set(), stems('anything')), 0);
   });
 
   it('spreads the semantic weight over the other signals when the query could not be embedded', () => {

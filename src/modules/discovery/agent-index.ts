@@ -13,6 +13,7 @@ import { declaredCapabilities, type ConceptMapper, type Concepts } from './conce
 import type { Embedder } from './embedder.ts';
 import { createSentenceVectors } from './sentence-vectors.ts';
 import type { AgentRow, DiscoveryStore } from './store.ts';
+import { contentWords, stem } from './tokenize.ts';
 
 export interface IndexedAgent {
   row: AgentRow;
@@ -24,6 +25,8 @@ export interface IndexedAgent {
   declared: string[];
   /** What is embedded: name, description, capabilities, tags. */
   text: string;
+  /** The content words of `text`, stemmed: how much of a query the text covers (ranking.ts `queryCoverage`). */
+  stems: Set<string>;
   /** Null while the embedder could not embed it (retried on the next refresh). */
   vector: Float32Array | null;
   /** Sentence-encoder vector; null until embedded (ranking then uses `vector`) or without an encoder. */
@@ -104,6 +107,7 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
         terms: new Set(terms.map(normalizeCapabilityTerm)),
         declared,
         text,
+        stems: new Set(contentWords(text).map(stem)),
         vector,
         sentence: previous?.text === text ? previous.sentence : null,
         concepts: await concepts.conceptsOf(text, vector, declared),

@@ -6,7 +6,7 @@ import type { Availability } from '../registry/index.ts';
 import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
 import { conceptSimilarity, createConceptMapper, dot, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
-import { MAX_RESULTS, MIN_RELEVANCE, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, scoreOf, sentenceSimilarity } from './ranking.ts';
+import { MAX_RESULTS, MIN_RELEVANCE, queryCoverage, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, scoreOf, sentenceSimilarity } from './ranking.ts';
 import { lazyQueryMap, type QueryMap } from './query-map.ts';
 import type { DiscoverQuery } from './schemas.ts';
 import { createSentenceEncoder, withRecentVectors } from './sentence-encoder.ts';
@@ -115,6 +115,7 @@ export function createDiscoveryService<View extends object>({ store, registry, t
       sentenceOf(q),
     ]);
     const queryConcepts = await concepts.conceptsOf(q, vector, named, { scaleByConfidence: true });
+    const stems = new Set([...words, ...namedWords].map(stem));
     let bestLexical = 0;
     for (const score of lexical.values()) bestLexical = Math.max(bestLexical, score);
 
@@ -122,7 +123,8 @@ export function createDiscoveryService<View extends object>({ store, registry, t
     let best = 0;
     for (let i = 0; i < agents.length; i++) {
       const agent = agents[i]!;
-      const lexicalScore = bestLexical > 0 ? (lexical.get(agent.row.id) ?? 0) / bestLexical : 0;
+      const hit = lexical.get(agent.row.id);
+      const lexicalScore = hit && bestLexical > 0 ? (hit / bestLexical) * queryCoverage(stems, agent.stems) : 0;
       // The sentence encoder where both sides have its vector, else the word-vector embedder.
       const semantic = sentence && agent.sentence ? sentenceSimilarity(dot(sentence, agent.sentence)) : vector ? (agent.vector ? dot(vector, agent.vector) : 0) : null;
       const value = relevanceOf(semantic, lexicalScore, conceptSimilarity(queryConcepts, agent.concepts));
@@ -131,7 +133,7 @@ export function createDiscoveryService<View extends object>({ store, registry, t
     }
     const floor = Math.max(MIN_RELEVANCE, RELATIVE_RELEVANCE_FLOOR * best);
     for (let i = 0; i < relevance.length; i++) if (relevance[i]! < floor) relevance[i] = 0;
-    return { relevance, stems: new Set([...words, ...namedWords].map(stem)) };
+    return { relevance, stems };
   }
 
   return {
