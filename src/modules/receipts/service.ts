@@ -1,9 +1,9 @@
-import canonicalize from 'canonicalize';
 import type { Clock } from '../../lib/clock.ts';
 import { parsePublicKey, tryParseSignature } from '../../lib/ed25519.ts';
 import type { SignatureVerifier } from '../../lib/signature-verifier.ts';
 import { badRequest, conflict } from '../../lib/errors.ts';
 import { newTimeOrderedId } from '../../lib/ids.ts';
+import { canonicalJson } from '../../lib/jcs.ts';
 import { receiptKinds, type ReceiptEnvelope, type ReceiptQuery } from './schemas.ts';
 import type { NewReceiptRow, ReceiptRow, ReceiptsStore } from './store.ts';
 import { findRegisteredIssuer, outcomeValue, scoreClasses, type ClassTrust } from './trust.ts';
@@ -35,9 +35,9 @@ function parseTime(text: string, field: string): number {
  */
 export function canonicalForms(envelope: Record<string, unknown>): { signed: string; stored: string } {
   const members = Object.keys(envelope)
-    .filter((key) => envelope[key] !== undefined) // as JSON.stringify and canonicalize leave them out
+    .filter((key) => envelope[key] !== undefined) // as JSON.stringify leaves them out
     .sort()
-    .map((key) => ({ key, text: `${JSON.stringify(key)}:${canonicalize(envelope[key]) as string}` }));
+    .map((key) => ({ key, text: `${JSON.stringify(key)}:${canonicalJson(envelope[key])}` }));
   return {
     signed: `{${members.filter((member) => member.key !== 'signature').map((member) => member.text).join(',')}}`,
     stored: `{${members.map((member) => member.text).join(',')}}`,

@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Signals } from '../../db/signals.ts';
 import type { Principal } from '../../http/auth.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, notFound, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { canonicalJson } from '../../lib/jcs.ts';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
@@ -153,7 +153,7 @@ export function createTasksService(deps: TasksDeps) {
 
   return {
     async create(principal: Principal, input: CreateTaskInput, idempotencyKey: string | undefined) {
-      const requestHash = createHash('sha256').update(canonicalize(input) as string).digest('hex');
+      const requestHash = createHash('sha256').update(canonicalJson(input)).digest('hex');
       if (idempotencyKey) {
         const existing = await store.findByIdempotencyKey(principal.accountId, idempotencyKey);
         if (existing) return replay(existing, requestHash);
