@@ -183,7 +183,7 @@ process.stderr.write(`int8: lowest cosine between a float and a quantised mapped
 writeFileSync(values.out, file);
 process.stderr.write(`${pairs.length} aliases of ${capabilities.length} capabilities, ${n}x${n} int8, ${file.length} bytes, catalogue ${hash.toString('hex').slice(0, 16)}... -> ${values.out}\n`);
 
-// The shipped file's provenance is stated in assets/NOTICE, which build-word-vectors.ts rewrites: say it again if it is gone.
+// The shipped file's provenance is stated in assets/NOTICE, ahead of build-word-vectors.ts's section: say it again if it is gone.
 const noticePath = join(repoRoot, 'assets', 'NOTICE');
 const notice = existsSync(noticePath) ? readFileSync(noticePath, 'utf8') : '';
 const paragraph =

@@ -16,7 +16,7 @@
  * int8 vectors[count * dimensions].
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,11 +109,16 @@ kept.forEach((word, i) => {
 
 mkdirSync(dirname(values.out), { recursive: true });
 writeFileSync(values.out, file);
-writeFileSync(
-  join(dirname(values.out), 'NOTICE'),
+// This file's section of NOTICE runs from its first line to the end (it carries the licence text);
+// whatever precedes it (build-query-map.ts's paragraph) is kept.
+const noticePath = join(dirname(values.out), 'NOTICE');
+const notice = existsSync(noticePath) ? readFileSync(noticePath, 'utf8') : '';
+const section =
   `assets/word-vectors.bin is derived from ${PACKAGE} (a pruned, int8-quantised subset of its\n` +
-    `word vectors, built by scripts/build-word-vectors.ts). That package is distributed under the MIT\n` +
-    `licence below, and its vectors derive from GloVe (Pennington, Socher and Manning, Stanford NLP),\n` +
-    `published under the Open Data Commons Public Domain Dedication and License (PDDL) v1.0.\n\n${license}`,
-);
+  `word vectors, built by scripts/build-word-vectors.ts). That package is distributed under the MIT\n` +
+  `licence below, and its vectors derive from GloVe (Pennington, Socher and Manning, Stanford NLP),\n` +
+  `published under the Open Data Commons Public Domain Dedication and License (PDDL) v1.0.\n\n${license}`;
+const start = notice.indexOf('assets/word-vectors.bin');
+const before = start >= 0 ? notice.slice(0, start) : notice && `${notice.trimEnd()}\n\n`;
+writeFileSync(noticePath, before + section);
 process.stderr.write(`${kept.length} words (${wanted} most frequent + ${extra.length} from the catalogue), ${(file.length / 1e6).toFixed(2)} MB -> ${values.out}\n`);
