@@ -96,6 +96,8 @@ export interface AgentsTable {
   owner_id: string | null;
   registration_pubkey: string | null;
   claimed_at: string | null;
+  /** When holding `registration_pubkey` was first proven; until then the agent carries none of its trust (migration 0008). */
+  key_verified_at: string | null;
   delivery_mode: 'webhook' | 'poll';
   /** Kept as issued: signing a webhook needs the secret itself, as with any HMAC scheme. */
   webhook_secret: string | null;

@@ -20,6 +20,7 @@ export function agentRow(agent: { id: string; name: string; description: string;
     visibility: 'public',
     last_seen_at: null,
     registration_pubkey: null,
+    key_verified_at: null,
   } as unknown as AgentRow;
 }
 

@@ -275,11 +275,12 @@ describe('tasks: routing', () => {
   });
 
   it('ratings and trust move an agent up', async () => {
-    const { newAgentKey } = await import('../helpers/agents.ts');
+    const { newAgentKey, proveKey } = await import('../helpers/agents.ts');
     const { makeReceipt } = await import('../helpers/receipts.ts');
     const trustedKey = newAgentKey();
     const plain = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['legal-review'] });
     const trusted = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['legal-review'], pubkey: trustedKey.pubkey });
+    await proveKey(app, owner.token, trusted.id, trustedKey);
     const voucherOwner = await app.signup();
     const voucherKey = newAgentKey();
     const voucher = await registerAgent(app, voucherOwner.token, { pubkey: voucherKey.pubkey });

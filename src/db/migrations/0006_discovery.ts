@@ -11,7 +11,21 @@ import type { Migration } from './index.ts';
  *    node in the next request.
  * Only columns that discovery reads fire the update triggers: heartbeats (last_seen_at) do not.
  */
-const WATCHED_COLUMNS = 'name, slug, description, protocols, categories, capabilities, tags, visibility, org_id, status, owner_id, registration_pubkey';
+export const WATCHED_COLUMNS = 'name, slug, description, protocols, categories, capabilities, tags, visibility, org_id, status, owner_id, registration_pubkey';
+
+/** The text the lexical index holds for capability terms, from the row `prefix` names (`new.` in a trigger). */
+const sqliteTerms = (prefix: 'new.' | '') => `${prefix}capabilities || ' ' || ${prefix}tags || ' ' || ${prefix}categories`;
+
+/** SQLite's update trigger on `agents`; later migrations recreate it when discovery reads more columns. */
+export const sqliteAgentsUpdateTrigger = (watchedColumns: string) =>
+  `CREATE TRIGGER agents_discovery_au AFTER UPDATE OF ${watchedColumns} ON agents BEGIN
+       UPDATE discovery_documents SET name = new.name, description = new.description, terms = ${sqliteTerms('new.')} WHERE agent_id = new.id;
+       INSERT INTO discovery_changes(agent_id) VALUES (new.id);
+     END`;
+
+/** PostgreSQL's trigger on `agents` (its function, `discovery_agent_changed`, is created in upPostgres); recreated like SQLite's. */
+export const postgresAgentsTrigger = (watchedColumns: string) =>
+  `CREATE TRIGGER agents_discovery AFTER INSERT OR DELETE OR UPDATE OF ${watchedColumns} ON agents FOR EACH ROW EXECUTE FUNCTION discovery_agent_changed()`;
 
 export const discovery: Migration = {
   async up(db: Kysely<unknown>, dialect: DialectName) {
@@ -28,7 +42,6 @@ async function upSqlite(db: Kysely<unknown>) {
   await sql`CREATE TABLE discovery_documents (doc_id INTEGER PRIMARY KEY AUTOINCREMENT, agent_id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, description TEXT NOT NULL, terms TEXT NOT NULL)`.execute(db);
   await sql`CREATE VIRTUAL TABLE discovery_fts USING fts5(name, description, terms, content='discovery_documents', content_rowid='doc_id', tokenize='porter unicode61')`.execute(db);
 
-  const terms = (prefix: 'new.' | '') => `${prefix}capabilities || ' ' || ${prefix}tags || ' ' || ${prefix}categories`;
   const statements = [
     `CREATE TRIGGER discovery_documents_ai AFTER INSERT ON discovery_documents BEGIN
        INSERT INTO discovery_fts(rowid, name, description, terms) VALUES (new.doc_id, new.name, new.description, new.terms);
@@ -41,20 +54,17 @@ async function upSqlite(db: Kysely<unknown>) {
        INSERT INTO discovery_fts(rowid, name, description, terms) VALUES (new.doc_id, new.name, new.description, new.terms);
      END`,
     `CREATE TRIGGER agents_discovery_ai AFTER INSERT ON agents BEGIN
-       INSERT INTO discovery_documents(agent_id, name, description, terms) VALUES (new.id, new.name, new.description, ${terms('new.')});
+       INSERT INTO discovery_documents(agent_id, name, description, terms) VALUES (new.id, new.name, new.description, ${sqliteTerms('new.')});
        INSERT INTO discovery_changes(agent_id) VALUES (new.id);
      END`,
-    `CREATE TRIGGER agents_discovery_au AFTER UPDATE OF ${WATCHED_COLUMNS} ON agents BEGIN
-       UPDATE discovery_documents SET name = new.name, description = new.description, terms = ${terms('new.')} WHERE agent_id = new.id;
-       INSERT INTO discovery_changes(agent_id) VALUES (new.id);
-     END`,
+    sqliteAgentsUpdateTrigger(WATCHED_COLUMNS),
     `CREATE TRIGGER agents_discovery_ad AFTER DELETE ON agents BEGIN
        DELETE FROM discovery_documents WHERE agent_id = old.id;
        INSERT INTO discovery_changes(agent_id) VALUES (old.id);
      END`,
   ];
   for (const statement of statements) await sql.raw(statement).execute(db);
-  await sql.raw(`INSERT INTO discovery_documents(agent_id, name, description, terms) SELECT id, name, description, ${terms('')} FROM agents`).execute(db);
+  await sql.raw(`INSERT INTO discovery_documents(agent_id, name, description, terms) SELECT id, name, description, ${sqliteTerms('')} FROM agents`).execute(db);
 }
 
 async function upPostgres(db: Kysely<unknown>) {
@@ -80,6 +90,6 @@ async function upPostgres(db: Kysely<unknown>) {
        END $$`,
     )
     .execute(db);
-  await sql.raw(`CREATE TRIGGER agents_discovery AFTER INSERT OR DELETE OR UPDATE OF ${WATCHED_COLUMNS} ON agents FOR EACH ROW EXECUTE FUNCTION discovery_agent_changed()`).execute(db);
+  await sql.raw(postgresAgentsTrigger(WATCHED_COLUMNS)).execute(db);
   await sql.raw(`INSERT INTO discovery_documents(agent_id, search) SELECT a.id, ${vector('a')} FROM agents a`).execute(db);
 }

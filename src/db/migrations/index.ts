@@ -12,6 +12,7 @@ import { social } from './0004_social.ts';
 import { tasks } from './0005_tasks.ts';
 import { discovery } from './0006_discovery.ts';
 import { payments } from './0007_payments.ts';
+import { keyProof } from './0008_key_proof.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -25,6 +26,7 @@ const ordered: [string, Migration][] = [
   ['0005_tasks', tasks],
   ['0006_discovery', discovery],
   ['0007_payments', payments],
+  ['0008_key_proof', keyProof],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -2,7 +2,7 @@ import type { Principal } from '../../http/auth.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { notFound } from '../../lib/errors.ts';
 import { findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
-import type { Availability } from '../registry/index.ts';
+import { provenKeyOf, type Availability } from '../registry/index.ts';
 import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
 import { conceptSimilarity, createConceptMapper, dot, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
@@ -167,11 +167,12 @@ export function createDiscoveryService<View extends object>({ store, registry, t
         .sort((a, b) => b.score - a.score)
         .slice(0, MAX_RESULTS);
 
-      const pubkeys = [...new Set(shortlist.map((c) => c.agent.row.registration_pubkey).filter((k): k is string => k !== null))];
+      // Only proven keys bring their trust: an agent registered under someone else's key stays neutral.
+      const pubkeys = [...new Set(shortlist.map((c) => provenKeyOf(c.agent.row)).filter((k): k is string => k !== null))];
       const evidence = pubkeys.length > 0 ? await trust.trustBySubject(pubkeys) : new Map();
       const queryStems = new Set([...(relevant?.stems ?? []), ...(query.capability ? wordsOf(query.capability).map(stem) : [])]);
       for (const candidate of shortlist) {
-        const key = candidate.agent.row.registration_pubkey;
+        const key = provenKeyOf(candidate.agent.row);
         candidate.trust = trustFor(key ? evidence.get(key) : undefined, queryStems);
         candidate.score = scoreOf(candidate.relevance, candidate.trust, candidate.availability);
       }
@@ -198,7 +199,8 @@ export function createDiscoveryService<View extends object>({ store, registry, t
     async get(viewer: Principal | null, slug: string) {
       const row = await store.agentBySlug(slug);
       if (!row || !(await registry.canSee(row, viewer?.personId ?? null))) throw notFound('Agent not found');
-      const evidence = row.registration_pubkey ? (await trust.trustBySubject([row.registration_pubkey])).get(row.registration_pubkey) : undefined;
+      const key = provenKeyOf(row);
+      const evidence = key ? (await trust.trustBySubject([key])).get(key) : undefined;
       return { ...registry.view(row), trust: round(trustFor(evidence, new Set())) };
     },
   };

@@ -4,3 +4,4 @@ export { registerRegistryRoutes } from './routes.ts';
 export { validateInputSchema, type InputSchema, type InputFieldDefinition } from './input-schema.ts';
 export { Agent, protocolValues } from './schemas.ts';
 export type { AgentRow } from './store.ts';
+export { provenKeyOf } from './proven-key.ts';

@@ -5,13 +5,14 @@ import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams, listOf, PageQuery } from '../../http/schemas.ts';
 import {
   Agent,
-  ClaimBody,
+  ChallengeSignature,
   ClaimChallenge,
   Claimed,
   CreateAgent,
   CreateProvisionalAgent,
   HeartbeatAck,
   HeartbeatBody,
+  KeyProven,
   ProvisionalCreated,
   UpdateAgent,
   WebhookSecret,
@@ -76,8 +77,36 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
 
   app.post('/v1/agents/:id/claim', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Claim a provisional agent with a signature over the nonce', params: IdParams, body: ClaimBody, response: { 200: Claimed, ...errorResponses } },
+    schema: { tags, security, summary: 'Claim a provisional agent with a signature over the nonce', params: IdParams, body: ChallengeSignature, response: { 200: Claimed, ...errorResponses } },
     handler: async (request) => ({ data: await registry.claim(principalOf(request), request.params.id, request.body.signature), message: 'Agent claimed: you are its owner now.' }),
+  });
+
+  app.get('/v1/agents/:id/key-challenge', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: "A nonce for the owner to sign with the agent's registration key (valid 10 minutes, single use)",
+      params: IdParams,
+      response: { 200: dataOf(ClaimChallenge), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await registry.keyChallenge(principalOf(request), request.params.id) }),
+  });
+
+  app.post('/v1/agents/:id/key-proof', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: 'Prove holding the registration key with a signature over the key challenge; the agent then carries the trust of its key',
+      params: IdParams,
+      body: ChallengeSignature,
+      response: { 200: KeyProven, ...errorResponses },
+    },
+    handler: async (request) => ({
+      data: await registry.proveKey(principalOf(request), request.params.id, request.body.signature),
+      message: 'Registration key proven: this agent now carries the trust of its key.',
+    }),
   });
 
   app.post('/v1/agents/:id/heartbeat', {

@@ -116,6 +116,7 @@ export const Agent = Type.Object({
   ownerId: nullable(Type.String()),
   registrationPubkey: nullable(Type.String()),
   claimedAt: nullable(Type.String()),
+  keyVerified: Type.Boolean({ description: 'holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust' }),
   deliveryMode: Type.String(),
   hasWebhookSecret: Type.Boolean(),
   availability: Type.Union([Type.Literal('available'), Type.Literal('away'), Type.Literal('offline')]),
@@ -134,9 +135,18 @@ export const ProvisionalCreated = Type.Object({
 });
 
 export const ClaimChallenge = Type.Object({ agentId: Type.String(), nonce: Type.String(), expiresAt: Type.String(), instructions: Type.String() });
-export const ClaimBody = Type.Object({ signature: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+/** The body of a claim and of a key proof: a signature over a challenge's nonce. */
+export const ChallengeSignature = Type.Object(
+  { signature: Type.String({ minLength: 1, maxLength: 200, description: 'base64url (or base64) Ed25519 signature over the UTF-8 bytes of the nonce, by the registration key' }) },
+  { additionalProperties: false },
+);
 export const Claimed = Type.Object({
   data: Type.Object({ id: Type.String(), status: Type.String(), ownerId: Type.String(), claimedAt: Type.String() }),
+  message: Type.String(),
+});
+
+export const KeyProven = Type.Object({
+  data: Type.Object({ id: Type.String(), keyVerifiedAt: Type.String() }),
   message: Type.String(),
 });
 

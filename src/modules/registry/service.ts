@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../http/auth.ts';
-import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
+import { isoNow, type Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { decodeBase64Strict } from '../../lib/base64.ts';
-import { parsePublicKey, parseSignature, verifyStrict } from '../../lib/ed25519.ts';
+import { parsePublicKey, verifyStrict } from '../../lib/ed25519.ts';
 import { newId } from '../../lib/ids.ts';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
 import { validateInputSchema } from './input-schema.ts';
+import { claimFlow, createKeyChallenges, keyProofFlow } from './key-challenges.ts';
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
 import type { AgentRow, RegistryStore } from './store.ts';
 
-const CHALLENGE_TTL_MS = 10 * 60 * 1000;
 const SIGNED_HEADER_SKEW_S = 300;
 const AWAY_LIMIT_MS = 24 * 3600 * 1000;
 
@@ -31,6 +31,8 @@ export interface RegistryDeps {
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
 export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, agentRemoved }: RegistryDeps) {
+  const challenges = createKeyChallenges(store, clock);
+
   function availabilityOf(row: AgentRow): Availability {
     if (!row.last_seen_at) return 'offline';
     const age = clock.now().getTime() - Date.parse(row.last_seen_at);
@@ -62,6 +64,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       ownerId: row.owner_id,
       registrationPubkey: row.registration_pubkey,
       claimedAt: row.claimed_at,
+      keyVerified: row.key_verified_at !== null,
       deliveryMode: row.delivery_mode,
       hasWebhookSecret: row.webhook_secret !== null,
       availability: availabilityOf(row),
@@ -222,6 +225,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         owner_id: principal.personId,
         registration_pubkey: pubkey,
         claimed_at: null,
+        key_verified_at: null,
       });
       return view(row);
     },
@@ -242,6 +246,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         owner_id: null,
         registration_pubkey: pubkey,
         claimed_at: null,
+        key_verified_at: null,
       });
       return { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey };
     },
@@ -297,40 +302,33 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     async challenge(id: string) {
       const row = await findVisible(id, null);
       if (row.status !== 'provisional') throw conflict('This agent is already claimed');
-      const nonce = randomBytes(32).toString('hex');
-      const expiresAt = isoIn(clock, CHALLENGE_TTL_MS);
-      await store.saveChallenge({ agent_id: id, nonce, expires_at: expiresAt, created_at: isoNow(clock) });
-      return {
-        agentId: id,
-        nonce,
-        expiresAt,
-        instructions:
-          `Sign the UTF-8 bytes of this nonce (the 64-character string itself) with the Ed25519 private key of ${row.registration_pubkey}, ` +
-          `then POST /v1/agents/${id}/claim with {"signature": "<base64url signature>"} and your session token or API key ` +
-          `before ${expiresAt}. A new challenge replaces this one; each challenge can be used once.`,
-      };
+      return challenges.issue(id, registrationKeyOf(row), claimFlow);
     },
 
     async claim(principal: Principal, id: string, signatureText: string) {
       const row = await findVisible(id, principal.personId);
       if (row.status !== 'provisional' || !row.registration_pubkey) throw conflict('This agent is already claimed');
       const challenge = await store.findChallenge(id);
-      if (!challenge) {
-        // A concurrent claim may have won (and consumed the challenge) since the agent was read.
-        if ((await store.find(id))?.status !== 'provisional') throw conflict('This agent is already claimed');
-        throw badRequest('No active claim challenge: request one with GET /v1/agents/:id/claim/challenge');
-      }
-      if (Date.parse(challenge.expires_at) <= clock.now().getTime()) throw badRequest('The claim challenge has expired: request a new one');
-      const signature = parseSignature(signatureText, 'signature');
-      // Verified before the challenge is consumed, so a wrong signature cannot burn someone's challenge.
-      const key = parsePublicKey(row.registration_pubkey);
-      if (!verifyStrict(key.raw, Buffer.from(challenge.nonce, 'utf8'), signature)) {
-        throw forbidden('The signature does not verify with the registration key');
-      }
+      // A concurrent claim may have won (and consumed the challenge) since the agent was read.
+      if (!challenge && (await store.find(id))?.status !== 'provisional') throw conflict('This agent is already claimed');
+      const nonce = challenges.signedNonce(id, challenge, row.registration_pubkey, signatureText, claimFlow);
       const now = isoNow(clock);
-      const outcome = await store.claim(id, challenge.nonce, principal.personId, now);
+      const outcome = await store.claim(id, nonce, principal.personId, now);
       if (outcome !== 'claimed') throw conflict('This agent was claimed by a concurrent request');
       return { id, status: 'active', ownerId: principal.personId, claimedAt: now };
+    },
+
+    /** A nonce for the owner to sign with the agent's registration key (key proof: docs/registry.md). */
+    async keyChallenge(principal: Principal, id: string) {
+      return challenges.issue(id, registrationKeyOf(await findOwned(principal, id)), keyProofFlow);
+    },
+
+    async proveKey(principal: Principal, id: string, signatureText: string) {
+      const key = registrationKeyOf(await findOwned(principal, id));
+      const nonce = challenges.signedNonce(id, await store.findChallenge(id), key, signatureText, keyProofFlow);
+      const keyVerifiedAt = await store.proveKey(id, nonce, isoNow(clock));
+      if (!keyVerifiedAt) throw badRequest('The key challenge was used by a concurrent request: request a new one');
+      return { id, keyVerifiedAt };
     },
 
     async heartbeat(principal: Principal | null, id: string, signedHeader: string | undefined, body: { status?: 'available' | 'busy' | 'maintenance'; load?: number }) {
@@ -341,6 +339,8 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         const row = await store.find(id);
         if (!row) throw notFound('Agent not found');
         verifyAgentSignature(row, signedHeader);
+        // The header was signed by the registration key: possession is proven.
+        if (row.key_verified_at === null) await store.markKeyProven(id, isoNow(clock));
       }
       const now = isoNow(clock);
       const updated = await store.update(id, { last_seen_at: now, reported_status: body.status ?? 'available', reported_load: body.load ?? null });
@@ -381,6 +381,11 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       return { agentId: id, deleted: true };
     },
   };
+
+  function registrationKeyOf(row: AgentRow): string {
+    if (!row.registration_pubkey) throw conflict('This agent has no registration key to prove: it was registered without a pubkey');
+    return row.registration_pubkey;
+  }
 
   /** `X-Agent-Signature: <unix seconds>.<base64url Ed25519 signature over "<agentId>.<unix seconds>">`. */
   function verifyAgentSignature(row: AgentRow, header: string): void {

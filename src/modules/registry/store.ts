@@ -1,9 +1,18 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.ts';
 import { containsPattern, lowerLike } from '../../db/like.ts';
-import type { AgentsTable } from '../../db/schema.ts';
+import type { AgentsTable, ClaimChallengesTable } from '../../db/schema.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
+export type ChallengeRow = Selectable<ClaimChallengesTable>;
+
+/**
+ * Records that the agent's registration key is proven. Only the first proof is kept: the key cannot
+ * change, and leaving proven rows untouched keeps later signed heartbeats from firing discovery's
+ * change trigger (migration 0008).
+ */
+const markKeyProven = (executor: Db | Tx, agentId: string, now: string) =>
+  executor.updateTable('agents').set({ key_verified_at: now }).where('id', '=', agentId).where('key_verified_at', 'is', null).execute();
 
 export function createRegistryStore(db: Db) {
   return {
@@ -52,7 +61,8 @@ export function createRegistryStore(db: Db) {
     findChallenge: (agentId: string) => db.selectFrom('claim_challenges').selectAll().where('agent_id', '=', agentId).executeTakeFirst(),
     /**
      * Consumes the challenge and activates the agent in one transaction. Both statements are
-     * conditional, so of any number of concurrent claims exactly one sees a row change.
+     * conditional, so of any number of concurrent claims exactly one sees a row change. The claim's
+     * signature proved the registration key.
      */
     async claim(agentId: string, nonce: string, ownerId: string, now: string): Promise<'claimed' | 'challenge_gone' | 'not_provisional'> {
       return db.transaction().execute(async (tx: Tx) => {
@@ -64,7 +74,24 @@ export function createRegistryStore(db: Db) {
           .where('id', '=', agentId)
           .where('status', '=', 'provisional')
           .executeTakeFirst();
-        return Number(activated.numUpdatedRows) === 1 ? 'claimed' : 'not_provisional';
+        if (Number(activated.numUpdatedRows) !== 1) return 'not_provisional';
+        await markKeyProven(tx, agentId, now);
+        return 'claimed';
+      });
+    },
+
+    markKeyProven: (agentId: string, now: string) => markKeyProven(db, agentId, now),
+    /**
+     * Consumes the key challenge and records the proof in one transaction; null when the challenge
+     * was already consumed (a concurrent proof). Answers when the key was first proven.
+     */
+    async proveKey(agentId: string, nonce: string, now: string): Promise<string | null> {
+      return db.transaction().execute(async (tx: Tx) => {
+        const consumed = await tx.deleteFrom('claim_challenges').where('agent_id', '=', agentId).where('nonce', '=', nonce).executeTakeFirst();
+        if (Number(consumed.numDeletedRows) !== 1) return null;
+        await markKeyProven(tx, agentId, now);
+        const row = await tx.selectFrom('agents').select('key_verified_at').where('id', '=', agentId).executeTakeFirst();
+        return row?.key_verified_at ?? null;
       });
     },
 

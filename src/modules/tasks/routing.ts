@@ -4,7 +4,7 @@
  */
 import { expandCapabilityTerms, findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
 import type { ClassTrust, TrustLookup } from '../receipts/index.ts';
-import type { AgentRow, Availability } from '../registry/index.ts';
+import { provenKeyOf, type AgentRow, type Availability } from '../registry/index.ts';
 import type { AgentTaskStats } from './store.ts';
 
 export const ROUTING_WEIGHTS = { capability: 0.35, trust: 0.25, rating: 0.15, responseTime: 0.1, availability: 0.1, load: 0.05 } as const;
@@ -111,16 +111,18 @@ export async function rankCandidates(rows: AgentRow[], request: RoutingRequest, 
     else eligible.push({ row, capability, availability });
   }
 
-  const keys = eligible.map((entry) => entry.row.registration_pubkey).filter((key): key is string => key !== null);
+  // Only proven keys bring their trust: an agent registered under someone else's key stays neutral.
+  const keys = eligible.map((entry) => provenKeyOf(entry.row)).filter((key): key is string => key !== null);
   const [trust, stats] = await Promise.all([deps.trust.trustBySubject(keys), deps.statsFor(eligible.map((entry) => entry.row.id))]);
 
   const candidates = eligible.map(({ row, capability, availability }): Candidate => {
     const history = stats.get(row.id);
+    const key = provenKeyOf(row);
     const ratingMean = (RATING_PRIOR.mean * RATING_PRIOR.weight + (history?.ratingSum ?? 0)) / (RATING_PRIOR.weight + (history?.ratings ?? 0));
     const busy = row.reported_status === 'busy' ? 0.5 : 1;
     const factors: Factors = {
       capability: round(capability),
-      trust: round(trustFactor(row.registration_pubkey ? trust.get(row.registration_pubkey) : undefined, request.taskClass)),
+      trust: round(trustFactor(key ? trust.get(key) : undefined, request.taskClass)),
       rating: round((ratingMean - 1) / 4),
       responseTime: round(history?.meanSeconds == null ? NEUTRAL : 1 / (1 + history.meanSeconds / RESPONSE_HALF_SECONDS)),
       availability: (availability === 'available' ? 1 : 0.5) * busy,
