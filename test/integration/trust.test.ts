@@ -127,3 +127,34 @@ describe('trust scoring: GET /v1/trust', () => {
     expectError(await app.request({ method: 'GET', url: '/v1/trust?pubkey=ed25519%3Axyz' }), 400, 'BAD_REQUEST');
   });
 });
+
+describe('trust scoring: which registered agent a receipt names', () => {
+  let app: TestApp;
+  after(() => app?.close());
+
+  it('an issuer named by its id is that agent, even when someone else registered its key under a name equal to that id', async () => {
+    app = await startTestApp();
+    const [alice, bob, mallory] = [await app.signup(), await app.signup(), await app.signup()];
+    const issuerKey = newAgentKey();
+    const subjectKey = newAgentKey();
+    const issuer = await registerAgent(app, alice.token, { pubkey: issuerKey.pubkey });
+    const subject = await registerAgent(app, bob.token, { pubkey: subjectKey.pubkey });
+    // Copies of both keys: a name that is the issuer's id becomes a slug equal to it, and owning an
+    // agent under the subject's key makes Mallory's agents' receipts about it self-dealing.
+    const impostor = await registerAgent(app, mallory.token, { name: issuer.id, pubkey: issuerKey.pubkey });
+    assert.equal(impostor.slug, issuer.id);
+    await registerAgent(app, mallory.token, { pubkey: subjectKey.pubkey });
+    // An update moves the issuer's row behind the impostor's in PostgreSQL's heap order.
+    const patched = await app.request({ method: 'PATCH', url: `/v1/agents/${issuer.id}`, token: alice.token, body: { description: 'Reviews pull requests, now faster' } });
+    assert.equal(patched.statusCode, 200, patched.body);
+
+    for (let i = 0; i < 3; i++) {
+      const receipt = makeReceipt('outcome', { agent: issuer.id, key: issuerKey }, { agent: subject.slug, key: subjectKey });
+      assert.equal((await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt })).statusCode, 201);
+    }
+    const response = await app.request({ method: 'GET', url: `/v1/trust?pubkey=${encodeURIComponent(subjectKey.pubkey)}` });
+    const [entry] = response.json().data.classes as ClassTrust[];
+    assert.equal(entry?.receipts, 3);
+    assert.equal(entry?.issuers, 1);
+  });
+});

@@ -42,7 +42,10 @@ export interface ClassTrust {
 }
 
 export function findRegisteredIssuer(registered: RegisteredKeys, pubkey: string, agent: string): RegisteredIssuer | undefined {
-  return registered.get(pubkey)?.find((candidate) => candidate.slug === agent || candidate.id === agent);
+  const candidates = registered.get(pubkey);
+  // Ids are the service's; slugs come from names anyone picks, and anyone may register a copy of a
+  // key, so a copy named after the real agent's id has that id as its slug: an id match wins.
+  return candidates?.find((candidate) => candidate.id === agent) ?? candidates?.find((candidate) => candidate.slug === agent);
 }
 
 /**
