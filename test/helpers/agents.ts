@@ -12,6 +12,9 @@ export function newAgentKey(seed: Buffer = randomBytes(32)): AgentKey {
   return { seed, pubkey: formatPublicKey(publicKeyFromSeed(seed)), sign: (message) => signMessage(seed, message).toString('base64url') };
 }
 
+/** `X-Agent-Signature` for `agentId` at `seconds` (unix): the registration key's signature over "<agentId>.<seconds>". */
+export const agentSignature = (agentId: string, key: AgentKey, seconds: number) => `${seconds}.${key.sign(`${agentId}.${seconds}`)}`;
+
 let counter = 0;
 export const uniqueName = (prefix = 'Agent') => `${prefix} ${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 7)}`;
 

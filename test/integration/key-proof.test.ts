@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
-import { claimAgent, newAgentKey, proveKey, registerAgent, registerProvisional, type AgentKey } from '../helpers/agents.ts';
+import { agentSignature, claimAgent, newAgentKey, proveKey, registerAgent, registerProvisional, type AgentKey } from '../helpers/agents.ts';
 import { makeReceipt, type Party } from '../helpers/receipts.ts';
 
 const agentView = async (app: TestApp, id: string, token?: string) => {
@@ -115,7 +115,7 @@ describe('registry: proving the registration key (GET key-challenge, POST key-pr
   it("a signed heartbeat proves the key; one with the owner's credential does not", async () => {
     const { id, key } = await registerProvisional(app);
     const seconds = Math.floor(clock.now().getTime() / 1000);
-    const signed = await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': `${seconds}.${key.sign(`${id}.${seconds}`)}` }, body: {} });
+    const signed = await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': agentSignature(id, key, seconds) }, body: {} });
     assert.equal(signed.statusCode, 200, signed.body);
     assert.equal((await agentView(app, id)).keyVerified, true);
 
@@ -156,6 +156,16 @@ describe('trust follows proven keys: discovery and routing', () => {
     return agent.id;
   }
 
+  /** `successes` verified outcome receipts about `subject` in legal.contracts, from a new independent, registered issuer. */
+  async function vouchFor(subject: Party, successes: number) {
+    const voucherKey = newAgentKey();
+    const voucher = await registerAgent(app, (await app.signup()).token, { pubkey: voucherKey.pubkey });
+    for (let i = 0; i < successes; i++) {
+      const receipt = makeReceipt('outcome', { agent: voucher.slug, key: voucherKey }, subject, { taskClass: 'legal.contracts', payload: { outcome: 'success', latencyMs: 10 } });
+      assert.equal((await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt })).statusCode, 201);
+    }
+  }
+
   before(async () => {
     app = await startTestApp({ PROVISIONAL_RATE_LIMIT_MAX: '1000' }, { clock });
     [holder, attacker, requester] = [await app.signup(), await app.signup(), await app.signup()];
@@ -163,14 +173,7 @@ describe('trust follows proven keys: discovery and routing', () => {
     await proveKey(app, holder.token, agents.holder, holderKey);
     const holderSlug = (await agentView(app, agents.holder)).slug as string;
 
-    // Three successes from an independent, registered issuer about the holder's key.
-    const voucherKey = newAgentKey();
-    const voucher = await registerAgent(app, (await app.signup()).token, { pubkey: voucherKey.pubkey });
-    const voucherParty: Party = { agent: voucher.slug, key: voucherKey };
-    for (let i = 0; i < 3; i++) {
-      const receipt = makeReceipt('outcome', voucherParty, { agent: holderSlug, key: holderKey }, { taskClass: 'legal.contracts', payload: { outcome: 'success', latencyMs: 10 } });
-      assert.equal((await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt })).statusCode, 201);
-    }
+    await vouchFor({ agent: holderSlug, key: holderKey }, 3);
 
     // The attacker's copies: same description and capability, the holder's public key, no private key.
     agents.owned = await readyAgent(attacker.token, { pubkey: holderKey.pubkey });
@@ -244,16 +247,12 @@ describe('trust follows proven keys: discovery and routing', () => {
   it('a provisional agent proving its key by a signed heartbeat gets its trust at once', async () => {
     const key = newAgentKey();
     const { id } = await registerProvisional(app, key, alike());
-    const slug = (await agentView(app, id)).slug as string;
-    const voucherKey = newAgentKey();
-    const voucher = await registerAgent(app, (await app.signup()).token, { pubkey: voucherKey.pubkey });
-    const receipt = makeReceipt('outcome', { agent: voucher.slug, key: voucherKey }, { agent: slug, key }, { taskClass: 'legal.contracts', payload: { outcome: 'success', latencyMs: 10 } });
-    assert.equal((await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt })).statusCode, 201);
+    await vouchFor({ agent: (await agentView(app, id)).slug as string, key }, 1);
     const query = `capability=${capability}`;
     assert.equal((await discover(query)).find((a) => a.id === id)?.trust, 0.5);
 
     const seconds = Math.floor(clock.now().getTime() / 1000);
-    const beat = await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': `${seconds}.${key.sign(`${id}.${seconds}`)}` }, body: {} });
+    const beat = await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': agentSignature(id, key, seconds) }, body: {} });
     assert.equal(beat.statusCode, 200, beat.body);
     assert.ok((await discover(query)).find((a) => a.id === id)!.trust > 0.5);
     assert.ok((await routeTrust()).get(id)! > 0.5);

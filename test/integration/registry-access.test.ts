@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
-import { agentBody, claimAgent, newAgentKey, registerAgent, registerProvisional } from '../helpers/agents.ts';
+import { agentBody, agentSignature, claimAgent, newAgentKey, registerAgent, registerProvisional } from '../helpers/agents.ts';
 
 type Viewer = 'owner' | 'member' | 'outsider' | 'anonymous';
 
@@ -223,7 +223,7 @@ describe('registry: heartbeats and availability', () => {
   it('accepts a provisional agent’s signed header and refuses bad, stale or missing signatures', async () => {
     const { id, key } = await registerProvisional(app);
     const now = Math.floor(clock.now().getTime() / 1000);
-    const header = (seconds: number, signer = key) => `${seconds}.${signer.sign(`${id}.${seconds}`)}`;
+    const header = (seconds: number, signer = key) => agentSignature(id, signer, seconds);
     const ok = await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': header(now) }, body: { status: 'available', load: 0.1 } });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(ok.json().data.availability, 'available');
