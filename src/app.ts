@@ -176,7 +176,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   server.addHook('onClose', async () => {
     // Requests whose clients left are no longer tracked by the HTTP server but may still be running.
-    await waitForRequestsToFinish(server, 5000);
+    await waitForRequestsToFinish(server, config.shutdownGraceMs);
     await deliveries.stop();
     await transfers?.stop();
     await outbound.close();

@@ -35,6 +35,8 @@ export interface Config {
   operators: { emails: string[]; accountIds: string[] };
   /** Worker threads that verify receipt signatures; 0 verifies on the request thread. */
   signatureThreads: number;
+  /** How long shutdown waits for requests still running (including those whose client has left). */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -151,6 +153,7 @@ export function loadConfig(env: Env): Config {
     operators: { emails: operatorEmails, accountIds: list(env.OPERATOR_ACCOUNT_IDS) },
     // One worker on a 2-core machine: the request thread keeps the other core.
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
+    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

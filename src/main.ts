@@ -20,8 +20,8 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.server.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    // A stuck request must not keep the process alive forever.
-    const timer = setTimeout(() => process.exit(1), 30_000);
+    // A stuck request, or a close step that hangs past the grace, must not keep the process alive forever.
+    const timer = setTimeout(() => process.exit(1), config.shutdownGraceMs + 25_000);
     timer.unref();
     await app.close();
     process.exit(0);

@@ -187,7 +187,8 @@ describe('graceful shutdown', () => {
 
   it('keeps the database open for a request whose client has already gone', async () => {
     let outcome = 'not run';
-    const app = await startTestApp({}, {
+    // A grace far longer than any slow machine's close: waiting it out is the failure looked for.
+    const app = await startTestApp({ SHUTDOWN_GRACE_MS: '60000' }, {
       beforeReady: (server) => {
         server.get('/slow-db', { config: { auth: 'none' } }, async () => {
           await new Promise((resolve) => setTimeout(resolve, 300));
@@ -213,7 +214,8 @@ describe('graceful shutdown', () => {
     await app.close();
     assert.equal(outcome, 'query ran');
     // The gone client's request is no longer counted once its handler answered: shutdown does not
-    // wait out its 5 s limit for it.
-    assert.ok(Date.now() - closing < 2000, `close took ${Date.now() - closing} ms`);
+    // wait out the grace for it. (Close also drops the test's database, which can take seconds on a
+    // loaded machine: hence the wide margin.)
+    assert.ok(Date.now() - closing < 30_000, `close took ${Date.now() - closing} ms`);
   });
 });
