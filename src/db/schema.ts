@@ -336,6 +336,14 @@ export interface PaymentTransfersTable {
   updated_at: string;
 }
 
+/** Sentence-encoder vectors of agents, by the hash of model and text embedded (migration 0009). */
+export interface DiscoverySentenceVectorsTable {
+  agent_id: string;
+  text_hash: string;
+  /** float32, little endian */
+  vector: Buffer;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -356,6 +364,7 @@ export interface Database {
   notifications: NotificationsTable;
   hashtags: HashtagsTable;
   discovery_changes: DiscoveryChangesTable;
+  discovery_sentence_vectors: DiscoverySentenceVectorsTable;
   payment_accounts: PaymentAccountsTable;
   ledger_entries: LedgerEntriesTable;
   agent_balances: AgentBalancesTable;

@@ -33,18 +33,28 @@ function memoryStore(rows: AgentRow[]): DiscoveryStore {
     agentsByIds: async (ids: string[]) => rows.filter((row) => ids.includes(row.id)),
     agentBySlug: async (slug: string) => rows.find((row) => row.slug === slug),
     seenSince: async () => [],
+    sentenceVectors: async () => [],
+    saveSentenceVectors: async () => {},
+    deleteSentenceVectors: async () => {},
+    deleteOrphanSentenceVectors: async () => {},
   } as unknown as DiscoveryStore;
 }
 
-/** A search function over `rows`: the ids found for a query, best first. */
-export function memorySearch(rows: AgentRow[], options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'queryMap' | 'onEmbedderError'>) {
-  const service = createDiscoveryService({
-    store: memoryStore(rows),
+/** Discovery over a store (in memory, or a real one): no trust, everyone offline, everything visible. */
+export function discoveryOver(store: DiscoveryStore, options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'sentenceModel' | 'queryMap' | 'onEmbedderError'>) {
+  return createDiscoveryService({
+    store,
     registry: { view: (row) => ({ id: row.id }), canSee: async () => true, visibilityFor: () => () => true, availabilityOf: () => 'offline' },
     trust: { trustBySubject: async () => new Map() },
     embedder: createWordVectorEmbedder(),
     clock: systemClock,
     ...options,
   });
-  return async (q: string) => (await service.search(null, { q, limit: 10, offset: 0 })).data.map((found) => found.id);
+}
+
+/** A search function over `rows`: the ids found for a query, best first; `close` stops the service. */
+export function memorySearch(rows: AgentRow[], options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'queryMap' | 'onEmbedderError'>) {
+  const service = discoveryOver(memoryStore(rows), options);
+  const search = async (q: string) => (await service.search(null, { q, limit: 10, offset: 0 })).data.map((found) => found.id);
+  return Object.assign(search, { close: () => service.close() });
 }

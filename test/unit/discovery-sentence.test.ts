@@ -31,6 +31,26 @@ describe('discovery: sentence encoder', () => {
     assert.ok(errors.length > 0, 'the failure is reported');
   });
 
+  it('answers a search that was running at shutdown without reporting the closed encoder as a failure', async () => {
+    // Like the built-in encoder: what is pending when it closes fails with "closed", and so does later work.
+    const waiting: ((error: Error) => void)[] = [];
+    let closed = false;
+    const closing: Embedder = {
+      embed: () => (closed ? Promise.reject(new Error('sentence encoder closed')) : new Promise((_, reject) => waiting.push(reject))),
+      close: async () => {
+        closed = true;
+        for (const reject of waiting.splice(0)) reject(new Error('sentence encoder closed'));
+      },
+    };
+    const errors: unknown[] = [];
+    const find = search({ queries: closing, agents: closing }, errors);
+    const running = find('turn my recorded chat show into text');
+    while (waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await find.close();
+    assert.equal((await running)[0], 'podcast-transcriber', 'the search still answers, on word vectors');
+    assert.deepEqual(errors, []);
+  });
+
   it('stops its worker when closed, and refuses work afterwards', async () => {
     const encoder = withRecentVectors(createSentenceEncoder(), 4);
     assert.equal((await encoder.embed(['hello']))[0]!.length, 512);

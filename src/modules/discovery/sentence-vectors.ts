@@ -12,7 +12,6 @@ import type { Embedder } from './embedder.ts';
 
 export interface NeedsSentenceVector {
   text: string;
-  sentence: Float32Array | null;
 }
 
 /**
@@ -26,11 +25,14 @@ const BACKGROUND_BATCH = 16;
 export function createSentenceVectors<Agent extends NeedsSentenceVector>({
   encoder,
   isCurrent,
+  store,
   onError,
 }: {
   encoder: Embedder;
   /** Whether this object is still the index's version of its agent. */
   isCurrent(agent: Agent): boolean;
+  /** Keeps an agent's vector (only for agents still current when their vector arrives). */
+  store(agent: Agent, vector: Float32Array): void;
   onError(error: unknown): void;
 }) {
   const queue: Agent[] = [];
@@ -39,7 +41,10 @@ export function createSentenceVectors<Agent extends NeedsSentenceVector>({
   async function embedInto(agents: Agent[]): Promise<boolean> {
     try {
       const vectors = await encoder.embed(agents.map((agent) => agent.text));
-      agents.forEach((agent, i) => (agent.sentence = vectors[i] ?? null));
+      agents.forEach((agent, i) => {
+        const vector = vectors[i];
+        if (vector && isCurrent(agent)) store(agent, vector);
+      });
       return true;
     } catch (error) {
       onError(error);

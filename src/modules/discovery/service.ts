@@ -9,7 +9,7 @@ import type { Embedder } from './embedder.ts';
 import { MAX_RESULTS, MIN_RELEVANCE, queryCoverage, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, scoreOf, sentenceSimilarity } from './ranking.ts';
 import { lazyQueryMap, type QueryMap } from './query-map.ts';
 import type { DiscoverQuery } from './schemas.ts';
-import { createSentenceEncoder, withRecentVectors } from './sentence-encoder.ts';
+import { createSentenceEncoder, SENTENCE_ENCODER_MODEL, withRecentVectors } from './sentence-encoder.ts';
 import type { AgentRow, DiscoveryStore } from './store.ts';
 import { contentWords, stem, wordsOf } from './tokenize.ts';
 import type { TrustLookup } from '../receipts/index.ts';
@@ -34,6 +34,11 @@ export interface DiscoveryDeps<View> {
    * semantic signal uses `embedder` (as it does for any agent or query the encoder fails on).
    */
   sentenceEncoders?: { queries: Embedder; agents: Embedder } | null;
+  /**
+   * The sentence encoder's model, under which agents' vectors are stored in the database for other
+   * nodes and later starts. Default: the built-in encoder's, when it is used; null: not stored.
+   */
+  sentenceModel?: string | null;
   /**
    * Applied to query sentence vectors (query-map.ts). Default: assets/query-map.bin, read on the
    * first query, and only with the built-in sentence encoder, the vector space it was fitted in;
@@ -67,11 +72,26 @@ function queryMapFor(given: QueryMap | null | undefined, builtInEncoder: boolean
   return builtInEncoder ? lazyQueryMap(onError) : () => null;
 }
 
-export function createDiscoveryService<View extends object>({ store, registry, trust, embedder, sentenceEncoders, queryMap, clock, onEmbedderError = () => {} }: DiscoveryDeps<View>) {
+export function createDiscoveryService<View extends object>({
+  store,
+  registry,
+  trust,
+  embedder,
+  sentenceEncoders,
+  sentenceModel = sentenceEncoders === undefined ? SENTENCE_ENCODER_MODEL : null,
+  queryMap,
+  clock,
+  onEmbedderError: report = () => {},
+}: DiscoveryDeps<View>) {
+  // Searches still running at shutdown see the encoders fail because they were closed: not news.
+  let closed = false;
+  const onEmbedderError = (error: unknown) => {
+    if (!closed) report(error);
+  };
   const sentences = sentenceEncoders === undefined ? builtInSentenceEncoders() : sentenceEncoders;
   const mapFor = queryMapFor(queryMap, sentenceEncoders === undefined, onEmbedderError);
   const concepts = createConceptMapper(embedder);
-  const index = createAgentIndex({ store, embedder, concepts, sentenceEncoder: sentences?.agents ?? null, clock, onEmbedderError });
+  const index = createAgentIndex({ store, embedder, concepts, sentenceEncoder: sentences?.agents ?? null, sentenceModel, clock, onEmbedderError });
 
   async function embedQuery(q: string, using: Embedder | undefined): Promise<Float32Array | null> {
     if (!using) return null;
@@ -119,6 +139,7 @@ export function createDiscoveryService<View extends object>({ store, registry, t
     let bestLexical = 0;
     for (const score of lexical.values()) bestLexical = Math.max(bestLexical, score);
 
+    const sentenceCosines = sentence ? index.sentenceSimilarities(sentence) : null;
     const relevance = new Float64Array(agents.length);
     let best = 0;
     for (let i = 0; i < agents.length; i++) {
@@ -126,7 +147,8 @@ export function createDiscoveryService<View extends object>({ store, registry, t
       const hit = lexical.get(agent.row.id);
       const lexicalScore = hit && bestLexical > 0 ? (hit / bestLexical) * queryCoverage(stems, agent.stems) : 0;
       // The sentence encoder where both sides have its vector, else the word-vector embedder.
-      const semantic = sentence && agent.sentence ? sentenceSimilarity(dot(sentence, agent.sentence)) : vector ? (agent.vector ? dot(vector, agent.vector) : 0) : null;
+      const semantic =
+        sentenceCosines && agent.sentenceSlot >= 0 ? sentenceSimilarity(sentenceCosines[agent.sentenceSlot]!) : vector ? (agent.vector ? dot(vector, agent.vector) : 0) : null;
       const value = relevanceOf(semantic, lexicalScore, conceptSimilarity(queryConcepts, agent.concepts));
       relevance[i] = value;
       if (value > best) best = value;
@@ -191,8 +213,10 @@ export function createDiscoveryService<View extends object>({ store, registry, t
       };
     },
 
-    /** Stops the sentence encoder's workers (at shutdown). */
+    /** Writes the agent vectors made so far, then stops the sentence encoder's workers (at shutdown). */
     async close() {
+      closed = true;
+      await index.flush();
       await Promise.all([sentences?.queries.close?.(), sentences?.agents.close?.()]);
     },
 

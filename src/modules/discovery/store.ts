@@ -6,6 +6,29 @@ import { createLexicalSearch } from './lexical.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
 
+/** An agent's stored sentence vector, and the hash of the model and text it was made from. */
+export interface StoredSentenceVector {
+  agentId: string;
+  textHash: string;
+  vector: Float32Array;
+}
+
+/** Both engines cap the number of bound parameters: ids go in chunks of 500, vector rows (3 parameters each) of 100. */
+const ID_CHUNK = 500;
+const ROW_CHUNK = 100;
+const chunksOf = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+const vectorBytes = (vector: Float32Array): Buffer => {
+  const bytes = Buffer.alloc(vector.length * 4);
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
+  return bytes;
+};
+const vectorOf = (bytes: Uint8Array): Float32Array => {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Float32Array.from({ length: buffer.length >> 2 }, (_, i) => buffer.readFloatLE(i * 4));
+};
+const storedVector = (row: { agent_id: string; text_hash: string; vector: Uint8Array }): StoredSentenceVector => ({ agentId: row.agent_id, textHash: row.text_hash, vector: vectorOf(row.vector) });
+
 export function createDiscoveryStore(db: Db, dialect: DialectName) {
   return {
     lexical: createLexicalSearch(db, dialect),
@@ -29,13 +52,35 @@ export function createDiscoveryStore(db: Db, dialect: DialectName) {
     allAgents: (): Promise<AgentRow[]> => db.selectFrom('agents').selectAll().execute(),
     agentsByIds: async (ids: string[]): Promise<AgentRow[]> => {
       const rows: AgentRow[] = [];
-      // Chunked: both engines cap the number of bound parameters.
-      for (let start = 0; start < ids.length; start += 500) {
-        rows.push(...(await db.selectFrom('agents').selectAll().where('id', 'in', ids.slice(start, start + 500)).execute()));
-      }
+      for (const chunk of chunksOf(ids, ID_CHUNK)) rows.push(...(await db.selectFrom('agents').selectAll().where('id', 'in', chunk).execute()));
       return rows;
     },
     agentBySlug: (slug: string) => db.selectFrom('agents').selectAll().where('slug', '=', slug).executeTakeFirst(),
+
+    /** Stored sentence vectors: every one (a node's first load), or those of some agents. */
+    sentenceVectors: async (ids?: string[]): Promise<StoredSentenceVector[]> => {
+      const query = db.selectFrom('discovery_sentence_vectors').select(['agent_id', 'text_hash', 'vector']);
+      if (!ids) return (await query.execute()).map(storedVector);
+      const found: StoredSentenceVector[] = [];
+      for (const chunk of chunksOf(ids, ID_CHUNK)) found.push(...(await query.where('agent_id', 'in', chunk).execute()).map(storedVector));
+      return found;
+    },
+    saveSentenceVectors: async (vectors: StoredSentenceVector[]): Promise<void> => {
+      for (const chunk of chunksOf(vectors, ROW_CHUNK)) {
+        await db
+          .insertInto('discovery_sentence_vectors')
+          .values(chunk.map((v) => ({ agent_id: v.agentId, text_hash: v.textHash, vector: vectorBytes(v.vector) })))
+          .onConflict((oc) => oc.column('agent_id').doUpdateSet((eb) => ({ text_hash: eb.ref('excluded.text_hash'), vector: eb.ref('excluded.vector') })))
+          .execute();
+      }
+    },
+    deleteSentenceVectors: async (ids: string[]): Promise<void> => {
+      for (const chunk of chunksOf(ids, ID_CHUNK)) await db.deleteFrom('discovery_sentence_vectors').where('agent_id', 'in', chunk).execute();
+    },
+    /** Vectors of agents that no longer exist (deleted while no node saw it, or written just after). */
+    deleteOrphanSentenceVectors: async (): Promise<void> => {
+      await db.deleteFrom('discovery_sentence_vectors').where('agent_id', 'not in', db.selectFrom('agents').select('id')).execute();
+    },
 
     /** Heartbeats after `since` (indexed on last_seen_at). */
     seenSince: (since: string) =>
