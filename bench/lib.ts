@@ -3,7 +3,7 @@
  * event loop with the server it measures), throwaway databases, an autocannon wrapper, and output.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -142,6 +142,28 @@ async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: numbe
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** CPU seconds a process has used so far (Linux: /proc/<pid>/stat utime + stime, in clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Waits until a server's process has settled: under `maxCores` of CPU over a `windowMs` window (its
+ * background work, such as discovery's sentence vectors for a new index, is done). Resolves with
+ * the seconds waited; throws after `timeoutMs`.
+ */
+export async function waitUntilIdle(server: Server, { maxCores = 0.1, windowMs = 3000, timeoutMs = 20 * 60_000 } = {}): Promise<number> {
+  const started = Date.now();
+  const pid = server.child.pid!;
+  while (Date.now() - started < timeoutMs) {
+    const before = cpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, windowMs));
+    if ((cpuSeconds(pid) - before) / (windowMs / 1000) < maxCores) return (Date.now() - started) / 1000;
+  }
+  throw new Error(`${server.name} still busy after ${timeoutMs / 1000} s`);
 }
 
 /** The bare Fastify baseline (bench/hello-world.ts). */
