@@ -45,8 +45,6 @@ export function toAppError(error: FastifyError | Error): AppError {
       return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('BAD_REQUEST', 'Content-Type must be application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('BAD_REQUEST', 'Body cannot be empty when Content-Type is application/json');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('BAD_REQUEST', 'Body is not valid JSON');
     case 'FST_ERR_BAD_URL':

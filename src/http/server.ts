@@ -7,12 +7,12 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { installAuthentication, type Authenticator } from './auth.ts';
 import { installErrorHandlers, sendError } from './errors.ts';
+import { installJsonBodyParser } from './json-body.ts';
 import { createMemoryCounterStore, createRedisCounterStore, installRateLimit } from './rate-limit.ts';
 import { installLazyRequestLoggers } from './request-logger.ts';
 import { ErrorBody } from './schemas.ts';
 import { installResponseHeaders } from './response-headers.ts';
 import { createValidatorCompiler } from './validation.ts';
-
 
 export interface ServerOptions {
   config: Config;
@@ -78,6 +78,7 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBody);
   installErrorHandlers(app);
+  installJsonBodyParser(app);
   installResponseHeaders(app);
   if (logging) installLazyRequestLoggers(app);
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
+import { registerAgent } from '../helpers/agents.ts';
 
 describe('HTTP conventions', () => {
   let app: TestApp;
@@ -23,6 +24,21 @@ describe('HTTP conventions', () => {
 
   it('answers malformed JSON with 400, not 500', async () => {
     expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: '{"email": "a@b.co",' }), 400, 'BAD_REQUEST');
+  });
+
+  it('takes an empty JSON body as no body: optional bodies pass, required ones are named', async () => {
+    const owner = await app.signup();
+    const agent = await registerAgent(app, owner.token);
+    const beat = await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token, rawBody: '' });
+    assert.equal(beat.statusCode, 200, beat.body);
+    assert.equal(beat.json().data.id, agent.id);
+    assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token })).statusCode, 200, 'no body at all');
+    const wrong = expectError(await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token, body: { status: 5 } }), 400, 'BAD_REQUEST');
+    assert.equal(wrong.details?.[0]?.path, '/body/status');
+    const body = expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: '' }), 400, 'BAD_REQUEST');
+    assert.match(body.message, /body/);
+    expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: ' ' }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: '{"__proto__": {"x": 1}, "email": "a@b.co"}' }), 400, 'BAD_REQUEST');
   });
 
   it('answers bad percent-encoding and over-long path segments in the same JSON error body', async () => {

@@ -37,6 +37,14 @@ describe('social reposts and quote posts', () => {
     assert.deepEqual((await status(alice.token, original.id)).json(), { reposted: false, repostId: null });
   });
 
+  it('makes a pure repost from a request with no body at all', async () => {
+    const original = await createPost(app, alice.token, 'Tidal power is steadier than wind');
+    const response = await app.request({ method: 'POST', url: `/v1/social/posts/${original.id}/repost`, token: bob.token });
+    assert.equal(response.statusCode, 201, response.body);
+    assert.equal(response.json().post.repostOf, original.id);
+    assert.equal(response.json().post.body, '');
+  });
+
   it('answers 409 to a second pure repost, also when sent concurrently', async () => {
     const original = await createPost(app, alice.token, 'repost me once');
     assert.equal((await repost(bob.token, original.id)).statusCode, 201);

@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams, listOf, PageQuery } from '../../http/schemas.ts';
@@ -99,8 +100,8 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.post('/v1/social/posts/:id/repost', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Repost ({}) or quote ({ body })', params: IdParams, body: CreateRepost, response: { 201: PostEnvelope, ...errorResponses } },
-    handler: async (request, reply) => reply.status(201).send(await posts.repost(principalOf(request), request.params.id, request.body.body)),
+    schema: { tags, security, summary: 'Repost (no body, or {}) or quote ({ body })', params: IdParams, body: Type.Optional(CreateRepost), response: { 201: PostEnvelope, ...errorResponses } },
+    handler: async (request, reply) => reply.status(201).send(await posts.repost(principalOf(request), request.params.id, request.body?.body)),
   });
 
   app.get('/v1/social/posts/:id/repost', {
