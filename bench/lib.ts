@@ -343,6 +343,9 @@ export function problemsOf(results: Measurement[]): string[] {
 // ---------------------------------------------------------------------------------------------
 // Output.
 
+/** The p-th percentile of an ascending list (nearest rank); NaN when it is empty. */
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
 export function markdownTable(headers: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   return [line(headers), line(headers.map((h, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');

@@ -8,9 +8,8 @@
  *   npx tsx bench/poll-wake.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/poll-wake.ts
  */
-import { benchDatabase, machine, markdownTable, postJson, startService, withCleanup, writeResult } from './lib.ts';
+import { benchDatabase, machine, markdownTable, percentile, postJson, startService, withCleanup, writeResult } from './lib.ts';
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 200);
 
 await withCleanup(async (cleanup) => {

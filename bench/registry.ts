@@ -9,9 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { formatPublicKey, publicKeyFromSeed, signMessage } from '../src/lib/ed25519.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, measure, postJson, startHelloWorld, startService, withCleanup, writeResult } from './lib.ts';
+import { benchDatabase, benchSeconds, machine, markdownTable, measure, percentile, postJson, startHelloWorld, startService, withCleanup, writeResult } from './lib.ts';
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 await withCleanup(async (cleanup) => {
   const seconds = benchSeconds();

@@ -9,10 +9,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, setGlobalDispatcher } from 'undici';
-import { benchDatabase, benchSeconds, machine, markdownTable, postJson, startService, withCleanup, writeResult } from './lib.ts';
+import { benchDatabase, benchSeconds, machine, markdownTable, percentile, postJson, startService, withCleanup, writeResult } from './lib.ts';
 
 setGlobalDispatcher(new Agent({ connections: 128, keepAliveTimeout: 30_000 }));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 await withCleanup(async (cleanup) => {
   const seconds = benchSeconds();
