@@ -109,7 +109,7 @@ await withCleanup(async (cleanup) => {
   const measured: Measured[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const connections of levels) {
-      process.stderr.write(`round ${round}/${rounds}, ${connections} connections: bare verify ${bareSeconds} s, ingestion ${seconds} s, bare verify ${bareSeconds} s ...\n`);
+      process.stderr.write(`round ${round}/${rounds}, ${connections} connections: bare verify (OpenSSL, libsodium: ${bareSeconds} s each), ingestion ${seconds} s, bare verify again ...\n`);
       const before = bareVerifyRates(bareSeconds);
       const result = await run(connections, seconds);
       await new Promise((r) => setTimeout(r, 500));
@@ -118,7 +118,10 @@ await withCleanup(async (cleanup) => {
         connections,
         bare: (before.openssl + after.openssl) / 2,
         bareLibsodium: (before.libsodium + after.libsodium) / 2,
-        stored: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failures: result.non2xx + result.errors,
+        stored: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        failures: result.non2xx + result.errors,
       });
     }
   }
