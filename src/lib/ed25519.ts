@@ -4,7 +4,7 @@
  * Verdicts follow ed25519-dalek's `verify_strict` (see shared/vectors/README.md): the cofactorless
  * equation, S < L, and neither the public key A nor the commitment R may be a small-order point.
  * libsodium (`sodium-native`) does the expensive part: it checks the same things and gives those
- * verdicts on all 1,065 shared vectors, at twice the rate of node:crypto's OpenSSL on our machines
+ * verdicts on all 1,065 shared vectors, at about twice the rate of node:crypto's OpenSSL on our machines
  * (docs/architecture.md). OpenSSL accepts small-order A and R and non-canonical A, so a key such as
  * the identity point verifies a forged signature on any message there (165 of the CCTV vectors).
  * The checks below run before libsodium anyway, so that the verdicts are ours and do not depend on
@@ -180,7 +180,7 @@ export function verifyStrict(publicKey: Uint8Array, message: Uint8Array, signatu
   if (!(publicKey instanceof Uint8Array) || publicKey.length !== 32) return false;
   if (!(signature instanceof Uint8Array) || signature.length !== 64) return false;
   if (!(message instanceof Uint8Array)) return false;
-  // OpenSSL rejects these too, but checking here keeps the verdict independent of its version.
+  // libsodium rejects these too; checking here keeps the verdict independent of the library and its version.
   if (!isCanonicalScalar(signature, 32)) return false;
   // A non-canonical R can never equal the re-encoded R the equation yields; a small-order R OpenSSL would accept.
   if (isNonCanonicalY(signature, 0) || hasSmallOrderY(signature, 0)) return false;
