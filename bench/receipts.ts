@@ -15,11 +15,9 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign, verify } from 'node:crypto';
 import autocannon from 'autocannon';
 import sodium from 'sodium-native';
-import { formatPublicKey, publicKeyFromSeed, signMessage } from '../src/lib/ed25519.ts';
+import { formatPublicKey, publicKeyFromSeed, signMessage, SPKI_PREFIX } from '../src/lib/ed25519.ts';
 import { signedBytes } from '../src/modules/receipts/index.ts';
 import { benchDatabase, benchSeconds, machine, markdownTable, startService, withCleanup, writeResult } from './lib.ts';
-
-const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 /** Verifications per second on one core with `crypto.verify` and with libsodium, same message and key. */
 function bareVerifyRates(seconds: number): { openssl: number; libsodium: number } {

@@ -23,8 +23,9 @@ import { badRequest } from './errors.ts';
 
 export const PUBLIC_KEY_PREFIX = 'ed25519:';
 
-// DER headers that let node:crypto import raw Ed25519 keys (RFC 8410).
-const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+// DER headers that let node:crypto import raw Ed25519 keys (RFC 8410). The bench builds its
+// node:crypto yardstick keys with the public one.
+export const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /** L, the prime order of the base point, little-endian like the S half of a signature. */
