@@ -344,6 +344,17 @@ export function problemsOf(results: Measurement[]): string[] {
 // Output.
 
 /** The p-th percentile of an ascending list (nearest rank); NaN when it is empty. */
+/** mulberry32: a small deterministic generator of numbers in [0, 1), so every run seeds the same data. */
+export function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 export function markdownTable(headers: string[], rows: (string | number)[][]): string {

@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
-import { benchDatabase, benchSeconds, machine, measureAll, postJson, problemsOf, resultsTable, startHelloWorld, startService, withCleanup, writeResult } from './lib.ts';
+import { benchDatabase, benchSeconds, machine, measureAll, postJson, problemsOf, resultsTable, seededRandom, startHelloWorld, startService, withCleanup, writeResult } from './lib.ts';
 
 const USERS = 10_000;
 const POSTS = 100_000;
@@ -29,14 +29,8 @@ const FORYOU = 'GET /v1/social/posts (foryou, authenticated)';
 const TARGET_RATIO = 0.1;
 const TARGET_P99_MS = 50;
 
-// mulberry32: a small deterministic generator, so every run seeds the same network.
-let state = 42;
-const random = () => {
-  state = (state + 0x6d2b79f5) | 0;
-  let t = Math.imul(state ^ (state >>> 15), 1 | state);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+// The same network on every run.
+const random = seededRandom(42);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 /** Skewed towards low indexes: a few accounts are followed and post far more than most. */
 const skewed = (n: number) => Math.floor(n * random() ** 3);
