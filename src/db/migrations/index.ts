@@ -14,6 +14,7 @@ import { discovery } from './0006_discovery.ts';
 import { payments } from './0007_payments.ts';
 import { keyProof } from './0008_key_proof.ts';
 import { sentenceVectors } from './0009_sentence_vectors.ts';
+import { receiptKindInSubjectIndexes } from './0010_receipt_kind_in_subject_indexes.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -29,6 +30,7 @@ const ordered: [string, Migration][] = [
   ['0007_payments', payments],
   ['0008_key_proof', keyProof],
   ['0009_sentence_vectors', sentenceVectors],
+  ['0010_receipt_kind_in_subject_indexes', receiptKindInSubjectIndexes],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {
