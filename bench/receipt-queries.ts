@@ -1,0 +1,161 @@
+/**
+ * Receipt queries at scale (issue 4: "indexed so a query stays fast with a million receipts").
+ * BENCH_RECEIPTS (default 1,000,000) stored receipts are written straight into a fresh database in
+ * bulk transactions, as the service stores them; then autocannon asks each query for
+ * BENCH_SECONDS (default 5), first from one client (the latency of one request on an idle service),
+ * then from 50 (throughput).
+ *
+ * The data: flows of offer, decision and outcome receipts (one correlation id each) about 20,000
+ * subject keys, from 1,000 issuer keys, in 20 task classes, received over 30 days; 97% verified.
+ * One hot subject holds a tenth of all receipts (100,000 of a million), every other subject about 45.
+ * The issuers are not registered agents, so trust answers carry no classes; the query behind them
+ * (every verified, unexpired outcome about the key, summed per issuer and class) runs all the same.
+ *
+ *   npx tsx bench/receipt-queries.ts
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/receipt-queries.ts
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/database.ts';
+import type { TrustReceiptsTable } from '../src/db/schema.ts';
+import { formatPublicKey, publicKeyFromSeed } from '../src/lib/ed25519.ts';
+import { newTimeOrderedId } from '../src/lib/ids.ts';
+import { canonicalJson } from '../src/lib/jcs.ts';
+import { benchDatabase, benchSeconds, machine, markdownTable, measureAll, problemsOf, seededRandom, startService, withCleanup, writeResult, type Target } from './lib.ts';
+
+const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 1_000_000);
+const SUBJECTS = 20_000;
+const ISSUERS = 1_000;
+const CLASSES = Array.from({ length: 20 }, (_, i) => `bench.class_${i}.run`);
+const HOT_SHARE = 0.1;
+const DAYS = 30;
+const CHUNK = 1_000;
+
+const random = seededRandom(7);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const key = () => formatPublicKey(publicKeyFromSeed(randomBytes(32)));
+
+interface Seeded {
+  hotSubject: string;
+  typicalSubject: string;
+  hotClass: string;
+  correlationId: string;
+}
+
+/** Writes RECEIPTS rows, oldest first, and returns keys and ids worth asking about. */
+async function seed(url: string): Promise<Seeded> {
+  const database = openDatabase({ url });
+  await database.migrate();
+  const subjects = Array.from({ length: SUBJECTS }, key);
+  const issuers = Array.from({ length: ISSUERS }, (_, i) => ({ agent: `issuer-${i}`, pubkey: key() }));
+  const expiresAt = new Date(Date.now() + 365 * 86_400_000).toISOString();
+  const flows = Math.ceil(RECEIPTS / 3);
+  const start = Date.now() - DAYS * 86_400_000;
+  const step = (DAYS * 86_400_000) / RECEIPTS;
+  let written = 0;
+  let correlationId = '';
+
+  const rowsOfFlow = (): TrustReceiptsTable[] => {
+    const subjectPubkey = random() < HOT_SHARE ? subjects[0]! : subjects[1 + Math.floor(random() * (SUBJECTS - 1))]!;
+    const subject = { agent: `subject-${subjectPubkey.slice(8, 16)}`, pubkey: subjectPubkey };
+    const issuer = pick(issuers);
+    const taskClass = pick(CLASSES);
+    correlationId = randomUUID();
+    const expires = random() < 0.5 ? expiresAt : null;
+    const outcome = random() < 0.7 ? 'success' : random() < 0.5 ? 'partial' : 'failure';
+    const payloads = {
+      offer: { taskClass, requiredScopes: ['repo:read'], promisedSlaMs: 60_000 },
+      decision: { decision: 'accept' },
+      outcome: { outcome, latencyMs: Math.floor(random() * 60_000) },
+    };
+    return (['offer', 'decision', 'outcome'] as const).map((kind) => {
+      const receivedMs = start + written++ * step;
+      const receiptId = randomUUID();
+      const issuedAt = new Date(receivedMs - 1000).toISOString();
+      const envelope = {
+        kind,
+        version: '2026-03-12',
+        receiptId,
+        correlationId,
+        issuedAt,
+        ...(expires ? { expiresAt: expires } : {}),
+        taskClass,
+        issuer,
+        subject,
+        payload: payloads[kind],
+        signature: { alg: 'Ed25519', keyId: `${issuer.agent}#1`, value: randomBytes(64).toString('base64') },
+      };
+      return {
+        id: newTimeOrderedId(receivedMs),
+        receipt_id: receiptId,
+        correlation_id: correlationId,
+        kind,
+        task_class: taskClass,
+        issuer_agent: issuer.agent,
+        issuer_pubkey: issuer.pubkey,
+        subject_agent: subject.agent,
+        subject_pubkey: subject.pubkey,
+        issued_at: issuedAt,
+        expires_at: expires,
+        signature_verified: random() < 0.97 ? 1 : 0,
+        outcome_value: kind === 'outcome' ? { success: 1, partial: 0.5, failure: 0 }[outcome] : null,
+        envelope: canonicalJson(envelope),
+        received_at: new Date(receivedMs).toISOString(),
+      };
+    });
+  };
+
+  const started = Date.now();
+  for (let flow = 0; flow < flows; ) {
+    const rows: TrustReceiptsTable[] = [];
+    for (; flow < flows && rows.length < CHUNK; flow++) rows.push(...rowsOfFlow());
+    await database.db.insertInto('trust_receipts').values(rows).execute();
+    if (flow % 50_000 < CHUNK / 3) process.stderr.write(`seeded ${written.toLocaleString('en')} receipts (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  }
+  // As after any bulk load: the planner's statistics (PostgreSQL: also the visibility map for index-only scans).
+  await sql.raw(database.dialect === 'postgres' ? 'VACUUM ANALYZE trust_receipts' : 'ANALYZE').execute(database.db);
+  await database.close();
+  return { hotSubject: subjects[0]!, typicalSubject: subjects[1]!, hotClass: CLASSES[0]!, correlationId };
+}
+
+await withCleanup(async (cleanup) => {
+  const seconds = benchSeconds(5);
+  const database = await benchDatabase(cleanup);
+  process.stderr.write(`seeding ${RECEIPTS.toLocaleString('en')} receipts into ${database.dialect} ...\n`);
+  const seeded = await seed(database.url);
+  const service = await startService(database.url, cleanup);
+  const q = encodeURIComponent;
+  const list = `${service.url}/v1/trust-receipts`;
+  const targets: Target[] = [
+    { name: 'list: hot subject (100k receipts), newest 20', url: `${list}?subjectPubkey=${q(seeded.hotSubject)}` },
+    { name: 'list: hot subject, one task class', url: `${list}?subjectPubkey=${q(seeded.hotSubject)}&taskClass=${seeded.hotClass}` },
+    { name: 'list: hot subject, kind=outcome', url: `${list}?subjectPubkey=${q(seeded.hotSubject)}&kind=outcome` },
+    { name: 'list: hot subject, offset 10,000', url: `${list}?subjectPubkey=${q(seeded.hotSubject)}&offset=10000` },
+    { name: 'list: typical subject (~45 receipts)', url: `${list}?subjectPubkey=${q(seeded.typicalSubject)}` },
+    { name: 'list: one correlation id', url: `${list}?correlationId=${seeded.correlationId}` },
+    { name: 'chain of one correlation id', url: `${service.url}/v1/trust-receipts/chain/${seeded.correlationId}` },
+    { name: 'trust of the hot subject', url: `${service.url}/v1/trust?pubkey=${q(seeded.hotSubject)}` },
+    { name: 'trust of a typical subject', url: `${service.url}/v1/trust?pubkey=${q(seeded.typicalSubject)}` },
+  ];
+  const single = await measureAll(targets, { seconds, connections: 1, warmupSeconds: 1 });
+  const loaded = await measureAll(targets, { seconds, connections: 50, warmupSeconds: 1 });
+
+  const ms = (value: number) => (value < 1 ? '<1' : String(value));
+  const table = markdownTable(
+    ['query', '1 client: req/s', 'p50 / p99 ms', '50 clients: req/s', 'p50 / p99 ms'],
+    targets.map((target, i) => {
+      const one = single[i]!;
+      const many = loaded[i]!;
+      return [target.name, Math.round(one.rps), `${ms(one.p50)} / ${ms(one.p99)}`, Math.round(many.rps), `${ms(many.p50)} / ${ms(many.p99)}`];
+    }),
+  );
+  console.log(`\n## Receipt queries with ${RECEIPTS.toLocaleString('en')} receipts on ${database.dialect}\n\n${table}\n`);
+  const problems = [
+    ...problemsOf([...single, ...loaded]),
+    // A query slower than the run answers nothing in it: that is a finding, not a quiet zero.
+    ...[...single, ...loaded].filter((m) => m.requests === 0).map((m) => `${m.name}: no answer within the run`),
+  ];
+  for (const problem of problems) console.log(`WARNING ${problem}`);
+  writeResult(`receipt-queries-${database.dialect}`, { bench: 'receipt-queries', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), receipts: RECEIPTS, seconds, single, loaded, table, problems });
+  if (problems.length > 0) process.exitCode = 1;
+});
