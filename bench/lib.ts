@@ -343,7 +343,6 @@ export function problemsOf(results: Measurement[]): string[] {
 // ---------------------------------------------------------------------------------------------
 // Output.
 
-/** The p-th percentile of an ascending list (nearest rank); NaN when it is empty. */
 /** mulberry32: a small deterministic generator of numbers in [0, 1), so every run seeds the same data. */
 export function seededRandom(seed: number): () => number {
   let state = seed;
@@ -355,6 +354,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** The p-th percentile of an ascending list (nearest rank); NaN when it is empty. */
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 export function markdownTable(headers: string[], rows: (string | number)[][]): string {
