@@ -232,6 +232,17 @@ export async function benchDatabase(cleanup: Cleanup, adminUrl = process.env.BEN
   return { dialect: 'postgres', url: url.toString() };
 }
 
+/** mulberry32: a small deterministic generator of numbers in [0, 1), so every run seeds the same data. */
+export function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers for seeding.
 
@@ -342,17 +353,6 @@ export function problemsOf(results: Measurement[]): string[] {
 
 // ---------------------------------------------------------------------------------------------
 // Output.
-
-/** mulberry32: a small deterministic generator of numbers in [0, 1), so every run seeds the same data. */
-export function seededRandom(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The p-th percentile of an ascending list (nearest rank); NaN when it is empty. */
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;

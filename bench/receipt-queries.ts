@@ -53,14 +53,13 @@ async function seed(url: string): Promise<Seeded> {
   const start = Date.now() - DAYS * 86_400_000;
   const step = (DAYS * 86_400_000) / RECEIPTS;
   let written = 0;
-  let correlationId = '';
 
   const rowsOfFlow = (): TrustReceiptsTable[] => {
     const subjectPubkey = random() < HOT_SHARE ? subjects[0]! : subjects[1 + Math.floor(random() * (SUBJECTS - 1))]!;
     const subject = { agent: `subject-${subjectPubkey.slice(8, 16)}`, pubkey: subjectPubkey };
     const issuer = pick(issuers);
     const taskClass = pick(CLASSES);
-    correlationId = randomUUID();
+    const correlationId = randomUUID();
     const expires = random() < 0.5 ? expiresAt : null;
     const outcome = random() < 0.7 ? 'success' : random() < 0.5 ? 'partial' : 'failure';
     const payloads = {
@@ -106,16 +105,17 @@ async function seed(url: string): Promise<Seeded> {
   };
 
   const started = Date.now();
-  for (let flow = 0; flow < flows; ) {
+  let lastFlow: TrustReceiptsTable[] = [];
+  for (let flow = 0, chunk = 1; flow < flows; chunk++) {
     const rows: TrustReceiptsTable[] = [];
-    for (; flow < flows && rows.length < CHUNK; flow++) rows.push(...rowsOfFlow());
+    for (; flow < flows && rows.length < CHUNK; flow++) rows.push(...(lastFlow = rowsOfFlow()));
     await database.db.insertInto('trust_receipts').values(rows).execute();
-    if (flow % 50_000 < CHUNK / 3) process.stderr.write(`seeded ${written.toLocaleString('en')} receipts (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    if (chunk % 50 === 0) process.stderr.write(`seeded ${written.toLocaleString('en')} receipts (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
   // As after any bulk load: the planner's statistics (PostgreSQL: also the visibility map for index-only scans).
   await sql.raw(database.dialect === 'postgres' ? 'VACUUM ANALYZE trust_receipts' : 'ANALYZE').execute(database.db);
   await database.close();
-  return { hotSubject: subjects[0]!, typicalSubject: subjects[1]!, hotClass: CLASSES[0]!, correlationId };
+  return { hotSubject: subjects[0]!, typicalSubject: subjects[1]!, hotClass: CLASSES[0]!, correlationId: lastFlow[0]!.correlation_id };
 }
 
 await withCleanup(async (cleanup) => {
@@ -127,7 +127,7 @@ await withCleanup(async (cleanup) => {
   const q = encodeURIComponent;
   const list = `${service.url}/v1/trust-receipts`;
   const targets: Target[] = [
-    { name: 'list: hot subject (100k receipts), newest 20', url: `${list}?subjectPubkey=${q(seeded.hotSubject)}` },
+    { name: `list: hot subject (~${(RECEIPTS * HOT_SHARE).toLocaleString('en')} receipts), newest 20`, url: `${list}?subjectPubkey=${q(seeded.hotSubject)}` },
     { name: 'list: hot subject, one task class', url: `${list}?subjectPubkey=${q(seeded.hotSubject)}&taskClass=${seeded.hotClass}` },
     { name: 'list: hot subject, kind=outcome', url: `${list}?subjectPubkey=${q(seeded.hotSubject)}&kind=outcome` },
     { name: 'list: hot subject, offset 10,000', url: `${list}?subjectPubkey=${q(seeded.hotSubject)}&offset=10000` },
