@@ -13,7 +13,7 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
-import { createReceiptsService, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
+import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import { createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
 import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
@@ -42,6 +42,8 @@ export interface AgentryApp {
   clock: Clock;
   /** Cross-node "look again" signals: in-process on SQLite, LISTEN/NOTIFY on PostgreSQL. */
   signals: Signals;
+  /** Runs once a minute; tests with a manual clock run a pass when they need one. */
+  trustEvidenceSweep: EvidenceSweep;
   close(): Promise<void>;
 }
 
@@ -94,10 +96,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onWorkerError: (error) => log?.error({ err: error }, 'signature worker died; verifying on the request thread'),
   });
   const receiptsStore = createReceiptsStore(database.db, {
+    dialect: database.dialect,
     sqliteFile: database.sqliteFile,
     onInsertWorkerError: (error) => log?.error({ err: error }, 'receipt insert worker died; inserting on the request thread'),
   });
   const receipts = createReceiptsService({ store: receiptsStore, clock, verifier: signatureVerifier });
+  const evidenceSweep = createEvidenceSweep({ store: receiptsStore, clock, onError: (error) => log?.error({ err: error }, 'trust evidence sweep failed; reads stay exact, the next pass retries') });
   const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts, signals, onSignalError: reportSignalError });
   const discovery = createDiscoveryService({
     store: createDiscoveryStore(database.db, database.dialect),
@@ -181,6 +185,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await transfers?.stop();
     await outbound.close();
     await signatureVerifier.close();
+    await evidenceSweep.stop();
     await receiptsStore.close();
     await discovery.close();
     await signals.close();
@@ -191,6 +196,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await server.ready();
   await deliveries.start();
   transfers?.start();
+  evidenceSweep.start();
 
-  return { server, database, config, clock, signals, close: () => server.close() };
+  return { server, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, close: () => server.close() };
 }

@@ -18,7 +18,8 @@ export interface DatabaseHandle {
   sqliteFile: string | null;
   /** Runs `work` in one transaction: everything it writes lands together or not at all. */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
-  migrate(): Promise<string[]>;
+  /** Runs pending migrations, all of them or up to and including `through` (tests of a migration). */
+  migrate(through?: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -43,7 +44,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     dialect,
     sqliteFile: file === ':memory:' ? null : file,
     transaction: (work) => db.transaction().execute(work),
-    async migrate() {
+    async migrate(through) {
       if (dialect === 'postgres' && schema !== 'public') {
         await db.schema.createSchema(schema).ifNotExists().execute();
       }
@@ -53,7 +54,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
         // Without an explicit schema Kysely would find another schema's migration table on PostgreSQL.
         ...(dialect === 'postgres' ? { migrationTableSchema: schema } : {}),
       });
-      const { error, results } = await migrator.migrateToLatest();
+      const { error, results } = await (through ? migrator.migrateTo(through) : migrator.migrateToLatest());
       if (error) throw error;
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     },

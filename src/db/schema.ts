@@ -139,6 +139,31 @@ export interface TrustReceiptsTable {
   received_at: string;
 }
 
+/** Receipts per (subject key, task class, kind), kept by a trigger: a list's `total` (migration 0011). */
+export interface TrustReceiptCountsTable {
+  subject_pubkey: string;
+  task_class: string;
+  kind: TrustReceiptsTable['kind'];
+  receipts: number | string;
+}
+
+/** Verified outcomes of one issuer about another key in one class, kept by a trigger (migration 0011). */
+export interface TrustEvidenceTable {
+  subject_pubkey: string;
+  task_class: string;
+  issuer_pubkey: string;
+  issuer_agent: string;
+  /** BIGINT: PostgreSQL hands it over as a string. */
+  receipts: number | string;
+  value_sum: number;
+}
+
+/** One row: receipts that expired at or before `expired_through` are out of `trust_evidence`. */
+export interface TrustEvidenceSweepTable {
+  id: number;
+  expired_through: string;
+}
+
 export interface PostsTable {
   id: string;
   /** profiles.id: the social identity, not the account. */
@@ -354,6 +379,9 @@ export interface Database {
   agents: AgentsTable;
   claim_challenges: ClaimChallengesTable;
   trust_receipts: TrustReceiptsTable;
+  trust_receipt_counts: TrustReceiptCountsTable;
+  trust_evidence: TrustEvidenceTable;
+  trust_evidence_sweep: TrustEvidenceSweepTable;
   tasks: TasksTable;
   task_deliveries: TaskDeliveriesTable;
   posts: PostsTable;

@@ -10,6 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp, type AgentryApp, type AppOverrides } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || null;
@@ -49,6 +50,33 @@ async function withSchemaLock<T>(url: string, work: (client: pg.Client) => Promi
   } finally {
     await client.end();
   }
+}
+
+/** A database of its own for a test that works below the HTTP layer; not migrated yet. */
+export async function openTestDatabase(): Promise<{ handle: DatabaseHandle; migrate(through?: string): Promise<void>; close(): Promise<void> }> {
+  if (testDatabaseUrl) {
+    const url = testDatabaseUrl;
+    const schema = `t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+    const handle = openDatabase({ url, schema });
+    return {
+      handle,
+      migrate: (through) => withSchemaLock(url, async () => void (await handle.migrate(through))),
+      async close() {
+        await handle.close();
+        await withSchemaLock(url, async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'agentry-test-'));
+  const handle = openDatabase({ url: `sqlite:${join(dir, 'test.db')}` });
+  return {
+    handle,
+    migrate: async (through) => void (await handle.migrate(through)),
+    async close() {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export async function startTestApp(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestApp> {

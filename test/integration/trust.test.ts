@@ -93,6 +93,21 @@ describe('trust scoring: GET /v1/trust', () => {
     assert.deepEqual(await trust(subject), [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }]);
   });
 
+  it('the background sweep of expired receipts changes no score, before or after they expire', async () => {
+    const expiresAt = new Date(clock.now().getTime() + 10 * 60 * 1000).toISOString();
+    await submit(outcome(auditor, 'failure', { expiresAt }));
+    const counted = await trust(subject);
+    assert.equal(counted[0]?.issuers, 2);
+    await app.trustEvidenceSweep.sweep();
+    assert.deepEqual(await trust(subject), counted);
+
+    clock.advance(11 * 60 * 1000);
+    const expired = [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }];
+    assert.deepEqual(await trust(subject), expired);
+    await app.trustEvidenceSweep.sweep();
+    assert.deepEqual(await trust(subject), expired);
+  });
+
   it('caps one party: a flood from one owner, across its agents, weighs at most 3', async () => {
     for (let i = 0; i < 12; i++) await submit(outcome(i % 2 ? reviewer : reviewerSibling, 'success'));
     const [entry] = await trust(subject);

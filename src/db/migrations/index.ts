@@ -15,6 +15,7 @@ import { payments } from './0007_payments.ts';
 import { keyProof } from './0008_key_proof.ts';
 import { sentenceVectors } from './0009_sentence_vectors.ts';
 import { receiptKindInSubjectIndexes } from './0010_receipt_kind_in_subject_indexes.ts';
+import { trustEvidenceSums } from './0011_trust_evidence_sums.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -31,6 +32,7 @@ const ordered: [string, Migration][] = [
   ['0008_key_proof', keyProof],
   ['0009_sentence_vectors', sentenceVectors],
   ['0010_receipt_kind_in_subject_indexes', receiptKindInSubjectIndexes],
+  ['0011_trust_evidence_sums', trustEvidenceSums],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -1,3 +1,4 @@
+export { createEvidenceSweep, type EvidenceSweep } from './evidence-sweep.ts';
 export { createReceiptsStore } from './store.ts';
 export { createReceiptsService, signedBytes, type ReceiptsService, type TrustLookup } from './service.ts';
 export { registerReceiptsRoutes } from './routes.ts';

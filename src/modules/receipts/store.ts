@@ -1,8 +1,10 @@
-import { type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { createBatcher } from '../../db/batcher.ts';
 import type { Db } from '../../db/database.ts';
+import type { DialectName } from '../../db/dialect.ts';
+import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/migrations/0011_trust_evidence_sums.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from '../../db/sqlite-insert.ts';
-import type { TrustReceiptsTable } from '../../db/schema.ts';
+import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
 import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
 
 export type ReceiptRow = Selectable<TrustReceiptsTable>;
@@ -18,12 +20,33 @@ export interface ReceiptFilter {
 export type InsertOutcome = GenericInsertOutcome<NewReceiptRow, ReceiptRow>;
 
 export interface ReceiptsStoreOptions {
+  dialect?: DialectName;
   /** The SQLite database file: receipts are then inserted from a worker thread (db/sqlite-insert.ts). */
   sqliteFile?: string | null;
   onInsertWorkerError?(error: unknown): void;
 }
 
-export function createReceiptsStore(db: Db, { sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions = {}) {
+/** What the maintained evidence sums are grouped by. */
+const EVIDENCE_KEY = ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'] as const;
+
+/** Receipts that count in trust and carry an expiry: what the indexes of migration 0011 hold. */
+const expiringOutcomes = (db: Kysely<Database>) =>
+  db
+    .selectFrom('trust_receipts')
+    .where('kind', '=', 'outcome')
+    .where('signature_verified', '=', 1)
+    .where('expires_at', 'is not', null)
+    .where((eb) => eb('issuer_pubkey', '<>', eb.ref('subject_pubkey')));
+
+/**
+ * The order a batch is inserted in on PostgreSQL: its triggers then lock count and sum rows in one
+ * global order, so two nodes inserting at once cannot deadlock on them.
+ */
+const bySumKeys = (a: NewReceiptRow, b: NewReceiptRow) =>
+  compare(a.subject_pubkey, b.subject_pubkey) || compare(a.task_class, b.task_class) || compare(a.kind, b.kind) || compare(a.issuer_pubkey, b.issuer_pubkey) || compare(a.issuer_agent, b.issuer_agent);
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function createReceiptsStore(db: Db, { dialect = 'sqlite', sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions = {}) {
   const filtered = (filter: ReceiptFilter) => {
     let query = db.selectFrom('trust_receipts');
     if (filter.subjectPubkey) query = query.where('subject_pubkey', '=', filter.subjectPubkey);
@@ -34,6 +57,22 @@ export function createReceiptsStore(db: Db, { sqliteFile = null, onInsertWorkerE
   };
 
   /**
+   * A list's `total`. About a subject alone, from the counts a trigger keeps (a key may have
+   * hundreds of thousands of receipts); a flow is counted from its rows, which its index holds.
+   */
+  async function countOf(filter: ReceiptFilter): Promise<number> {
+    if (filter.subjectPubkey && !filter.correlationId) {
+      let query = db.selectFrom('trust_receipt_counts').where('subject_pubkey', '=', filter.subjectPubkey);
+      if (filter.taskClass) query = query.where('task_class', '=', filter.taskClass);
+      if (filter.kind) query = query.where('kind', '=', filter.kind as ReceiptRow['kind']);
+      const { total } = await query.select((eb) => eb.fn.sum<number | string | null>('receipts').as('total')).executeTakeFirstOrThrow();
+      return Number(total ?? 0);
+    }
+    const { total } = await filtered(filter).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+    return Number(total);
+  }
+
+  /**
    * Inserts many receipts in one transaction. A receipt whose receiptId is already stored (earlier,
    * or earlier in the same batch) is not written; its stored row comes back for comparison.
    */
@@ -41,7 +80,7 @@ export function createReceiptsStore(db: Db, { sqliteFile = null, onInsertWorkerE
     return db.transaction().execute(async (tx) => {
       const inserted = await tx
         .insertInto('trust_receipts')
-        .values(rows)
+        .values([...rows].sort(bySumKeys))
         .onConflict((oc) => oc.column('receipt_id').doNothing())
         .returning('id')
         .execute();
@@ -68,11 +107,11 @@ export function createReceiptsStore(db: Db, { sqliteFile = null, onInsertWorkerE
     close: async () => offThread?.close(),
 
     async list(filter: ReceiptFilter, limit: number, offset: number) {
-      const [rows, count] = await Promise.all([
+      const [rows, total] = await Promise.all([
         filtered(filter).selectAll().orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-        filtered(filter).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow(),
+        countOf(filter),
       ]);
-      return { rows, total: Number(count.total) };
+      return { rows, total };
     },
 
     /**
@@ -92,34 +131,85 @@ export function createReceiptsStore(db: Db, { sqliteFile = null, onInsertWorkerE
         .limit(1)
         .executeTakeFirst(),
 
-    /** Verified, unexpired outcome evidence about the given keys, summed per issuer key and class. */
+    /**
+     * Verified, unexpired outcome evidence from registered keys about the given keys, summed per
+     * issuer key and class: the maintained sums (migration 0011) less what expired since the last
+     * sweep. One statement, so the sums and the watermark come from one snapshot. Which registered
+     * agent an issuer is, and whether it counts, is decided by the caller (trust.ts).
+     */
     async evidenceAbout(subjectPubkeys: string[], now: string): Promise<Map<string, IssuerEvidence[]>> {
       const result = new Map<string, IssuerEvidence[]>();
       if (subjectPubkeys.length === 0) return result;
-      const rows = await db
-        .selectFrom('trust_receipts')
-        .select((eb) => [
-          'subject_pubkey',
-          'task_class',
-          'issuer_pubkey',
-          'issuer_agent',
-          eb.fn.countAll<number | string>().as('receipts'),
-          eb.fn.sum<number | string>('outcome_value').as('value_sum'),
-        ])
+      const expiredSinceSweep = expiringOutcomes(db)
+        .select((eb) => [...EVIDENCE_KEY, eb.fn.countAll<number | string>().as('receipts'), eb.fn.sum<number | string>('outcome_value').as('value_sum')])
         .where('subject_pubkey', 'in', subjectPubkeys)
-        .where('kind', '=', 'outcome')
-        .where('signature_verified', '=', 1)
-        .where((eb) => eb('issuer_pubkey', '<>', eb.ref('subject_pubkey')))
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-        .groupBy(['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'])
+        .where('expires_at', '>', (eb) => eb.selectFrom('trust_evidence_sweep').select('expired_through'))
+        .where('expires_at', '<=', now)
+        .groupBy(EVIDENCE_KEY)
+        .as('expired');
+      const rows = await db
+        .selectFrom('trust_evidence as sums')
+        .leftJoin(expiredSinceSweep, (join) =>
+          join
+            .onRef('expired.subject_pubkey', '=', 'sums.subject_pubkey')
+            .onRef('expired.task_class', '=', 'sums.task_class')
+            .onRef('expired.issuer_pubkey', '=', 'sums.issuer_pubkey')
+            .onRef('expired.issuer_agent', '=', 'sums.issuer_agent'),
+        )
+        .select(['sums.subject_pubkey', 'sums.task_class', 'sums.issuer_pubkey', 'sums.issuer_agent', 'sums.receipts', 'sums.value_sum'])
+        .select(['expired.receipts as expired_receipts', 'expired.value_sum as expired_value_sum'])
+        .where('sums.subject_pubkey', 'in', subjectPubkeys)
+        // Receipts from keys no agent registered weigh nothing, and anyone can mint such keys by the
+        // thousand: filtered here, per row by index, so a flood of them costs a read nothing.
+        .where(({ exists, selectFrom }) => exists(selectFrom('agents').select('agents.id').whereRef('agents.registration_pubkey', '=', 'sums.issuer_pubkey')))
         .execute();
       for (const row of rows) {
+        const receipts = Number(row.receipts) - Number(row.expired_receipts ?? 0);
+        if (receipts <= 0) continue;
         const list = result.get(row.subject_pubkey) ?? [];
-        list.push({ taskClass: row.task_class, issuerPubkey: row.issuer_pubkey, issuerAgent: row.issuer_agent, receipts: Number(row.receipts), valueSum: Number(row.value_sum) });
+        list.push({ taskClass: row.task_class, issuerPubkey: row.issuer_pubkey, issuerAgent: row.issuer_agent, receipts, valueSum: row.value_sum - Number(row.expired_value_sum ?? 0) });
         result.set(row.subject_pubkey, list);
       }
       return result;
     },
+
+    /**
+     * Takes receipts that expired after the watermark, up to `now`, out of the sums and moves the
+     * watermark: at most about `limit` receipts a pass (the pass holds the write lock). Answers
+     * whether receipts expired by `now` are left for another pass.
+     */
+    sweepExpiredEvidence: (now: string, limit: number) =>
+      db.transaction().execute(async (tx) => {
+        if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
+        const { expired_through: from } = await tx.selectFrom('trust_evidence_sweep').select('expired_through').executeTakeFirstOrThrow();
+        const expired = (through: string) => expiringOutcomes(tx).where('expires_at', '>', from).where('expires_at', '<=', through);
+        // Ties at the limit's time go in whole: the watermark is a time, not a position.
+        const last = await expired(now).select('expires_at').orderBy('expires_at').limit(1).offset(limit - 1).executeTakeFirst();
+        const through = last?.expires_at ?? now;
+        const groups = expired(through)
+          .select((eb) => [...EVIDENCE_KEY, eb.fn.countAll<number | string>().as('receipts'), eb.fn.sum<number>('outcome_value').as('value_sum')])
+          .groupBy(EVIDENCE_KEY)
+          .as('expired');
+        await tx
+          .updateTable('trust_evidence')
+          .from(groups)
+          .set((eb) => ({
+            receipts: eb('trust_evidence.receipts', '-', eb.ref('expired.receipts')),
+            value_sum: eb('trust_evidence.value_sum', '-', eb.fn.coalesce('expired.value_sum', sql.lit(0))),
+          }))
+          .whereRef('trust_evidence.subject_pubkey', '=', 'expired.subject_pubkey')
+          .whereRef('trust_evidence.task_class', '=', 'expired.task_class')
+          .whereRef('trust_evidence.issuer_pubkey', '=', 'expired.issuer_pubkey')
+          .whereRef('trust_evidence.issuer_agent', '=', 'expired.issuer_agent')
+          .execute();
+        await tx
+          .deleteFrom('trust_evidence')
+          .where('receipts', '<=', 0)
+          .where('subject_pubkey', 'in', expired(through).select('subject_pubkey'))
+          .execute();
+        await tx.updateTable('trust_evidence_sweep').set({ expired_through: through }).execute();
+        return { more: last !== undefined && through < now };
+      }),
 
     /** Registered agents holding any of these keys: the candidates for "a registered issuer". */
     async agentsWithKeys(pubkeys: string[]): Promise<RegisteredKeys> {

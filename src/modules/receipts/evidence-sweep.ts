@@ -1,0 +1,52 @@
+import type { Clock } from '../../lib/clock.ts';
+import type { ReceiptsStore } from './store.ts';
+
+export interface EvidenceSweepOptions {
+  store: Pick<ReceiptsStore, 'sweepExpiredEvidence'>;
+  clock: Clock;
+  intervalMs?: number;
+  /** Receipts at most per transaction: bounds how long one pass holds the write lock. */
+  batch?: number;
+  onError(error: unknown): void;
+}
+
+/**
+ * Takes expired receipts out of the maintained trust sums (migration 0011). Trust is exact without
+ * it, since a read subtracts what expired after the watermark; the sweep keeps that part small.
+ * Any number of nodes may sweep: passes serialise on the watermark.
+ */
+export function createEvidenceSweep({ store, clock, intervalMs = 60_000, batch = 2_000, onError }: EvidenceSweepOptions) {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+
+  async function sweepAll(): Promise<void> {
+    let more = true;
+    while (more && !stopped) more = (await store.sweepExpiredEvidence(clock.now().toISOString(), batch)).more;
+  }
+
+  /** Starts a pass unless one is under way; resolves when the pass ends. Errors go to onError. */
+  function sweep(): Promise<void> {
+    running ??= sweepAll()
+      .catch(onError)
+      .finally(() => (running = null));
+    return running;
+  }
+
+  return {
+    sweep,
+    start(): void {
+      stopped = false;
+      timer = setInterval(() => void sweep(), intervalMs);
+      timer.unref();
+      void sweep();
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+export type EvidenceSweep = ReturnType<typeof createEvidenceSweep>;

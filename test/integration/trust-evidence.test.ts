@@ -1,0 +1,174 @@
+/**
+ * The maintained trust sums and list counts (migration 0011) against the aggregate they replace,
+ * computed from every stored receipt: after inserts (duplicates included), as receipts expire, and
+ * around sweeps that stop at a batch limit in the middle of receipts that expire at the same time.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { Db } from '../../src/db/database.ts';
+import { newTimeOrderedId } from '../../src/lib/ids.ts';
+import { createReceiptsStore, type NewReceiptRow, type ReceiptsStore } from '../../src/modules/receipts/store.ts';
+import { provisionalAgentRow, seededRandom } from '../../bench/lib.ts';
+import { openTestDatabase } from '../helpers/app.ts';
+
+const START = Date.parse('2026-11-21T12:00:00.000Z');
+const MINUTE = 60_000;
+const SUBJECTS = ['ed25519:subject-a', 'ed25519:subject-b', 'ed25519:subject-c'];
+const ISSUERS = ['ed25519:issuer-1', 'ed25519:issuer-2', 'ed25519:unregistered', ...SUBJECTS.slice(0, 1)];
+/** Keys some agent registered: evidence from the others weighs nothing and is never read. */
+const REGISTERED = ['ed25519:issuer-1', 'ed25519:issuer-2', ...SUBJECTS];
+
+async function registerKeys(db: Db) {
+  const now = new Date(START).toISOString();
+  await db.insertInto('agents').values(REGISTERED.map((pubkey, i) => provisionalAgentRow(`agent-${i}`, `agent-${i}`, pubkey, now))).execute();
+}
+const CLASSES = ['code.review', 'translate'];
+const KINDS = ['offer', 'decision', 'outcome'] as const;
+const OUTCOMES = [1, 0.5, 0, null];
+
+type Random = () => number;
+const pick = <T,>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+
+/** A receipt row as the service stores it, drawn from a small world so that keys repeat. */
+function randomRow(random: Random, now: number): NewReceiptRow {
+  const kind = pick(random, KINDS);
+  // Few distinct expiry times, so several receipts expire at once (ties at a sweep's limit).
+  const expiry = random() < 0.3 ? null : new Date(now + (1 + Math.floor(random() * 6)) * 5 * MINUTE).toISOString();
+  return {
+    id: newTimeOrderedId(),
+    receipt_id: randomUUID(),
+    correlation_id: randomUUID(),
+    kind,
+    task_class: pick(random, CLASSES),
+    issuer_agent: pick(random, ['first', 'second']),
+    issuer_pubkey: pick(random, ISSUERS),
+    subject_agent: 'subject',
+    subject_pubkey: pick(random, SUBJECTS),
+    issued_at: new Date(now).toISOString(),
+    expires_at: expiry,
+    signature_verified: random() < 0.8 ? 1 : 0,
+    outcome_value: kind === 'outcome' ? pick(random, OUTCOMES) : null,
+    envelope: '{}',
+    received_at: new Date(now).toISOString(),
+  };
+}
+
+/** What the sums replaced: every verified, unexpired outcome of a registered key about another key, aggregated on read. */
+async function aggregateFromReceipts(db: Db, now: string) {
+  const rows = await db
+    .selectFrom('trust_receipts')
+    .select((eb) => ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent', eb.fn.countAll<number | string>().as('receipts'), eb.fn.sum<number | string>('outcome_value').as('value_sum')])
+    .where('kind', '=', 'outcome')
+    .where('signature_verified', '=', 1)
+    .where((eb) => eb('issuer_pubkey', '<>', eb.ref('subject_pubkey')))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where('issuer_pubkey', 'in', REGISTERED)
+    .groupBy(['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'])
+    .execute();
+  return sorted(rows.map((row) => ({ subject: row.subject_pubkey, taskClass: row.task_class, issuerPubkey: row.issuer_pubkey, issuerAgent: row.issuer_agent, receipts: Number(row.receipts), valueSum: Number(row.value_sum ?? 0) })));
+}
+
+async function evidenceFromSums(store: ReceiptsStore, now: string) {
+  const bySubject = await store.evidenceAbout(SUBJECTS, now);
+  return sorted([...bySubject].flatMap(([subject, items]) => items.map((item) => ({ subject, ...item }))));
+}
+
+const sorted = <T extends { subject: string; taskClass: string; issuerPubkey: string; issuerAgent: string }>(rows: T[]) =>
+  rows.sort((a, b) => `${a.subject} ${a.taskClass} ${a.issuerPubkey} ${a.issuerAgent}`.localeCompare(`${b.subject} ${b.taskClass} ${b.issuerPubkey} ${b.issuerAgent}`));
+
+/** Every filter a list by subject can carry: its total from the counts must equal counting the rows. */
+async function assertTotalsMatchRows(db: Db, store: ReceiptsStore) {
+  for (const subjectPubkey of SUBJECTS) {
+    for (const taskClass of [undefined, ...CLASSES]) {
+      for (const kind of [undefined, ...KINDS]) {
+        const filter = { subjectPubkey, ...(taskClass ? { taskClass } : {}), ...(kind ? { kind } : {}) };
+        let query = db.selectFrom('trust_receipts').where('subject_pubkey', '=', subjectPubkey);
+        if (taskClass) query = query.where('task_class', '=', taskClass);
+        if (kind) query = query.where('kind', '=', kind);
+        const { count } = await query.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
+        assert.equal((await store.list(filter, 1, 0)).total, Number(count), JSON.stringify(filter));
+      }
+    }
+  }
+}
+
+describe('maintained trust sums and list counts', () => {
+  let database: Awaited<ReturnType<typeof openTestDatabase>>;
+  let store: ReceiptsStore;
+
+  before(async () => {
+    database = await openTestDatabase();
+    await database.migrate();
+    const { handle } = database;
+    await registerKeys(handle.db);
+    store = createReceiptsStore(handle.db, { dialect: handle.dialect, sqliteFile: handle.sqliteFile });
+  });
+  after(async () => {
+    await store.close();
+    await database.close();
+  });
+
+  it('equal the aggregate over every stored receipt through inserts, duplicates, expiry and partial sweeps', async () => {
+    const random = seededRandom(20261122);
+    const { db } = database.handle;
+    let now = START;
+    const stored: NewReceiptRow[] = [];
+    for (let step = 0; step < 40; step++) {
+      const rows = Array.from({ length: 1 + Math.floor(random() * 12) }, () => randomRow(random, now));
+      // A receipt sent again under its receiptId is answered from storage and counted once.
+      if (stored.length > 0 && random() < 0.5) rows.push({ ...pick(random, stored), id: newTimeOrderedId() });
+      const outcomes = await Promise.all(rows.map((row) => store.insert(row)));
+      for (const [i, outcome] of outcomes.entries()) if (outcome.inserted) stored.push(rows[i]!);
+
+      now += Math.floor(random() * 4 * MINUTE);
+      const iso = new Date(now).toISOString();
+      if (random() < 0.4) {
+        // A small batch, so a pass often ends among receipts that expire at the same time.
+        const { more } = await store.sweepExpiredEvidence(iso, 1 + Math.floor(random() * 4));
+        if (more && random() < 0.5) await store.sweepExpiredEvidence(iso, 1000);
+      }
+      assert.deepEqual(await evidenceFromSums(store, iso), await aggregateFromReceipts(db, iso), `step ${step}`);
+    }
+    assert.ok(stored.length > 150, 'the run stored a useful number of receipts');
+    await assertTotalsMatchRows(db, store);
+
+    // Once everything with an expiry has expired and been swept, only receipts without one remain.
+    now += 365 * 24 * 60 * MINUTE;
+    const late = new Date(now).toISOString();
+    while ((await store.sweepExpiredEvidence(late, 7)).more);
+    assert.deepEqual(await evidenceFromSums(store, late), await aggregateFromReceipts(db, late));
+    const { remaining } = await db.selectFrom('trust_evidence').select((eb) => eb.fn.sum<number | string>('receipts').as('remaining')).executeTakeFirstOrThrow();
+    // Sums are kept for unregistered issuers too: an issuer may register after its receipts arrive.
+    assert.equal(Number(remaining), stored.filter((row) => row.kind === 'outcome' && row.signature_verified === 1 && row.issuer_pubkey !== row.subject_pubkey && row.expires_at === null).length);
+  });
+});
+
+describe('migration 0011 on a database that already holds receipts', () => {
+  it('fills the sums and counts from the receipts stored before it', async () => {
+    const database = await openTestDatabase();
+    try {
+      await database.migrate('0010_receipt_kind_in_subject_indexes');
+      const random = seededRandom(7);
+      const { db, dialect, sqliteFile } = database.handle;
+      const rows = Array.from({ length: 300 }, () => randomRow(random, START - 15 * MINUTE));
+      // Typed for after the migration; the table itself is the same before it.
+      await db.insertInto('trust_receipts').values(rows).execute();
+      await database.migrate();
+      await registerKeys(db);
+
+      const store = createReceiptsStore(db, { dialect, sqliteFile });
+      try {
+        for (const minutes of [0, 20, 60]) {
+          const now = new Date(START + minutes * MINUTE).toISOString();
+          assert.deepEqual(await evidenceFromSums(store, now), await aggregateFromReceipts(db, now));
+        }
+        await assertTotalsMatchRows(db, store);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await database.close();
+    }
+  });
+});
