@@ -9,7 +9,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { Insertable } from 'kysely';
 import pg from 'pg';
+import type { AgentsTable } from '../src/db/schema.ts';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(repoRoot, 'bench', '.out');
@@ -230,6 +232,44 @@ export async function benchDatabase(cleanup: Cleanup, adminUrl = process.env.BEN
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return { dialect: 'postgres', url: url.toString() };
+}
+
+/** An unclaimed (provisional) agent holding `pubkey`, as registration stores it: an issuer receipts can name. */
+export function provisionalAgentRow(id: string, slug: string, pubkey: string, now: string): Insertable<AgentsTable> {
+  return {
+    id,
+    name: slug,
+    slug,
+    description: '',
+    long_description: null,
+    endpoint: null,
+    protocols: '[]',
+    categories: '[]',
+    capabilities: '[]',
+    tags: '[]',
+    docs_url: null,
+    manifest_url: null,
+    auth_type: 'none',
+    version: '1.0.0',
+    visibility: 'public',
+    org_id: null,
+    input_schema: null,
+    twitter_url: null,
+    status: 'provisional',
+    owner_id: null,
+    registration_pubkey: pubkey,
+    claimed_at: null,
+    key_verified_at: null,
+    delivery_mode: 'poll',
+    webhook_secret: null,
+    last_seen_at: null,
+    reported_status: null,
+    reported_load: null,
+    price_per_task_cents: 0,
+    currency: 'usd',
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 /** mulberry32: a small deterministic generator of numbers in [0, 1), so every run seeds the same data. */

@@ -8,8 +8,8 @@
  * The data: flows of offer, decision and outcome receipts (one correlation id each) about 20,000
  * subject keys, from 1,000 issuer keys, in 20 task classes, received over 30 days; 97% verified.
  * One hot subject holds a tenth of all receipts (100,000 of a million), every other subject about 45.
- * The issuers are not registered agents, so trust answers carry no classes; the query behind them
- * (every verified, unexpired outcome about the key, summed per issuer and class) runs all the same.
+ * Half the issuers are registered (unclaimed) agents, so trust weighs their receipts; the other
+ * half's receipts are stored and listed but weigh nothing, as a flood from throwaway keys would.
  *
  *   npx tsx bench/receipt-queries.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/receipt-queries.ts
@@ -21,7 +21,7 @@ import type { TrustReceiptsTable } from '../src/db/schema.ts';
 import { formatPublicKey, publicKeyFromSeed } from '../src/lib/ed25519.ts';
 import { newTimeOrderedId } from '../src/lib/ids.ts';
 import { canonicalJson } from '../src/lib/jcs.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, measureAll, problemsOf, seededRandom, startService, withCleanup, writeResult, type Target } from './lib.ts';
+import { benchDatabase, benchSeconds, machine, markdownTable, measureAll, problemsOf, provisionalAgentRow, seededRandom, startService, withCleanup, writeResult, type Target } from './lib.ts';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 1_000_000);
 const SUBJECTS = 20_000;
@@ -48,6 +48,9 @@ async function seed(url: string): Promise<Seeded> {
   await database.migrate();
   const subjects = Array.from({ length: SUBJECTS }, key);
   const issuers = Array.from({ length: ISSUERS }, (_, i) => ({ agent: `issuer-${i}`, pubkey: key() }));
+  const registeredAt = new Date().toISOString();
+  const registered = issuers.filter((_, i) => i % 2 === 0).map((issuer) => provisionalAgentRow(newTimeOrderedId(), issuer.agent, issuer.pubkey, registeredAt));
+  await database.db.insertInto('agents').values(registered).execute();
   const expiresAt = new Date(Date.now() + 365 * 86_400_000).toISOString();
   const flows = Math.ceil(RECEIPTS / 3);
   const start = Date.now() - DAYS * 86_400_000;
@@ -137,6 +140,9 @@ await withCleanup(async (cleanup) => {
     { name: 'trust of the hot subject', url: `${service.url}/v1/trust?pubkey=${q(seeded.hotSubject)}` },
     { name: 'trust of a typical subject', url: `${service.url}/v1/trust?pubkey=${q(seeded.typicalSubject)}` },
   ];
+  // The hot subject's trust must weigh real evidence, or its timing would measure an empty answer.
+  const hotTrust = (await (await fetch(`${service.url}/v1/trust?pubkey=${q(seeded.hotSubject)}`)).json()) as { data: { classes: unknown[] } };
+  if (hotTrust.data.classes.length === 0) throw new Error('the hot subject has no trust classes: the seeded issuers are not registered');
   const single = await measureAll(targets, { seconds, connections: 1, warmupSeconds: 1 });
   const loaded = await measureAll(targets, { seconds, connections: 50, warmupSeconds: 1 });
 
