@@ -138,6 +138,10 @@ describe('maintained trust sums and list counts', () => {
     const late = new Date(now).toISOString();
     while ((await store.sweepExpiredEvidence(late, 7)).more);
     assert.deepEqual(await evidenceFromSums(store, late), await aggregateFromReceipts(db, late));
+    // A node whose clock is behind the watermark sweeps nothing and leaves the watermark where it is.
+    const { more } = await store.sweepExpiredEvidence(new Date(START).toISOString(), 1000);
+    assert.equal(more, false);
+    assert.deepEqual(await evidenceFromSums(store, late), await aggregateFromReceipts(db, late));
     const { remaining } = await db.selectFrom('trust_evidence').select((eb) => eb.fn.sum<number | string>('receipts').as('remaining')).executeTakeFirstOrThrow();
     // Sums are kept for unregistered issuers too: an issuer may register after its receipts arrive.
     assert.equal(Number(remaining), stored.filter((row) => row.kind === 'outcome' && row.signature_verified === 1 && row.issuer_pubkey !== row.subject_pubkey && row.expires_at === null).length);

@@ -17,7 +17,11 @@ import type { Migration } from './index.ts';
  *
  * On PostgreSQL an insert takes a shared advisory lock and the sweep an exclusive one, so a receipt
  * committed while the sweep moves the watermark is either swept or left for reads to subtract, never
- * missed. The lock is the trigger's first act, before any row lock: no deadlock with the sweep.
+ * missed. The lock is the trigger's first act, before it locks any sum row (the sweep locks only
+ * those): no deadlock with the sweep.
+ *
+ * Only inserts are summed. Receipts are never updated or deleted today; whatever starts to (a
+ * retention job, a re-verification) must change the sums in the same transaction.
  */
 /**
  * The advisory lock between inserts and the sweep, as (class, object): this class, and the schema's
@@ -32,6 +36,9 @@ export const trustEvidenceSums: Migration = {
   async up(db: Kysely<unknown>, dialect: DialectName) {
     const withoutRowid = dialect === 'sqlite' ? ' WITHOUT ROWID' : '';
     const statements = [
+      // Nodes still on the old code may be inserting during a rolling deploy: the backfill below and
+      // the triggers must see the same rows (the migration runs in one transaction there).
+      ...(dialect === 'postgres' ? ['LOCK TABLE trust_receipts IN SHARE ROW EXCLUSIVE MODE'] : []),
       `CREATE TABLE trust_receipt_counts (
          subject_pubkey TEXT NOT NULL, task_class TEXT NOT NULL, kind TEXT NOT NULL, receipts BIGINT NOT NULL,
          PRIMARY KEY (subject_pubkey, task_class, kind))${withoutRowid}`,
@@ -80,7 +87,8 @@ const sqliteTriggers = [
 ];
 
 const postgresTriggers = [
-  `CREATE FUNCTION trust_receipts_summed() RETURNS trigger LANGUAGE plpgsql AS $$
+  // The schema's tables, whatever search_path the writer has (a bulk load, a maintenance session).
+  `CREATE FUNCTION trust_receipts_summed() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
    BEGIN
      PERFORM pg_advisory_xact_lock_shared(${SWEEP_LOCK_CLASS}, ${SWEEP_LOCK_OBJECT});
      ${countUpsert};

@@ -20,7 +20,8 @@ export interface ReceiptFilter {
 export type InsertOutcome = GenericInsertOutcome<NewReceiptRow, ReceiptRow>;
 
 export interface ReceiptsStoreOptions {
-  dialect?: DialectName;
+  /** Required: on PostgreSQL the sweep must take the lock the insert trigger shares. */
+  dialect: DialectName;
   /** The SQLite database file: receipts are then inserted from a worker thread (db/sqlite-insert.ts). */
   sqliteFile?: string | null;
   onInsertWorkerError?(error: unknown): void;
@@ -39,14 +40,15 @@ const expiringOutcomes = (db: Kysely<Database>) =>
     .where((eb) => eb('issuer_pubkey', '<>', eb.ref('subject_pubkey')));
 
 /**
- * The order a batch is inserted in on PostgreSQL: its triggers then lock count and sum rows in one
- * global order, so two nodes inserting at once cannot deadlock on them.
+ * The order a batch is inserted in on PostgreSQL: a total order (receiptId last), so its triggers
+ * lock count and sum rows, and the insert its receiptId entries, in one global order: two nodes
+ * inserting at once cannot deadlock on them.
  */
 const bySumKeys = (a: NewReceiptRow, b: NewReceiptRow) =>
-  compare(a.subject_pubkey, b.subject_pubkey) || compare(a.task_class, b.task_class) || compare(a.kind, b.kind) || compare(a.issuer_pubkey, b.issuer_pubkey) || compare(a.issuer_agent, b.issuer_agent);
+  compare(a.subject_pubkey, b.subject_pubkey) || compare(a.task_class, b.task_class) || compare(a.kind, b.kind) || compare(a.issuer_pubkey, b.issuer_pubkey) || compare(a.issuer_agent, b.issuer_agent) || compare(a.receipt_id, b.receipt_id);
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export function createReceiptsStore(db: Db, { dialect = 'sqlite', sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions = {}) {
+export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
   const filtered = (filter: ReceiptFilter) => {
     let query = db.selectFrom('trust_receipts');
     if (filter.subjectPubkey) query = query.where('subject_pubkey', '=', filter.subjectPubkey);
@@ -182,6 +184,9 @@ export function createReceiptsStore(db: Db, { dialect = 'sqlite', sqliteFile = n
       db.transaction().execute(async (tx) => {
         if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
         const { expired_through: from } = await tx.selectFrom('trust_evidence_sweep').select('expired_through').executeTakeFirstOrThrow();
+        // A clock behind the watermark (another node's, or one stepped back) must not move it back:
+        // the receipts between would be subtracted a second time.
+        if (now <= from) return { more: false };
         const expired = (through: string) => expiringOutcomes(tx).where('expires_at', '>', from).where('expires_at', '<=', through);
         // Ties at the limit's time go in whole: the watermark is a time, not a position.
         const last = await expired(now).select('expires_at').orderBy('expires_at').limit(1).offset(limit - 1).executeTakeFirst();
