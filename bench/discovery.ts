@@ -21,7 +21,7 @@ import { capabilities } from '../src/modules/catalog/index.ts';
 import { createDiscoveryStore } from '../src/modules/discovery/index.ts';
 import { contentWords } from '../src/modules/discovery/tokenize.ts';
 import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings, type RelevanceReport } from '../test/fixtures/discovery/relevance.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, postJson, startService, waitUntilIdle, withCleanup, writeResult } from './lib.ts';
+import { agentRow, benchDatabase, benchSeconds, machine, markdownTable, postJson, startService, waitUntilIdle, withCleanup, writeResult } from './lib.ts';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const documentedCategories = new Set(['coding', 'data', 'devops', 'finance', 'health', 'legal', 'marketing', 'productivity', 'research', 'security', 'support', 'other']);
@@ -59,39 +59,25 @@ async function seedAgents(databaseUrl: string, ownerId: string, count: number): 
       const capability = capabilities[(i * 7) % capabilities.length]!;
       const fromFixture = i % 3 === 0;
       const name = `${fromFixture ? fixture.name : capability.name} ${i}`;
-      return {
+      return agentRow({
         id: newId(),
         name,
         slug: name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
         description: fromFixture ? fixture.description : `${capability.description} Also handles ${capability.aliases[i % capability.aliases.length]}.`,
-        long_description: null,
         endpoint: 'https://bench.example.test/hook',
         protocols: JSON.stringify(fromFixture ? fixture.protocols : ['rest']),
         categories: JSON.stringify(fromFixture ? fixture.categories : [documentedCategories.has(capability.category) ? capability.category : 'other']),
         capabilities: JSON.stringify(fromFixture ? fixture.capabilities : [capability.slug]),
         tags: JSON.stringify(fromFixture ? fixture.tags : capability.aliases.slice(0, 2)),
-        docs_url: null,
-        manifest_url: null,
-        auth_type: 'none',
-        version: '1.0.0',
-        visibility: (i % 20 === 0 ? 'private' : 'public') as 'private' | 'public',
-        org_id: null,
-        input_schema: null,
-        twitter_url: null,
-        status: 'active' as const,
+        visibility: i % 20 === 0 ? 'private' : 'public',
+        status: 'active',
         owner_id: ownerId,
         registration_pubkey: null,
-        claimed_at: null,
-        delivery_mode: 'webhook' as const,
-        webhook_secret: null,
+        delivery_mode: 'webhook',
         last_seen_at: i % 4 === 0 ? now : null,
-        reported_status: null,
-        reported_load: null,
-        price_per_task_cents: 0,
-        currency: 'usd',
         created_at: now,
         updated_at: now,
-      };
+      });
     });
     await database.transaction(async (tx) => {
       for (let start = 0; start < rows.length; start += 500) await tx.insertInto('agents').values(rows.slice(start, start + 500)).execute();

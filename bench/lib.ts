@@ -234,12 +234,14 @@ export async function benchDatabase(cleanup: Cleanup, adminUrl = process.env.BEN
   return { dialect: 'postgres', url: url.toString() };
 }
 
-/** An unclaimed (provisional) agent holding `pubkey`, as registration stores it: an issuer receipts can name. */
-export function provisionalAgentRow(id: string, slug: string, pubkey: string, now: string): Insertable<AgentsTable> {
+type AgentRow = Insertable<AgentsTable>;
+
+/**
+ * An agent row written straight into the table (seeding skips the API for speed): the given columns,
+ * and every optional one empty as registration leaves it.
+ */
+export function agentRow(fields: Pick<AgentRow, 'id' | 'name' | 'slug' | 'status' | 'owner_id' | 'registration_pubkey' | 'delivery_mode' | 'created_at' | 'updated_at'> & Partial<AgentRow>): AgentRow {
   return {
-    id,
-    name: slug,
-    slug,
     description: '',
     long_description: null,
     endpoint: null,
@@ -255,22 +257,21 @@ export function provisionalAgentRow(id: string, slug: string, pubkey: string, no
     org_id: null,
     input_schema: null,
     twitter_url: null,
-    status: 'provisional',
-    owner_id: null,
-    registration_pubkey: pubkey,
     claimed_at: null,
     key_verified_at: null,
-    delivery_mode: 'poll',
     webhook_secret: null,
     last_seen_at: null,
     reported_status: null,
     reported_load: null,
     price_per_task_cents: 0,
     currency: 'usd',
-    created_at: now,
-    updated_at: now,
+    ...fields,
   };
 }
+
+/** An unclaimed (provisional) agent holding `pubkey`: an issuer receipts can name. */
+export const provisionalAgentRow = (id: string, slug: string, pubkey: string, now: string): AgentRow =>
+  agentRow({ id, name: slug, slug, status: 'provisional', owner_id: null, registration_pubkey: pubkey, delivery_mode: 'poll', created_at: now, updated_at: now });
 
 /** mulberry32: a small deterministic generator of numbers in [0, 1), so every run seeds the same data. */
 export function seededRandom(seed: number): () => number {
