@@ -139,7 +139,7 @@ export interface TrustReceiptsTable {
   received_at: string;
 }
 
-/** Receipts per (subject key, task class, kind), kept by a trigger: a list's `total` (migration 0011). */
+/** Receipts per (subject key, task class, kind), kept by their writers (modules/receipts/sums.ts): a list's `total` (migration 0011). */
 export interface TrustReceiptCountsTable {
   subject_pubkey: string;
   task_class: string;
@@ -147,7 +147,7 @@ export interface TrustReceiptCountsTable {
   receipts: number | string;
 }
 
-/** Verified outcomes of one issuer about another key in one class, kept by a trigger (migration 0011). */
+/** Verified outcomes of one issuer about another key in one class, kept by the writers of receipts (migration 0011, sums.ts). */
 export interface TrustEvidenceTable {
   subject_pubkey: string;
   task_class: string;

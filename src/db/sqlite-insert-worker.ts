@@ -2,7 +2,7 @@
  * Worker side of sqlite-insert.ts: its own connection to the database file. The commit's fsync
  * (synchronous=FULL) and the b-tree work block this thread, not the event loop's. Batches that queued
  * up while a commit ran are written together in the next transaction (group commit), each answered
- * on its own.
+ * on its own. The caller's `afterInsert` statements run once per transaction, after its rows.
  */
 import SQLite from 'better-sqlite3';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
@@ -12,6 +12,10 @@ export interface InsertWorkerData {
   path: string;
   table: string;
   uniqueColumn: string;
+  /** The column whose values of the inserted rows `afterInsert` receives. */
+  idColumn: string;
+  /** Statements run in each transaction after its rows, with one parameter: the JSON array of the inserted rows' ids. */
+  afterInsert: string[];
 }
 
 export interface InsertBatch {
@@ -25,13 +29,14 @@ export type InsertAnswer = { id: number; existing: (Record<string, unknown> | nu
 /** Rows at most in one transaction: bounds how long the batches in it wait for their answer. */
 const MAX_ROWS_PER_COMMIT = 512;
 const identifier = /^[a-z_][a-z0-9_]*$/;
-const { path, table, uniqueColumn } = workerData as InsertWorkerData;
-if (![table, uniqueColumn].every((name) => identifier.test(name))) throw new Error(`invalid table or column name: ${table}.${uniqueColumn}`);
+const { path, table, uniqueColumn, idColumn, afterInsert } = workerData as InsertWorkerData;
+if (![table, uniqueColumn, idColumn].every((name) => identifier.test(name))) throw new Error(`invalid table or column name in ${table}`);
 
 const port = parentPort as MessagePort;
 const sqlite = new SQLite(path);
 configureSqlite(sqlite);
 const selectExisting = sqlite.prepare(`SELECT * FROM ${table} WHERE ${uniqueColumn} = ?`);
+const afterInsertStatements = afterInsert.map((text) => sqlite.prepare(text));
 const inserts = new Map<string, SQLite.Statement>();
 
 /** One statement per column set (every row of a caller has the same columns, so in practice one). */
@@ -46,9 +51,22 @@ function insertFor(columns: string[]): SQLite.Statement {
   return statement;
 }
 
-// A row whose unique value is already stored (earlier, or earlier in this transaction) is not written.
-const insertRow = (row: Record<string, unknown>) => (insertFor(Object.keys(row)).run(row).changes === 1 ? null : (selectExisting.get(row[uniqueColumn]) as Record<string, unknown>));
-const insertBatches = sqlite.transaction((batches: InsertBatch[]) => batches.map((batch) => batch.rows.map(insertRow)));
+const insertBatches = sqlite.transaction((batches: InsertBatch[]) => {
+  const insertedIds: unknown[] = [];
+  // A row whose unique value is already stored (earlier, or earlier in this transaction) is not written.
+  const existing = batches.map((batch) =>
+    batch.rows.map((row) => {
+      if (insertFor(Object.keys(row)).run(row).changes === 0) return selectExisting.get(row[uniqueColumn]) as Record<string, unknown>;
+      insertedIds.push(row[idColumn]);
+      return null;
+    }),
+  );
+  if (insertedIds.length > 0) {
+    const ids = JSON.stringify(insertedIds);
+    for (const statement of afterInsertStatements) statement.run(ids);
+  }
+  return existing;
+});
 
 port.on('message', (first: InsertBatch) => {
   const batches = [first];

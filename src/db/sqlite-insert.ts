@@ -46,6 +46,8 @@ export function createSqliteInsert<Row extends Record<string, unknown>, Stored>(
   path,
   table,
   uniqueColumn,
+  idColumn,
+  afterInsert,
   fallback,
   onWorkerError = () => {},
   startWorker = (data) => startModuleWorker('sqlite-insert-worker', import.meta.url, { workerData: data }),
@@ -83,7 +85,7 @@ export function createSqliteInsert<Row extends Record<string, unknown>, Stored>(
   }
 
   function start(): Worker {
-    const started = startWorker({ path, table, uniqueColumn });
+    const started = startWorker({ path, table, uniqueColumn, idColumn, afterInsert });
     started.on('message', (answer: InsertAnswer) => {
       const batch = answered(answer.id);
       if (!batch) return;

@@ -13,6 +13,8 @@ import { createSqliteInsert, type InsertOutcome } from '../../src/db/sqlite-inse
 
 type Row = { id: string; unique_key: string; body: string };
 
+const items = { table: 'items', uniqueColumn: 'unique_key', idColumn: 'id', afterInsert: [] as string[] };
+
 describe('SQLite inserts on a worker thread', () => {
   let dir: string;
   let path: string;
@@ -41,7 +43,7 @@ describe('SQLite inserts on a worker thread', () => {
   const count = () => (reader.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
 
   it('stores rows, visible to another connection once answered, and answers a duplicate with the stored row', async () => {
-    const inserts = createSqliteInsert<Row, Row>({ path, table: 'items', uniqueColumn: 'unique_key', fallback });
+    const inserts = createSqliteInsert<Row, Row>({ path, ...items, fallback });
     const rows = Array.from({ length: 40 }, (_, i) => ({ id: `a${i}`, unique_key: `k${i}`, body: `first ${i}` }));
     const outcomes = await Promise.all([...rows.map((row) => inserts.insert(row)), inserts.insert({ id: 'dup', unique_key: 'k3', body: 'second' })]);
     assert.ok(outcomes.slice(0, 40).every((outcome) => outcome.inserted));
@@ -52,7 +54,7 @@ describe('SQLite inserts on a worker thread', () => {
   });
 
   it('reports a database error to the callers of that batch', async () => {
-    const inserts = createSqliteInsert<Row, Row>({ path, table: 'items', uniqueColumn: 'unique_key', fallback });
+    const inserts = createSqliteInsert<Row, Row>({ path, ...items, fallback });
     // The primary key is not the conflict target: a repeated id is an error, not a duplicate.
     await assert.rejects(inserts.insert({ id: 'a0', unique_key: 'other', body: 'x' }), /UNIQUE constraint failed: items.id/);
     await inserts.close();
@@ -62,8 +64,7 @@ describe('SQLite inserts on a worker thread', () => {
     const errors: unknown[] = [];
     const inserts = createSqliteInsert<Row, Row>({
       path,
-      table: 'items',
-      uniqueColumn: 'unique_key',
+      ...items,
       fallback,
       onWorkerError: (error) => errors.push(error),
       startWorker: () => new Worker('process.exit(3)', { eval: true }),
@@ -78,9 +79,28 @@ describe('SQLite inserts on a worker thread', () => {
     await inserts.close();
   });
 
+  it('runs the afterInsert statements once per transaction with the ids it inserted, in the same transaction', async () => {
+    reader.exec('CREATE TABLE insert_log (ids TEXT NOT NULL)');
+    const logged = { ...items, afterInsert: ['INSERT INTO insert_log (ids) VALUES (?)'] };
+    const inserts = createSqliteInsert<Row, Row>({ ...logged, path, fallback });
+    const rows = Array.from({ length: 20 }, (_, i) => ({ id: `l${i}`, unique_key: `log-${i}`, body: 'x' }));
+    // Sent in one turn: one transaction, the duplicate of k1 (stored by the first test) not among its ids.
+    await Promise.all([...rows.map((row) => inserts.insert(row)), inserts.insert({ id: 'not-inserted', unique_key: 'k1', body: 'y' })]);
+    const log = reader.prepare('SELECT ids FROM insert_log').all() as { ids: string }[];
+    assert.deepEqual(log.flatMap((entry) => JSON.parse(entry.ids) as string[]).sort(), rows.map((row) => row.id).sort());
+    assert.ok(log.length < rows.length, 'statements ran per transaction, not per row');
+    await inserts.close();
+
+    // A failing statement takes its transaction's rows with it: callers see the error, nothing is stored.
+    const failing = createSqliteInsert<Row, Row>({ ...items, afterInsert: ['INSERT INTO insert_log (ids) SELECT NULL WHERE ? IS NOT NULL'], path, fallback });
+    await assert.rejects(failing.insert({ id: 'f1', unique_key: 'fails', body: 'x' }), /NOT NULL constraint failed/);
+    assert.equal((reader.prepare("SELECT count(*) AS n FROM items WHERE unique_key = 'fails'").get() as { n: number }).n, 0);
+    await failing.close();
+  });
+
   it('refuses a table or column name that is not a plain identifier', async () => {
     const errors: unknown[] = [];
-    const guarded = createSqliteInsert<Row, Row>({ path, table: 'items; DROP TABLE items', uniqueColumn: 'unique_key', fallback, onWorkerError: (error) => errors.push(error) });
+    const guarded = createSqliteInsert<Row, Row>({ path, ...items, table: 'items; DROP TABLE items', fallback, onWorkerError: (error) => errors.push(error) });
     await guarded.insert({ id: 'c1', unique_key: 'guard', body: 'x' });
     assert.match(String(errors[0]), /invalid table or column name/);
     assert.ok(count() > 0, 'the table is still there');

@@ -16,6 +16,7 @@ import { keyProof } from './0008_key_proof.ts';
 import { sentenceVectors } from './0009_sentence_vectors.ts';
 import { receiptKindInSubjectIndexes } from './0010_receipt_kind_in_subject_indexes.ts';
 import { trustEvidenceSums } from './0011_trust_evidence_sums.ts';
+import { receiptSumsByWriters } from './0012_receipt_sums_by_writers.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -33,6 +34,7 @@ const ordered: [string, Migration][] = [
   ['0009_sentence_vectors', sentenceVectors],
   ['0010_receipt_kind_in_subject_indexes', receiptKindInSubjectIndexes],
   ['0011_trust_evidence_sums', trustEvidenceSums],
+  ['0012_receipt_sums_by_writers', receiptSumsByWriters],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -5,6 +5,7 @@ import type { DialectName } from '../../db/dialect.ts';
 import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/migrations/0011_trust_evidence_sums.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from '../../db/sqlite-insert.ts';
 import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
+import { addToSums, lockOutSweep, sumStatements } from './sums.ts';
 import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
 
 export type ReceiptRow = Selectable<TrustReceiptsTable>;
@@ -20,7 +21,7 @@ export interface ReceiptFilter {
 export type InsertOutcome = GenericInsertOutcome<NewReceiptRow, ReceiptRow>;
 
 export interface ReceiptsStoreOptions {
-  /** Required: on PostgreSQL the sweep must take the lock the insert trigger shares. */
+  /** Required: on PostgreSQL inserts and the sweep take a lock between them (sums.ts). */
   dialect: DialectName;
   /** The SQLite database file: receipts are then inserted from a worker thread (db/sqlite-insert.ts). */
   sqliteFile?: string | null;
@@ -40,13 +41,10 @@ const expiringOutcomes = (db: Kysely<Database>) =>
     .where((eb) => eb('issuer_pubkey', '<>', eb.ref('subject_pubkey')));
 
 /**
- * The order a batch is inserted in on PostgreSQL: a total order (receiptId last), so its triggers
- * lock count and sum rows, and the insert its receiptId entries, in one global order: two nodes
- * inserting at once cannot deadlock on them.
+ * A batch is inserted in receiptId order, so two PostgreSQL nodes inserting the same receipts lock
+ * their receiptId entries in one order (and then their sum rows in one order: sums.ts): no deadlock.
  */
-const bySumKeys = (a: NewReceiptRow, b: NewReceiptRow) =>
-  compare(a.subject_pubkey, b.subject_pubkey) || compare(a.task_class, b.task_class) || compare(a.kind, b.kind) || compare(a.issuer_pubkey, b.issuer_pubkey) || compare(a.issuer_agent, b.issuer_agent) || compare(a.receipt_id, b.receipt_id);
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byReceiptId = (a: NewReceiptRow, b: NewReceiptRow) => (a.receipt_id < b.receipt_id ? -1 : a.receipt_id > b.receipt_id ? 1 : 0);
 
 export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
   const filtered = (filter: ReceiptFilter) => {
@@ -59,7 +57,7 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
   };
 
   /**
-   * A list's `total`. About a subject alone, from the counts a trigger keeps (a key may have
+   * A list's `total`. About a subject alone, from the counts kept on insert (a key may have
    * hundreds of thousands of receipts); a flow is counted from its rows, which its index holds.
    */
   async function countOf(filter: ReceiptFilter): Promise<number> {
@@ -80,12 +78,18 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
    */
   async function insertHere(rows: NewReceiptRow[]): Promise<InsertOutcome[]> {
     return db.transaction().execute(async (tx) => {
+      await lockOutSweep(tx, dialect);
       const inserted = await tx
         .insertInto('trust_receipts')
-        .values([...rows].sort(bySumKeys))
+        .values([...rows].sort(byReceiptId))
         .onConflict((oc) => oc.column('receipt_id').doNothing())
         .returning('id')
         .execute();
+      await addToSums(
+        tx,
+        dialect,
+        inserted.map((row) => row.id),
+      );
       const insertedIds = new Set(inserted.map((row) => row.id));
       const missing = rows.filter((row) => !insertedIds.has(row.id)).map((row) => row.receipt_id);
       const existing = missing.length > 0 ? await tx.selectFrom('trust_receipts').selectAll().where('receipt_id', 'in', missing).execute() : [];
@@ -100,7 +104,15 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
   }
 
   const offThread = sqliteFile
-    ? createSqliteInsert<NewReceiptRow, ReceiptRow>({ path: sqliteFile, table: 'trust_receipts', uniqueColumn: 'receipt_id', fallback: insertHere, onWorkerError: onInsertWorkerError })
+    ? createSqliteInsert<NewReceiptRow, ReceiptRow>({
+        path: sqliteFile,
+        table: 'trust_receipts',
+        uniqueColumn: 'receipt_id',
+        idColumn: 'id',
+        afterInsert: sumStatements('sqlite'),
+        fallback: insertHere,
+        onWorkerError: onInsertWorkerError,
+      })
     : null;
 
   return {

@@ -1,0 +1,66 @@
+/**
+ * What every writer of receipts does in its insert's transaction: add the receipts it inserted to the
+ * sums trust and list totals read (migration 0011). Two statements per transaction, whatever the
+ * number of receipts in it, each taking one parameter: the JSON array of the inserted rows' ids.
+ *
+ * Until migration 0012 triggers did this, row by row. On SQLite a trigger makes every insert open a
+ * statement journal (the insert might fail after the trigger wrote), which spilled to a temporary file
+ * once a transaction's journal passed 64 KiB: the insert's CPU nearly doubled, half of it in the
+ * kernel (bench/RESULTS.md, session 12). Statements after the rows journal a few pages once per
+ * transaction instead.
+ *
+ * The same SQL text runs on the SQLite insert worker's own connection (db/sqlite-insert-worker.ts),
+ * and through Kysely for PostgreSQL, the worker's fallback and bulk loads.
+ */
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import type { DialectName } from '../../db/dialect.ts';
+import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/migrations/0011_trust_evidence_sums.ts';
+import type { Database } from '../../db/schema.ts';
+
+/** The ids passed as one JSON array: one placeholder whatever their number. */
+const insertedIds: Record<DialectName, string> = {
+  sqlite: 'SELECT value FROM json_each(?)',
+  postgres: 'SELECT jsonb_array_elements_text(CAST($1 AS jsonb))',
+};
+
+// Sum rows are written in key order, so two PostgreSQL nodes inserting at once lock them in one order: no deadlock.
+const countsSql = (ids: string) => `INSERT INTO trust_receipt_counts (subject_pubkey, task_class, kind, receipts)
+  SELECT subject_pubkey, task_class, kind, count(*) FROM trust_receipts
+  WHERE id IN (${ids})
+  GROUP BY subject_pubkey, task_class, kind
+  ORDER BY subject_pubkey, task_class, kind
+  ON CONFLICT (subject_pubkey, task_class, kind) DO UPDATE SET receipts = trust_receipt_counts.receipts + excluded.receipts`;
+
+/**
+ * Evidence is a verified outcome about another key (whether its issuer is registered is decided on
+ * read: an issuer may register later). One that expired at or before the sweep's watermark would never
+ * be swept out again, so it is not added.
+ */
+const evidenceSql = (ids: string) => `INSERT INTO trust_evidence (subject_pubkey, task_class, issuer_pubkey, issuer_agent, receipts, value_sum)
+  SELECT subject_pubkey, task_class, issuer_pubkey, issuer_agent, count(*), coalesce(sum(outcome_value), 0) FROM trust_receipts
+  WHERE id IN (${ids})
+    AND kind = 'outcome' AND signature_verified = 1 AND issuer_pubkey <> subject_pubkey
+    AND (expires_at IS NULL OR expires_at > (SELECT expired_through FROM trust_evidence_sweep))
+  GROUP BY subject_pubkey, task_class, issuer_pubkey, issuer_agent
+  ORDER BY subject_pubkey, task_class, issuer_pubkey, issuer_agent
+  ON CONFLICT (subject_pubkey, task_class, issuer_pubkey, issuer_agent)
+  DO UPDATE SET receipts = trust_evidence.receipts + excluded.receipts, value_sum = trust_evidence.value_sum + excluded.value_sum`;
+
+/** The statements, in this dialect's placeholder syntax; each takes the JSON array of inserted ids. */
+export const sumStatements = (dialect: DialectName): string[] => [countsSql(insertedIds[dialect]), evidenceSql(insertedIds[dialect])];
+
+/**
+ * PostgreSQL: the first act of a transaction that inserts receipts. The sweep takes this lock
+ * exclusively while it moves the watermark, so a receipt committed during a sweep is either swept or
+ * left for reads to subtract, never missed (SQLite has one writer at a time and needs none).
+ */
+export async function lockOutSweep(tx: Kysely<Database>, dialect: DialectName): Promise<void> {
+  if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock_shared(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
+}
+
+/** Adds receipts this transaction inserted (row ids) to the sums; call after lockOutSweep and the insert. */
+export async function addToSums(tx: Kysely<Database>, dialect: DialectName, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const parameters = [JSON.stringify(ids)];
+  for (const statement of sumStatements(dialect)) await tx.executeQuery(CompiledQuery.raw(statement, parameters));
+}
