@@ -31,7 +31,7 @@ export interface ReceiptsStoreOptions {
 /** What the maintained evidence sums are grouped by. */
 const EVIDENCE_KEY = ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'] as const;
 
-/** Receipts that count in trust and carry an expiry: what the indexes of migration 0011 hold. */
+/** Receipts that count in trust and carry an expiry: what the partial indexes of migration 0012 hold. */
 const expiringOutcomes = (db: Kysely<Database>) =>
   db
     .selectFrom('trust_receipts')
