@@ -32,6 +32,11 @@ describe('parseStrictJson', () => {
     }
   });
 
+  it('names the duplicate key, wherever colons inside strings fall', () => {
+    const text = '{"note":"a:b:c","list":[{"k":1},{"k":2,"x":":","k":3}],"z":{}}';
+    assert.throws(() => parseStrictJson(text), (error: unknown) => error instanceof StrictJsonError && error.message.startsWith('Duplicate key "k" at position 47'));
+  });
+
   it('refuses numbers a double cannot hold exactly', () => {
     assert.throws(() => parseStrictJson('9007199254740992'), /2\^53/);
     assert.throws(() => parseStrictJson('{"n":-9007199254740993}'), /2\^53/);
