@@ -8,6 +8,9 @@
  * one ingestion run per client count of BENCH_CONNECTIONS (default 50 and 200), each between two
  * bare-verify runs. The result per client count is the median ratio of its rounds; the ingestion
  * rate the service sustains is the best of those (how many clients it takes is reported beside it).
+ * Each run also reports the CPU each of the service's threads spent per stored receipt (request
+ * thread, signature verifier, SQLite insert worker, the rest) and autocannon's own, from /proc: on
+ * these two-core machines every thread, the load generator's included, competes for the same cores.
  *
  *   npx tsx bench/receipts.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/receipts.ts
@@ -17,7 +20,7 @@ import autocannon from 'autocannon';
 import sodium from 'sodium-native';
 import { formatPublicKey, publicKeyFromSeed, signMessage, SPKI_PREFIX } from '../src/lib/ed25519.ts';
 import { signedBytes } from '../src/modules/receipts/index.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, startService, withCleanup, writeResult } from './lib.ts';
+import { benchDatabase, benchSeconds, machine, markdownTable, startService, threadCpuSeconds, withCleanup, writeResult } from './lib.ts';
 
 /** Verifications per second on one core with `crypto.verify` and with libsodium, same message and key. */
 function bareVerifyRates(seconds: number): { openssl: number; libsodium: number } {
@@ -70,6 +73,19 @@ function makeReceipts(count: number): string[] {
   return bodies;
 }
 
+const CPU_PARTS = ['request thread', 'verifier', 'insert worker', 'other service threads', 'load generator'] as const;
+type CpuPart = (typeof CPU_PARTS)[number];
+/** The service's threads by the names its workers give themselves (lib/thread-name.ts). */
+const partOfThread = (name: string): CpuPart => (name === 'request thread' ? name : name === 'agentry-verify' ? 'verifier' : name === 'agentry-insert' ? 'insert worker' : 'other service threads');
+
+/** Microseconds of CPU per stored receipt over one run, per part. */
+function cpuPerReceipt(before: Map<string, number>, after: Map<string, number>, loadGenerator: NodeJS.CpuUsage, stored: number): Record<CpuPart, number> {
+  const parts = Object.fromEntries(CPU_PARTS.map((part) => [part, 0])) as Record<CpuPart, number>;
+  for (const [name, seconds] of after) parts[partOfThread(name)] += ((seconds - (before.get(name) ?? 0)) * 1e6) / stored;
+  parts['load generator'] = (loadGenerator.user + loadGenerator.system) / stored;
+  return parts;
+}
+
 /** Median of a non-empty list. */
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -103,13 +119,16 @@ await withCleanup(async (cleanup) => {
     });
   for (const connections of levels) await run(connections, 2);
 
-  type Measured = { connections: number; bare: number; bareLibsodium: number; stored: number; p50: number; p99: number; failures: number };
+  type Measured = { connections: number; bare: number; bareLibsodium: number; stored: number; p50: number; p99: number; failures: number; cpu: Record<CpuPart, number> };
   const measured: Measured[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const connections of levels) {
       process.stderr.write(`round ${round}/${rounds}, ${connections} connections: bare verify (OpenSSL, libsodium: ${bareSeconds} s each), ingestion ${seconds} s, bare verify again ...\n`);
       const before = bareVerifyRates(bareSeconds);
+      const threadsBefore = threadCpuSeconds(service.child.pid!);
+      const loadBefore = process.cpuUsage();
       const result = await run(connections, seconds);
+      const cpu = cpuPerReceipt(threadsBefore, threadCpuSeconds(service.child.pid!), process.cpuUsage(loadBefore), result.requests.total);
       await new Promise((r) => setTimeout(r, 500));
       const after = bareVerifyRates(bareSeconds);
       measured.push({
@@ -120,6 +139,7 @@ await withCleanup(async (cleanup) => {
         p50: result.latency.p50,
         p99: result.latency.p99,
         failures: result.non2xx + result.errors,
+        cpu,
       });
     }
   }
@@ -141,6 +161,11 @@ await withCleanup(async (cleanup) => {
   );
   console.log(`\n## Receipt ingestion on ${database.dialect} (${rounds} rounds of ${seconds} s)\n\n${table}\n`);
   console.log(`Sustained ingestion: ${percent(best.median)} of bare crypto.verify (${percent(best.medianLibsodium)} of bare libsodium verify), at ${best.connections} connections.\n`);
+  const cpuTable = markdownTable(
+    ['connections', 'round', ...CPU_PARTS, 'total'],
+    byLevel.flatMap(({ connections, runs }) => runs.map((m, i) => [String(connections), String(i + 1), ...CPU_PARTS.map((part) => m.cpu[part].toFixed(0)), CPU_PARTS.reduce((sum, part) => sum + m.cpu[part], 0).toFixed(0)])),
+  );
+  console.log(`CPU per stored receipt, µs, by thread (the service's, then autocannon's process):\n\n${cpuTable}\n`);
   const failures = measured.reduce((sum, m) => sum + m.failures, 0);
   const problems = [
     ...(failures > 0 ? [`${failures} non-2xx or errors`] : []),
@@ -159,6 +184,7 @@ await withCleanup(async (cleanup) => {
     ratio: best.median,
     ratioLibsodiumByConnections: Object.fromEntries(byLevel.map((level) => [level.connections, level.medianLibsodium])),
     table,
+    cpuTable,
     problems,
   });
   if (problems.length > 0) process.exitCode = 1;

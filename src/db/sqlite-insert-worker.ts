@@ -6,6 +6,7 @@
  */
 import SQLite from 'better-sqlite3';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { nameThisThread } from '../lib/thread-name.ts';
 import { configureSqlite } from './sqlite-pragmas.ts';
 
 export interface InsertWorkerData {
@@ -32,6 +33,7 @@ const identifier = /^[a-z_][a-z0-9_]*$/;
 const { path, table, uniqueColumn, idColumn, afterInsert } = workerData as InsertWorkerData;
 if (![table, uniqueColumn, idColumn].every((name) => identifier.test(name))) throw new Error(`invalid table or column name in ${table}`);
 
+nameThisThread('agentry-insert');
 const port = parentPort as MessagePort;
 const sqlite = new SQLite(path);
 configureSqlite(sqlite);
