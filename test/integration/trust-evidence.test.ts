@@ -1,11 +1,13 @@
 /**
- * The maintained trust sums and list counts (migration 0011) against the aggregate they replace,
- * computed from every stored receipt: after inserts (duplicates included), as receipts expire, and
- * around sweeps that stop at a batch limit in the middle of receipts that expire at the same time.
+ * The maintained trust sums and list counts (migrations 0011 and 0012) against the aggregate they
+ * replace, computed from every stored receipt: after inserts (duplicates included), as receipts
+ * expire, around sweeps that stop at a batch limit in the middle of receipts that expire at the same
+ * time, and with inserts and sweeps running at once.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
 import type { Db } from '../../src/db/database.ts';
 import { newTimeOrderedId } from '../../src/lib/ids.ts';
 import { createReceiptsStore, type NewReceiptRow, type ReceiptsStore } from '../../src/modules/receipts/store.ts';
@@ -168,6 +170,63 @@ describe('migration 0011 on a database that already holds receipts', () => {
           assert.deepEqual(await evidenceFromSums(store, now), await aggregateFromReceipts(db, now));
         }
         await assertTotalsMatchRows(db, store);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe('maintained sums while receipts are inserted and swept at once', () => {
+  it('keep no receipt that expired by the watermark, whichever commits first', async () => {
+    const database = await openTestDatabase();
+    try {
+      await database.migrate();
+      const { db, dialect, sqliteFile } = database.handle;
+      await registerKeys(db);
+      const store = createReceiptsStore(db, { dialect, sqliteFile });
+      try {
+        const random = seededRandom(20261125);
+        const STEP = 10_000;
+        let sweptTo = START;
+        let inserting = true;
+        // Each receipt expires just past where the sweeps are, so the next sweep moves the watermark
+        // over it, often while the transaction inserting it is still open (PostgreSQL: another
+        // connection). A receipt added to the sums after a sweep passed over it would stay for ever.
+        const inserts = (async () => {
+          try {
+            for (let batch = 0; batch < 80; batch++) {
+              const rows = Array.from({ length: 16 }, () => ({
+                ...randomRow(random, START),
+                kind: 'outcome' as const,
+                signature_verified: 1 as const,
+                outcome_value: 1,
+                expires_at: new Date(sweptTo + 1 + Math.floor(random() * 2 * STEP)).toISOString(),
+              }));
+              await Promise.all(rows.map((row) => store.insert(row)));
+            }
+          } finally {
+            inserting = false;
+          }
+        })();
+        let sweeps = 0;
+        while (inserting) {
+          sweptTo += STEP;
+          await store.sweepExpiredEvidence(new Date(sweptTo).toISOString(), 1000);
+          sweeps++;
+          // SQLite's sweep runs on this thread without I/O: a pause lets the insert worker's answers in.
+          await setTimeout(1);
+        }
+        await inserts;
+        assert.ok(sweeps > 20, `the sweeps ran among the inserts (${sweeps})`);
+
+        const late = new Date(sweptTo + 60 * MINUTE).toISOString();
+        while ((await store.sweepExpiredEvidence(late, 1000)).more);
+        assert.deepEqual(await evidenceFromSums(store, late), []);
+        const { left } = await db.selectFrom('trust_evidence').select((eb) => eb.fn.countAll<number | string>().as('left')).executeTakeFirstOrThrow();
+        assert.equal(Number(left), 0, 'every expired receipt was taken out of the sums');
       } finally {
         await store.close();
       }
