@@ -158,10 +158,11 @@ export interface TrustEvidenceTable {
   value_sum: number;
 }
 
-/** One row: receipts that expired at or before `expired_through` are out of `trust_evidence`. */
+/** One row, the sweep's watermark: a position in (expiry, id) order; receipts up to it are out of `trust_evidence` (migration 0013). */
 export interface TrustEvidenceSweepTable {
   id: number;
   expired_through: string;
+  expired_through_id: string;
 }
 
 export interface PostsTable {

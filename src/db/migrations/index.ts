@@ -17,6 +17,7 @@ import { sentenceVectors } from './0009_sentence_vectors.ts';
 import { receiptKindInSubjectIndexes } from './0010_receipt_kind_in_subject_indexes.ts';
 import { trustEvidenceSums } from './0011_trust_evidence_sums.ts';
 import { receiptSumsByWriters } from './0012_receipt_sums_by_writers.ts';
+import { sweepWatermarkPosition } from './0013_sweep_watermark_position.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -35,6 +36,7 @@ const ordered: [string, Migration][] = [
   ['0010_receipt_kind_in_subject_indexes', receiptKindInSubjectIndexes],
   ['0011_trust_evidence_sums', trustEvidenceSums],
   ['0012_receipt_sums_by_writers', receiptSumsByWriters],
+  ['0013_sweep_watermark_position', sweepWatermarkPosition],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { createBatcher } from '../../db/batcher.ts';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
@@ -31,7 +31,7 @@ export interface ReceiptsStoreOptions {
 /** What the maintained evidence sums are grouped by. */
 const EVIDENCE_KEY = ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'] as const;
 
-/** Receipts that count in trust and carry an expiry: what the partial indexes of migration 0012 hold. */
+/** Receipts that count in trust and carry an expiry: what the partial indexes of migrations 0012 and 0013 hold. */
 const expiringOutcomes = (db: Kysely<Database>) =>
   db
     .selectFrom('trust_receipts')
@@ -39,6 +39,24 @@ const expiringOutcomes = (db: Kysely<Database>) =>
     .where('signature_verified', '=', 1)
     .where('expires_at', 'is not', null)
     .where((eb) => eb('issuer_pubkey', '<>', eb.ref('subject_pubkey')));
+
+type ReceiptsWhere = ExpressionBuilder<Database, 'trust_receipts'>;
+type Position = { time: string | Expression<string>; id: string | Expression<string> };
+
+/**
+ * Receipts after a position in (expiry, id) order, the sweep's watermark. Written as a range on
+ * expiry plus a filter, so both expiry indexes are range-scanned from the position's time.
+ */
+const afterPosition =
+  ({ time, id }: Position) =>
+  (eb: ReceiptsWhere) =>
+    eb.and([eb('expires_at', '>=', time), eb.or([eb('expires_at', '>', time), eb('trust_receipts.id', '>', id)])]);
+
+/** Receipts at or before a position in (expiry, id) order. */
+const atOrBeforePosition =
+  ({ time, id }: Position) =>
+  (eb: ReceiptsWhere) =>
+    eb.and([eb('expires_at', '<=', time), eb.or([eb('expires_at', '<', time), eb('trust_receipts.id', '<=', id)])]);
 
 /**
  * A batch is inserted in receiptId order, so two PostgreSQL nodes inserting the same receipts lock
@@ -154,10 +172,14 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
     async evidenceAbout(subjectPubkeys: string[], now: string): Promise<Map<string, IssuerEvidence[]>> {
       const result = new Map<string, IssuerEvidence[]>();
       if (subjectPubkeys.length === 0) return result;
+      const watermark = {
+        time: db.selectFrom('trust_evidence_sweep').select('expired_through').$asScalar(),
+        id: db.selectFrom('trust_evidence_sweep').select('expired_through_id').$asScalar(),
+      };
       const expiredSinceSweep = expiringOutcomes(db)
         .select((eb) => [...EVIDENCE_KEY, eb.fn.countAll<number | string>().as('receipts'), eb.fn.sum<number | string>('outcome_value').as('value_sum')])
         .where('subject_pubkey', 'in', subjectPubkeys)
-        .where('expires_at', '>', (eb) => eb.selectFrom('trust_evidence_sweep').select('expired_through'))
+        .where(afterPosition(watermark))
         .where('expires_at', '<=', now)
         .groupBy(EVIDENCE_KEY)
         .as('expired');
@@ -189,21 +211,24 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
 
     /**
      * Takes receipts that expired after the watermark, up to `now`, out of the sums and moves the
-     * watermark: at most about `limit` receipts a pass (the pass holds the write lock). Answers
-     * whether receipts expired by `now` are left for another pass.
+     * watermark to the last of them: at most `limit` receipts a pass (the pass holds the write
+     * lock). Answers whether receipts expired by `now` may be left for another pass.
      */
     sweepExpiredEvidence: (now: string, limit: number) =>
       db.transaction().execute(async (tx) => {
         if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
-        const { expired_through: from } = await tx.selectFrom('trust_evidence_sweep').select('expired_through').executeTakeFirstOrThrow();
-        // A clock behind the watermark (another node's, or one stepped back) must not move it back:
-        // the receipts between would be subtracted a second time.
-        if (now <= from) return { more: false };
-        const expired = (through: string) => expiringOutcomes(tx).where('expires_at', '>', from).where('expires_at', '<=', through);
-        // Ties at the limit's time go in whole: the watermark is a time, not a position.
-        const last = await expired(now).select('expires_at').orderBy('expires_at').limit(1).offset(limit - 1).executeTakeFirst();
-        const through = last?.expires_at ?? now;
-        const groups = expired(through)
+        const mark = await tx.selectFrom('trust_evidence_sweep').select(['expired_through', 'expired_through_id']).executeTakeFirstOrThrow();
+        // The watermark only ever moves to a receipt found here, after it: never back, even when
+        // this node's clock is behind the one that last moved it (the receipts between would be
+        // subtracted twice).
+        const outstanding = () => expiringOutcomes(tx).where(afterPosition({ time: mark.expired_through, id: mark.expired_through_id })).where('expires_at', '<=', now);
+        const inOrder = (direction: 'asc' | 'desc') => outstanding().select(['expires_at', 'id']).orderBy('expires_at', direction).orderBy('id', direction);
+        const limitReached = await inOrder('asc').limit(1).offset(limit - 1).executeTakeFirst();
+        const last = limitReached ?? (await inOrder('desc').limit(1).executeTakeFirst());
+        if (!last) return { more: false };
+        const through = { time: last.expires_at!, id: last.id };
+        const swept = () => outstanding().where(atOrBeforePosition(through));
+        const groups = swept()
           .select((eb) => [...EVIDENCE_KEY, eb.fn.countAll<number | string>().as('receipts'), eb.fn.sum<number>('outcome_value').as('value_sum')])
           .groupBy(EVIDENCE_KEY)
           .as('expired');
@@ -219,13 +244,9 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
           .whereRef('trust_evidence.issuer_pubkey', '=', 'expired.issuer_pubkey')
           .whereRef('trust_evidence.issuer_agent', '=', 'expired.issuer_agent')
           .execute();
-        await tx
-          .deleteFrom('trust_evidence')
-          .where('receipts', '<=', 0)
-          .where('subject_pubkey', 'in', expired(through).select('subject_pubkey'))
-          .execute();
-        await tx.updateTable('trust_evidence_sweep').set({ expired_through: through }).execute();
-        return { more: last !== undefined && through < now };
+        await tx.deleteFrom('trust_evidence').where('receipts', '<=', 0).where('subject_pubkey', 'in', swept().select('subject_pubkey')).execute();
+        await tx.updateTable('trust_evidence_sweep').set({ expired_through: through.time, expired_through_id: through.id }).execute();
+        return { more: limitReached !== undefined };
       }),
 
     /** Registered agents holding any of these keys: the candidates for "a registered issuer". */

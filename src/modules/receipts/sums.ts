@@ -33,16 +33,17 @@ const countsSql = (ids: string) => `INSERT INTO trust_receipt_counts (subject_pu
 
 /**
  * Evidence is a verified outcome about another key (whether its issuer is registered is decided on
- * read: an issuer may register later). One that expired at or before the sweep's watermark would never
- * be swept out again, so it is not added.
+ * read: an issuer may register later). One at or before the sweep's watermark, a position in
+ * (expiry, id) order, would never be swept out again, so it is not added.
  */
 const evidenceSql = (ids: string) => `INSERT INTO trust_evidence (subject_pubkey, task_class, issuer_pubkey, issuer_agent, receipts, value_sum)
-  SELECT subject_pubkey, task_class, issuer_pubkey, issuer_agent, count(*), coalesce(sum(outcome_value), 0) FROM trust_receipts
-  WHERE id IN (${ids})
-    AND kind = 'outcome' AND signature_verified = 1 AND issuer_pubkey <> subject_pubkey
-    AND (expires_at IS NULL OR expires_at > (SELECT expired_through FROM trust_evidence_sweep))
-  GROUP BY subject_pubkey, task_class, issuer_pubkey, issuer_agent
-  ORDER BY subject_pubkey, task_class, issuer_pubkey, issuer_agent
+  SELECT r.subject_pubkey, r.task_class, r.issuer_pubkey, r.issuer_agent, count(*), coalesce(sum(r.outcome_value), 0)
+  FROM trust_receipts AS r CROSS JOIN trust_evidence_sweep AS mark
+  WHERE r.id IN (${ids})
+    AND r.kind = 'outcome' AND r.signature_verified = 1 AND r.issuer_pubkey <> r.subject_pubkey
+    AND (r.expires_at IS NULL OR r.expires_at > mark.expired_through OR (r.expires_at = mark.expired_through AND r.id > mark.expired_through_id))
+  GROUP BY r.subject_pubkey, r.task_class, r.issuer_pubkey, r.issuer_agent
+  ORDER BY r.subject_pubkey, r.task_class, r.issuer_pubkey, r.issuer_agent
   ON CONFLICT (subject_pubkey, task_class, issuer_pubkey, issuer_agent)
   DO UPDATE SET receipts = trust_evidence.receipts + excluded.receipts, value_sum = trust_evidence.value_sum + excluded.value_sum`;
 
