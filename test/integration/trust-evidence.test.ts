@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import type { Db } from '../../src/db/database.ts';
@@ -13,6 +14,8 @@ import { newTimeOrderedId } from '../../src/lib/ids.ts';
 import { createReceiptsStore, type NewReceiptRow, type ReceiptsStore } from '../../src/modules/receipts/store.ts';
 import { provisionalAgentRow, seededRandom } from '../../bench/lib.ts';
 import { openTestDatabase } from '../helpers/app.ts';
+
+type TestDatabase = Awaited<ReturnType<typeof openTestDatabase>>;
 
 const START = Date.parse('2026-11-21T12:00:00.000Z');
 const MINUTE = 60_000;
@@ -150,44 +153,105 @@ describe('maintained trust sums and list counts', () => {
   });
 });
 
+/** A database of its own, migrated through `through` (all migrations without it), closed after `use`. */
+async function withDatabase(use: (database: TestDatabase) => Promise<void>, through?: string) {
+  const database = await openTestDatabase();
+  try {
+    await database.migrate(through);
+    await use(database);
+  } finally {
+    await database.close();
+  }
+}
+
+/** A store on a database migrated through the latest migration, the keys of REGISTERED registered. */
+async function withStore(database: TestDatabase, use: (store: ReceiptsStore) => Promise<void>) {
+  await database.migrate();
+  const { db, dialect, sqliteFile } = database.handle;
+  await registerKeys(db);
+  const store = createReceiptsStore(db, { dialect, sqliteFile });
+  try {
+    await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('migration 0011 on a database that already holds receipts', () => {
-  it('fills the sums and counts from the receipts stored before it', async () => {
-    const database = await openTestDatabase();
-    try {
-      await database.migrate('0010_receipt_kind_in_subject_indexes');
+  it('fills the sums and counts from the receipts stored before it', () =>
+    withDatabase(async (database) => {
+      const { db } = database.handle;
       const random = seededRandom(7);
-      const { db, dialect, sqliteFile } = database.handle;
       const rows = Array.from({ length: 300 }, () => randomRow(random, START - 15 * MINUTE));
       // Typed for after the migration; the table itself is the same before it.
       await db.insertInto('trust_receipts').values(rows).execute();
-      await database.migrate();
-      await registerKeys(db);
-
-      const store = createReceiptsStore(db, { dialect, sqliteFile });
-      try {
+      await withStore(database, async (store) => {
         for (const minutes of [0, 20, 60]) {
           const now = new Date(START + minutes * MINUTE).toISOString();
           assert.deepEqual(await evidenceFromSums(store, now), await aggregateFromReceipts(db, now));
         }
         await assertTotalsMatchRows(db, store);
-      } finally {
-        await store.close();
-      }
-    } finally {
-      await database.close();
-    }
-  });
+      });
+    }, '0010_receipt_kind_in_subject_indexes'));
 });
 
-describe('maintained sums while receipts are inserted and swept at once', () => {
-  it('keep no receipt that expired by the watermark, whichever commits first', async () => {
-    const database = await openTestDatabase();
-    try {
-      await database.migrate();
-      const { db, dialect, sqliteFile } = database.handle;
-      await registerKeys(db);
-      const store = createReceiptsStore(db, { dialect, sqliteFile });
-      try {
+describe('migration 0013 on a database swept to a time', () => {
+  it('takes the time for every receipt expiring at it, as the sums did', () =>
+    withDatabase(async (database) => {
+      const { db } = database.handle;
+      const random = seededRandom(13);
+      const watermark = new Date(START + 10 * MINUTE).toISOString();
+      // Many receipts expire exactly at the watermark: before migration 0013 a sweep to that time
+      // took all of them out of the sums, and inserts after it never added one.
+      const rows = Array.from({ length: 200 }, () => randomRow(random, START)).map((row, i) => (i % 2 === 0 ? { ...row, expires_at: watermark } : row));
+      await db.insertInto('trust_receipts').values(rows).execute();
+      await sql`UPDATE trust_evidence_sweep SET expired_through = ${watermark}`.execute(db);
+      // The sums as migration 0011's triggers and sweep kept them: nothing at or before the watermark.
+      await sql`INSERT INTO trust_evidence (subject_pubkey, task_class, issuer_pubkey, issuer_agent, receipts, value_sum)
+        SELECT subject_pubkey, task_class, issuer_pubkey, issuer_agent, count(*), coalesce(sum(outcome_value), 0) FROM trust_receipts
+        WHERE kind = 'outcome' AND signature_verified = 1 AND issuer_pubkey <> subject_pubkey AND (expires_at IS NULL OR expires_at > ${watermark})
+        GROUP BY subject_pubkey, task_class, issuer_pubkey, issuer_agent`.execute(db);
+      await withStore(database, async (store) => {
+        for (const minutes of [10, 20, 60]) {
+          const now = new Date(START + minutes * MINUTE).toISOString();
+          assert.deepEqual(await evidenceFromSums(store, now), await aggregateFromReceipts(db, now), `${minutes} minutes`);
+          await store.sweepExpiredEvidence(now, 1000);
+          assert.deepEqual(await evidenceFromSums(store, now), await aggregateFromReceipts(db, now), `${minutes} minutes, swept`);
+        }
+      });
+    }, '0012_receipt_sums_by_writers'));
+});
+
+describe('the sweep', () => {
+  it('takes at most its limit of receipts a pass, even when more expire at the same instant', () =>
+    withDatabase((database) =>
+      withStore(database, async (store) => {
+        const { db } = database.handle;
+        const random = seededRandom(99);
+        const instant = new Date(START + 5 * MINUTE).toISOString();
+        const rows = Array.from({ length: 30 }, () => ({ ...randomRow(random, START), kind: 'outcome' as const, signature_verified: 1 as const, issuer_pubkey: 'ed25519:issuer-1', outcome_value: 1, expires_at: instant }));
+        await Promise.all(rows.map((row) => store.insert(row)));
+        const summed = async () => Number((await db.selectFrom('trust_evidence').select((eb) => eb.fn.sum<number | string>('receipts').as('n')).executeTakeFirstOrThrow()).n ?? 0);
+        assert.equal(await summed(), 30);
+
+        const later = new Date(START + 6 * MINUTE).toISOString();
+        const taken: number[] = [];
+        for (let more = true; more; ) {
+          const before = await summed();
+          more = (await store.sweepExpiredEvidence(later, 7)).more;
+          taken.push(before - (await summed()));
+          assert.deepEqual(await evidenceFromSums(store, later), await aggregateFromReceipts(db, later));
+        }
+        assert.deepEqual(taken.slice(0, 4), [7, 7, 7, 7]);
+        assert.equal(taken.reduce((a, b) => a + b), 30);
+        assert.equal(await summed(), 0);
+      }),
+    ));
+
+  it('keeps no receipt that expired by the watermark out of the sums, whichever commits first', () =>
+    withDatabase((database) =>
+      withStore(database, async (store) => {
+        const { db } = database.handle;
         const random = seededRandom(20261125);
         const STEP = 10_000;
         let sweptTo = START;
@@ -227,11 +291,6 @@ describe('maintained sums while receipts are inserted and swept at once', () => 
         assert.deepEqual(await evidenceFromSums(store, late), []);
         const { left } = await db.selectFrom('trust_evidence').select((eb) => eb.fn.countAll<number | string>().as('left')).executeTakeFirstOrThrow();
         assert.equal(Number(left), 0, 'every expired receipt was taken out of the sums');
-      } finally {
-        await store.close();
-      }
-    } finally {
-      await database.close();
-    }
-  });
+      }),
+    ));
 });
