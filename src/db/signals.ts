@@ -215,6 +215,9 @@ export async function createPostgresSignals(options: PostgresSignalsOptions): Pr
       const client = live;
       live = null;
       if (client) {
+        // Statements still queued (an UNLISTEN from a cache closing just before) finish first:
+        // ended under them, each would fail with "Connection terminated" and be reported.
+        await queue;
         client.removeAllListeners('end');
         await client.end().catch(() => {});
       }

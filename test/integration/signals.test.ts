@@ -129,5 +129,16 @@ describe('signals', () => {
       await eventually(() => heard.length === 1, 'signal heard after reconnecting');
       assert.deepEqual(heard, ['after']);
     });
+
+    it('closes without reporting the LISTEN and UNLISTEN still queued on its connection as errors', async () => {
+      const errors: unknown[] = [];
+      const bus = await createPostgresSignals({ url: testDatabaseUrl!, namespace: await currentSchema(app), onError: (error) => errors.push(error) });
+      // As at shutdown: caches unsubscribe, then the bus closes, in one turn.
+      const unsubscribes = ['test.close.a', 'test.close.b', 'test.close.c'].map((channel) => bus.subscribe(channel, () => {}));
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      await bus.close();
+      await sleep(50);
+      assert.deepEqual(errors, []);
+    });
   }
 });
