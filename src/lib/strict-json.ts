@@ -57,7 +57,9 @@ export function parseStrictJson(text: string): unknown {
     const position = Number(/position (\d+)/.exec(String(error))?.[1] ?? 0);
     throw new StrictJsonError(error instanceof SyntaxError ? error.message : 'Nesting too deep', position);
   }
-  if (keysOf(value) !== colonsAfterCheckingNumbers(text)) {
+  // The scan first: it refuses nesting deeper than MAX_DEPTH, which keysOf's recursion could not survive.
+  const colons = colonsAfterCheckingNumbers(text);
+  if (keysOf(value) !== colons) {
     refuseDuplicateKeys(text);
     throw new StrictJsonError('Duplicate key', 0); // the scan above names it; this is never reached
   }

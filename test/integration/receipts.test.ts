@@ -136,6 +136,8 @@ describe('trust receipts: validation', () => {
     assert.match((await rejectsRaw(overflow)).message, /out of range/);
     expectError(await app.request({ method: 'POST', url: '/v1/trust-receipts', rawBody: '{"kind":' }), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'POST', url: '/v1/trust-receipts', rawBody: '[]' }), 400, 'BAD_REQUEST');
+    // Nested deeper than any receipt needs (10 KB of brackets, under the body limit): a 400, not a crash.
+    assert.match((await rejectsRaw('['.repeat(5_000) + ']'.repeat(5_000))).message, /too deep/);
   });
 
   async function rejectsRaw(rawBody: string) {

@@ -61,7 +61,11 @@ describe('parseStrictJson', () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
-  it('limits nesting depth', () => {
+  it('limits nesting depth, however deep the text goes', () => {
     assert.throws(() => parseStrictJson('['.repeat(100) + ']'.repeat(100)), /too deep/);
+    // Deeper than a recursive walk of the parsed value survives: refused as JSON, not a crash.
+    for (const [open, close] of [['[', ']'], ['{"a":', '}']]) {
+      assert.throws(() => parseStrictJson(open!.repeat(10_000) + '1' + close!.repeat(10_000)), (error: unknown) => error instanceof StrictJsonError && /too deep/.test(error.message));
+    }
   });
 });
