@@ -21,7 +21,7 @@ import type { TrustReceiptsTable } from '../src/db/schema.ts';
 import { formatPublicKey, publicKeyFromSeed } from '../src/lib/ed25519.ts';
 import { newTimeOrderedId } from '../src/lib/ids.ts';
 import { canonicalJson } from '../src/lib/jcs.ts';
-import { addToSums } from '../src/modules/receipts/sums.ts';
+import { insertReceipts } from '../src/modules/receipts/sums.ts';
 import { benchDatabase, benchSeconds, machine, markdownTable, measureAll, problemsOf, provisionalAgentRow, seededRandom, startService, withCleanup, writeResult, type Target } from './lib.ts';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 1_000_000);
@@ -114,14 +114,7 @@ async function seed(url: string): Promise<Seeded> {
     const rows: TrustReceiptsTable[] = [];
     for (; flow < flows && rows.length < CHUNK; flow++) rows.push(...(lastFlow = rowsOfFlow()));
     // As the service writes them: the sums that trust and list totals read, in the same transaction.
-    await database.transaction(async (tx) => {
-      await tx.insertInto('trust_receipts').values(rows).execute();
-      await addToSums(
-        tx,
-        database.dialect,
-        rows.map((row) => row.id),
-      );
-    });
+    await database.transaction((tx) => insertReceipts(tx, database.dialect, rows));
     if (chunk % 50 === 0) process.stderr.write(`seeded ${written.toLocaleString('en')} receipts (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
   // As after any bulk load: the planner's statistics (PostgreSQL: also the visibility map for index-only scans).

@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+import type { DialectName } from '../dialect.ts';
+import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from './0011_trust_evidence_sums.ts';
 import type { Migration } from './index.ts';
 
 const EXPIRING_OUTCOMES = `kind = 'outcome' AND signature_verified = 1 AND expires_at IS NOT NULL`;
@@ -13,11 +15,13 @@ const EXPIRING_OUTCOMES = `kind = 'outcome' AND signature_verified = 1 AND expir
  * `expired_through_id` is the id of the last receipt at `expired_through` that has been taken out.
  * Until now every receipt at that time had been (or, inserted later, had never been added), so the
  * last of them in id order becomes the position. The sweep's index gains the id so that it reads
- * receipts in that order.
+ * receipts in that order. Nodes running older code must be stopped first (docs/trust.md).
  */
 export const sweepWatermarkPosition: Migration = {
-  async up(db: Kysely<unknown>) {
+  async up(db: Kysely<unknown>, dialect: DialectName) {
     const statements = [
+      // As a sweep does: no insert or sweep may read the watermark while it is converted.
+      ...(dialect === 'postgres' ? [`SELECT pg_advisory_xact_lock(${SWEEP_LOCK_CLASS}, ${SWEEP_LOCK_OBJECT})`] : []),
       `ALTER TABLE trust_evidence_sweep ADD COLUMN expired_through_id TEXT NOT NULL DEFAULT ''`,
       `UPDATE trust_evidence_sweep SET expired_through_id = coalesce(
         (SELECT max(id) FROM trust_receipts WHERE ${EXPIRING_OUTCOMES} AND expires_at = trust_evidence_sweep.expired_through), '')`,

@@ -5,7 +5,7 @@ import type { DialectName } from '../../db/dialect.ts';
 import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/migrations/0011_trust_evidence_sums.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from '../../db/sqlite-insert.ts';
 import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
-import { addToSums, lockOutSweep, sumStatements } from './sums.ts';
+import { insertReceipts, sumStatements } from './sums.ts';
 import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
 
 export type ReceiptRow = Selectable<TrustReceiptsTable>;
@@ -58,12 +58,6 @@ const atOrBeforePosition =
   (eb: ReceiptsWhere) =>
     eb.and([eb('expires_at', '<=', time), eb.or([eb('expires_at', '<', time), eb('trust_receipts.id', '<=', id)])]);
 
-/**
- * A batch is inserted in receiptId order, so two PostgreSQL nodes inserting the same receipts lock
- * their receiptId entries in one order (and then their sum rows in one order: sums.ts): no deadlock.
- */
-const byReceiptId = (a: NewReceiptRow, b: NewReceiptRow) => (a.receipt_id < b.receipt_id ? -1 : a.receipt_id > b.receipt_id ? 1 : 0);
-
 export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
   const filtered = (filter: ReceiptFilter) => {
     let query = db.selectFrom('trust_receipts');
@@ -96,19 +90,7 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
    */
   async function insertHere(rows: NewReceiptRow[]): Promise<InsertOutcome[]> {
     return db.transaction().execute(async (tx) => {
-      await lockOutSweep(tx, dialect);
-      const inserted = await tx
-        .insertInto('trust_receipts')
-        .values([...rows].sort(byReceiptId))
-        .onConflict((oc) => oc.column('receipt_id').doNothing())
-        .returning('id')
-        .execute();
-      await addToSums(
-        tx,
-        dialect,
-        inserted.map((row) => row.id),
-      );
-      const insertedIds = new Set(inserted.map((row) => row.id));
+      const insertedIds = await insertReceipts(tx, dialect, rows);
       const missing = rows.filter((row) => !insertedIds.has(row.id)).map((row) => row.receipt_id);
       const existing = missing.length > 0 ? await tx.selectFrom('trust_receipts').selectAll().where('receipt_id', 'in', missing).execute() : [];
       const existingByReceiptId = new Map(existing.map((row) => [row.receipt_id, row]));
@@ -214,8 +196,9 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
      * watermark to the last of them: at most `limit` receipts a pass (the pass holds the write
      * lock). Answers whether receipts expired by `now` may be left for another pass.
      */
-    sweepExpiredEvidence: (now: string, limit: number) =>
-      db.transaction().execute(async (tx) => {
+    async sweepExpiredEvidence(now: string, limit: number) {
+      if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`sweep limit must be a positive integer, not ${limit}`);
+      return db.transaction().execute(async (tx) => {
         if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
         const mark = await tx.selectFrom('trust_evidence_sweep').select(['expired_through', 'expired_through_id']).executeTakeFirstOrThrow();
         // The watermark only ever moves to a receipt found here, after it: never back, even when
@@ -247,7 +230,8 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
         await tx.deleteFrom('trust_evidence').where('receipts', '<=', 0).where('subject_pubkey', 'in', swept().select('subject_pubkey')).execute();
         await tx.updateTable('trust_evidence_sweep').set({ expired_through: through.time, expired_through_id: through.id }).execute();
         return { more: limitReached !== undefined };
-      }),
+      });
+    },
 
     /** Registered agents holding any of these keys: the candidates for "a registered issuer". */
     async agentsWithKeys(pubkeys: string[]): Promise<RegisteredKeys> {

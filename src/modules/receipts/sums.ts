@@ -12,10 +12,12 @@
  * The same SQL text runs on the SQLite insert worker's own connection (db/sqlite-insert-worker.ts),
  * and through Kysely for PostgreSQL, the worker's fallback and bulk loads.
  */
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/migrations/0011_trust_evidence_sums.ts';
-import type { Database } from '../../db/schema.ts';
+import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
+
+type NewReceiptRow = Insertable<TrustReceiptsTable>;
 
 /** The ids passed as one JSON array: one placeholder whatever their number. */
 const insertedIds: Record<DialectName, string> = {
@@ -53,15 +55,41 @@ export const sumStatements = (dialect: DialectName): string[] => [countsSql(inse
 /**
  * PostgreSQL: the first act of a transaction that inserts receipts. The sweep takes this lock
  * exclusively while it moves the watermark, so a receipt committed during a sweep is either swept or
- * left for reads to subtract, never missed (SQLite has one writer at a time and needs none).
+ * left for reads to subtract, never missed (SQLite has one writer at a time and needs none). Taken
+ * any later, an insert holding receiptId entries could wait for it behind a sweep that waits for
+ * another insert: a deadlock.
  */
-export async function lockOutSweep(tx: Kysely<Database>, dialect: DialectName): Promise<void> {
+async function lockOutSweep(tx: Kysely<Database>, dialect: DialectName): Promise<void> {
   if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock_shared(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
 }
 
-/** Adds receipts this transaction inserted (row ids) to the sums; call after lockOutSweep and the insert. */
-export async function addToSums(tx: Kysely<Database>, dialect: DialectName, ids: string[]): Promise<void> {
+/** Adds receipts this transaction inserted (row ids) to the sums. */
+async function addToSums(tx: Kysely<Database>, dialect: DialectName, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const parameters = [JSON.stringify(ids)];
   for (const statement of sumStatements(dialect)) await tx.executeQuery(CompiledQuery.raw(statement, parameters));
+}
+
+/**
+ * A batch is inserted in receiptId order, so two PostgreSQL nodes inserting the same receipts lock
+ * their receiptId entries in one order (and then their sum rows in one order, above): no deadlock.
+ */
+const byReceiptId = (a: NewReceiptRow, b: NewReceiptRow) => (a.receipt_id < b.receipt_id ? -1 : a.receipt_id > b.receipt_id ? 1 : 0);
+
+/**
+ * Inserts receipts and adds them to the sums, in this order, as the whole of a transaction that
+ * writes receipts through Kysely (PostgreSQL's batches, the SQLite worker's fallback, bulk loads).
+ * A receipt whose receiptId is already stored is skipped. Answers the row ids inserted.
+ */
+export async function insertReceipts(tx: Transaction<Database>, dialect: DialectName, rows: NewReceiptRow[]): Promise<Set<string>> {
+  await lockOutSweep(tx, dialect);
+  const inserted = await tx
+    .insertInto('trust_receipts')
+    .values([...rows].sort(byReceiptId))
+    .onConflict((oc) => oc.column('receipt_id').doNothing())
+    .returning('id')
+    .execute();
+  const ids = inserted.map((row) => row.id);
+  await addToSums(tx, dialect, ids);
+  return new Set(ids);
 }
