@@ -7,8 +7,12 @@
  * lost) must still be correct, only later. Listeners on RESYNC_CHANNEL hear when signals may
  * have been missed and should forget whatever they derived from earlier ones.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { dialectOf } from './dialect.ts';
+
+/** How long close waits for statements still queued on the connection. */
+const CLOSE_WAIT_MS = 1000;
 
 export interface Signals {
   /** Listeners in this process hear it at once; other nodes as soon as the database relays it. */
@@ -216,8 +220,9 @@ export async function createPostgresSignals(options: PostgresSignalsOptions): Pr
       live = null;
       if (client) {
         // Statements still queued (an UNLISTEN from a cache closing just before) finish first:
-        // ended under them, each would fail with "Connection terminated" and be reported.
-        await queue;
+        // ended under them, each would fail with "Connection terminated" and be reported. A
+        // connection that never answers holds shutdown up for a second at most.
+        await Promise.race([queue, delay(CLOSE_WAIT_MS, undefined, { ref: false })]);
         client.removeAllListeners('end');
         await client.end().catch(() => {});
       }

@@ -59,6 +59,8 @@ const insertBatches = sqlite.transaction((batches: InsertBatch[]) => {
   const existing = batches.map((batch) =>
     batch.rows.map((row) => {
       if (insertFor(Object.keys(row)).run(row).changes === 0) return selectExisting.get(row[uniqueColumn]) as Record<string, unknown>;
+      // afterInsert finds the rows by these ids: one without would silently go unsummed.
+      if (row[idColumn] == null) throw new Error(`${table} row inserted without ${idColumn}`);
       insertedIds.push(row[idColumn]);
       return null;
     }),

@@ -96,6 +96,12 @@ describe('SQLite inserts on a worker thread', () => {
     await assert.rejects(failing.insert({ id: 'f1', unique_key: 'fails', body: 'x' }), /NOT NULL constraint failed/);
     assert.equal((reader.prepare("SELECT count(*) AS n FROM items WHERE unique_key = 'fails'").get() as { n: number }).n, 0);
     await failing.close();
+
+    // A row without the id the statements find it by would go unsummed: refused with its transaction.
+    const logging = createSqliteInsert<Row, Row>({ ...logged, path, fallback });
+    await assert.rejects(logging.insert({ unique_key: 'no-id', body: 'x' } as unknown as Row), /items row inserted without id/);
+    assert.equal((reader.prepare("SELECT count(*) AS n FROM items WHERE unique_key = 'no-id'").get() as { n: number }).n, 0);
+    await logging.close();
   });
 
   it('refuses a table or column name that is not a plain identifier', async () => {

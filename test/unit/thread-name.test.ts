@@ -26,7 +26,6 @@ describe('nameThisThread', () => {
       if (process.platform !== 'linux') return; // nothing to read the name from; the call above must simply not throw
       const names = threadNames();
       assert.ok(names.includes('agentry-test-th'), `thread names: ${names.join(', ')}`);
-      assert.ok(!names.slice(1).includes('agentry-test-thread-name'));
     } finally {
       await worker.terminate();
     }
