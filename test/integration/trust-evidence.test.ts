@@ -1,5 +1,5 @@
 /**
- * The maintained trust sums and list counts (migrations 0011 and 0012) against the aggregate they
+ * The maintained trust sums and list counts (migrations 0011 to 0013) against the aggregate they
  * replace, computed from every stored receipt: after inserts (duplicates included), as receipts
  * expire, around sweeps that stop at a batch limit in the middle of receipts that expire at the same
  * time, and with inserts and sweeps running at once.

@@ -2,10 +2,9 @@ import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kys
 import { createBatcher } from '../../db/batcher.ts';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/migrations/0011_trust_evidence_sums.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from '../../db/sqlite-insert.ts';
 import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
-import { insertReceipts, sumStatements } from './sums.ts';
+import { insertReceipts, sumStatements, takeSweepLock } from './sums.ts';
 import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
 
 export type ReceiptRow = Selectable<TrustReceiptsTable>;
@@ -45,7 +44,8 @@ type Position = { time: string | Expression<string>; id: string | Expression<str
 
 /**
  * Receipts after a position in (expiry, id) order, the sweep's watermark. Written as a range on
- * expiry plus a filter, so both expiry indexes are range-scanned from the position's time.
+ * expiry plus a filter, so both expiry indexes are range-scanned from the position's time (sums.ts
+ * spells the same test in SQL for the insert worker).
  */
 const afterPosition =
   ({ time, id }: Position) =>
@@ -199,7 +199,7 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
     async sweepExpiredEvidence(now: string, limit: number) {
       if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`sweep limit must be a positive integer, not ${limit}`);
       return db.transaction().execute(async (tx) => {
-        if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
+        await takeSweepLock(tx, dialect, 'exclusive');
         const mark = await tx.selectFrom('trust_evidence_sweep').select(['expired_through', 'expired_through_id']).executeTakeFirstOrThrow();
         // The watermark only ever moves to a receipt found here, after it: never back, even when
         // this node's clock is behind the one that last moved it (the receipts between would be

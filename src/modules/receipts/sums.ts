@@ -36,7 +36,8 @@ const countsSql = (ids: string) => `INSERT INTO trust_receipt_counts (subject_pu
 /**
  * Evidence is a verified outcome about another key (whether its issuer is registered is decided on
  * read: an issuer may register later). One at or before the sweep's watermark, a position in
- * (expiry, id) order, would never be swept out again, so it is not added.
+ * (expiry, id) order, would never be swept out again, so it is not added. The test after the
+ * watermark is store.ts's afterPosition, spelled in SQL for the insert worker.
  */
 const evidenceSql = (ids: string) => `INSERT INTO trust_evidence (subject_pubkey, task_class, issuer_pubkey, issuer_agent, receipts, value_sum)
   SELECT r.subject_pubkey, r.task_class, r.issuer_pubkey, r.issuer_agent, count(*), coalesce(sum(r.outcome_value), 0)
@@ -53,14 +54,16 @@ const evidenceSql = (ids: string) => `INSERT INTO trust_evidence (subject_pubkey
 export const sumStatements = (dialect: DialectName): string[] => [countsSql(insertedIds[dialect]), evidenceSql(insertedIds[dialect])];
 
 /**
- * PostgreSQL: the first act of a transaction that inserts receipts. The sweep takes this lock
- * exclusively while it moves the watermark, so a receipt committed during a sweep is either swept or
- * left for reads to subtract, never missed (SQLite has one writer at a time and needs none). Taken
- * any later, an insert holding receiptId entries could wait for it behind a sweep that waits for
- * another insert: a deadlock.
+ * PostgreSQL: the lock between inserts (shared) and the sweep (exclusive), held to the end of the
+ * transaction. The sweep takes it while it moves the watermark, so a receipt committed during a
+ * sweep is either swept or left for reads to subtract, never missed (SQLite has one writer at a time
+ * and needs none). An insert takes it as its first act: taken any later, an insert holding receiptId
+ * entries could wait for it behind a sweep that waits for another insert, a deadlock.
  */
-async function lockOutSweep(tx: Kysely<Database>, dialect: DialectName): Promise<void> {
-  if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock_shared(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
+export async function takeSweepLock(tx: Kysely<Database>, dialect: DialectName, mode: 'shared' | 'exclusive'): Promise<void> {
+  if (dialect !== 'postgres') return;
+  const lock = mode === 'shared' ? sql.raw('pg_advisory_xact_lock_shared') : sql.raw('pg_advisory_xact_lock');
+  await sql`SELECT ${lock}(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
 }
 
 /** Adds receipts this transaction inserted (row ids) to the sums. */
@@ -82,7 +85,7 @@ const byReceiptId = (a: NewReceiptRow, b: NewReceiptRow) => (a.receipt_id < b.re
  * A receipt whose receiptId is already stored is skipped. Answers the row ids inserted.
  */
 export async function insertReceipts(tx: Transaction<Database>, dialect: DialectName, rows: NewReceiptRow[]): Promise<Set<string>> {
-  await lockOutSweep(tx, dialect);
+  await takeSweepLock(tx, dialect, 'shared');
   const inserted = await tx
     .insertInto('trust_receipts')
     .values([...rows].sort(byReceiptId))
