@@ -6,7 +6,7 @@ import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/a
 import { newAgentKey } from '../helpers/agents.ts';
 import { makeReceipt, type Party } from '../helpers/receipts.ts';
 
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/receipts.json', import.meta.url), 'utf8'));
+const vectors = JSON.parse(readFileSync(new URL('../fixtures/vectors/receipts.json', import.meta.url), 'utf8'));
 const vector = (name: string) => structuredClone(vectors.receipts.find((v: { name: string }) => v.name === name).receipt);
 
 describe('trust receipts: the shared vectors', () => {

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { agentBody, newAgentKey, registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
 
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/receipts.json', import.meta.url), 'utf8'));
+const vectors = JSON.parse(readFileSync(new URL('../fixtures/vectors/receipts.json', import.meta.url), 'utf8'));
 
 describe('registry: POST /v1/agents', () => {
   let app: TestApp;

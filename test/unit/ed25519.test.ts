@@ -16,7 +16,7 @@ import {
 } from '../../src/lib/ed25519.ts';
 
 const readVectors = (name: string): unknown =>
-  JSON.parse(readFileSync(new URL(`../../../shared/vectors/${name}`, import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL(`../fixtures/vectors/${name}`, import.meta.url), 'utf8'));
 
 const hex = (text: string) => Buffer.from(text, 'hex');
 

@@ -21,7 +21,7 @@ describe('canonicalJson (RFC 8785)', () => {
   });
 
   it('agrees with the canonicalize package on every receipt vector', () => {
-    const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/receipts.json', import.meta.url), 'utf8')) as { receipts: { receipt: unknown }[] };
+    const vectors = JSON.parse(readFileSync(new URL('../fixtures/vectors/receipts.json', import.meta.url), 'utf8')) as { receipts: { receipt: unknown }[] };
     assert.ok(vectors.receipts.length > 0);
     for (const { receipt } of vectors.receipts) assert.equal(canonicalJson(receipt), canonicalize(receipt));
   });

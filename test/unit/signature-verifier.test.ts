@@ -13,7 +13,7 @@ interface CctvVector {
   msg: string;
 }
 const hex = (text: string) => Buffer.from(text, 'hex');
-const cctv = JSON.parse(readFileSync(new URL('../../../shared/vectors/cctv-ed25519.json', import.meta.url), 'utf8')) as CctvVector[];
+const cctv = JSON.parse(readFileSync(new URL('../fixtures/vectors/cctv-ed25519.json', import.meta.url), 'utf8')) as CctvVector[];
 
 describe('signature verification on worker threads', () => {
   it('gives every CCTV vector the same verdict as on the request thread, in concurrent batches', async () => {
