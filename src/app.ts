@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { openSignals, type Signals } from './db/signals.ts';
 import { registerHealthRoutes } from './http/health.ts';
+import type { RouteEntry } from './http/route-table.ts';
 import { createServer, waitForRequestsToFinish } from './http/server.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
@@ -42,6 +43,8 @@ export interface AgentryApp {
   clock: Clock;
   /** Cross-node "look again" signals: in-process on SQLite, LISTEN/NOTIFY on PostgreSQL. */
   signals: Signals;
+  /** Every route the server registered, with its declared auth mode and schemas. */
+  routes: readonly RouteEntry[];
   /** Runs once a minute; tests with a manual clock run a pass when they need one. */
   trustEvidenceSweep: EvidenceSweep;
   close(): Promise<void>;
@@ -152,7 +155,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     profilesChanged: async (accountIds) => void (await Promise.all(accountIds.map(users.profileChanged))),
   });
 
-  const server = await createServer({ config, authenticator: auth.authenticator, redis, ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}) });
+  const { app: server, routes } = await createServer({ config, authenticator: auth.authenticator, redis, ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}) });
   log = server.log;
   registerHealthRoutes(server, database.db);
   registerAuthRoutes(server, auth);
@@ -198,5 +201,5 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   transfers?.start();
   evidenceSweep.start();
 
-  return { server, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, close: () => server.close() };
+  return { server, routes, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, close: () => server.close() };
 }

@@ -13,6 +13,7 @@ import { installLazyRequestLoggers } from './request-logger.ts';
 import { ErrorBody } from './schemas.ts';
 import { installResponseHeaders } from './response-headers.ts';
 import { createValidatorCompiler } from './validation.ts';
+import { recordRoutes, type RouteEntry } from './route-table.ts';
 
 export interface ServerOptions {
   config: Config;
@@ -58,7 +59,7 @@ export async function waitForRequestsToFinish(app: FastifyInstance, maxWaitMs: n
   while (state && state.count > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
-export async function createServer({ config, authenticator, redis, logger }: ServerOptions): Promise<FastifyInstance> {
+export async function createServer({ config, authenticator, redis, logger }: ServerOptions): Promise<{ app: FastifyInstance; routes: readonly RouteEntry[] }> {
   const logging = logger !== false && config.logLevel !== 'silent';
   const app = Fastify({
     logger: logging ? { level: config.logLevel } : false,
@@ -74,6 +75,7 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
     frameworkErrors: sendError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const routes = recordRoutes(app);
   trackRequestsInFlight(app);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBody);
@@ -106,5 +108,5 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
 
-  return app;
+  return { app, routes };
 }
