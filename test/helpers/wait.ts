@@ -24,3 +24,9 @@ export async function waitFor<T>(what: string, read: () => T | Promise<T>, done:
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * Resolves once every callback already queued (process.nextTick, promise reactions, I/O events
+ * already delivered) has run: one turn of the event loop, not a guess at how long something takes.
+ */
+export const afterQueuedCallbacks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
