@@ -4,6 +4,7 @@ import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
 import { registerAgent, registerProvisional } from '../helpers/agents.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { heartbeat, readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { createTasksStore } from '../../src/modules/tasks/store.ts';
 
 const env = { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20' };
@@ -213,14 +214,7 @@ describe('tasks: submission, records and access', () => {
   });
 });
 
-async function waitForWebhook(server: AgentServer, taskId: string) {
-  for (let i = 0; i < 200; i++) {
-    const found = server.received.find((w) => w.json.taskId === taskId);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no webhook for ${taskId}`);
-}
+const waitForWebhook = (server: AgentServer, taskId: string) => waitFor(`the webhook for ${taskId}`, () => server.received.find((w) => w.json.taskId === taskId));
 
 describe('tasks: routing', () => {
   let app: TestApp;
