@@ -20,8 +20,8 @@ import { createRegistryService, createRegistryStore, registerRegistryRoutes } fr
 import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
 import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './modules/tasks/extract/index.ts';
-import { createAssigner, createDeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
-import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
+import { createAssigner, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
+import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
 import { createSignatureVerifier } from './lib/signature-verifier.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
@@ -47,6 +47,10 @@ export interface AgentryApp {
   routes: readonly RouteEntry[];
   /** Runs once a minute; tests with a manual clock run a pass when they need one. */
   trustEvidenceSweep: EvidenceSweep;
+  /** The webhook outbox worker; tests await its `settled()` to know a pass has run. */
+  deliveryWorker: DeliveryWorker;
+  /** The Stripe transfer worker, when Stripe is configured. */
+  transferWorker: TransferWorker | null;
   close(): Promise<void>;
 }
 
@@ -201,5 +205,5 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   transfers?.start();
   evidenceSweep.start();
 
-  return { server, routes, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, close: () => server.close() };
+  return { server, routes, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, deliveryWorker: deliveries, transferWorker: transfers, close: () => server.close() };
 }

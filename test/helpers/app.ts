@@ -28,6 +28,8 @@ export class TestClock implements Clock {
 }
 
 export interface TestApp extends AgentryApp {
+  /** The PostgreSQL schema the app works in; null on SQLite. */
+  databaseSchema: string | null;
   request(options: { method: string; url: string; token?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<LightMyRequestResponse>;
   /** Signs up a fresh person and returns its session token. */
   signup(email?: string): Promise<{ token: string; accountId: string; email: string }>;
@@ -101,6 +103,29 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   const build = () => buildApp(config, { logger: false, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
   const app = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
 
+  return asTestApp(app, databaseSchema ?? null, async () => {
+    await app.close();
+    await cleanup();
+  });
+}
+
+/**
+ * Another node on `app`'s database, configured as `app` is, as a second process would run it. On
+ * PostgreSQL a second app on the same schema: signals travel between the two by LISTEN/NOTIFY. SQLite
+ * has one node per database file, so this is `app` itself (closing it does nothing), unless
+ * `sqliteFile` asks for a second app on the same file, for code that must see another writer's rows
+ * without any signal.
+ */
+export async function otherNode(app: TestApp, options: { sqliteFile?: boolean; overrides?: AppOverrides } = {}): Promise<TestApp> {
+  const schema = app.databaseSchema;
+  if (!schema && !options.sqliteFile) return { ...app, close: async () => {} };
+  const build = () => buildApp(app.config, { logger: false, ...(schema ? { databaseSchema: schema } : {}), ...options.overrides });
+  const node = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
+  // The database belongs to `app`, which drops it when it closes.
+  return asTestApp(node, schema, () => node.close());
+}
+
+function asTestApp(app: AgentryApp, databaseSchema: string | null, close: () => Promise<void>): TestApp {
   const request: TestApp['request'] = ({ method, url, token, body, headers, rawBody }) =>
     app.server.inject({
       method: method as 'GET',
@@ -116,6 +141,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   let people = 0;
   return {
     ...app,
+    databaseSchema,
     request,
     async signup(email = `person${people++}-${Math.random().toString(36).slice(2, 8)}@example.test`) {
       const response = await request({ method: 'POST', url: '/v1/auth/signup', body: { email, password: 'correct horse battery' } });
@@ -123,10 +149,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
       const { data } = response.json();
       return { token: data.token, accountId: data.account.id, email };
     },
-    async close() {
-      await app.close();
-      await cleanup();
-    },
+    close,
   };
 }
 

@@ -2,7 +2,8 @@
  * A local stand-in for the few Stripe endpoints the service calls (there is no network here):
  * create and retrieve a connected account, create an onboarding link, create a transfer. It speaks
  * the official client's wire format (form-encoded bodies, JSON answers, `{ error }` on failure) and
- * honours `Idempotency-Key` as Stripe does: the same key answers the first response again.
+ * honours `Idempotency-Key` as Stripe does: the same key with the same parameters answers the first
+ * response again; the same key with other parameters is refused (400, `idempotency_error`).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -38,6 +39,8 @@ export interface StripeStandIn {
   dropNextTransfers: number;
   /** How many of the next transfer requests Stripe refuses (400, saved under the idempotency key like any answer). */
   rejectNextTransfers: number;
+  /** How many of the next transfer answers (a replay included) are lost on the network after Stripe has saved them. */
+  loseNextTransferAnswers: number;
   /** Finishes onboarding of an account, as the owner would on Stripe's pages. */
   activate(accountId: string): StandInAccount;
   /** A signed `account.updated` delivery, as Stripe would POST it to the webhook. */
@@ -49,7 +52,8 @@ const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 const stripeForSigning = new Stripe('sk_test_signing_only');
 
 export async function startStripeStandIn(): Promise<StripeStandIn> {
-  const replies = new Map<string, { status: number; body: unknown }>();
+  // Under each idempotency key: the parameters first sent with it, and the answer given.
+  const replies = new Map<string, { params: string; status: number; body: unknown }>();
   const standIn: StripeStandIn = {
     url: '',
     requests: [],
@@ -57,6 +61,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     transfers: [],
     dropNextTransfers: 0,
     rejectNextTransfers: 0,
+    loseNextTransferAnswers: 0,
     activate(accountId) {
       const account = standIn.accounts.get(accountId);
       if (!account) throw new Error(`no stand-in account ${accountId}`);
@@ -117,17 +122,32 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
       const method = request.method ?? 'GET';
       standIn.requests.push({ method, path: url.pathname, params, idempotencyKey, authorization: request.headers.authorization });
-      const cacheKey = idempotencyKey ? `${method} ${url.pathname} ${idempotencyKey}` : null;
-      let reply = cacheKey ? replies.get(cacheKey) : undefined;
-      if (!reply) {
-        if (method === 'POST' && url.pathname === '/v1/transfers' && standIn.dropNextTransfers > 0) {
+      const isTransfer = method === 'POST' && url.pathname === '/v1/transfers';
+      // Stripe compares every request made with a key (endpoint, and parameters in any order) to the first one.
+      const sent = `${method} ${url.pathname} ${JSON.stringify(Object.entries(params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}`;
+      const saved = idempotencyKey ? replies.get(idempotencyKey) : undefined;
+      let reply: { status: number; body: unknown };
+      if (saved && saved.params !== sent) {
+        reply = {
+          status: 400,
+          body: { error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.` } },
+        };
+      } else if (saved) {
+        reply = saved;
+      } else {
+        if (isTransfer && standIn.dropNextTransfers > 0) {
           standIn.dropNextTransfers--;
           request.socket.destroy();
           return;
         }
         reply = answer(method, url.pathname, params);
         // Stripe saves the first answer under a key, error or not, and replays it.
-        if (cacheKey) replies.set(cacheKey, reply);
+        if (idempotencyKey) replies.set(idempotencyKey, { params: sent, ...reply });
+      }
+      if (isTransfer && standIn.loseNextTransferAnswers > 0) {
+        standIn.loseNextTransferAnswers--;
+        request.socket.destroy();
+        return;
       }
       response.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': id('req') });
       response.end(JSON.stringify(reply.body));

@@ -1,5 +1,8 @@
+import type { Signals } from '../../src/db/signals.ts';
+import { AGENT_TASKS_CHANNEL } from '../../src/modules/tasks/service.ts';
 import type { TestApp } from './app.ts';
 import { registerAgent } from './agents.ts';
+import { waitFor } from './wait.ts';
 
 /** Registers an owned webhook agent at `endpoint`, gives it a webhook secret and a heartbeat, so routing may pick it. */
 export async function readyWebhookAgent(app: TestApp, token: string, endpoint: string, overrides: Record<string, unknown> = {}) {
@@ -27,13 +30,36 @@ export async function taskOf(app: TestApp, token: string, id: string) {
   return response.json().data as { id: string; status: string; result: unknown; error: unknown; assignedAgent: { id: string } | null; [key: string]: unknown };
 }
 
-/** Polls GET /v1/tasks/:id until `done` holds (the worker runs on real timers). */
-export async function waitForTask(app: TestApp, token: string, id: string, done: (task: Awaited<ReturnType<typeof taskOf>>) => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const task = await taskOf(app, token, id);
-    if (done(task)) return task;
-    if (Date.now() > deadline) throw new Error(`task ${id} stayed ${task.status}: ${JSON.stringify(task)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+/** Reads GET /v1/tasks/:id until `done` holds (the worker runs on real timers). */
+export function waitForTask(app: TestApp, token: string, id: string, done: (task: Awaited<ReturnType<typeof taskOf>>) => boolean, timeoutMs = 10_000) {
+  return waitFor(`task ${id} to move on`, () => taskOf(app, token, id), done, { timeoutMs });
+}
+
+const pollCounts = new WeakMap<Signals, { count: number }>();
+
+/**
+ * How many long polls hold on a node now. A waiting poll listens on the node's agent-tasks signal
+ * channel from its start to its end, so counting those listeners shows a poll arrive and leave.
+ */
+export function pollsHeld(app: TestApp): () => number {
+  let counter = pollCounts.get(app.signals);
+  if (!counter) {
+    const held = { count: 0 };
+    const subscribe = app.signals.subscribe.bind(app.signals);
+    app.signals.subscribe = (channel, listener) => {
+      const unsubscribe = subscribe(channel, listener);
+      if (channel !== AGENT_TASKS_CHANNEL) return unsubscribe;
+      held.count++;
+      let left = false;
+      return () => {
+        unsubscribe();
+        if (!left) held.count--;
+        left = true;
+      };
+    };
+    pollCounts.set(app.signals, held);
+    counter = held;
   }
+  const held = counter;
+  return () => held.count;
 }

@@ -14,6 +14,7 @@ import { createDiscoveryStore, type DiscoveryStore, type StoredSentenceVector } 
 import { registerAgent } from '../helpers/agents.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { discoveryOver } from '../helpers/discovery.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** Deterministic vectors from a text's hash, counting the texts it was asked to embed. */
 function countingEncoder(): Embedder & { texts: string[] } {
@@ -30,13 +31,6 @@ function countingEncoder(): Embedder & { texts: string[] } {
   };
 }
 
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const hashOf = (model: string, text: string) => createHash('sha256').update(`${model}\n${text}`).digest('hex');
 
@@ -82,7 +76,7 @@ describe('discovery: stored sentence vectors', () => {
   it('stores every agent vector the service makes, under the built-in model and the text embedded', async () => {
     const found = await app.request({ method: 'GET', url: '/v1/discover?q=bees' });
     assert.equal(found.statusCode, 200);
-    await until(async () => (await storedRows()).length === agentIds.length, 'the vectors to be stored');
+    await waitFor('the vectors to be stored', async () => (await storedRows()).length === agentIds.length);
     const texts = await textsById();
     for (const row of await storedRows()) {
       assert.equal(row.text_hash, hashOf(SENTENCE_ENCODER_MODEL, texts.get(row.agent_id)!));
@@ -94,7 +88,7 @@ describe('discovery: stored sentence vectors', () => {
     const first = node('test-model');
     const ranked = await first.search('beehive swarming');
     assert.equal(first.agents.texts.length, agentIds.length, 'the other model’s vectors are not used');
-    await until(async () => first.saved() === agentIds.length, 'the first node to store its vectors');
+    await waitFor('the first node to store its vectors', async () => first.saved() === agentIds.length);
     await first.close();
 
     const second = node('test-model');
@@ -114,7 +108,7 @@ describe('discovery: stored sentence vectors', () => {
     await running.search('vineyard');
     const newText = (await textsById()).get(changed)!;
     assert.deepEqual(running.agents.texts, [newText]);
-    await until(async () => (await storedRows()).find((row) => row.agent_id === changed)?.text_hash === hashOf('test-model', newText), 'the new vector to be stored');
+    await waitFor('the new vector to be stored', async () => (await storedRows()).find((row) => row.agent_id === changed)?.text_hash === hashOf('test-model', newText));
     await running.close();
 
     const restarted = node('test-model');
@@ -137,7 +131,7 @@ describe('discovery: stored sentence vectors', () => {
     const gone = agentIds[2]!;
     assert.equal((await app.request({ method: 'DELETE', url: `/v1/agents/${gone}`, token })).statusCode, 200);
     await running.search('pollen');
-    await until(async () => !(await storedRows()).some((row) => row.agent_id === gone), 'the deleted agent’s vector to go');
+    await waitFor('the deleted agent’s vector to go', async () => !(await storedRows()).some((row) => row.agent_id === gone));
     await running.close();
 
     await app.database.db.insertInto('discovery_sentence_vectors').values({ agent_id: 'no-such-agent', text_hash: 'x', vector: Buffer.alloc(32) }).execute();
@@ -152,8 +146,9 @@ describe('discovery: stored sentence vectors', () => {
     const unnamed = node(null);
     await unnamed.search('beehive');
     assert.equal(unnamed.agents.texts.length, agentIds.length - 1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(await storedRows(), before);
+    // Closing writes every vector made so far, so after it nothing is left that could still be stored.
     await unnamed.close();
+    assert.equal(unnamed.saved(), 0);
+    assert.deepEqual(await storedRows(), before);
   });
 });

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.ts';
-import { expectError, startTestApp, TestClock, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { expectError, otherNode, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
 
 interface Found {
@@ -214,15 +213,15 @@ describe('discovery: freshness', () => {
   });
 
   it('sees writes made through another node on the same database in its next request', async () => {
-    const schema = testDatabaseUrl ? ((await app.database.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirstOrThrow()).s as string) : undefined;
-    const other = await buildApp(app.config, { logger: false, ...(schema ? { databaseSchema: schema } : {}) });
+    // On SQLite too a second app on the same file, so nothing in this app's memory hears of the writes.
+    const other = await otherNode(app, { sqliteFile: true });
     try {
       const name = uniqueName('Beekeeper');
-      const made = await other.server.inject({ method: 'POST', url: '/v1/agents', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: JSON.stringify({ name, description: 'Monitors beehives for swarming.', categories: ['other'], protocols: ['rest'], endpoint: 'https://bees.example.test' }) });
+      const made = await other.request({ method: 'POST', url: '/v1/agents', token, body: { name, description: 'Monitors beehives for swarming.', categories: ['other'], protocols: ['rest'], endpoint: 'https://bees.example.test' } });
       assert.equal(made.statusCode, 201, made.body);
       const id = made.json().data.id;
       assert.equal(ids(await discover(app, 'q=beehive'))[0], id);
-      await other.server.inject({ method: 'DELETE', url: `/v1/agents/${id}`, headers: { authorization: `Bearer ${token}` } });
+      await other.request({ method: 'DELETE', url: `/v1/agents/${id}`, token });
       assert.ok(!ids(await discover(app, 'q=beehive')).includes(id));
     } finally {
       await other.close();

@@ -181,9 +181,12 @@ describe('rate limiting', () => {
 
 describe('graceful shutdown', () => {
   it('finishes a request that is in flight when the server closes', async () => {
+    let entered: () => void = () => {};
+    const handling = new Promise<void>((resolve) => (entered = resolve));
     const slow = await startTestApp({}, {
       beforeReady: (server) => {
         server.get('/slow', { config: { auth: 'none' } }, async () => {
+          entered();
           await new Promise((resolve) => setTimeout(resolve, 300));
           return { done: true };
         });
@@ -193,7 +196,7 @@ describe('graceful shutdown', () => {
     const address = slow.server.server.address();
     assert.ok(address && typeof address === 'object');
     const inFlight = fetch(`http://127.0.0.1:${address.port}/slow`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await handling;
     const closed = slow.close();
     const response = await inFlight;
     assert.equal(response.status, 200);
@@ -203,10 +206,13 @@ describe('graceful shutdown', () => {
 
   it('keeps the database open for a request whose client has already gone', async () => {
     let outcome = 'not run';
+    let entered: () => void = () => {};
+    const handling = new Promise<void>((resolve) => (entered = resolve));
     // A grace far longer than any slow machine's close: waiting it out is the failure looked for.
     const app = await startTestApp({ SHUTDOWN_GRACE_MS: '60000' }, {
       beforeReady: (server) => {
         server.get('/slow-db', { config: { auth: 'none' } }, async () => {
+          entered();
           await new Promise((resolve) => setTimeout(resolve, 300));
           try {
             await app.database.db.selectFrom('accounts').select('id').execute();
@@ -223,7 +229,7 @@ describe('graceful shutdown', () => {
     assert.ok(address && typeof address === 'object');
     const aborter = new AbortController();
     const request = fetch(`http://127.0.0.1:${address.port}/slow-db`, { signal: aborter.signal }).catch(() => null);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await handling;
     aborter.abort();
     await request;
     const closing = Date.now();

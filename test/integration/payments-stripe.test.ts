@@ -9,19 +9,10 @@ import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/a
 import { registerAgent } from '../helpers/agents.ts';
 import { assertLedgerBalanced, assignedTask, balanceOf, callback, entriesOfTask, pollingAgent } from '../helpers/payments.ts';
 import { startStripeStandIn, type StripeStandIn } from '../helpers/stripe-stand-in.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const WEBHOOK_SECRET = 'whsec_standin_secret';
 const OPERATOR = 'ops@agentry.example.test';
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('payments: Stripe Connect', () => {
   let app: TestApp;
@@ -149,7 +140,7 @@ describe('payments: Stripe Connect', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => callback(app, id, { taskToken: token, result: 'ok' })));
     assert.equal(answers.filter((a) => a.statusCode === 200).length, 1);
 
-    const balance = await until('transfer posted', () => balanceOf(app, owner.token, agent.id), (b) => b.paidOutCents > 0);
+    const balance = await waitFor('transfer posted', () => balanceOf(app, owner.token, agent.id), (b) => b.paidOutCents > 0);
     assert.deepEqual(balance, { currency: 'usd', availableCents: 0, paidOutCents: 975 });
     const transfers = stripe.transfers.filter((t) => t.metadata.taskId === id);
     assert.equal(transfers.length, 1);
@@ -168,7 +159,7 @@ describe('payments: Stripe Connect', () => {
     const { id, token } = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 2000 });
     assert.equal((await callback(app, id, { taskToken: token, result: 'ok' })).statusCode, 200);
     const state = () => app.database.db.selectFrom('payment_transfers').select(['state', 'attempts']).where('task_id', '=', id).executeTakeFirstOrThrow();
-    await until('first attempt failed', state, (s) => s.state === 'pending' && s.attempts === 1);
+    await waitFor('first attempt failed', state, (s) => s.state === 'pending' && s.attempts === 1);
 
     // Owed but in flight: shown as available, not payable by an operator.
     assert.deepEqual(await balanceOf(app, owner.token, agent.id), { currency: 'usd', availableCents: 1950, paidOutCents: 0 });
@@ -176,11 +167,55 @@ describe('payments: Stripe Connect', () => {
     assert.match(expectError(refused, 409, 'CONFLICT').message, /1950 more are in a Stripe transfer/);
 
     clock.advance(31_000);
-    await until('transfer posted', () => balanceOf(app, owner.token, agent.id), (b) => b.paidOutCents === 1950);
+    await waitFor('transfer posted', () => balanceOf(app, owner.token, agent.id), (b) => b.paidOutCents === 1950);
     const attempts = stripe.requests.filter((r) => r.path === '/v1/transfers' && r.params['metadata[taskId]'] === id);
     assert.equal(attempts.length, 3);
-    assert.equal(new Set(attempts.map((r) => r.idempotencyKey)).size, 1);
+    assert.equal(new Set(attempts.map((r) => JSON.stringify([r.idempotencyKey, r.params]))).size, 1, 'every attempt sent the same key and parameters');
     assert.equal(stripe.transfers.filter((t) => t.metadata.taskId === id).length, 1);
+  });
+
+  it('a transfer whose answer was lost is sent again unchanged, even after the agent changed its price, and Stripe\'s saved transfer is recorded', async () => {
+    const agent = await activeStripeAgent(2000);
+    // Stripe makes the transfer, then both answers (the first and the client's own resend) are lost.
+    stripe.loseNextTransferAnswers = 2;
+    const { id, token } = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 2000 });
+    assert.equal((await callback(app, id, { taskToken: token, result: 'ok' })).statusCode, 200);
+    const state = () => app.database.db.selectFrom('payment_transfers').select(['state', 'attempts', 'amount_cents', 'transfer_id', 'last_error']).where('task_id', '=', id).executeTakeFirstOrThrow();
+    await waitFor('first attempt failed', state, (s) => s.state === 'pending' && s.attempts === 1);
+    const repriced = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { pricePerTaskCents: 3000 } });
+    assert.equal(repriced.statusCode, 200, repriced.body);
+
+    clock.advance(31_000);
+    const sent = await waitFor('the second attempt to settle', state, (s) => s.state === 'sent' || s.state === 'failed');
+    assert.equal(sent.state, 'sent', sent.last_error ?? '');
+    const made = stripe.transfers.filter((t) => t.metadata.taskId === id);
+    assert.equal(made.length, 1, 'Stripe made one transfer');
+    assert.deepEqual([made[0]!.amount, Number(sent.amount_cents), sent.transfer_id], [1950, 1950, made[0]!.id]);
+    const attempts = stripe.requests.filter((r) => r.path === '/v1/transfers' && r.params['metadata[taskId]'] === id);
+    assert.equal(attempts.length, 3);
+    assert.equal(new Set(attempts.map((r) => JSON.stringify([r.idempotencyKey, r.params]))).size, 1, 'every attempt sent the same key and parameters');
+    assert.deepEqual(await balanceOf(app, owner.token, agent.id), { currency: 'usd', availableCents: 0, paidOutCents: 1950 });
+  });
+
+  it('the stand-in refuses a reused idempotency key with other parameters, as Stripe does', async () => {
+    const agent = await activeStripeAgent(100);
+    const key = `stand-in-check-${agent.id}`;
+    const transfer = (amount: number) =>
+      fetch(`${stripe.url}/v1/transfers`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_test_standin', 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key },
+        body: new URLSearchParams({ amount: String(amount), currency: 'usd', destination: agent.stripeId, 'metadata[taskId]': key }),
+      });
+    const first = await transfer(100);
+    assert.equal(first.status, 200);
+    const firstId = ((await first.json()) as { id: string }).id;
+    const changed = await transfer(101);
+    assert.equal(changed.status, 400);
+    assert.equal(((await changed.json()) as { error: { type: string } }).error.type, 'idempotency_error');
+    const replayed = await transfer(100);
+    assert.equal(replayed.status, 200);
+    assert.equal(((await replayed.json()) as { id: string }).id, firstId);
+    assert.equal(stripe.transfers.filter((t) => t.metadata.taskId === key).length, 1);
   });
 
   it('a transfer that never gets through is given up after six attempts and its amount is available again', async () => {
@@ -193,16 +228,17 @@ describe('payments: Stripe Connect', () => {
       const state = () => app.database.db.selectFrom('payment_transfers').select(['state', 'attempts']).where('task_id', '=', id).executeTakeFirstOrThrow();
       for (let attempt = 1; attempt < 6; attempt++) {
         // Each failure schedules the next attempt 30 s × 4^(n-1) later (by the service's clock).
-        await until(`attempt ${attempt} failed`, state, (s) => s.state === 'pending' && s.attempts === attempt);
+        await waitFor(`attempt ${attempt} failed`, state, (s) => s.state === 'pending' && s.attempts === attempt);
         // Two requests per attempt: the client resends once itself on a closed connection.
         assert.equal(attemptsSoFar(), 2 * attempt);
         clock.advance(30_000 * 4 ** (attempt - 1) - 1000);
-        await new Promise((resolve) => setTimeout(resolve, 60));
+        await app.transferWorker!.settled();
         assert.equal(attemptsSoFar(), 2 * attempt, 'not before its time');
         clock.advance(2000);
       }
-      assert.deepEqual(await until('given up', state, (s) => s.state === 'failed'), { state: 'failed', attempts: 6 });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(await waitFor('given up', state, (s) => s.state === 'failed'), { state: 'failed', attempts: 6 });
+      clock.advance(30_000 * 4 ** 6);
+      await app.transferWorker!.settled();
       assert.equal(attemptsSoFar(), 12, 'no seventh attempt');
       assert.equal(new Set(stripe.requests.filter((r) => r.params['metadata[taskId]'] === id).map((r) => r.idempotencyKey)).size, 1);
       const payout = await app.request({ method: 'POST', url: '/v1/payouts', token: operator.token, body: { agentId: agent.id, amountCents: 488, reference: 'manual, after Stripe refused' } });
@@ -219,11 +255,11 @@ describe('payments: Stripe Connect', () => {
     const { id, token } = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 4000 });
     assert.equal((await callback(app, id, { taskToken: token, result: 'ok' })).statusCode, 200);
     const state = () => app.database.db.selectFrom('payment_transfers').select(['state', 'attempts', 'last_error']).where('task_id', '=', id).executeTakeFirstOrThrow();
-    const failed = await until('refused', state, (s) => s.state === 'failed');
+    const failed = await waitFor('refused', state, (s) => s.state === 'failed');
     assert.equal(failed.attempts, 1);
     assert.match(failed.last_error ?? '', /balance_insufficient/);
     clock.advance(3_600_000);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await app.transferWorker!.settled();
     assert.equal(stripe.requests.filter((r) => r.path === '/v1/transfers' && r.params['metadata[taskId]'] === id).length, 1);
     const payout = await app.request({ method: 'POST', url: '/v1/payouts', token: operator.token, body: { agentId: agent.id, amountCents: 3900 } });
     assert.equal(payout.statusCode, 201, payout.body);
@@ -234,8 +270,9 @@ describe('payments: Stripe Connect', () => {
     assert.equal((await connect(agent.id)).json().data.status, 'pending');
     const { id, token } = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 300 });
     assert.equal((await callback(app, id, { taskToken: token, result: 'ok' })).statusCode, 200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await app.transferWorker!.settled();
     assert.equal(stripe.requests.filter((r) => r.path === '/v1/transfers' && r.params['metadata[taskId]'] === id).length, 0);
+    assert.equal(await app.database.db.selectFrom('payment_transfers').select('task_id').where('task_id', '=', id).executeTakeFirst(), undefined);
     assert.deepEqual(await balanceOf(app, owner.token, agent.id), { currency: 'usd', availableCents: 293, paidOutCents: 0 });
   });
 

@@ -32,16 +32,33 @@ describe('trust receipts: the shared vectors', () => {
     });
   }
 
-  it('the chain of the valid vectors is complete, and the tampered outcome never filled a slot', async () => {
-    const correlationId = vector('valid-outcome').correlationId;
+  const chainOf = async (correlationId: string) => {
     const response = await app.request({ method: 'GET', url: `/v1/trust-receipts/chain/${correlationId}` });
     assert.equal(response.statusCode, 200, response.body);
-    const { data } = response.json();
+    return response.json().data;
+  };
+
+  it('the chain of the valid vectors is complete, each slot holding its vector', async () => {
+    const data = await chainOf(vector('valid-outcome').correlationId);
     assert.equal(data.complete, true);
     assert.equal(data.offer.receiptId, vector('valid-offer').receiptId);
     assert.equal(data.decision.receiptId, vector('valid-decision').receiptId);
+    assert.equal(data.outcome.receiptId, vector('valid-outcome').receiptId);
     for (const slot of [data.offer, data.decision, data.outcome]) assert.equal(slot.signatureVerified, true);
-    assert.notEqual(data.outcome.receiptId, vector('tampered-payload').receiptId);
+  });
+
+  it('an outcome whose signature does not verify is stored but never fills a slot, even when it is the earliest', async () => {
+    const tampered = vector('tampered-payload');
+    const own = await chainOf(tampered.correlationId);
+    assert.equal(own.outcome, null);
+    assert.equal(own.complete, false);
+
+    const validChain = vector('valid-outcome').correlationId;
+    const forged = { ...tampered, receiptId: randomUUID(), correlationId: validChain, issuedAt: '2026-10-31T10:00:00Z' };
+    const posted = await app.request({ method: 'POST', url: '/v1/trust-receipts', body: forged });
+    assert.equal(posted.statusCode, 201, posted.body);
+    assert.equal(posted.json().data.signatureVerified, false);
+    assert.equal((await chainOf(validChain)).outcome.receiptId, vector('valid-outcome').receiptId);
   });
 });
 

@@ -87,21 +87,24 @@ describe('registry: visibility matrix on every read path', () => {
 describe('registry: owner actions', () => {
   let app: TestApp;
   let owner: { token: string; accountId: string };
+  const clock = new TestClock();
   before(async () => {
-    app = await startTestApp();
+    app = await startTestApp({}, { clock });
     owner = await app.signup();
   });
   after(() => app.close());
 
   it('PATCH changes writable fields, keeps the slug, and refuses protected fields with 400', async () => {
     const agent = await registerAgent(app, owner.token);
+    clock.advance(60_000);
     const changed = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { name: 'Renamed Agent', version: '1.1.0', capabilities: ['translation'], docsUrl: null } });
     assert.equal(changed.statusCode, 200, changed.body);
     const data = changed.json().data;
     assert.equal(data.name, 'Renamed Agent');
     assert.equal(data.slug, agent.slug);
     assert.deepEqual(data.capabilities, ['translation']);
-    assert.ok(data.updatedAt >= (agent.updatedAt as string));
+    assert.equal(data.updatedAt, clock.now().toISOString());
+    assert.notEqual(data.updatedAt, agent.updatedAt);
     for (const body of [{ status: 'provisional' }, { ownerId: 'x' }, { slug: 'new-slug' }, { registrationPubkey: newAgentKey().pubkey }, {}, { version: 'one' }, { endpoint: null }]) {
       expectError(await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body }), 400, 'BAD_REQUEST');
     }

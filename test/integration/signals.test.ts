@@ -1,75 +1,85 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { createPostgresSignals, RESYNC_CHANNEL, type Signals } from '../../src/db/signals.ts';
-import { dialectUnderTest, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { dialectUnderTest, otherNode, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { afterQueuedCallbacks, waitFor } from '../helpers/wait.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const eventually = (check: () => boolean, what: string) => waitFor(what, check);
 
-async function eventually(check: () => boolean, what: string, timeoutMs = 1000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`${what} within ${timeoutMs} ms`);
-    await sleep(10);
+/**
+ * On PostgreSQL a subscription is live once its LISTEN has run on the bus's connection, a moment
+ * after subscribe(). A publish is queued behind it on that connection, so once one returns, the
+ * LISTEN has run.
+ */
+const listening = (bus: Signals) => bus.publish('test.fence', '');
+
+/**
+ * The database sends each connection its notifications, of every channel, in the order they were
+ * sent. Once `bus` hears a marker `sender` published after some signal, it has heard that signal
+ * too, if it ever will.
+ */
+async function heardEverythingBefore(bus: Signals, sender: Signals): Promise<void> {
+  const marker = randomBytes(4).toString('hex');
+  let heard = false;
+  const stop = bus.subscribe('test.marker', (payload) => {
+    if (payload === marker) heard = true;
+  });
+  try {
+    await listening(bus);
+    await sender.publish('test.marker', marker);
+    await eventually(() => heard, 'the marker');
+  } finally {
+    stop();
   }
-}
-
-/** On PostgreSQL a subscription is live once its LISTEN has run on the bus's connection, a moment after subscribe(). */
-const listening = () => sleep(testDatabaseUrl ? 100 : 0);
-
-async function currentSchema(app: TestApp): Promise<string> {
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(app.database.db);
-  return rows[0]!.schema;
 }
 
 describe('signals', () => {
   let app: TestApp;
-  /** Another node on the same database: a second bus on PostgreSQL; on SQLite one process owns the file, so the same bus. */
-  let otherNode: Signals;
+  let other: TestApp;
+  /** Another node on the same database: its own bus on PostgreSQL; on SQLite one process owns the file, so the same bus. */
+  let otherBus: Signals;
   const opened: Signals[] = [];
   before(async () => {
     app = await startTestApp();
-    if (testDatabaseUrl) {
-      otherNode = await createPostgresSignals({ url: testDatabaseUrl, namespace: await currentSchema(app) });
-      opened.push(otherNode);
-    } else {
-      otherNode = app.signals;
-    }
+    other = await otherNode(app);
+    otherBus = other.signals;
   });
   after(async () => {
     for (const bus of opened) await bus.close();
+    await other.close();
     await app.close();
   });
 
   it('delivers to this node at once, exactly once, and not after unsubscribing', async () => {
     const heard: string[] = [];
     const stop = app.signals.subscribe('test.local', (payload) => heard.push(payload));
+    await listening(app.signals);
     const publishing = app.signals.publish('test.local', 'one');
     assert.deepEqual(heard, ['one'], 'heard before publish() settles');
     await publishing;
-    // Long enough for the database to have echoed the signal back, which must not be heard again.
-    await sleep(200);
+    // The database echoes the signal back to this node's own connection; that copy must not be heard again.
+    await heardEverythingBefore(app.signals, otherBus);
     assert.deepEqual(heard, ['one']);
     stop();
     await app.signals.publish('test.local', 'two');
-    await sleep(100);
+    await heardEverythingBefore(app.signals, otherBus);
     assert.deepEqual(heard, ['one']);
   });
 
   it('reaches another node on the same database, on the named channel only', async () => {
     const heard: string[] = [];
-    const other: string[] = [];
-    otherNode.subscribe('test.remote', (payload) => heard.push(payload));
-    otherNode.subscribe('test.unrelated', (payload) => other.push(payload));
-    await listening();
+    const unrelated: string[] = [];
+    otherBus.subscribe('test.remote', (payload) => heard.push(payload));
+    otherBus.subscribe('test.unrelated', (payload) => unrelated.push(payload));
+    await listening(otherBus);
     const big = 'x'.repeat(7999);
     await app.signals.publish('test.remote', 'revoked:123');
     await app.signals.publish('test.remote', big);
     await eventually(() => heard.length === 2, 'both signals heard by the other node');
     assert.deepEqual(heard, ['revoked:123', big]);
-    assert.deepEqual(other, []);
+    assert.deepEqual(unrelated, []);
   });
 
   it('keeps delivering to other listeners when one throws', async () => {
@@ -93,22 +103,25 @@ describe('signals', () => {
 
   if (dialectUnderTest === 'postgres') {
     it('keeps apps in different schemas of one database apart', async () => {
-      const stranger = await createPostgresSignals({ url: testDatabaseUrl!, namespace: `${await currentSchema(app)}_other` });
-      opened.push(stranger);
+      const strangers = `${app.databaseSchema}_other`;
+      const stranger = await createPostgresSignals({ url: testDatabaseUrl!, namespace: strangers });
+      const strangersOtherNode = await createPostgresSignals({ url: testDatabaseUrl!, namespace: strangers });
+      opened.push(stranger, strangersOtherNode);
       const heardByStranger: string[] = [];
       const heardHere: string[] = [];
       stranger.subscribe('test.apart', (payload) => heardByStranger.push(payload));
-      otherNode.subscribe('test.apart', (payload) => heardHere.push(payload));
-      await listening();
+      otherBus.subscribe('test.apart', (payload) => heardHere.push(payload));
+      await listening(stranger);
+      await listening(otherBus);
       await app.signals.publish('test.apart', 'mine');
       await eventually(() => heardHere.length === 1, 'signal heard in the same schema');
-      await sleep(100);
+      await heardEverythingBefore(stranger, strangersOtherNode);
       assert.deepEqual(heardByStranger, []);
     });
 
     it('reconnects after losing its connection, listens again and tells RESYNC listeners', async () => {
       const applicationName = `signals-test-${randomBytes(4).toString('hex')}`;
-      const namespace = await currentSchema(app);
+      const namespace = app.databaseSchema!;
       const bus = await createPostgresSignals({ url: testDatabaseUrl!, namespace, applicationName, reconnectDelayMs: { min: 20, max: 100 } });
       opened.push(bus);
       let resyncs = 0;
@@ -124,20 +137,21 @@ describe('signals', () => {
       } finally {
         await admin.end();
       }
-      await eventually(() => resyncs === 2, 'RESYNC heard on loss and on return', 3000);
-      await otherNode.publish('test.reconnect', 'after');
+      await eventually(() => resyncs === 2, 'RESYNC heard on loss and on return');
+      await otherBus.publish('test.reconnect', 'after');
       await eventually(() => heard.length === 1, 'signal heard after reconnecting');
       assert.deepEqual(heard, ['after']);
     });
 
     it('closes without reporting the LISTEN and UNLISTEN still queued on its connection as errors', async () => {
       const errors: unknown[] = [];
-      const bus = await createPostgresSignals({ url: testDatabaseUrl!, namespace: await currentSchema(app), onError: (error) => errors.push(error) });
+      const bus = await createPostgresSignals({ url: testDatabaseUrl!, namespace: app.databaseSchema!, onError: (error) => errors.push(error) });
       // As at shutdown: caches unsubscribe, then the bus closes, in one turn.
       const unsubscribes = ['test.close.a', 'test.close.b', 'test.close.c'].map((channel) => bus.subscribe(channel, () => {}));
       for (const unsubscribe of unsubscribes) unsubscribe();
       await bus.close();
-      await sleep(50);
+      // A statement cut off by the connection's end is failed on a later tick than close() returns on.
+      await afterQueuedCallbacks();
       assert.deepEqual(errors, []);
     });
   }

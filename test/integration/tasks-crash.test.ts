@@ -11,8 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { openDatabase } from '../../src/db/database.ts';
 import { testDatabaseUrl } from '../helpers/app.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 async function freePort(): Promise<number> {
   const server = createNetServer();
@@ -78,15 +80,9 @@ describe('tasks: kill -9 mid-delivery', () => {
       },
       stdio: 'ignore',
     });
-    for (let i = 0; i < 300; i++) {
-      try {
-        if ((await fetch(`${base}/health`)).ok) return base;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('the service did not start');
+    // A connection refused means it is not listening yet.
+    await waitFor('the service to start', () => fetch(`${base}/health`).then((response) => response.ok, () => false), Boolean, { timeoutMs: 30_000, intervalMs: 100 });
+    return base;
   }
 
   const call = async (base: string, method: string, path: string, token?: string, body?: unknown) => {
@@ -130,10 +126,18 @@ describe('tasks: kill -9 mid-delivery', () => {
     assert.equal(task.json.data.status, 'completed');
     const all = (await call(base, 'GET', '/v1/tasks', requester)) as unknown as { json: { data: { id: string }[] } };
     assert.deepEqual(all.json.data.map((t) => t.id), [taskId]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(new Set(agent.received.map((w) => w.json.taskId)).size, 1, 'no second task was made');
+
+    // A graceful stop waits for every delivery in flight: after it, the agent has all it will ever get.
     child!.kill('SIGTERM');
     await new Promise((resolve) => child!.once('exit', resolve));
     child = null;
+    assert.equal(agent.received.length, 2, 'the task arrived twice in all: once cut off, once resumed');
+    const database = openDatabase({ url: databaseUrl });
+    try {
+      const jobs = await database.db.selectFrom('task_deliveries').select(['task_id', 'state']).execute();
+      assert.deepEqual(jobs, [{ task_id: taskId, state: 'done' }], 'one delivery job, finished: nothing is left to send');
+    } finally {
+      await database.close();
+    }
   });
 });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { sql } from 'kysely';
-import { expectError, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { expectError, otherNode, startTestApp, type TestApp } from '../helpers/app.ts';
 import { registerAgent, registerProvisional } from '../helpers/agents.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
-import { readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
+import { pollsHeld, readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const fastDelivery = {
   ALLOW_PRIVATE_ENDPOINTS: 'true',
@@ -177,9 +177,11 @@ describe('tasks: long-poll delivery end to end', () => {
   it('a waiting poll wakes when a task is matched to the agent', async () => {
     const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['web-scraping'] });
     await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    const polls = pollsHeld(app);
+    const idle = polls();
     const started = Date.now();
     const waiting = app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=20` });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the poll to hold', polls, (held) => held === idle + 1);
     const submitted = await submitTask(app, requester.token, { capabilities: ['web-scraping'] });
     const response = await waiting;
     assert.equal(response.json().data[0].taskId, submitted.id);
@@ -192,14 +194,16 @@ describe('tasks: long-poll delivery end to end', () => {
     await app.server.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.server.address();
     assert.ok(address && typeof address === 'object');
+    const polls = pollsHeld(app);
+    const idle = polls();
     const leaving = new AbortController();
     const abandoned = fetch(`http://127.0.0.1:${address.port}/v1/agents/${agent.id}/tasks/poll?wait=20`, { signal: leaving.signal }).catch(() => 'aborted');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor('the poll to hold', polls, (held) => held === idle + 1);
     leaving.abort();
     assert.equal(await abandoned, 'aborted');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Under the 5 s recheck (and the 20 s wait): only noticing its client leave ends the poll this soon.
+    await waitFor('the abandoned poll to end', polls, (held) => held === idle, { timeoutMs: 4000 });
     const submitted = await submitTask(app, requester.token, { capabilities: ['form-filling'] });
-    await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'matched');
     const next = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
     assert.equal(next.json().data[0].taskId, submitted.id);
@@ -227,15 +231,10 @@ describe('tasks: a poll held on one node wakes for a task submitted on another',
   let b: TestApp;
   before(async () => {
     a = await startTestApp(fastDelivery);
-    if (testDatabaseUrl) {
-      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(a.database.db);
-      b = await startTestApp(fastDelivery, { databaseSchema: rows[0]!.schema });
-    } else {
-      b = a;
-    }
+    b = await otherNode(a);
   });
   after(async () => {
-    if (b !== a) await b.close();
+    await b.close();
     await a.close();
   });
 
@@ -243,14 +242,18 @@ describe('tasks: a poll held on one node wakes for a task submitted on another',
     const requester = await a.signup();
     const agent = await registerProvisional(a, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['geocoding'] });
     await b.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    const polls = pollsHeld(b);
+    const idle = polls();
     const started = Date.now();
     const waiting = b.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=25` });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor('the poll to hold on node B', polls, (held) => held === idle + 1);
+    // B's LISTEN for the poll is queued on its signal connection; a publish queued behind it returns once it has run.
+    await b.signals.publish('test.fence', '');
     const submitted = await submitTask(a, requester.token, { capabilities: ['geocoding'] });
     const response = await waiting;
     assert.equal(response.statusCode, 200);
     assert.equal(response.json().data[0]?.taskId, submitted.id);
     // Well inside the 5 s backstop re-check: only the wake-up signal explains an answer this early.
-    assert.ok(Date.now() - started < 300 + 4000, 'woken by the signal');
+    assert.ok(Date.now() - started < 4000, 'woken by the signal');
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { createMemoryCounterStore, createRedisCounterStore } from '../../src/http/rate-limit.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 describe('rate limit counters', () => {
   it('counts hits per key in memory and starts a new window when the old one ends', () => {
@@ -20,13 +21,14 @@ describe('rate limit counters', () => {
 
   it('shares counts through Redis and lets the key expire with its window', async () => {
     const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-    const store = createRedisCounterStore(redis, { prefix: `agentry-rl-test:${process.pid}:${Date.now()}:` });
+    const prefix = `agentry-rl-test:${process.pid}:${Date.now()}:`;
+    const store = createRedisCounterStore(redis, { prefix });
     try {
       const first = await store.hit('client', 300);
       assert.equal(first.count, 1);
       assert.ok(first.resetAt > Date.now() && first.resetAt <= Date.now() + 300);
       assert.equal((await store.hit('client', 300)).count, 2);
-      await new Promise((resolve) => setTimeout(resolve, 350));
+      await waitFor('Redis to expire the window', () => redis.exists(`${prefix}client`), (exists) => exists === 0);
       assert.equal((await store.hit('client', 300)).count, 1);
     } finally {
       redis.disconnect();

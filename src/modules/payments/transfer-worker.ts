@@ -84,6 +84,14 @@ export function createTransferWorker({ store, stripe, clock, signals, log, pollI
       timer.unref();
       tick();
     },
+    /**
+     * Runs a pass now and resolves once it has finished: every transfer due by the clock has then
+     * been tried. Lets a test know that the worker had its chance, instead of sleeping.
+     */
+    async settled(): Promise<void> {
+      tick();
+      while (running) await running;
+    },
     async stop(): Promise<void> {
       stopped = true;
       unsubscribe();

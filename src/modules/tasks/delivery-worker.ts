@@ -46,6 +46,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   let ticking = false;
   let again = false;
   const inFlight = new Set<Promise<void>>();
+  // settled() callers, told when a pass ends with no delivery in flight.
+  let idleWaiters: (() => void)[] = [];
+  const wakeIdleWaiters = () => {
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
   let unsubscribe: () => void = () => {};
 
   async function fallBack(task: TaskRow, job: DeliveryRow, reason: string): Promise<void> {
@@ -126,6 +133,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       log.error({ err: error }, 'delivery worker tick failed');
     } finally {
       ticking = false;
+      if (inFlight.size === 0) wakeIdleWaiters();
     }
   }
 
@@ -143,11 +151,23 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     /** Runs one pass now (tests with a manual clock use it instead of waiting for the timer). */
     tick,
 
+    /**
+     * Runs a pass now and resolves once it, and every delivery it started, has finished: whatever
+     * was due by the clock has then been sent, retried or failed over. Lets a test know that the
+     * worker had its chance, instead of sleeping and hoping it did.
+     */
+    settled(): Promise<void> {
+      const idle = new Promise<void>((resolve) => idleWaiters.push(resolve));
+      void tick();
+      return idle;
+    },
+
     async stop(): Promise<void> {
       stopped = true;
       unsubscribe();
       if (timer) clearInterval(timer);
       await Promise.allSettled([...inFlight]);
+      wakeIdleWaiters();
     },
   };
 }
