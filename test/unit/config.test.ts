@@ -31,6 +31,32 @@ describe('config', () => {
     assert.equal(loadConfig({ OIDC_ISSUER: 'https://id.example.test/', OIDC_AUDIENCE: 'agentry' }).oidcIssuer, 'https://id.example.test');
   });
 
+  it('takes TRUST_PROXY as a hop count or a list of proxies, never as "trust every hop"', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '1' }).trustProxy, { hops: 1 });
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,::1,fd00::/8,loopback' }).trustProxy, {
+      proxies: ['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8', 'loopback'],
+    });
+    assert.throws(() => loadConfig({ TRUST_PROXY: 'true' }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /TRUST_PROXY=true would believe every X-Forwarded-For entry/);
+      assert.match(error.message, /TRUST_PROXY=1\b/);
+      assert.match(error.message, /TRUST_PROXY=10\.0\.0\.0\/8,192\.168\.1\.7/);
+      return true;
+    });
+    for (const bad of ['11', '10.1', '10.0.0.0/33', '10.0.0.0/', 'proxy.internal', '10.0.0.1,,10.0.0.2', 'yes']) {
+      assert.throws(() => loadConfig({ TRUST_PROXY: bad }), /TRUST_PROXY must be/, bad);
+    }
+  });
+
+  it('stops the process with exit code 78 when TRUST_PROXY=true, saying what to write instead', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, TRUST_PROXY: 'true' }, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(result.status, 78);
+    assert.match(result.stderr, /TRUST_PROXY=1/);
+  });
+
   it('stops the process with exit code 78 and a clear message on bad config', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'nope' }, encoding: 'utf8', timeout: 20_000 });
     assert.equal(result.status, 78);
