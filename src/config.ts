@@ -18,6 +18,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
   rateLimit: { max: number; windowMs: number };
+  /** Per-address budget of signup and login (each counted apart). */
+  credentialRateLimit: { max: number; windowMs: number };
+  /** Failed logins per account, across addresses (src/modules/auth/login-throttle.ts). */
+  loginThrottle: { freeFailures: number; delayBaseMs: number; delayMaxMs: number; failureWindowMs: number; knownAddressMs: number };
   /** Per-address budget of the unauthenticated provisional registration, per rate-limit window. */
   provisionalRateLimitMax: number;
   heartbeatIntervalSeconds: number;
@@ -139,6 +143,17 @@ export function loadConfig(env: Env): Config {
       max: integer('RATE_LIMIT_MAX', 600, 1, 10_000_000),
       windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     },
+    credentialRateLimit: {
+      max: integer('CREDENTIAL_RATE_LIMIT_MAX', 20, 1, 10_000_000),
+      windowMs: integer('CREDENTIAL_RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+    },
+    loginThrottle: {
+      freeFailures: integer('LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 1000),
+      delayBaseMs: integer('LOGIN_DELAY_BASE_MS', 1000, 100, 3_600_000),
+      delayMaxMs: integer('LOGIN_DELAY_MAX_MS', 900_000, 1000, 86_400_000),
+      failureWindowMs: integer('LOGIN_FAILURE_WINDOW_MS', 900_000, 1000, 7 * 86_400_000),
+      knownAddressMs: integer('LOGIN_KNOWN_ADDRESS_DAYS', 30, 0, 365) * 86_400_000,
+    },
     provisionalRateLimitMax: integer('PROVISIONAL_RATE_LIMIT_MAX', 30, 1, 10_000_000),
     heartbeatIntervalSeconds: integer('HEARTBEAT_INTERVAL_SECONDS', 60, 1, 86_400),
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
@@ -160,6 +175,9 @@ export function loadConfig(env: Env): Config {
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
   };
+  if (config.loginThrottle.delayBaseMs > config.loginThrottle.delayMaxMs) {
+    problems.push(`LOGIN_DELAY_BASE_MS (${config.loginThrottle.delayBaseMs}) must not exceed LOGIN_DELAY_MAX_MS (${config.loginThrottle.delayMaxMs})`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

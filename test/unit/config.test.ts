@@ -51,6 +51,20 @@ describe('config', () => {
     }
   });
 
+  it('reads the credential limits, and refuses a login delay that starts above its cap', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual(defaults.credentialRateLimit, { max: 20, windowMs: 60_000 });
+    assert.deepEqual(defaults.loginThrottle, { freeFailures: 5, delayBaseMs: 1000, delayMaxMs: 900_000, failureWindowMs: 900_000, knownAddressMs: 30 * 86_400_000 });
+    const set = loadConfig({ CREDENTIAL_RATE_LIMIT_MAX: '5', CREDENTIAL_RATE_LIMIT_WINDOW_MS: '30000', LOGIN_FAILURES_PER_ACCOUNT: '0', LOGIN_KNOWN_ADDRESS_DAYS: '0' });
+    assert.deepEqual(set.credentialRateLimit, { max: 5, windowMs: 30_000 });
+    assert.equal(set.loginThrottle.freeFailures, 0);
+    assert.equal(set.loginThrottle.knownAddressMs, 0);
+    assert.throws(() => loadConfig({ LOGIN_DELAY_BASE_MS: '60000', LOGIN_DELAY_MAX_MS: '1000' }), /LOGIN_DELAY_BASE_MS \(60000\) must not exceed LOGIN_DELAY_MAX_MS/);
+    for (const name of ['CREDENTIAL_RATE_LIMIT_MAX', 'CREDENTIAL_RATE_LIMIT_WINDOW_MS', 'LOGIN_FAILURES_PER_ACCOUNT', 'LOGIN_DELAY_BASE_MS', 'LOGIN_DELAY_MAX_MS', 'LOGIN_FAILURE_WINDOW_MS', 'LOGIN_KNOWN_ADDRESS_DAYS']) {
+      assert.throws(() => loadConfig({ [name]: '-3' }), new RegExp(`${name} must be a whole number`), name);
+    }
+  });
+
   it('stops the process with exit code 78 when TRUST_PROXY=true, saying what to write instead', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, TRUST_PROXY: 'true' }, encoding: 'utf8', timeout: 20_000 });
     assert.equal(result.status, 78);
