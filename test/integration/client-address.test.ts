@@ -48,6 +48,21 @@ describe('client address behind proxies', () => {
     }
   });
 
+  it('counts an IPv6 client by its /64, so rotating through its own addresses gains nothing', async () => {
+    const app = await startTestApp({ RATE_LIMIT_MAX: '3' });
+    const from = (remoteAddress: string) => app.server.inject({ method: 'GET', url: '/v1/users/check?username=free_name', remoteAddress });
+    try {
+      for (let i = 1; i <= 3; i++) assert.equal((await from(`2001:db8:7:8::${i.toString(16)}`)).statusCode, 200);
+      expectError(await from('2001:db8:7:8:ffff:ffff:ffff:ffff'), 429, 'RATE_LIMITED');
+      assert.equal((await from('2001:db8:7:9::1')).statusCode, 200, 'the next /64 is another client');
+      // IPv4 written as IPv4-mapped IPv6 is the same client as plain IPv4.
+      for (let i = 0; i < 3; i++) assert.equal((await from('203.0.113.77')).statusCode, 200);
+      expectError(await from('::ffff:203.0.113.77'), 429, 'RATE_LIMITED');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('ignores X-Forwarded-For when no proxy is trusted (the default)', async () => {
     const app = await startTestApp({ RATE_LIMIT_MAX: '2' });
     try {

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
+import { clientAddressKey } from '../../http/client-address.ts';
 import { dataOf, errorResponses, IdParams, PageQuery } from '../../http/schemas.ts';
 import { Account, ApiKeyList, ApiKey, CreateApiKey, Credentials, NewApiKey, SessionGrant } from './schemas.ts';
 import type { AuthService } from './service.ts';
@@ -24,7 +25,7 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { c
   app.post('/v1/auth/login', {
     config: { auth: 'none', rateLimit: credentialRateLimit },
     schema: { tags, summary: 'Start a session', body: Credentials, response: { 200: SessionGrant, ...errorResponses } },
-    handler: async (request) => ({ data: await auth.login(request.body.email, request.body.password, request.ip) }),
+    handler: async (request) => ({ data: await auth.login(request.body.email, request.body.password, clientAddressKey(request.ip)) }),
   });
 
   app.post('/v1/auth/logout', {
