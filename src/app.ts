@@ -11,7 +11,7 @@ import { registerHealthRoutes } from './http/health.ts';
 import type { RouteEntry } from './http/route-table.ts';
 import { createServer, waitForRequestsToFinish } from './http/server.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
-import { createAuthService, createAuthStore, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
+import { createAuthService, createAuthStore, createLoginThrottle, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
@@ -55,8 +55,9 @@ export interface AgentryApp {
 }
 
 /**
- * Redis holds only rate-limit counters, so it is connected before serving but never required:
- * while it is unreachable each node counts on its own (src/http/rate-limit.ts).
+ * Redis holds only rate-limit counters and login budgets, so it is connected before serving but never
+ * required: while it is unreachable each node counts on its own (src/http/rate-limit.ts,
+ * src/modules/auth/login-throttle.ts).
  */
 async function connectRedis(url: string): Promise<Redis> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 500 });
@@ -97,7 +98,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     agentRemoved: principals.forgetAgent,
   });
   const { agentAccounts } = registry;
-  const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts, principals });
+  const loginThrottle = createLoginThrottle({
+    rule: config.loginThrottle,
+    clock,
+    redis,
+    onRedisError: (error) => log?.warn({ err: error }, 'login limits: Redis unreachable, counting on this node'),
+  });
+  const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts, principals, loginThrottle });
   const signatureVerifier = createSignatureVerifier({
     threads: config.signatureThreads,
     onWorkerError: (error) => log?.error({ err: error }, 'signature worker died; verifying on the request thread'),
@@ -162,7 +169,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const { app: server, routes } = await createServer({ config, authenticator: auth.authenticator, redis, ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}) });
   log = server.log;
   registerHealthRoutes(server, database.db);
-  registerAuthRoutes(server, auth);
+  registerAuthRoutes(server, auth, { credentialRateLimit: { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs } });
   registerUsersRoutes(server, users);
   registerOrgsRoutes(server, orgs);
   registerRegistryRoutes(server, registry, { provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs } });
@@ -197,6 +204,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await discovery.close();
     await signals.close();
     await database.close();
+    loginThrottle.close();
     if (redis) await redis.quit().catch(() => redis.disconnect());
   });
   overrides.beforeReady?.(server);

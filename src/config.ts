@@ -2,7 +2,9 @@
  * Configuration is read from the environment exactly once, in main.ts, and validated here so a bad
  * value stops the process with a message that names the variable instead of failing later.
  */
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import ipaddr from 'ipaddr.js';
 
 export interface Config {
   port: number;
@@ -16,12 +18,17 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
   rateLimit: { max: number; windowMs: number };
+  /** Per-address budget of signup and login (each counted apart). */
+  credentialRateLimit: { max: number; windowMs: number };
+  /** Failed logins per account, across addresses (src/modules/auth/login-throttle.ts). */
+  loginThrottle: { freeFailures: number; delayBaseMs: number; delayMaxMs: number; failureWindowMs: number; knownAddressMs: number };
   /** Per-address budget of the unauthenticated provisional registration, per rate-limit window. */
   provisionalRateLimitMax: number;
   heartbeatIntervalSeconds: number;
   sessionTtlHours: number;
   allowPrivateEndpoints: boolean;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For to believe: nobody, the nearest `hops` proxies, or proxies at these addresses/CIDRs. */
+  trustProxy: TrustProxy;
   /** An OpenAI-compatible embeddings API for discovery; null: the built-in offline word vectors. */
   embeddings: { url: string; model: string; apiKey: string | null } | null;
   delivery: { maxAttempts: number; retryBaseMs: number; timeoutMs: number; pollIntervalMs: number; concurrency: number };
@@ -38,6 +45,8 @@ export interface Config {
   /** How long shutdown waits for requests still running (including those whose client has left). */
   shutdownGraceMs: number;
 }
+
+export type TrustProxy = false | { hops: number } | { proxies: string[] };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -134,11 +143,22 @@ export function loadConfig(env: Env): Config {
       max: integer('RATE_LIMIT_MAX', 600, 1, 10_000_000),
       windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     },
+    credentialRateLimit: {
+      max: integer('CREDENTIAL_RATE_LIMIT_MAX', 20, 1, 10_000_000),
+      windowMs: integer('CREDENTIAL_RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+    },
+    loginThrottle: {
+      freeFailures: integer('LOGIN_FAILURES_PER_ACCOUNT', 5, 0, 1000),
+      delayBaseMs: integer('LOGIN_DELAY_BASE_MS', 1000, 100, 3_600_000),
+      delayMaxMs: integer('LOGIN_DELAY_MAX_MS', 900_000, 1000, 86_400_000),
+      failureWindowMs: integer('LOGIN_FAILURE_WINDOW_MS', 900_000, 1000, 7 * 86_400_000),
+      knownAddressMs: integer('LOGIN_KNOWN_ADDRESS_DAYS', 30, 0, 365) * 86_400_000,
+    },
     provisionalRateLimitMax: integer('PROVISIONAL_RATE_LIMIT_MAX', 30, 1, 10_000_000),
     heartbeatIntervalSeconds: integer('HEARTBEAT_INTERVAL_SECONDS', 60, 1, 86_400),
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
     allowPrivateEndpoints: boolean('ALLOW_PRIVATE_ENDPOINTS', false),
-    trustProxy: boolean('TRUST_PROXY', false),
+    trustProxy: trustProxy(env.TRUST_PROXY, problems),
     delivery: {
       maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', 3, 1, 20),
       retryBaseMs: integer('WEBHOOK_RETRY_BASE_MS', 1000, 10, 3_600_000),
@@ -155,6 +175,56 @@ export function loadConfig(env: Env): Config {
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
   };
+  if (config.loginThrottle.delayBaseMs > config.loginThrottle.delayMaxMs) {
+    problems.push(`LOGIN_DELAY_BASE_MS (${config.loginThrottle.delayBaseMs}) must not exceed LOGIN_DELAY_MAX_MS (${config.loginThrottle.delayMaxMs})`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** proxy-addr's names for address ranges, accepted alongside addresses and CIDRs. */
+const namedRanges = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const MAX_PROXY_HOPS = 10;
+
+function trustProxy(raw: string | undefined, problems: string[]): TrustProxy {
+  if (raw === undefined || raw.trim() === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') {
+    // Believing every hop lets any client write its own address into X-Forwarded-For and escape every limit.
+    problems.push(
+      'TRUST_PROXY=true would believe every X-Forwarded-For entry, so any client could choose its own address; ' +
+        'write the number of proxies in front of the service (TRUST_PROXY=1) or their addresses and CIDRs (TRUST_PROXY=10.0.0.0/8,192.168.1.7)',
+    );
+    return false;
+  }
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > MAX_PROXY_HOPS) {
+      problems.push(`TRUST_PROXY must be a hop count from 1 to ${MAX_PROXY_HOPS}, or a list of proxy addresses and CIDRs (got "${raw}")`);
+      return false;
+    }
+    return { hops };
+  }
+  const proxies = raw.split(',').map((item) => item.trim());
+  const bad = proxies.filter((item) => !isProxyAddress(item));
+  if (bad.length > 0) {
+    problems.push(`TRUST_PROXY must be a hop count, or a comma-separated list of proxy addresses and CIDRs (not "${bad.join('", "')}")`);
+    return false;
+  }
+  return { proxies };
+}
+
+function isProxyAddress(item: string): boolean {
+  if (namedRanges.has(item)) return true;
+  const slash = item.indexOf('/');
+  // net.isIP, not ipaddr.isValid: the latter also takes shorthand like "10.1", which would trust an address nobody meant.
+  if (slash === -1) return isIP(item) !== 0;
+  const address = item.slice(0, slash);
+  const bits = item.slice(slash + 1);
+  if (isIP(address) === 0 || !/^\d{1,3}$/.test(bits)) return false;
+  try {
+    ipaddr.parseCIDR(item);
+    return true;
+  } catch {
+    return false;
+  }
 }

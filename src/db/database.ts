@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect, type SqliteDialectConfig, type Transaction } from 'kysely';
@@ -62,8 +62,16 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   };
 }
 
+/**
+ * The database holds password hashes, webhook secrets and the ledger, so what the service creates is
+ * its owner's alone: folders 0700, the file 0600 (created empty before SQLite opens it; SQLite gives
+ * the -wal and -shm files the database file's permissions). Existing files and folders keep theirs.
+ */
 function openSqlite(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'a', 0o600));
+  }
   const sqlite = new SQLite(path);
   configureSqlite(sqlite);
   return new Kysely<Database>({ dialect: immediateTransactions({ database: withStatementCache(sqlite) }) });

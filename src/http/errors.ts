@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+import { AppError, RateLimitedError, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 
 interface ValidationIssue {
@@ -66,6 +66,7 @@ export function sendError(error: FastifyError | Error, request: FastifyRequest, 
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
   const body: { code: string; message: string; details?: ErrorDetail[] } = { code: appError.code, message: appError.message };
   if (appError.details) body.details = appError.details;
+  if (appError instanceof RateLimitedError) reply.header('retry-after', String(appError.retryAfterSeconds));
   return reply.status(appError.status).type('application/json; charset=utf-8').send(body);
 }
 

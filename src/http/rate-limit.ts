@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { prependOnRequest } from './route-hooks.ts';
 import { AppError } from '../lib/errors.ts';
+import { clientAddressKey } from './client-address.ts';
 
 /**
- * Fixed-window rate limiting per client address: a global limit, and per-route limits or none
+ * Fixed-window rate limiting per client address (an IPv6 client by its /64): a global limit, and per-route limits or none
  * (`config.rateLimit`). Counters live in memory, or in Redis when REDIS_URL is set so every node
  * shares them.
  *
@@ -118,7 +119,7 @@ export interface RateLimitOptions {
 
 /** Adds the limiter as each route's first onRequest hook (before authentication, so floods cost no lookups). */
 export function installRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
-  const keyOf = options.keyOf ?? ((request: FastifyRequest) => request.ip);
+  const keyOf = options.keyOf ?? ((request: FastifyRequest) => clientAddressKey(request.ip));
   const global = { max: options.max, timeWindow: options.windowMs };
 
   app.addHook('onRoute', (route) => {

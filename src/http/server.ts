@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config.ts';
+import type { Config, TrustProxy } from '../config.ts';
 import { installAuthentication, type Authenticator } from './auth.ts';
 import { installErrorHandlers, sendError } from './errors.ts';
 import { installJsonBodyParser } from './json-body.ts';
@@ -59,12 +59,28 @@ export async function waitForRequestsToFinish(app: FastifyInstance, maxWaitMs: n
   while (state && state.count > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
+/**
+ * What Fastify believes of X-Forwarded-For, and so the address every per-client limit counts.
+ * A hop count is a function: Fastify's own number form trusts no hop at all (it cannot vouch for
+ * the peer), which would put every client behind the proxy on the proxy's one budget. With it the
+ * client address is the entry the outermost trusted proxy appended; entries a client wrote itself
+ * sit further left and are never read.
+ */
+function proxyTrust(trust: TrustProxy): false | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if ('hops' in trust) {
+    const { hops } = trust;
+    return (_address, hop) => hop < hops;
+  }
+  return trust.proxies;
+}
+
 export async function createServer({ config, authenticator, redis, logger }: ServerOptions): Promise<{ app: FastifyInstance; routes: readonly RouteEntry[] }> {
   const logging = logger !== false && config.logLevel !== 'silent';
   const app = Fastify({
     logger: logging ? { level: config.logLevel } : false,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
     // A proxy's request id is kept so one request can be followed across systems.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

@@ -215,6 +215,37 @@ function classify(error: unknown, timedOut: boolean, totalTimeoutMs: number, can
   return { kind: 'network', message: error instanceof Error ? error.message : String(error) };
 }
 
+/**
+ * What a failure may tell the people on either side of it (a task's requester, an agent's owner).
+ * `failure.message` can name what a host resolved to or the address a refused connection was
+ * dialing, which maps the service's own network; it belongs in the server log only. `target`
+ * names what was called, e.g. "the agent's endpoint".
+ */
+export function publicFailureReason(failure: OutboundFailure, target: string, response?: OutboundResponse): string {
+  switch (failure.kind) {
+    case 'invalid_url':
+      return `${target} is not a usable URL (${failure.message})`;
+    case 'blocked':
+      return `${target} is not a public address`;
+    case 'dns':
+      return `${target}'s host name did not resolve`;
+    case 'connect':
+      return `could not connect to ${target}`;
+    case 'timeout':
+      return `${target} did not answer in time`;
+    case 'aborted':
+      return `the request to ${target} was cancelled`;
+    case 'network':
+      return `the connection to ${target} broke`;
+    case 'redirect':
+      return `${target} answered with a redirect${response ? ` (${response.status})` : ''}, which is not followed`;
+    case 'status':
+      return `${target} answered HTTP ${response?.status ?? 'with an error status'}`;
+    case 'too_large':
+      return `${target}'s answer was too large`;
+  }
+}
+
 export function createOutboundClient(options: OutboundClientOptions): OutboundClient {
   const settings = {
     allowPrivate: options.allowPrivate,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { expectError, otherNode, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -256,4 +257,36 @@ describe('tasks: a poll held on one node wakes for a task submitted on another',
     // Well inside the 5 s backstop re-check: only the wake-up signal explains an answer this early.
     assert.ok(Date.now() - started < 4000, 'woken by the signal');
   });
+});
+
+describe('tasks: delivery errors shown to people', () => {
+  /** A loopback port nothing listens on. */
+  const closedPort = async () => {
+    const server = createNetServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  };
+
+  for (const { name, allowPrivate, shown } of [
+    { name: 'a host that resolves to an internal address', allowPrivate: 'false', shown: "No agent accepted the task; the last one failed with: the agent's endpoint is not a public address" },
+    { name: 'a refused connection to a resolved address', allowPrivate: 'true', shown: "No agent accepted the task; the last one failed with: could not connect to the agent's endpoint" },
+  ]) {
+    it(`say what went wrong without naming where the endpoint resolved: ${name}`, async () => {
+      const app = await startTestApp({ ...fastDelivery, ALLOW_PRIVATE_ENDPOINTS: allowPrivate, WEBHOOK_MAX_ATTEMPTS: '1' });
+      try {
+        const requester = await app.signup();
+        const owner = await app.signup();
+        await readyWebhookAgent(app, owner.token, `http://localhost:${await closedPort()}/hook`, { capabilities: ['internal-only'] });
+        const submitted = await submitTask(app, requester.token, { capabilities: ['internal-only'] });
+        const task = await waitForTask(app, requester.token, submitted.id, (t) => t.status === 'failed');
+        assert.deepEqual(task.error, { code: 'delivery_failed', message: shown });
+        const stored = await app.database.db.selectFrom('task_deliveries').select('last_error').where('task_id', '=', submitted.id).execute();
+        for (const { last_error } of stored) assert.doesNotMatch(String(last_error), /127\.0\.0\.1|::1|resolves|ECONNREFUSED/);
+      } finally {
+        await app.close();
+      }
+    });
+  }
 });

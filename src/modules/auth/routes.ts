@@ -2,14 +2,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
+import { clientAddressKey } from '../../http/client-address.ts';
 import { dataOf, errorResponses, IdParams, PageQuery } from '../../http/schemas.ts';
 import { Account, ApiKeyList, ApiKey, CreateApiKey, Credentials, NewApiKey, SessionGrant } from './schemas.ts';
 import type { AuthService } from './service.ts';
 
-// Password guessing is the attack here, so these routes get a far smaller budget than the API.
-const credentialRateLimit = { max: 20, timeWindow: 60_000 };
+export interface AuthRoutesOptions {
+  /** Per client address; password guessing is the attack here, so far smaller than the API's budget. */
+  credentialRateLimit: { max: number; timeWindow: number };
+}
 
-export function registerAuthRoutes(root: FastifyInstance, auth: AuthService): void {
+export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { credentialRateLimit }: AuthRoutesOptions): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['auth'];
 
@@ -22,7 +25,7 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService): vo
   app.post('/v1/auth/login', {
     config: { auth: 'none', rateLimit: credentialRateLimit },
     schema: { tags, summary: 'Start a session', body: Credentials, response: { 200: SessionGrant, ...errorResponses } },
-    handler: async (request) => ({ data: await auth.login(request.body.email, request.body.password) }),
+    handler: async (request) => ({ data: await auth.login(request.body.email, request.body.password, clientAddressKey(request.ip)) }),
   });
 
   app.post('/v1/auth/logout', {

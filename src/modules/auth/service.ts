@@ -1,11 +1,12 @@
 import type { Clock } from '../../lib/clock.ts';
 import { isoIn, isoNow } from '../../lib/clock.ts';
-import { AppError, badRequest, conflict, notFound, unauthorized } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { dummyPasswordHash, hashPassword, hashSecret, newSecret, verifyPassword } from '../../lib/secrets.ts';
 import type { Authenticator, Principal } from '../../http/auth.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { AgentAccountResolver } from './agent-accounts.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import type { OidcVerifier } from './oidc.ts';
 import type { PrincipalCache } from './principal-cache.ts';
 import type { AccountRow, ApiKeyRow, AuthStore, CredentialMatch } from './store.ts';
@@ -21,6 +22,7 @@ export interface AuthServiceDeps {
   oidc: OidcVerifier | null;
   agentAccounts: AgentAccountResolver;
   principals: PrincipalCache;
+  loginThrottle: LoginThrottle;
 }
 
 export const accountView = (row: AccountRow) => ({
@@ -41,7 +43,7 @@ export const apiKeyView = (row: ApiKeyRow) => ({
   revokedAt: row.revoked_at,
 });
 
-export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAccounts, principals }: AuthServiceDeps) {
+export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAccounts, principals, loginThrottle }: AuthServiceDeps) {
   const principalFrom = (match: CredentialMatch, via: Principal['via']): Principal => ({
     accountId: match.account_id,
     kind: match.kind,
@@ -138,10 +140,19 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
       return startSession(account);
     },
 
-    async login(email: string, password: string) {
-      const account = await store.findAccountByEmail(email.trim().toLowerCase());
+    /** `clientAddress`: where the attempt came from, which may have a budget of its own for this account. */
+    async login(email: string, password: string, clientAddress: string) {
+      const normalized = email.trim().toLowerCase();
+      // Before the password is checked, so a refused guess costs no hashing and tells nothing.
+      const admission = await loginThrottle.admit(normalized, clientAddress);
+      if (!admission.admitted) {
+        const seconds = Math.max(1, Math.ceil(admission.waitMs / 1000));
+        throw new RateLimitedError(`Too many failed logins for this email address; retry in ${seconds} s`, seconds);
+      }
+      const account = await store.findAccountByEmail(normalized);
       const valid = await verifyPassword(password, account?.password_hash ?? dummyPasswordHash);
       if (!account || !account.password_hash || !valid) throw unauthorized('Invalid email or password');
+      await loginThrottle.succeeded(normalized, clientAddress, admission.budget);
       return startSession(account);
     },
 

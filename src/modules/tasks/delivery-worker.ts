@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Signals } from '../../db/signals.ts';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
-import type { OutboundClient } from '../../lib/outbound-http.ts';
+import { publicFailureReason, type OutboundClient } from '../../lib/outbound-http.ts';
 import type { AgentRow } from '../registry/index.ts';
 import type { Assigner } from './assignment.ts';
 import { AGENT_TASKS_CHANNEL, assignableOf, DELIVERY_CHANNEL } from './service.ts';
@@ -93,13 +93,15 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       await store.delivered(job, isoNow(clock));
       return;
     }
-    const reason = `${outcome.failure.kind}: ${outcome.failure.message}`.slice(0, 500);
+    // The detail stays in the log: it can name what the endpoint's host resolved to inside our network.
+    const detail = `${outcome.failure.kind}: ${outcome.failure.message}`;
+    const reason = publicFailureReason(outcome.failure, "the agent's endpoint", outcome.response);
     const retryAt = isoIn(clock, options.retryBaseMs * 4 ** (job.attempts - 1));
     if (job.attempts < options.maxAttempts && retryAt < task.expires_at) {
-      log.info({ taskId: task.id, agentId: agent.id, attempt: job.attempts, reason }, 'webhook delivery failed; retrying');
+      log.info({ taskId: task.id, agentId: agent.id, attempt: job.attempts, reason: detail }, 'webhook delivery failed; retrying');
       await store.retryLater(job, retryAt, reason, isoNow(clock));
     } else {
-      log.info({ taskId: task.id, agentId: agent.id, attempts: job.attempts, reason }, 'webhook delivery failed; trying the next candidate');
+      log.info({ taskId: task.id, agentId: agent.id, attempts: job.attempts, reason: detail }, 'webhook delivery failed; trying the next candidate');
       await fallBack(task, job, reason);
     }
   }
