@@ -21,6 +21,7 @@ import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
 import { agentBody, newAgentKey, registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
 import { assignedTask, callback, pollingAgent } from '../helpers/payments.ts';
 import { comment, createPost, socialUser, uniqueUsername, type SocialUser } from '../helpers/social.ts';
+import { sampleValidRequest } from '../helpers/route-inputs.ts';
 import { submitTask } from '../helpers/tasks.ts';
 
 const PASSWORD = 'correct horse battery';
@@ -71,8 +72,13 @@ interface Call {
 interface Case {
   /** The path with real ids, query string included. */
   url: string;
-  /** A valid body for this object; the credential checks send it too. */
+  /** A valid body for this object: what calls that name no body of their own send. */
   body?: unknown;
+  /**
+   * The refusal does not depend on the body (it names no object): refused outsider calls are also
+   * sent with bodies derived from the route's schema, which must be refused alike.
+   */
+  schemaBodies?: boolean;
   headers?: Record<string, string>;
   /** Optional routes: the status without any credential (required routes always answer 401). */
   anonymous?: number;
@@ -142,27 +148,27 @@ async function ownerAgents(world: World, overrides: Record<string, unknown> = {}
 async function ownedAgentCase(
   world: World,
   path: string,
-  options: { body?: unknown; status: number; anonymous?: number; prepare?: (agentId: string) => Promise<void>; successBody?: (agentId: string) => Promise<unknown>; snapshot?: (agentIds: string[]) => Promise<unknown> },
+  options: { body?: unknown; status: number; anonymous?: number; prepare?: (agentId: string) => Promise<void>; snapshot?: (agentIds: string[]) => Promise<unknown> },
 ): Promise<Case> {
   const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
   for (const agent of [publicAgent, privateAgent]) await options.prepare?.(agent.id);
   const at = (id: string) => `/v1/agents/${id}${path}`;
-  const body = options.body;
   return {
     url: at(publicAgent.id),
-    body,
+    body: options.body,
+    schemaBodies: true,
     ...(options.anonymous !== undefined ? { anonymous: options.anonymous } : {}),
     outsiders: [
-      { as: 'stranger', status: 403, body },
-      { as: 'strangerAgentKey', status: 403, body },
-      { as: 'ownerAgentKey', status: 403, body },
-      { as: 'member', status: 403, body },
-      { as: 'stranger', status: 404, url: at(privateAgent.id), body },
-      { as: 'strangerAgentKey', status: 404, url: at(privateAgent.id), body },
-      { as: 'ownerAgentKey', status: 403, url: at(privateAgent.id), body },
+      { as: 'stranger', status: 403 },
+      { as: 'strangerAgentKey', status: 403 },
+      { as: 'ownerAgentKey', status: 403 },
+      { as: 'member', status: 403 },
+      { as: 'stranger', status: 404, url: at(privateAgent.id) },
+      { as: 'strangerAgentKey', status: 404, url: at(privateAgent.id) },
+      { as: 'ownerAgentKey', status: 403, url: at(privateAgent.id) },
     ],
     snapshot: async () => [await snapshot(), await options.snapshot?.([publicAgent.id, privateAgent.id])],
-    success: { as: 'owner', status: options.status, body: options.successBody ? await options.successBody(publicAgent.id) : body },
+    success: { as: 'owner', status: options.status },
   };
 }
 
@@ -530,11 +536,12 @@ const FIXTURES: Record<string, Fixture> = {
       return {
         url: at(publicAgent.id),
         body,
+        schemaBodies: true,
         outsiders: [
-          { as: 'stranger', status: 403, body },
-          { as: 'strangerAgentKey', status: 403, body },
-          { as: 'ownerAgentKey', status: 403, body },
-          { as: 'stranger', status: 404, url: at(privateAgent.id), body },
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'stranger', status: 404, url: at(privateAgent.id) },
         ],
         snapshot,
         success: { as: 'owner', status: 200 },
@@ -597,7 +604,7 @@ const FIXTURES: Record<string, Fixture> = {
   },
   'POST /v1/social/posts': {
     async build() {
-      return { url: '/v1/social/posts', body: { body: 'Hello from the sweep' }, outsiders: [{ as: 'member', status: 403, body: { body: 'No profile yet' } }], success: { as: 'owner', status: 201 } };
+      return { url: '/v1/social/posts', body: { body: 'Hello from the sweep' }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], success: { as: 'owner', status: 201 } };
     },
   },
   'GET /v1/social/posts/:id': {
@@ -626,26 +633,26 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/social/posts/:id/vote': {
     async build(world) {
       const post = await ownerPost(world);
-      return { url: `/v1/social/posts/${post.id}/vote`, body: { value: 1 }, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 200 } };
+      return { url: `/v1/social/posts/${post.id}/vote`, body: { value: 1 }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 200 } };
     },
   },
   'POST /v1/social/comments/:id/vote': {
     async build(world) {
       const post = await ownerPost(world);
       const reply = await comment(world.app, world.owner.token, post.id, 'A comment to vote on');
-      return { url: `/v1/social/comments/${reply.id}/vote`, body: { value: -1 }, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 200 } };
+      return { url: `/v1/social/comments/${reply.id}/vote`, body: { value: -1 }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 200 } };
     },
   },
   'POST /v1/social/posts/:id/comments': {
     async build(world) {
       const post = await ownerPost(world);
-      return { url: `/v1/social/posts/${post.id}/comments`, body: { body: 'A reply' }, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 201 } };
+      return { url: `/v1/social/posts/${post.id}/comments`, body: { body: 'A reply' }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 201 } };
     },
   },
   'POST /v1/social/posts/:id/repost': {
     async build(world) {
       const post = await ownerPost(world);
-      return { url: `/v1/social/posts/${post.id}/repost`, body: {}, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 201 } };
+      return { url: `/v1/social/posts/${post.id}/repost`, body: {}, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 201 } };
     },
   },
   'GET /v1/social/posts/:id/repost': {
@@ -878,12 +885,13 @@ const FIXTURES: Record<string, Fixture> = {
       return {
         url: `/v1/tasks/${taken.id}/rating`,
         body,
+        schemaBodies: true,
         outsiders: [
-          { as: 'stranger', status: 404, body },
-          { as: 'strangerAgentKey', status: 404, body },
-          { as: 'ownerAgentKey', status: 404, body },
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'ownerAgentKey', status: 404 },
           // The agent's owner may not rate its own work.
-          { as: 'member', status: 403, body: { score: 1 } },
+          { as: 'member', status: 403 },
         ],
         snapshot: taken.snapshot,
         success: { as: 'owner', status: 200 },
@@ -965,12 +973,13 @@ const FIXTURES: Record<string, Fixture> = {
         url: '/v1/payouts',
         body,
         // Payouts are for operators: the agent's owner included, nobody else may record one.
+        schemaBodies: true,
         outsiders: [
-          { as: 'owner', status: 403, body },
-          { as: 'ownerKey', status: 403, body },
-          { as: 'ownerAgentKey', status: 403, body },
-          { as: 'stranger', status: 403, body },
-          { as: 'strangerAgentKey', status: 403, body },
+          { as: 'owner', status: 403 },
+          { as: 'ownerKey', status: 403 },
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
         ],
         snapshot: () => read(world, `/v1/agents/${agent.id}/balance`),
         success: { as: 'operator', status: 201 },
@@ -1023,12 +1032,12 @@ const cookieWithoutCsrfChecks: CredentialCheck[] = [];
 
 // --- The sweep -------------------------------------------------------------------------------------
 
-/**
- * The body a call sends when it names none of its own: the fixture's, else one derived from the
- * route's schema. Fixtures write bodies by hand where the body names the object under test.
- */
-function bodyFor(_route: RouteEntry, handWritten: unknown): unknown {
-  return handWritten;
+/** Seeds of the schema-derived bodies: fixed, so a failure reproduces. */
+const SCHEMA_BODY_SEEDS = [1, 2, 3];
+
+/** A valid body derived from the route's declared schema, or undefined for a route that takes none. */
+function schemaBody(route: RouteEntry, seed: number): unknown {
+  return (route.schema as { body?: unknown } | undefined)?.body === undefined ? undefined : sampleValidRequest(route, seed).body;
 }
 
 const routeKey = (route: Pick<RouteEntry, 'method' | 'url'>) => `${route.method} ${route.url}`;
@@ -1109,6 +1118,32 @@ describe('authorization sweep over every registered route', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('a task callback with the token of another existing task is 401 and changes neither task', async () => {
+    const first = await takenTask(world);
+    const second = await takenTask(world);
+    const states = async () => [await first.snapshot(), await second.snapshot()];
+    const before = await states();
+    assert.deepEqual(
+      before.map((state) => state.body.data.status),
+      ['in_progress', 'in_progress'],
+    );
+
+    expectError(await callback(world.app, second.id, { taskToken: first.token, result: { summary: 'forged' } }), 401, 'UNAUTHORIZED');
+    expectError(await callback(world.app, first.id, { taskToken: second.token, error: 'forged failure' }), 401, 'UNAUTHORIZED');
+    assert.deepEqual(await states(), before);
+
+    // Once its own task is done, a token still opens no other task.
+    assert.equal((await callback(world.app, first.id, { taskToken: first.token, result: { summary: 'done' } })).statusCode, 200);
+    expectError(await callback(world.app, second.id, { taskToken: first.token, result: { summary: 'forged' } }), 401, 'UNAUTHORIZED');
+    const secondNow = await second.snapshot();
+    assert.equal(secondNow.body.data.status, 'in_progress');
+    assert.equal(secondNow.body.data.result, null);
+
+    const own = await callback(world.app, second.id, { taskToken: second.token, result: { summary: 'the real answer' } });
+    assert.equal(own.statusCode, 200, own.body);
+    assert.deepEqual((await second.snapshot()).body.data.result, { summary: 'the real answer' });
+  });
+
   it('every route refuses bad credentials and outsiders, and leaves the owner’s objects unchanged', async (t) => {
     let routes = 0;
     for (const route of world.app.routes) {
@@ -1132,7 +1167,7 @@ async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Prom
   };
   const send = (call: Partial<Call> & { authorization?: string | null }) => {
     const token = call.as === undefined ? null : tokenOf(world, call.as);
-    const body = 'body' in call ? call.body : bodyFor(route, testCase.body);
+    const body = 'body' in call ? call.body : testCase.body;
     return world.app.request({
       method: route.method,
       url: call.url ?? testCase.url,
@@ -1163,8 +1198,11 @@ async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Prom
     } else {
       await refused(anonymous, 401, 'without a credential');
     }
-    for (const check of [...invalidCredentials, ...cookieWithoutCsrfChecks]) {
-      await refused(await send({ authorization: check.authorization(world) }), 401, `with ${check.label}`);
+    // Credentials are judged before the body is read: the fixture's body and schema-derived ones alike.
+    const bodies = [testCase.body, ...SCHEMA_BODY_SEEDS.map((seed) => schemaBody(route, seed))];
+    for (const [index, check] of [...invalidCredentials, ...cookieWithoutCsrfChecks].entries()) {
+      const body = bodies[index % bodies.length];
+      await refused(await send({ authorization: check.authorization(world), body }), 401, `with ${check.label} and body ${JSON.stringify(body)}`);
     }
     if (route.auth === 'session') await refused(await send({ as: 'ownerKey' }), 401, 'with an API key on a session route');
     if (route.auth === 'key') await refused(await send({ as: 'owner' }), 401, 'with a session on a key route');
@@ -1175,6 +1213,12 @@ async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Prom
     const response = await send(call);
     if (call.status >= 400) {
       await refused(response, call.status, what);
+      if (testCase.schemaBodies && !('body' in call)) {
+        for (const seed of SCHEMA_BODY_SEEDS) {
+          const body = schemaBody(route, seed);
+          if (body !== undefined) await refused(await send({ ...call, body }), call.status, `${what} with body ${JSON.stringify(body)}`);
+        }
+      }
       continue;
     }
     checks++;
