@@ -373,7 +373,16 @@ const FIXTURES: Record<string, Fixture> = {
   // --- orgs
   'POST /v1/orgs': {
     async build() {
-      return { url: '/v1/orgs', body: { name: 'Acme' }, outsiders: [], success: { as: 'owner', status: 201 } };
+      return {
+        url: '/v1/orgs',
+        body: { name: 'Acme' },
+        // Organizations are of people: a key acting as an agent makes none, not even for its owner.
+        outsiders: [
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+        ],
+        success: { as: 'owner', status: 201 },
+      };
     },
   },
   'GET /v1/orgs/:id': {
@@ -384,6 +393,8 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 404 },
           { as: 'strangerAgentKey', status: 404 },
+          // A key acting as the owner's agent is not the owner: the agent is no member.
+          { as: 'ownerAgentKey', status: 404 },
         ],
         success: { as: 'owner', status: 200 },
       };
@@ -400,6 +411,7 @@ const FIXTURES: Record<string, Fixture> = {
           // Adding oneself to someone else's org is the attack.
           { as: 'stranger', status: 404, body: joinStranger },
           { as: 'strangerAgentKey', status: 404, body: joinStranger },
+          { as: 'ownerAgentKey', status: 404, body: joinStranger },
           { as: 'stranger', status: 404, body: { username: world.stranger.username, role: 'owner' } },
           // A plain member sees the org but may not add people.
           { as: 'member', status: 403, body: joinStranger },
@@ -419,6 +431,7 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 404, body: removeMember },
           { as: 'strangerAgentKey', status: 404, body: removeMember },
+          { as: 'ownerAgentKey', status: 404, body: removeMember },
           { as: 'stranger', status: 404, body: { accountId: world.owner.accountId } },
           // A plain member may leave, not remove others.
           { as: 'member', status: 403, body: { accountId: world.owner.accountId } },
