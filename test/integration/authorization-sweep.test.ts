@@ -143,7 +143,8 @@ async function ownerAgents(world: World, overrides: Record<string, unknown> = {}
 
 /**
  * An owner-only action on an agent: a public agent someone else may see but not act on (403), a
- * private one they may not see (404), and the owner's key of another of its agents (403).
+ * private one they may not see (404), an org agent its members see (403) and others do not (404),
+ * and the owner's key of another of its agents (403).
  */
 async function ownedAgentCase(
   world: World,
@@ -151,7 +152,10 @@ async function ownedAgentCase(
   options: { body?: unknown; status: number; anonymous?: number; prepare?: (agentId: string) => Promise<void>; snapshot?: (agentIds: string[]) => Promise<unknown> },
 ): Promise<Case> {
   const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
-  for (const agent of [publicAgent, privateAgent]) await options.prepare?.(agent.id);
+  const org = await newOrg(world);
+  const orgAgent = await registerAgent(world.app, world.owner.token, { visibility: 'org', orgId: org.id });
+  const agentIds = [publicAgent.id, privateAgent.id, orgAgent.id];
+  for (const id of agentIds) await options.prepare?.(id);
   const at = (id: string) => `/v1/agents/${id}${path}`;
   return {
     url: at(publicAgent.id),
@@ -166,8 +170,11 @@ async function ownedAgentCase(
       { as: 'stranger', status: 404, url: at(privateAgent.id) },
       { as: 'strangerAgentKey', status: 404, url: at(privateAgent.id) },
       { as: 'ownerAgentKey', status: 403, url: at(privateAgent.id) },
+      { as: 'member', status: 403, url: at(orgAgent.id) },
+      { as: 'stranger', status: 404, url: at(orgAgent.id) },
+      { as: 'strangerAgentKey', status: 404, url: at(orgAgent.id) },
     ],
-    snapshot: async () => [await snapshot(), await options.snapshot?.([publicAgent.id, privateAgent.id])],
+    snapshot: async () => [await snapshot(), await read(world, `/v1/agents/${orgAgent.id}`), await options.snapshot?.(agentIds)],
     success: { as: 'owner', status: options.status },
   };
 }
