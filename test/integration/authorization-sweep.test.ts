@@ -18,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { RouteEntry } from '../../src/http/route-table.ts';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
-import { agentBody, newAgentKey, registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
+import { agentBody, agentSignature, newAgentKey, registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
 import { assignedTask, callback, pollingAgent } from '../helpers/payments.ts';
 import { comment, createPost, socialUser, uniqueUsername, type SocialUser } from '../helpers/social.ts';
 import { sampleValidRequest } from '../helpers/route-inputs.ts';
@@ -84,7 +84,7 @@ interface Case {
   anonymous?: number;
   /** Calls by everyone but the legitimate caller, with the status the rules give. */
   outsiders: Call[];
-  /** What the outsiders must not change, read by its owner; compared after every refused call. */
+  /** What the outsiders must not change, read by those who may see it; compared after every refused call. */
   snapshot?: () => Promise<unknown>;
   /** The legitimate call, made last: it must succeed with these inputs. */
   success: Call;
@@ -149,7 +149,15 @@ async function ownerAgents(world: World, overrides: Record<string, unknown> = {}
 async function ownedAgentCase(
   world: World,
   path: string,
-  options: { body?: unknown; status: number; anonymous?: number; prepare?: (agentId: string) => Promise<void>; snapshot?: (agentIds: string[]) => Promise<unknown> },
+  options: {
+    body?: unknown;
+    status: number;
+    anonymous?: number;
+    prepare?: (agentId: string) => Promise<void>;
+    snapshot?: (agentIds: string[]) => Promise<unknown>;
+    /** Outsider calls of this route only, given the public agent's path. */
+    outsiders?: (publicPath: string, publicAgentId: string) => Call[];
+  },
 ): Promise<Case> {
   const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
   const org = await newOrg(world);
@@ -173,6 +181,7 @@ async function ownedAgentCase(
       { as: 'member', status: 403, url: at(orgAgent.id) },
       { as: 'stranger', status: 404, url: at(orgAgent.id) },
       { as: 'strangerAgentKey', status: 404, url: at(orgAgent.id) },
+      ...(options.outsiders?.(at(publicAgent.id), publicAgent.id) ?? []),
     ],
     snapshot: async () => [await snapshot(), await read(world, `/v1/agents/${orgAgent.id}`), await options.snapshot?.(agentIds)],
     success: { as: 'owner', status: options.status },
@@ -570,7 +579,16 @@ const FIXTURES: Record<string, Fixture> = {
   },
   'POST /v1/agents/:id/heartbeat': {
     // Without a credential a heartbeat needs X-Agent-Signature by the registration key.
-    build: (world) => ownedAgentCase(world, '/heartbeat', { body: { status: 'busy', load: 0.5 }, status: 200, anonymous: 401 }),
+    build: (world) =>
+      ownedAgentCase(world, '/heartbeat', {
+        body: { status: 'busy', load: 0.5 },
+        status: 200,
+        anonymous: 401,
+        outsiders: (_path, agentId) => [
+          { as: 'anonymous', status: 401, headers: { 'x-agent-signature': agentSignature(agentId, newAgentKey(), Math.floor(Date.now() / 1000)) } },
+          { as: 'anonymous', status: 401, headers: { 'x-agent-signature': 'garbage' } },
+        ],
+      }),
   },
   'POST /v1/agents/:id/webhook-secret': {
     build: (world) => ownedAgentCase(world, '/webhook-secret', { status: 201 }),
