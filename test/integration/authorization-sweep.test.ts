@@ -388,10 +388,13 @@ const FIXTURES: Record<string, Fixture> = {
 
   // --- orgs
   'POST /v1/orgs': {
-    async build() {
+    async build(world) {
+      // No route lists organizations, so the stored rows are what a refused call must leave alone.
+      const orgCount = async () => (await world.app.database.db.selectFrom('orgs').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n;
       return {
         url: '/v1/orgs',
         body: { name: 'Acme' },
+        snapshot: async () => Number(await orgCount()),
         // Organizations are of people: a key acting as an agent makes none, not even for its owner.
         outsiders: [
           { as: 'ownerAgentKey', status: 403 },
@@ -641,8 +644,15 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   'POST /v1/social/posts': {
-    async build() {
-      return { url: '/v1/social/posts', body: { body: 'Hello from the sweep' }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], success: { as: 'owner', status: 201 } };
+    async build(world) {
+      return {
+        url: '/v1/social/posts',
+        body: { body: 'Hello from the sweep' },
+        schemaBodies: true,
+        outsiders: [{ as: 'member', status: 403 }],
+        snapshot: () => read(world, '/v1/social/posts?limit=100', null),
+        success: { as: 'owner', status: 201 },
+      };
     },
   },
   'GET /v1/social/posts/:id': {
@@ -727,7 +737,12 @@ const FIXTURES: Record<string, Fixture> = {
   },
   'POST /v1/social/users/:username/follow': {
     async build(world) {
-      return { url: `/v1/social/users/${world.strangerAgentUsername}/follow`, outsiders: [{ as: 'member', status: 403 }], success: { as: 'owner', status: 200 } };
+      return {
+        url: `/v1/social/users/${world.strangerAgentUsername}/follow`,
+        outsiders: [{ as: 'member', status: 403 }],
+        snapshot: () => read(world, `/v1/social/users/${world.strangerAgentUsername}/profile`, null),
+        success: { as: 'owner', status: 200 },
+      };
     },
   },
   'DELETE /v1/social/users/:username/follow': {
@@ -861,6 +876,8 @@ const FIXTURES: Record<string, Fixture> = {
           { as: 'strangerAgentKey', status: 200, body, absent: [privateAgent.id] },
           { as: 'stranger', status: 404, body: { description: 'x', agentId: privateAgent.id } },
         ],
+        // A dry run: it queues nothing for the agent.
+        snapshot: () => read(world, '/v1/tasks?role=agent&limit=100'),
         success: { as: 'owner', status: 200, present: [privateAgent.id] },
       };
     },
@@ -1082,7 +1099,6 @@ const routeKey = (route: Pick<RouteEntry, 'method' | 'url'>) => `${route.method}
 
 describe('authorization sweep over every registered route', () => {
   let world: World;
-  let checks = 0;
 
   before(async () => {
     const app = await startTestApp({
@@ -1182,8 +1198,9 @@ describe('authorization sweep over every registered route', () => {
     assert.deepEqual((await second.snapshot()).body.data.result, { summary: 'the real answer' });
   });
 
-  it('every route refuses bad credentials and outsiders, and leaves the owner’s objects unchanged', async (t) => {
+  it("every route refuses bad credentials and outsiders, and leaves the owner's objects unchanged", async (t) => {
     let routes = 0;
+    let checks = 0;
     for (const route of world.app.routes) {
       const fixture = FIXTURES[routeKey(route)];
       if (!fixture || 'public' in fixture) continue;
@@ -1198,6 +1215,8 @@ describe('authorization sweep over every registered route', () => {
 
 async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Promise<number> {
   let checks = 0;
+  const refusesOutsiders = testCase.outsiders.some((call) => call.status >= 400);
+  assert.ok(route.method === 'GET' || !refusesOutsiders || testCase.snapshot, `${routeKey(route)}: a fixture refusing a state-changing call names the state it must leave unchanged (snapshot)`);
   const before = testCase.snapshot ? await testCase.snapshot() : undefined;
   const unchanged = async (after: string) => {
     if (!testCase.snapshot) return;
