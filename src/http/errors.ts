@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, RateLimitedError, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -14,10 +16,13 @@ const codeByStatus: Record<number, ErrorCode> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  408: 'REQUEST_TIMEOUT',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
   422: 'UNPROCESSABLE',
   429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
   503: 'UNAVAILABLE',
 };
 
@@ -50,7 +55,7 @@ export function toAppError(error: FastifyError | Error): AppError {
     case 'FST_ERR_BAD_URL':
       return new AppError('BAD_REQUEST', 'The URL is not valid (bad percent-encoding)');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new AppError('BAD_REQUEST', 'A path segment is too long (at most 100 characters)');
+      return new AppError('URI_TOO_LONG', 'A path segment is too long (at most 100 characters)');
   }
   const status = fastifyError.statusCode;
   if (error instanceof SyntaxError && status === 400) return new AppError('BAD_REQUEST', 'Body is not valid JSON');
@@ -75,4 +80,28 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
   );
+}
+
+/**
+ * Requests Node's HTTP parser refuses never reach Fastify's routing or error handler: headers over
+ * the size limit (431), a request that took too long to arrive (408), bytes that are not HTTP (400).
+ * They are answered here on the raw socket, in the same JSON shape as every other error, and the
+ * connection is closed (the parser cannot find where the next request would begin).
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const appError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('HEADERS_TOO_LARGE', 'Request headers are too large')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time')
+        : new AppError('BAD_REQUEST', 'The request is not valid HTTP');
+  const body = JSON.stringify({ code: appError.code, message: appError.message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

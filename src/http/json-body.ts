@@ -1,19 +1,31 @@
 import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../lib/errors.ts';
+import { depthExceededAt, MAX_JSON_DEPTH } from '../lib/json-depth.ts';
 
 /**
- * JSON bodies as Fastify parses them (prototype and constructor poisoning refused), except that an
- * empty body is no body. Many clients send `Content-Type: application/json` on every request, with
- * nothing after it on a POST that needs nothing (a bare heartbeat, a pure repost): that is the same
- * request as one without a body. A route that needs a body still says so through its schema.
+ * JSON bodies as Fastify parses them (prototype and constructor poisoning refused), except that:
+ *
+ * - an empty body is no body. Many clients send `Content-Type: application/json` on every request,
+ *   with nothing after it on a POST that needs nothing (a bare heartbeat, a pure repost): that is the
+ *   same request as one without a body. A route that needs a body still says so through its schema.
+ * - a body nesting deeper than MAX_JSON_DEPTH is refused before it is parsed: validation, canonical
+ *   JSON, serialization and the database drivers all recurse once per level, and a few thousand
+ *   levels (10 KB of brackets) would overflow the stack of whichever touched it first.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') {
+    const text = body as string;
+    if (text === '') {
       done(null, undefined);
       return;
     }
-    parseJson(request, body as string, done);
+    const tooDeep = depthExceededAt(text);
+    if (tooDeep >= 0) {
+      done(badRequest(`Body nests deeper than ${MAX_JSON_DEPTH} levels (at position ${tooDeep})`), undefined);
+      return;
+    }
+    parseJson(request, text, done);
   });
 }

@@ -27,11 +27,18 @@ export const Pagination = Type.Object({
 
 export const listOf = <T extends TSchema>(schema: T) => Type.Object({ data: Type.Array(schema), pagination: Pagination });
 
-/** `limit` and `offset` of a list; `maxOffset` caps how deep a list may be paged (none by default). */
-export const PageQuery = (defaultLimit = 20, maxLimit = 100, maxOffset?: number) =>
+/** How deep any list may be paged unless its route says otherwise: deeper offsets are 400. */
+export const MAX_PAGE_OFFSET = 100_000;
+
+/**
+ * `limit` and `offset` of a list, the one shape every paged route's query uses (spread its
+ * properties into a larger query). Both are bounded: an offset past what an integer column's
+ * OFFSET holds fails inside the database driver.
+ */
+export const PageQuery = (defaultLimit = 20, maxLimit = 100, maxOffset = MAX_PAGE_OFFSET) =>
   Type.Object({
     limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: defaultLimit }),
-    offset: Type.Integer(maxOffset === undefined ? { minimum: 0, default: 0 } : { minimum: 0, maximum: maxOffset, default: 0 }),
+    offset: Type.Integer({ minimum: 0, maximum: maxOffset, default: 0 }),
   });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config, TrustProxy } from '../config.ts';
 import { installAuthentication, type Authenticator } from './auth.ts';
-import { installErrorHandlers, sendError } from './errors.ts';
+import { answerClientError, installErrorHandlers, sendError } from './errors.ts';
 import { installJsonBodyParser } from './json-body.ts';
 import { createMemoryCounterStore, createRedisCounterStore, installRateLimit } from './rate-limit.ts';
 import { installLazyRequestLoggers } from './request-logger.ts';
@@ -89,6 +89,7 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
     routerOptions: { ignoreTrailingSlash: true },
     // Bad percent-encoding and over-long path segments are refused before routing; same error body.
     frameworkErrors: sendError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes = recordRoutes(app);

@@ -1,32 +1,172 @@
 import { KindGuard, type TSchema } from '@sinclair/typebox';
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 
 /**
- * Two validators: request bodies are checked as sent (a string is not a number, unknown fields
- * are refused where a schema says so, nothing is silently dropped), while query strings and path
- * parameters, which are text by nature, are coerced to the declared types.
+ * Every request part is checked as sent: a body's string is not a number, unknown fields are
+ * refused where a schema says so, nothing is silently dropped. Query strings, path parameters and
+ * headers are text by nature, so before validation each declared field is read as its declared type
+ * by a strict reading of its text (see readText); Ajv's own coercion is not used because it takes
+ * whatever `Number()` takes (`0x10`, `1e1`, ` 5`, the empty string).
+ *
+ * Text anywhere in a request, including keys, must not contain U+0000 or a lone surrogate: PostgreSQL
+ * refuses NUL in text, and drivers store a lone surrogate as U+FFFD, so the same request would be
+ * stored differently (or fail) depending on the database. Both are refused here, for every part of
+ * every route, before a handler runs.
  */
-function createAjv(options: Options): Ajv {
-  const ajv = new Ajv({ strict: false, useDefaults: true, removeAdditional: false, allErrors: false, ...options });
+function createAjv(): Ajv {
+  const ajv = new Ajv({ strict: false, useDefaults: true, removeAdditional: false, allErrors: false, coerceTypes: false });
   addFormats.default(ajv);
   return ajv;
 }
 
+type Schema = Record<string, unknown>;
+type TextPart = 'querystring' | 'params' | 'headers';
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function textProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain U+0000 (NUL)';
+  if (LONE_SURROGATE.test(text)) return 'must not contain a lone surrogate (text must be valid Unicode)';
+  return null;
+}
+
 /**
- * A route body declared `Type.Optional(...)` may also be absent (Fastify hands the validator null for
- * no body; JSON Schema itself has no notion of an optional root).
+ * The first string (value or key) in `value` that holds NUL or a lone surrogate, as a validation
+ * error. Iterative: a body is at most 64 levels deep (json-body.ts), but nothing here relies on it.
  */
-export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> {
-  const bodyAjv = createAjv({ coerceTypes: false });
-  const textAjv = createAjv({ coerceTypes: 'array' });
-  return ({ schema, httpPart }) => {
-    if (httpPart !== 'body') return textAjv.compile(schema as object);
-    const validate = bodyAjv.compile(schema as object);
-    if (!KindGuard.IsOptional(schema as TSchema)) return validate;
-    const validateUnlessAbsent = (data: unknown) => data === null || validate(data);
-    // Fastify reads the failure from the function's `errors`, as Ajv leaves it.
-    return Object.defineProperty(validateUnlessAbsent, 'errors', { get: () => validate.errors });
+function findBadText(root: unknown): ErrorObject | null {
+  const stack: [unknown, string][] = [[root, '']];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) return { instancePath: path, schemaPath: '#', keyword: 'text', params: {}, message: problem };
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => stack.push([item, `${path}/${i}`]));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const at = `${path}/${escapePointer(key)}`;
+        const problem = textProblem(key);
+        if (problem) return { instancePath: at, schemaPath: '#', keyword: 'text', params: {}, message: `name ${problem}` };
+        stack.push([item, at]);
+      }
+    }
+  }
+  return null;
+}
+
+/** The JSON types a schema admits (`type`, `const`, or those of its `anyOf` branches); empty: any. */
+function typesOf(schema: Schema | undefined): Set<string> {
+  const types = new Set<string>();
+  if (!schema) return types;
+  if (typeof schema.type === 'string') types.add(schema.type);
+  if (Array.isArray(schema.type)) for (const type of schema.type) types.add(String(type));
+  if ('const' in schema && schema.type === undefined) types.add(schema.const === null ? 'null' : typeof schema.const);
+  for (const branch of [...((schema.anyOf ?? []) as Schema[]), ...((schema.oneOf ?? []) as Schema[])]) for (const type of typesOf(branch)) types.add(type);
+  return types;
+}
+
+const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
+const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/**
+ * One text value read as the declared type. Integers and numbers are plain decimals (no sign `+`,
+ * no exponent, no hexadecimal, no spaces, no leading zeros); booleans are `true` or `false`. Text
+ * that does not read as a declared type stays text, and validation then says what was expected.
+ */
+function readText(text: string, schema: Schema | undefined): unknown {
+  const types = typesOf(schema);
+  if (types.size === 0 || types.has('string')) return text;
+  if (types.has('integer') && INTEGER_TEXT.test(text)) {
+    const value = Number(text);
+    return Number.isSafeInteger(value) ? value : text;
+  }
+  if (types.has('number') && NUMBER_TEXT.test(text)) {
+    const value = Number(text);
+    return Number.isFinite(value) ? value : text;
+  }
+  if (types.has('boolean') && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
+
+/**
+ * Reads the declared fields of a query string, path or header set in place (Fastify hands the
+ * validated object to the handler). A repeated query key arrives as an array: kept as a list where
+ * the schema declares one, refused anywhere else.
+ */
+function readTextFields(data: Record<string, unknown>, schema: Schema): ErrorObject | null {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  for (const [name, property] of Object.entries(properties)) {
+    const value = data[name];
+    if (value === undefined) continue;
+    const declaredList = typesOf(property).has('array');
+    if (declaredList) {
+      const items = Array.isArray(value) ? value : [value];
+      data[name] = items.map((item) => (typeof item === 'string' ? readText(item, property.items as Schema | undefined) : item));
+    } else if (Array.isArray(value)) {
+      return { instancePath: `/${escapePointer(name)}`, schemaPath: '#', keyword: 'repeated', params: {}, message: 'must be given once' };
+    } else if (typeof value === 'string') {
+      data[name] = readText(value, property);
+    }
+  }
+  return null;
+}
+
+/** A validation function that reports `errors` the way Fastify reads them from Ajv's. */
+function withErrors(check: (data: unknown) => ErrorObject[] | null): ValidateFunction {
+  let errors: ErrorObject[] | null = null;
+  const validate = (data: unknown) => {
+    errors = check(data);
+    return errors === null;
   };
+  return Object.defineProperty(validate, 'errors', { get: () => errors }) as unknown as ValidateFunction;
+}
+
+/**
+ * Query schemas refuse parameters they do not declare (`limit[]=1`, a misspelt `offest`): a
+ * parameter the service ignores would otherwise look accepted.
+ */
+function closedQuerySchema(schema: Schema): Schema {
+  return schema.type === 'object' && schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema;
+}
+
+export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> {
+  const ajv = createAjv();
+  return ({ schema, httpPart }) => {
+    if (httpPart === 'body') {
+      const validate = ajv.compile(schema as object);
+      // A body declared `Type.Optional(...)` may also be absent (Fastify hands the validator null for
+      // no body; JSON Schema itself has no notion of an optional root).
+      const optional = KindGuard.IsOptional(schema as TSchema);
+      return withErrors((data) => {
+        if (optional && data === null) return null;
+        const bad = findBadText(data);
+        if (bad) return [bad];
+        return validate(data) ? null : (validate.errors ?? []);
+      });
+    }
+    const part = httpPart as TextPart;
+    const declared = (part === 'querystring' ? closedQuerySchema(schema as Schema) : schema) as Schema;
+    const validate = ajv.compile(declared);
+    return withErrors((data) => {
+      // Headers hold every header the client sent; only the declared ones are this route's concern.
+      const bad = findBadText(part === 'headers' ? pick(data as Record<string, unknown>, declared) : data);
+      if (bad) return [bad];
+      if (data !== null && typeof data === 'object') {
+        const unreadable = readTextFields(data as Record<string, unknown>, declared);
+        if (unreadable) return [unreadable];
+      }
+      return validate(data) ? null : (validate.errors ?? []);
+    });
+  };
+}
+
+function pick(data: Record<string, unknown>, schema: Schema): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const name of Object.keys((schema.properties ?? {}) as object)) if (data[name] !== undefined) picked[name] = data[name];
+  return picked;
 }

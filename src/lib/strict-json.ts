@@ -7,6 +7,8 @@
  * print back as: re-serialising them for a signature check would change them).
  */
 
+import { MAX_JSON_DEPTH } from './json-depth.ts';
+
 export class StrictJsonError extends Error {
   constructor(
     message: string,
@@ -15,8 +17,6 @@ export class StrictJsonError extends Error {
     super(message);
   }
 }
-
-const MAX_DEPTH = 64;
 
 /** Significant digits and decimal point position of a JSON number literal, so 1.50e2 equals 150. */
 function decimalOf(literal: string): string {
@@ -57,7 +57,7 @@ export function parseStrictJson(text: string): unknown {
     const position = Number(/position (\d+)/.exec(String(error))?.[1] ?? 0);
     throw new StrictJsonError(error instanceof SyntaxError ? error.message : 'Nesting too deep', position);
   }
-  // The scan first: it refuses nesting deeper than MAX_DEPTH, which keysOf's recursion could not survive.
+  // The scan first: it refuses nesting deeper than MAX_JSON_DEPTH, which keysOf's recursion could not survive.
   const colons = colonsAfterCheckingNumbers(text);
   if (keysOf(value) !== colons) {
     refuseDuplicateKeys(text);
@@ -117,7 +117,7 @@ function colonsAfterCheckingNumbers(text: string): number {
     }
     if (c === 0x3a) colons++;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > MAX_DEPTH) throw new StrictJsonError(`Nesting too deep at position ${pos}`, pos);
+      if (++depth > MAX_JSON_DEPTH) throw new StrictJsonError(`Nesting too deep at position ${pos}`, pos);
     } else if (c === 0x7d || c === 0x5d) depth--;
     pos++;
   }

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { registerAgent } from '../helpers/agents.ts';
+import { deepJsonText } from '../helpers/route-inputs.ts';
 
 describe('HTTP conventions', () => {
   let app: TestApp;
@@ -44,7 +47,7 @@ describe('HTTP conventions', () => {
   it('answers bad percent-encoding and over-long path segments in the same JSON error body', async () => {
     const badUrl = expectError(await app.request({ method: 'GET', url: '/v1/agents/%zz' }), 400, 'BAD_REQUEST');
     assert.match(badUrl.message, /percent-encoding/);
-    const long = expectError(await app.request({ method: 'GET', url: `/v1/agents/${'a'.repeat(150)}` }), 400, 'BAD_REQUEST');
+    const long = expectError(await app.request({ method: 'GET', url: `/v1/agents/${'a'.repeat(150)}` }), 414, 'URI_TOO_LONG');
     assert.match(long.message, /too long/);
     assert.deepEqual(Object.keys(long).sort(), ['code', 'message']);
   });
@@ -90,6 +93,153 @@ describe('HTTP conventions', () => {
     const docs = await app.request({ method: 'GET', url: '/docs/' });
     assert.equal(docs.statusCode, 200);
     assert.match(docs.body, /swagger/i);
+  });
+});
+
+describe('input hygiene', () => {
+  let app: TestApp;
+  let token: string;
+  before(async () => {
+    app = await startTestApp();
+    ({ token } = await app.signup());
+  });
+  after(() => app.close());
+
+  it('refuses a body nesting deeper than 64 levels with 400 before any route sees it', async () => {
+    for (const text of [deepJsonText(65), deepJsonText(5000, 'object'), `{"description":"x","input":${deepJsonText(6000, 'object')}}`]) {
+      const body = expectError(await app.request({ method: 'POST', url: '/v1/tasks', token, rawBody: text }), 400, 'BAD_REQUEST');
+      assert.match(body.message, /deeper than 64/);
+    }
+    // Brackets inside strings are text, and 64 levels are allowed.
+    const inString = await app.request({ method: 'POST', url: '/v1/social/posts', token, body: { body: '['.repeat(400) } });
+    assert.notEqual(inString.statusCode, 400, inString.body);
+    const atLimit = expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: `{"email":"a@b.co","password":"12345678","x":${deepJsonText(63)}}` }), 400, 'BAD_REQUEST');
+    assert.equal(atLimit.details?.[0]?.path, '/body/x');
+  });
+
+  it('refuses every offset past its maximum and every limit past its own with 400', async () => {
+    for (const url of ['/v1/tasks', '/v1/agents', '/v1/api-keys', '/v1/social/hashtags', '/v1/ledger', '/v1/social/notifications', '/v1/trust-receipts']) {
+      for (const offset of ['100000000000000000000', '1e20', '1000001']) {
+        const body = expectError(await app.request({ method: 'GET', url: `${url}?offset=${offset}`, token }), 400, 'BAD_REQUEST');
+        assert.equal(body.details?.[0]?.path, '/querystring/offset', `${url}?offset=${offset}: ${body.message}`);
+      }
+      expectError(await app.request({ method: 'GET', url: `${url}?limit=101`, token }), 400, 'BAD_REQUEST');
+    }
+    expectError(await app.request({ method: 'GET', url: '/v1/social/hashtags?offset=100001' }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'GET', url: '/v1/social/search?q=x&offset=100001' }), 400, 'BAD_REQUEST');
+    assert.equal((await app.request({ method: 'GET', url: '/v1/social/hashtags?offset=100000' })).statusCode, 200);
+  });
+
+  it('reads query numbers strictly: hexadecimal, exponents, spaces, brackets and repeats are 400', async () => {
+    for (const query of ['limit=0x10', 'limit=1e1', 'limit=%205', 'limit=5%20', 'limit=%2B5', 'limit=05', 'limit=', 'limit[]=1', 'limit=1&limit=2', 'limit=1.0', 'limit=true', 'offest=1']) {
+      const body = expectError(await app.request({ method: 'GET', url: `/v1/agents?${query}`, token }), 400, 'BAD_REQUEST');
+      assert.match(body.details?.[0]?.path ?? '', /^\/querystring/, query);
+    }
+    const page = await app.request({ method: 'GET', url: '/v1/agents?limit=5&offset=0', token });
+    assert.equal(page.statusCode, 200, page.body);
+    assert.equal(page.json().pagination.limit, 5);
+    assert.equal((await app.request({ method: 'GET', url: '/v1/social/search?q=0x10&tab=agents' })).statusCode, 200);
+  });
+
+  it('refuses NUL and lone surrogates anywhere with 400 naming where, and stores nothing', async () => {
+    const cases: [string, string, unknown, string][] = [
+      ['GET', '/v1/social/search?q=%00', undefined, '/querystring/q'],
+      ['GET', '/v1/social/search?q=a%00b&tab=agents', undefined, '/querystring/q'],
+      ['GET', '/v1/agents/%00', undefined, '/params/id'],
+      ['GET', '/v1/social/users/x%00/profile', undefined, '/params/username'],
+      ['POST', '/v1/social/posts', { body: 'hello\u0000world' }, '/body/body'],
+      ['POST', '/v1/social/posts', { body: 'half a pair \ud83d' }, '/body/body'],
+      ['POST', '/v1/tasks', { description: 'summarise\u0000' }, '/body/description'],
+      ['POST', '/v1/tasks', { description: 'summarise', input: { 'k\u0000': 1 } }, '/body/input/k\u0000'],
+      ['POST', '/v1/tasks', { description: 'summarise', metadata: { a: ['\udc00'] } }, '/body/metadata/a/0'],
+      ['POST', '/v1/users', { username: 'nul_user', displayName: 'N', bio: 'a\u0000b' }, '/body/bio'],
+    ];
+    for (const [method, url, body, path] of cases) {
+      const error = expectError(await app.request({ method, url, token, ...(body !== undefined ? { body } : {}) }), 400, 'BAD_REQUEST');
+      assert.equal(error.details?.[0]?.path, path, `${method} ${url}: ${error.message}`);
+      assert.match(error.message, /U\+0000|surrogate/);
+    }
+    const posts = await app.database.db.selectFrom('posts').select('id').execute();
+    assert.equal(posts.length, 0);
+    const me = await app.request({ method: 'GET', url: '/v1/users/me', token });
+    assert.equal(me.statusCode, 404, me.body);
+    // A whole surrogate pair is one character, and fine.
+    const emoji = await app.request({ method: 'POST', url: '/v1/social/posts', token, body: { body: 'done \ud83d\ude00' } });
+    assert.notEqual(emoji.statusCode, 400, emoji.body);
+  });
+});
+
+describe('errors from the HTTP layer itself, through a real socket', () => {
+  let app: TestApp;
+  let port: number;
+  before(async () => {
+    app = await startTestApp({ BODY_LIMIT_BYTES: '2048' });
+    await app.server.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.server.address();
+    assert.ok(address && typeof address === 'object');
+    port = address.port;
+  });
+  after(() => app.close());
+
+  /** Writes raw bytes and reads the whole answer until the server closes or answers once. */
+  function raw(bytes: string): Promise<{ status: number; headers: string; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => (received += chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        const [head = '', ...rest] = received.split('\r\n\r\n');
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+        if (status === 0) reject(new Error(`no HTTP answer: ${JSON.stringify(received.slice(0, 200))}`));
+        else resolve({ status, headers: head, body: rest.join('\r\n\r\n') });
+      });
+      socket.write(bytes, () => socket.end());
+    });
+  }
+
+  function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+    return new Promise((resolve, reject) => {
+      const request = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  const expectShape = (answer: { status: number; body: string }, status: number, code: string) => {
+    assert.equal(answer.status, status, answer.body);
+    const body = JSON.parse(answer.body) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(body).sort(), ['code', 'message']);
+    assert.equal(body.code, code);
+    assert.equal(typeof body.message, 'string');
+  };
+
+  it('answers headers over the size limit with 431 in the JSON error shape', async () => {
+    const answer = await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(answer.headers, /content-type: application\/json/i);
+    expectShape(answer, 431, 'HEADERS_TOO_LARGE');
+  });
+
+  it('answers a URL over the size limit with 431 and a path segment over its limit with 414, both JSON', async () => {
+    expectShape(await raw(`GET /v1/agents?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 431, 'HEADERS_TOO_LARGE');
+    expectShape(await send('GET', `/v1/agents/${'a'.repeat(500)}`, {}), 414, 'URI_TOO_LONG');
+  });
+
+  it('answers a body over the limit with 413 in the JSON error shape, by length and by chunks', async () => {
+    const body = JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(4000) });
+    expectShape(await send('POST', '/v1/auth/signup', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body), 413, 'PAYLOAD_TOO_LARGE');
+    expectShape(await send('POST', '/v1/auth/signup', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body), 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers bytes that are not HTTP with 400 in the JSON error shape', async () => {
+    expectShape(await raw('this is not http\r\n\r\n'), 400, 'BAD_REQUEST');
+    expectShape(await raw('GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'), 400, 'BAD_REQUEST');
   });
 });
 

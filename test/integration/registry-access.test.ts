@@ -279,6 +279,23 @@ describe('organizations', () => {
     expectError(await app.request({ method: 'GET', url: `/v1/orgs/${org.id}`, token: member.token }), 404, 'NOT_FOUND');
   });
 
+  it("a key acting as the owner's agent is no member: it cannot see, join others to, or make orgs", async () => {
+    const owner = await app.signup();
+    const outsider = await app.signup();
+    const org = (await app.request({ method: 'POST', url: '/v1/orgs', token: owner.token, body: { name: 'Umbrella' } })).json().data;
+    const agent = await registerAgent(app, owner.token);
+    const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'agent', agentId: agent.id } })).json().data.key;
+    expectError(await app.request({ method: 'GET', url: `/v1/orgs/${org.id}`, token: key }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: key, body: { accountId: outsider.accountId } }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'DELETE', url: `/v1/orgs/${org.id}/members`, token: key, body: { accountId: owner.accountId } }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'POST', url: '/v1/orgs', token: key, body: { name: 'Made by an agent' } }), 403, 'FORBIDDEN');
+    const after = (await app.request({ method: 'GET', url: `/v1/orgs/${org.id}`, token: owner.token })).json().data;
+    assert.deepEqual(after.members.map((m: { accountId: string }) => m.accountId), [owner.accountId], 'nobody was added or removed');
+    // The owner's own key (no agentId) acts as the owner and still manages the org.
+    const personKey = (await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'me' } })).json().data.key;
+    assert.equal((await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: personKey, body: { accountId: outsider.accountId } })).statusCode, 201);
+  });
+
   it('lets only members register org agents', async () => {
     const owner = await app.signup();
     const outsider = await app.signup();

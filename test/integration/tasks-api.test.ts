@@ -136,10 +136,12 @@ describe('tasks: submission, records and access', () => {
     assert.equal(new Set(responses.map((r) => r.json().data.id)).size, 1);
   });
 
-  it('cancel: requester only, open tasks only', async () => {
+  it('cancel: requester only (the agent owner, who sees the task, 403; others 404), open tasks only', async () => {
     const task = await submitTask(app, requester.token, {});
-    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: owner.token }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: owner.token }), 403, 'FORBIDDEN');
+    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: stranger.token }), 404, 'NOT_FOUND');
     expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel` }), 401, 'UNAUTHORIZED');
+    assert.notEqual((await taskOf(app, requester.token, task.id)).status, 'cancelled', 'the refused cancels left the task open');
     const cancelled = await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: requester.token });
     assert.equal(cancelled.statusCode, 200);
     assert.equal(cancelled.json().data.status, 'cancelled');
@@ -155,7 +157,8 @@ describe('tasks: submission, records and access', () => {
     await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/callback`, body: { taskToken: webhook.json.taskToken, result: 'done' } });
     expectError(await rate({ score: 6 }), 400, 'BAD_REQUEST');
     expectError(await rate({ score: 'good' }), 400, 'BAD_REQUEST');
-    expectError(await rate({ score: 4 }, owner.token), 404, 'NOT_FOUND');
+    expectError(await rate({ score: 4 }, owner.token), 403, 'FORBIDDEN');
+    expectError(await rate({ score: 4 }, stranger.token), 404, 'NOT_FOUND');
     expectError(await rate({ score: 4 }, null), 401, 'UNAUTHORIZED');
     expectError(await app.request({ method: 'POST', url: '/v1/tasks/unknown/rating', token: requester.token, body: { score: 4 } }), 404, 'NOT_FOUND');
     assert.equal((await taskOf(app, requester.token, task.id)).rating, null, 'the refused ratings left the task unrated');

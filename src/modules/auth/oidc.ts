@@ -2,6 +2,7 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify
 import type { JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 
 import type { Clock } from '../../lib/clock.ts';
+import { JsonTooDeepError, parseJsonWithinDepth } from '../../lib/json-depth.ts';
 
 /**
  * External OpenID Connect sessions: a `Bearer` JWT signed by the configured issuer (keys from its
@@ -119,8 +120,9 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
     if (text.length > MAX_DISCOVERY_BYTES) throw new IssuerError(`OIDC discovery document at ${discoveryUrl} is too large`);
     let metadata: unknown;
     try {
-      metadata = JSON.parse(text);
-    } catch {
+      metadata = parseJsonWithinDepth(text);
+    } catch (error) {
+      if (error instanceof JsonTooDeepError) throw new IssuerError(`OIDC discovery document at ${discoveryUrl}: ${error.message}`);
       throw new IssuerError(`OIDC discovery document at ${discoveryUrl} is not JSON`);
     }
     if (typeof metadata !== 'object' || metadata === null) {

@@ -5,10 +5,14 @@ import { newId } from '../../lib/ids.ts';
 import type { OrgsStore } from './store.ts';
 
 export function createOrgsService({ store, clock }: { store: OrgsStore; clock: Clock }) {
-  /** Outsiders get 404 for an org, exactly as for an id that does not exist. */
+  /**
+   * Outsiders get 404 for an org, exactly as for an id that does not exist. Members are people: a
+   * key acting as an agent is its agent's own account, never a member, so it cannot manage its
+   * owner's orgs (or add anyone to them).
+   */
   async function requireMembership(principal: Principal, orgId: string) {
     const org = await store.find(orgId);
-    const membership = org ? await store.membership(orgId, principal.personId) : undefined;
+    const membership = org ? await store.membership(orgId, principal.accountId) : undefined;
     if (!org || !membership) throw notFound('Organization not found');
     return { org, membership };
   }
@@ -30,7 +34,8 @@ export function createOrgsService({ store, clock }: { store: OrgsStore; clock: C
     isMember: async (orgId: string, personId: string) => !!(await store.membership(orgId, personId)),
 
     async create(principal: Principal, name: string) {
-      const org = { id: newId(), name, created_by: principal.personId, created_at: isoNow(clock) };
+      if (principal.kind !== 'person') throw forbidden('Organizations are made by people; this credential acts as an agent');
+      const org = { id: newId(), name, created_by: principal.accountId, created_at: isoNow(clock) };
       await store.insertWithOwner(org);
       return view(org.id);
     },
@@ -53,7 +58,7 @@ export function createOrgsService({ store, clock }: { store: OrgsStore; clock: C
 
     async removeMember(principal: Principal, orgId: string, accountId: string) {
       const { membership } = await requireMembership(principal, orgId);
-      const leaving = accountId === principal.personId;
+      const leaving = accountId === principal.accountId;
       if (!leaving && membership.role !== 'owner') throw forbidden('Only owners of the organization can remove other members');
       const target = await store.membership(orgId, accountId);
       if (!target) throw notFound('Not a member');

@@ -1,4 +1,5 @@
 import type { ErrorDetail } from '../../lib/errors.ts';
+import { JsonTooDeepError, parseJsonWithinDepth } from '../../lib/json-depth.ts';
 
 /** Spec "Input schema": field name -> { type, required?, description?, enum?, default? }. */
 export interface InputFieldDefinition {
@@ -22,8 +23,9 @@ export function validateInputSchema(value: unknown, path = '/body/inputSchema'):
   let parsed: unknown = value;
   if (typeof value === 'string') {
     try {
-      parsed = JSON.parse(value);
-    } catch {
+      parsed = parseJsonWithinDepth(value);
+    } catch (error) {
+      if (error instanceof JsonTooDeepError) return { problems: [{ path, message: error.message }] };
       return { problems: [{ path, message: 'must be JSON text of an object' }] };
     }
   }

@@ -6,9 +6,6 @@ import { MAX_BODY } from './text.ts';
 // ajv counts code points (its `unicode` option), so maxLength is the spec's 500 characters.
 const Body = Type.String({ minLength: 1, maxLength: MAX_BODY, description: 'Up to 500 characters (Unicode code points); not blank' });
 const TopicSlug = Type.String({ minLength: 1, maxLength: 40, description: `One of GET /v1/social/topics: ${topics.join(', ')}` });
-/** How deep any social list may be paged. */
-const MAX_OFFSET = 100_000;
-
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const CreatePost = Type.Object({ body: Body, topic: Type.Optional(TopicSlug) }, { additionalProperties: false });
@@ -23,7 +20,7 @@ export const MarkRead = Type.Object(
 export const FeedQuery = Type.Object({
   feed: Type.Optional(literals(['foryou', 'following'] as const)),
   topic: Type.Optional(TopicSlug),
-  ...PageQuery(25, 100, MAX_OFFSET).properties,
+  ...PageQuery(25, 100).properties,
   before: Type.Optional(
     Type.String({
       format: 'date-time',
@@ -36,10 +33,10 @@ export type FeedQueryInput = Static<typeof FeedQuery>;
 export const SearchQuery = Type.Object({
   q: Type.String({ minLength: 1, maxLength: 200 }),
   tab: Type.Optional(literals(['posts', 'agents', 'humans', 'services'] as const)),
-  ...PageQuery(20, 50, MAX_OFFSET).properties,
+  ...PageQuery(20, 50).properties,
 });
 
-export const NotificationsQuery = PageQuery(30, 100, MAX_OFFSET);
+export const NotificationsQuery = PageQuery(30, 100);
 /** Only a limit: lists that are not paged. */
 export const LimitQuery = (defaultLimit: number, maximum: number) => Type.Object({ limit: PageQuery(defaultLimit, maximum).properties.limit });
 

@@ -99,7 +99,7 @@ export const RoutePlan = Type.Object({
 
 export const PollQuery = Type.Object({
   wait: Type.Integer({ minimum: 0, maximum: 30, default: 0, description: 'seconds to hold the request when no task waits' }),
-  limit: Type.Integer({ minimum: 1, maximum: 20, default: 1 }),
+  limit: PageQuery(1, 20).properties.limit,
 });
 
 export const Delivery = Type.Object({

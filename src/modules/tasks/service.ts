@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { Signals } from '../../db/signals.ts';
 import type { Principal } from '../../http/auth.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
-import { AppError, badRequest, conflict, notFound, unauthorized } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { canonicalJson } from '../../lib/jcs.ts';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
@@ -119,12 +119,6 @@ export function createTasksService(deps: TasksDeps) {
     return rankCandidates(visible, request, routingDeps, true);
   }
 
-  async function findForRequester(principal: Principal, id: string): Promise<TaskRow> {
-    const row = await store.find(id);
-    if (!row || row.requester_id !== principal.accountId) throw notFound('Task not found');
-    return row;
-  }
-
   /** The requester, or the owner of the agent the task is assigned to. */
   async function findVisible(principal: Principal, id: string): Promise<TaskRow> {
     const row = await store.find(id);
@@ -136,6 +130,13 @@ export function createTasksService(deps: TasksDeps) {
       if (agent && agent.owner_id === principal.personId && actsForAgent) return row;
     }
     throw notFound('Task not found');
+  }
+
+  /** Requester-only actions: the owner of the assigned agent sees the task, so is told 403; anyone else 404. */
+  async function findForRequester(principal: Principal, id: string): Promise<TaskRow> {
+    const row = await findVisible(principal, id);
+    if (row.requester_id !== principal.accountId) throw forbidden('Only the requester of this task can do this');
+    return row;
   }
 
   async function replay(existing: TaskRow, requestHash: string) {

@@ -1,4 +1,5 @@
 import type { InputSchema } from '../../registry/index.ts';
+import { parseJsonWithinDepth } from '../../../lib/json-depth.ts';
 import { extractBuiltin } from './builtin.ts';
 import { finish } from './finish.ts';
 import type { FieldExtractor } from './types.ts';
@@ -91,10 +92,10 @@ function requestBody(model: string, schema: InputSchema, text: { title?: string;
 
 function readAnswer(body: string): Record<string, unknown> {
   if (body.length > MAX_ANSWER_CHARS) throw new Error('extraction model answer is too large');
-  const content = (JSON.parse(body) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
+  const content = (parseJsonWithinDepth(body) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
   if (typeof content !== 'string') throw new Error('extraction model answer has no message content');
   // Some models wrap JSON in a Markdown fence even when asked for JSON.
-  const answer: unknown = JSON.parse(content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, ''));
+  const answer: unknown = parseJsonWithinDepth(content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, ''));
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw new Error('extraction model answer is not a JSON object');
   return answer as Record<string, unknown>;
 }

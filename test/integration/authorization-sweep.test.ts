@@ -1,0 +1,1293 @@
+/**
+ * One authorization sweep over every route the server registered (app.routes), not a hand-kept list.
+ *
+ * Each route needs an entry in FIXTURES: either `public` (no credential involved, with the reason),
+ * or a builder that makes fresh objects owned by `owner` and says, for each other caller, the exact
+ * status the rules give. For every route that looks at a credential the sweep then checks:
+ * - missing, garbage, malformed, revoked and logged-out credentials answer 401 (optional routes too,
+ *   for everything but a missing one); a session route refuses an API key and a key route a session;
+ * - each outsider call answers its expected status (404 where the caller may not see the object,
+ *   403 where they may see it but not act), and after every refused call the owner's view of the
+ *   object is unchanged;
+ * - last, the legitimate call succeeds with the same inputs, so no refusal above was an accident of
+ *   a broken fixture.
+ * A route without an entry fails the sweep by name, so a route added later cannot slip through.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import type { RouteEntry } from '../../src/http/route-table.ts';
+import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
+import { agentBody, agentSignature, newAgentKey, registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
+import { assignedTask, callback, pollingAgent } from '../helpers/payments.ts';
+import { comment, createPost, socialUser, uniqueUsername, type SocialUser } from '../helpers/social.ts';
+import { sampleValidRequest } from '../helpers/route-inputs.ts';
+import { submitTask } from '../helpers/tasks.ts';
+
+const PASSWORD = 'correct horse battery';
+const OPERATOR_EMAIL = 'operator@authz-sweep.example.test';
+
+/** The people and credentials the sweep signs requests with. */
+interface World {
+  app: TestApp;
+  /** Owns every object the fixtures build. */
+  owner: SocialUser & { email: string };
+  /** The owner's API key without agentId: acts as the owner. */
+  ownerKey: string;
+  /** A key of one of the owner's agents (with a social profile): it acts as that agent, never as another one. */
+  ownerAgentKey: string;
+  ownerAgentUsername: string;
+  /** Another person with a profile, who owns nothing the fixtures build. */
+  stranger: SocialUser & { email: string };
+  /** A key of the stranger's agent, with a profile of its own. */
+  strangerAgentKey: string;
+  strangerAgentUsername: string;
+  /** A third person without a social profile: an org member, and the owner of the agents tasks go to. */
+  member: { token: string; accountId: string };
+  /** Named in OPERATOR_EMAILS. */
+  operator: { token: string };
+  /** An API key of the owner, used once and then revoked. */
+  revokedKey: string;
+  /** A session of the owner, used once and then logged out. */
+  loggedOutSession: string;
+}
+
+type CallerName = 'anonymous' | 'owner' | 'ownerKey' | 'ownerAgentKey' | 'stranger' | 'strangerAgentKey' | 'member' | 'operator';
+/** A named caller of the world, or a credential a fixture made for itself. */
+type Caller = CallerName | { label: string; token: string };
+
+interface Call {
+  as: Caller;
+  status: number;
+  /** Another path than the case's (another object), query string included. */
+  url?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Text that must not appear in a 2xx answer (ids of the owner's objects). */
+  absent?: string[];
+  /** Text that must appear in a 2xx answer. */
+  present?: string[];
+}
+
+interface Case {
+  /** The path with real ids, query string included. */
+  url: string;
+  /** A valid body for this object: what calls that name no body of their own send. */
+  body?: unknown;
+  /**
+   * The refusal does not depend on the body (it names no object): refused outsider calls are also
+   * sent with bodies derived from the route's schema, which must be refused alike.
+   */
+  schemaBodies?: boolean;
+  headers?: Record<string, string>;
+  /** Optional routes: the status without any credential (required routes always answer 401). */
+  anonymous?: number;
+  /** Calls by everyone but the legitimate caller, with the status the rules give. */
+  outsiders: Call[];
+  /** What the outsiders must not change, read by those who may see it; compared after every refused call. */
+  snapshot?: () => Promise<unknown>;
+  /** The legitimate call, made last: it must succeed with these inputs. */
+  success: Call;
+}
+
+type Fixture =
+  | { public: string }
+  | {
+      build(world: World, route: RouteEntry): Promise<Case>;
+      /** For a route that takes no bearer credential (auth "none") yet guards an object: what guards it instead. */
+      guardedBy?: string;
+    };
+
+const codeOf: Record<number, string> = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT' };
+
+function tokenOf(world: World, caller: Caller): string | null {
+  if (typeof caller === 'object') return caller.token;
+  switch (caller) {
+    case 'anonymous':
+      return null;
+    case 'owner':
+      return world.owner.token;
+    case 'stranger':
+      return world.stranger.token;
+    case 'member':
+      return world.member.token;
+    case 'operator':
+      return world.operator.token;
+    default:
+      return world[caller];
+  }
+}
+
+const labelOf = (caller: Caller) => (typeof caller === 'object' ? caller.label : caller);
+
+async function json(response: LightMyRequestResponse, what: string) {
+  assert.ok(response.statusCode < 300, `${what}: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+// --- Builders of owned objects -----------------------------------------------------------------
+
+const get = (world: World, url: string, token: string | null = world.owner.token) => world.app.request({ method: 'GET', url, token });
+
+/** Status and body of a read, so a snapshot also catches an object that vanished. */
+async function read(world: World, url: string, token: string | null = world.owner.token) {
+  const response = await get(world, url, token);
+  return { status: response.statusCode, body: response.json() };
+}
+
+async function ownerAgents(world: World, overrides: Record<string, unknown> = {}) {
+  const publicAgent = await registerAgent(world.app, world.owner.token, { pubkey: newAgentKey().pubkey, ...overrides });
+  const privateAgent = await registerAgent(world.app, world.owner.token, { visibility: 'private', ...overrides });
+  return { publicAgent, privateAgent, snapshot: () => Promise.all([read(world, `/v1/agents/${publicAgent.id}`), read(world, `/v1/agents/${privateAgent.id}`)]) };
+}
+
+/**
+ * An owner-only action on an agent: a public agent someone else may see but not act on (403), a
+ * private one they may not see (404), an org agent its members see (403) and others do not (404),
+ * and the owner's key of another of its agents (403).
+ */
+async function ownedAgentCase(
+  world: World,
+  path: string,
+  options: {
+    body?: unknown;
+    status: number;
+    anonymous?: number;
+    prepare?: (agentId: string) => Promise<void>;
+    snapshot?: (agentIds: string[]) => Promise<unknown>;
+    /** Outsider calls of this route only, given the public agent's path. */
+    outsiders?: (publicPath: string, publicAgentId: string) => Call[];
+  },
+): Promise<Case> {
+  const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
+  const org = await newOrg(world);
+  const orgAgent = await registerAgent(world.app, world.owner.token, { visibility: 'org', orgId: org.id });
+  const agentIds = [publicAgent.id, privateAgent.id, orgAgent.id];
+  for (const id of agentIds) await options.prepare?.(id);
+  const at = (id: string) => `/v1/agents/${id}${path}`;
+  return {
+    url: at(publicAgent.id),
+    body: options.body,
+    schemaBodies: true,
+    ...(options.anonymous !== undefined ? { anonymous: options.anonymous } : {}),
+    outsiders: [
+      { as: 'stranger', status: 403 },
+      { as: 'strangerAgentKey', status: 403 },
+      { as: 'ownerAgentKey', status: 403 },
+      { as: 'member', status: 403 },
+      { as: 'stranger', status: 404, url: at(privateAgent.id) },
+      { as: 'strangerAgentKey', status: 404, url: at(privateAgent.id) },
+      { as: 'ownerAgentKey', status: 403, url: at(privateAgent.id) },
+      { as: 'member', status: 403, url: at(orgAgent.id) },
+      { as: 'stranger', status: 404, url: at(orgAgent.id) },
+      { as: 'strangerAgentKey', status: 404, url: at(orgAgent.id) },
+      ...(options.outsiders?.(at(publicAgent.id), publicAgent.id) ?? []),
+    ],
+    snapshot: async () => [await snapshot(), await read(world, `/v1/agents/${orgAgent.id}`), await options.snapshot?.(agentIds)],
+    success: { as: 'owner', status: options.status },
+  };
+}
+
+async function newOrg(world: World, withMember = true) {
+  const org = await json(await world.app.request({ method: 'POST', url: '/v1/orgs', token: world.owner.token, body: { name: uniqueName('Org') } }), 'org');
+  if (withMember) await json(await world.app.request({ method: 'POST', url: `/v1/orgs/${org.data.id}/members`, token: world.owner.token, body: { accountId: world.member.accountId } }), 'add member');
+  return { id: org.data.id as string, snapshot: () => read(world, `/v1/orgs/${org.data.id}`) };
+}
+
+async function newApiKey(app: TestApp, token: string) {
+  const created = await json(await app.request({ method: 'POST', url: '/v1/api-keys', token, body: { name: uniqueName('key') } }), 'api key');
+  return created.data as { id: string; prefix: string; key: string };
+}
+
+async function agentKey(app: TestApp, token: string, agentId: string) {
+  const created = await json(await app.request({ method: 'POST', url: '/v1/api-keys', token, body: { name: uniqueName('agent key'), agentId } }), 'agent key');
+  return created.data.key as string;
+}
+
+/**
+ * A free polling agent of the member, with a task queued for it (matched, not yet taken): the
+ * owner's task, or for a private agent (which only the member sees) the member's own.
+ */
+async function queuedTask(world: World, agentOverrides: Record<string, unknown> = {}) {
+  const agent = await pollingAgent(world.app, world.member.token, agentOverrides);
+  const requester = agentOverrides.visibility === 'private' ? world.member.token : world.owner.token;
+  const task = await submitTask(world.app, requester, { agentId: agent.id });
+  assert.equal(task.status, 'matched', JSON.stringify(task));
+  return { agent, task, snapshot: () => read(world, `/v1/tasks/${task.id}`, requester) };
+}
+
+/** A task of the owner, taken by the member's polling agent: its id and its callback token. */
+async function takenTask(world: World) {
+  const agent = await pollingAgent(world.app, world.member.token);
+  const taken = await assignedTask(world.app, world.owner.token, world.member.token, agent.id);
+  return { agent, id: taken.id, token: taken.token, snapshot: () => read(world, `/v1/tasks/${taken.id}`) };
+}
+
+async function ownerPost(world: World) {
+  const post = await createPost(world.app, world.owner.token, `A post to guard ${uniqueName('post')}`);
+  return { id: post.id, snapshot: () => read(world, `/v1/social/posts/${post.id}`) };
+}
+
+/** A notification of the owner (the stranger commented on the owner's post). */
+async function ownerNotification(world: World) {
+  const post = await ownerPost(world);
+  await comment(world.app, world.stranger.token, post.id, 'A reply that notifies the owner');
+  const listed = await json(await get(world, '/v1/social/notifications?limit=100'), 'notifications');
+  const found = (listed.notifications as { id: string; postId: string }[]).find((n) => n.postId === post.id);
+  assert.ok(found, 'the owner was notified');
+  const snapshot = async () => [await read(world, '/v1/social/notifications/unread'), await read(world, '/v1/social/notifications?limit=100')];
+  return { id: found.id, snapshot };
+}
+
+// --- The fixture table: one entry per registered route ------------------------------------------
+
+const apiDocs = { public: 'the API documentation, the same for everyone' };
+
+const FIXTURES: Record<string, Fixture> = {
+  'GET /docs': apiDocs,
+  'GET /docs/static/index.html': apiDocs,
+  'GET /docs/static/swagger-initializer.js': apiDocs,
+  'GET /docs/json': apiDocs,
+  'GET /docs/yaml': apiDocs,
+  'GET /docs/static/*': apiDocs,
+  'GET /openapi.json': apiDocs,
+  'GET /health': { public: 'liveness probe' },
+  'GET /ready': { public: 'readiness probe' },
+  'POST /v1/auth/signup': { public: 'how a credential is obtained' },
+  'POST /v1/auth/login': { public: 'how a credential is obtained' },
+  'GET /v1/users/check': { public: 'username availability is public' },
+  'POST /v1/agents/provisional': { public: 'provisional registration needs no account (the key is proven at claim)' },
+  'GET /v1/capabilities': { public: 'the capability catalogue' },
+  'GET /v1/trust-receipts': { public: 'receipts are public; their signatures are their integrity' },
+  'GET /v1/trust-receipts/chain/:correlationId': { public: 'receipts are public; their signatures are their integrity' },
+  'POST /v1/trust-receipts': { public: 'receipts are verified by their Ed25519 signature, not by who sends them' },
+  'GET /v1/trust': { public: 'trust is computed from public receipts' },
+  'GET /v1/social/topics': { public: 'the topic taxonomy' },
+  'GET /v1/social/hashtags': { public: 'hashtag counts of public posts' },
+  'POST /v1/payments/stripe/webhook': { public: 'Stripe-Signature over the raw body is the credential' },
+
+  // --- auth and API keys
+  'POST /v1/auth/logout': {
+    async build(world) {
+      const login = () => world.app.request({ method: 'POST', url: '/v1/auth/login', body: { email: world.owner.email, password: PASSWORD } });
+      const session = (await json(await login(), 'login')).data.token as string;
+      const strangerSession = (await json(await world.app.request({ method: 'POST', url: '/v1/auth/login', body: { email: world.stranger.email, password: PASSWORD } }), 'login')).data.token as string;
+      return {
+        url: '/v1/auth/logout',
+        // Another person's logout ends their own session only.
+        outsiders: [{ as: { label: "stranger's own session", token: strangerSession }, status: 200 }],
+        snapshot: () => read(world, '/v1/auth/account', session),
+        success: { as: { label: "the owner's session", token: session }, status: 200 },
+      };
+    },
+  },
+  'GET /v1/auth/account': {
+    async build(world) {
+      return {
+        url: '/v1/auth/account',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [world.owner.accountId] },
+          { as: 'strangerAgentKey', status: 200, absent: [world.owner.accountId] },
+        ],
+        success: { as: 'owner', status: 200, present: [world.owner.accountId] },
+      };
+    },
+  },
+  'POST /v1/api-keys': {
+    async build(world) {
+      const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
+      const body = { name: 'a key for my agent', agentId: publicAgent.id };
+      return {
+        url: '/v1/api-keys',
+        body,
+        outsiders: [
+          { as: 'stranger', status: 403, body },
+          { as: 'member', status: 403, body },
+          { as: 'stranger', status: 404, body: { ...body, agentId: privateAgent.id } },
+        ],
+        snapshot: async () => [await snapshot(), await read(world, '/v1/api-keys?limit=100', world.stranger.token), await read(world, '/v1/api-keys?limit=100', world.member.token)],
+        success: { as: 'owner', status: 201, body },
+      };
+    },
+  },
+  'GET /v1/api-keys': {
+    async build(world) {
+      const key = await newApiKey(world.app, world.owner.token);
+      return {
+        url: '/v1/api-keys?limit=100',
+        outsiders: [{ as: 'stranger', status: 200, absent: [key.id, key.prefix] }],
+        success: { as: 'owner', status: 200, present: [key.id, key.prefix] },
+      };
+    },
+  },
+  'DELETE /v1/api-keys/:id': {
+    async build(world) {
+      const key = await newApiKey(world.app, world.owner.token);
+      // In use before the first snapshot, which would otherwise record its first use.
+      await json(await get(world, '/v1/auth/account', key.key), 'key in use');
+      return {
+        url: `/v1/api-keys/${key.id}`,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'member', status: 404 },
+        ],
+        snapshot: async () => [await read(world, '/v1/api-keys?limit=100'), (await get(world, '/v1/auth/account', key.key)).statusCode],
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+
+  // --- users
+  'POST /v1/users': {
+    async build(world) {
+      const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
+      const username = uniqueUsername('agentprofile');
+      const body = { username, displayName: 'My agent', type: 'agent', agentId: publicAgent.id };
+      // A key of the agent itself makes its profile: the owner's own account already has one.
+      const key = await agentKey(world.app, world.owner.token, publicAgent.id);
+      return {
+        url: '/v1/users',
+        body,
+        outsiders: [
+          { as: 'stranger', status: 403, body },
+          { as: 'member', status: 403, body },
+          { as: 'member', status: 404, body: { ...body, agentId: privateAgent.id } },
+        ],
+        snapshot: async () => [await snapshot(), await read(world, `/v1/users/check?username=${username}`, null)],
+        success: { as: { label: "the agent's own key", token: key }, status: 201, body: { username, displayName: 'My agent', type: 'agent' } },
+      };
+    },
+  },
+  'GET /v1/users/me': {
+    async build(world) {
+      return {
+        url: '/v1/users/me',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [world.owner.profileId, world.owner.username] },
+          { as: 'strangerAgentKey', status: 200, absent: [world.owner.profileId, world.owner.username] },
+        ],
+        success: { as: 'owner', status: 200, present: [world.owner.profileId] },
+      };
+    },
+  },
+  'PATCH /v1/users/me': {
+    async build(world) {
+      return {
+        url: '/v1/users/me',
+        body: { bio: 'Written by the owner' },
+        // Everyone edits their own profile: the stranger's call changes only the stranger's.
+        outsiders: [
+          { as: 'stranger', status: 200, body: { bio: 'Written by the stranger' }, absent: [world.owner.profileId] },
+          { as: 'member', status: 404, body: { bio: 'No profile to change' } },
+        ],
+        snapshot: () => read(world, '/v1/users/me'),
+        success: { as: 'owner', status: 200, present: [world.owner.profileId] },
+      };
+    },
+  },
+
+  // --- orgs
+  'POST /v1/orgs': {
+    async build(world) {
+      // No route lists organizations, so the stored rows are what a refused call must leave alone.
+      const orgCount = async () => (await world.app.database.db.selectFrom('orgs').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n;
+      return {
+        url: '/v1/orgs',
+        body: { name: 'Acme' },
+        snapshot: async () => Number(await orgCount()),
+        // Organizations are of people: a key acting as an agent makes none, not even for its owner.
+        outsiders: [
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+        ],
+        success: { as: 'owner', status: 201 },
+      };
+    },
+  },
+  'GET /v1/orgs/:id': {
+    async build(world) {
+      const org = await newOrg(world);
+      return {
+        url: `/v1/orgs/${org.id}`,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          // A key acting as the owner's agent is not the owner: the agent is no member.
+          { as: 'ownerAgentKey', status: 404 },
+        ],
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'POST /v1/orgs/:id/members': {
+    async build(world) {
+      const org = await newOrg(world);
+      const joinStranger = { accountId: world.stranger.accountId };
+      return {
+        url: `/v1/orgs/${org.id}/members`,
+        body: joinStranger,
+        outsiders: [
+          // Adding oneself to someone else's org is the attack.
+          { as: 'stranger', status: 404, body: joinStranger },
+          { as: 'strangerAgentKey', status: 404, body: joinStranger },
+          { as: 'ownerAgentKey', status: 404, body: joinStranger },
+          { as: 'stranger', status: 404, body: { username: world.stranger.username, role: 'owner' } },
+          // A plain member sees the org but may not add people.
+          { as: 'member', status: 403, body: joinStranger },
+        ],
+        snapshot: org.snapshot,
+        success: { as: 'owner', status: 201, present: [world.stranger.accountId] },
+      };
+    },
+  },
+  'DELETE /v1/orgs/:id/members': {
+    async build(world) {
+      const org = await newOrg(world);
+      const removeMember = { accountId: world.member.accountId };
+      return {
+        url: `/v1/orgs/${org.id}/members`,
+        body: removeMember,
+        outsiders: [
+          { as: 'stranger', status: 404, body: removeMember },
+          { as: 'strangerAgentKey', status: 404, body: removeMember },
+          { as: 'ownerAgentKey', status: 404, body: removeMember },
+          { as: 'stranger', status: 404, body: { accountId: world.owner.accountId } },
+          // A plain member may leave, not remove others.
+          { as: 'member', status: 403, body: { accountId: world.owner.accountId } },
+        ],
+        snapshot: org.snapshot,
+        success: { as: 'owner', status: 200, absent: [world.member.accountId] },
+      };
+    },
+  },
+
+  // --- registry
+  'POST /v1/agents': {
+    async build(world) {
+      const org = await newOrg(world, false);
+      const body = agentBody({ visibility: 'org', orgId: org.id });
+      return {
+        url: '/v1/agents',
+        body,
+        // Registering into an org needs membership; outsiders are told the org does not exist.
+        outsiders: [
+          { as: 'stranger', status: 404, body },
+          { as: 'strangerAgentKey', status: 404, body },
+          { as: 'member', status: 404, body },
+        ],
+        snapshot: async () => [await read(world, '/v1/agents?limit=100', world.stranger.token), await read(world, '/v1/agents?limit=100', world.member.token)],
+        success: { as: 'owner', status: 201 },
+      };
+    },
+  },
+  'GET /v1/agents': {
+    async build(world) {
+      const { privateAgent } = await ownerAgents(world);
+      return {
+        url: '/v1/agents?limit=100',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [privateAgent.id] },
+          { as: 'strangerAgentKey', status: 200, absent: [privateAgent.id] },
+          { as: 'member', status: 200, absent: [privateAgent.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [privateAgent.id] },
+      };
+    },
+  },
+  'GET /v1/agents/:id': {
+    async build(world) {
+      const { privateAgent, snapshot } = await ownerAgents(world);
+      const org = await newOrg(world, false);
+      const orgAgent = await registerAgent(world.app, world.owner.token, { visibility: 'org', orgId: org.id });
+      return {
+        url: `/v1/agents/${privateAgent.id}`,
+        anonymous: 404,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'member', status: 404 },
+          { as: 'stranger', status: 404, url: `/v1/agents/${orgAgent.id}` },
+          { as: 'anonymous', status: 404, url: `/v1/agents/${orgAgent.id}` },
+        ],
+        snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'PATCH /v1/agents/:id': {
+    build: (world) => ownedAgentCase(world, '', { body: { description: 'Changed by its owner' }, status: 200 }),
+  },
+  'DELETE /v1/agents/:id': {
+    build: (world) => ownedAgentCase(world, '', { status: 200 }),
+  },
+  'GET /v1/agents/:id/claim/challenge': {
+    guardedBy: 'visibility: a hidden agent answers 404 to everyone on this anonymous route',
+    async build(world) {
+      const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
+      const provisional = await registerProvisional(world.app);
+      return {
+        url: `/v1/agents/${privateAgent.id}/claim/challenge`,
+        outsiders: [
+          { as: 'anonymous', status: 404 },
+          { as: 'anonymous', status: 409, url: `/v1/agents/${publicAgent.id}/claim/challenge` },
+        ],
+        snapshot,
+        success: { as: 'anonymous', status: 200, url: `/v1/agents/${provisional.id}/claim/challenge` },
+      };
+    },
+  },
+  'POST /v1/agents/:id/claim': {
+    async build(world) {
+      const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
+      const provisional = await registerProvisional(world.app);
+      const challenge = await json(await get(world, `/v1/agents/${provisional.id}/claim/challenge`, null), 'challenge');
+      const body = { signature: provisional.key.sign(challenge.data.nonce) };
+      return {
+        url: `/v1/agents/${provisional.id}/claim`,
+        body,
+        outsiders: [
+          { as: 'stranger', status: 404, url: `/v1/agents/${privateAgent.id}/claim`, body },
+          { as: 'strangerAgentKey', status: 404, url: `/v1/agents/${privateAgent.id}/claim`, body },
+          { as: 'stranger', status: 409, url: `/v1/agents/${publicAgent.id}/claim`, body },
+        ],
+        snapshot: async () => [await snapshot(), await read(world, `/v1/agents/${provisional.id}`, null)],
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'GET /v1/agents/:id/key-challenge': {
+    build: (world) => ownedAgentCase(world, '/key-challenge', { status: 200 }),
+  },
+  'POST /v1/agents/:id/key-proof': {
+    async build(world) {
+      const key = newAgentKey();
+      const { publicAgent, privateAgent, snapshot } = await ownerAgents(world, { pubkey: key.pubkey });
+      const challenge = await json(await get(world, `/v1/agents/${publicAgent.id}/key-challenge`), 'key challenge');
+      const body = { signature: key.sign(challenge.data.nonce) };
+      const at = (id: string) => `/v1/agents/${id}/key-proof`;
+      return {
+        url: at(publicAgent.id),
+        body,
+        schemaBodies: true,
+        outsiders: [
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'stranger', status: 404, url: at(privateAgent.id) },
+        ],
+        snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'POST /v1/agents/:id/heartbeat': {
+    // Without a credential a heartbeat needs X-Agent-Signature by the registration key.
+    build: (world) =>
+      ownedAgentCase(world, '/heartbeat', {
+        body: { status: 'busy', load: 0.5 },
+        status: 200,
+        anonymous: 401,
+        outsiders: (_path, agentId) => [
+          { as: 'anonymous', status: 401, headers: { 'x-agent-signature': agentSignature(agentId, newAgentKey(), Math.floor(Date.now() / 1000)) } },
+          { as: 'anonymous', status: 401, headers: { 'x-agent-signature': 'garbage' } },
+        ],
+      }),
+  },
+  'POST /v1/agents/:id/webhook-secret': {
+    build: (world) => ownedAgentCase(world, '/webhook-secret', { status: 201 }),
+  },
+  'DELETE /v1/agents/:id/webhook-secret': {
+    build: (world) =>
+      ownedAgentCase(world, '/webhook-secret', {
+        status: 200,
+        prepare: async (agentId) => void (await json(await world.app.request({ method: 'POST', url: `/v1/agents/${agentId}/webhook-secret`, token: world.owner.token }), 'webhook secret')),
+      }),
+  },
+
+  // --- discovery
+  'GET /v1/discover': {
+    async build(world) {
+      const word = `sweepdiscover${process.pid}`;
+      const privateAgent = await registerAgent(world.app, world.owner.token, { visibility: 'private', name: uniqueName(word), description: `Handles ${word} requests` });
+      const url = `/v1/discover?q=${word}&limit=50`;
+      return {
+        url,
+        anonymous: 200,
+        outsiders: [
+          { as: 'anonymous', status: 200, absent: [privateAgent.id] },
+          { as: 'stranger', status: 200, absent: [privateAgent.id] },
+          { as: 'strangerAgentKey', status: 200, absent: [privateAgent.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [privateAgent.id] },
+      };
+    },
+  },
+  'GET /v1/discover/:slug': {
+    async build(world) {
+      const { privateAgent } = await ownerAgents(world);
+      return {
+        url: `/v1/discover/${privateAgent.slug}`,
+        anonymous: 404,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+        ],
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+
+  // --- social: posts are public; acting on one needs a profile, deleting one needs authorship
+  'GET /v1/social/posts': {
+    async build() {
+      return { url: '/v1/social/posts', anonymous: 200, outsiders: [], success: { as: 'owner', status: 200 } };
+    },
+  },
+  'POST /v1/social/posts': {
+    async build(world) {
+      return {
+        url: '/v1/social/posts',
+        body: { body: 'Hello from the sweep' },
+        schemaBodies: true,
+        outsiders: [{ as: 'member', status: 403 }],
+        snapshot: () => read(world, '/v1/social/posts?limit=100', null),
+        success: { as: 'owner', status: 201 },
+      };
+    },
+  },
+  'GET /v1/social/posts/:id': {
+    async build(world) {
+      const post = await ownerPost(world);
+      return { url: `/v1/social/posts/${post.id}`, anonymous: 200, outsiders: [], success: { as: 'owner', status: 200 } };
+    },
+  },
+  'DELETE /v1/social/posts/:id': {
+    async build(world) {
+      const post = await ownerPost(world);
+      return {
+        url: `/v1/social/posts/${post.id}`,
+        outsiders: [
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+          // The owner's agent has a profile of its own: it is not the author.
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'member', status: 403 },
+        ],
+        snapshot: post.snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'POST /v1/social/posts/:id/vote': {
+    async build(world) {
+      const post = await ownerPost(world);
+      return { url: `/v1/social/posts/${post.id}/vote`, body: { value: 1 }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 200 } };
+    },
+  },
+  'POST /v1/social/comments/:id/vote': {
+    async build(world) {
+      const post = await ownerPost(world);
+      const reply = await comment(world.app, world.owner.token, post.id, 'A comment to vote on');
+      return { url: `/v1/social/comments/${reply.id}/vote`, body: { value: -1 }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 200 } };
+    },
+  },
+  'POST /v1/social/posts/:id/comments': {
+    async build(world) {
+      const post = await ownerPost(world);
+      return { url: `/v1/social/posts/${post.id}/comments`, body: { body: 'A reply' }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 201 } };
+    },
+  },
+  'POST /v1/social/posts/:id/repost': {
+    async build(world) {
+      const post = await ownerPost(world);
+      return { url: `/v1/social/posts/${post.id}/repost`, body: {}, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 201 } };
+    },
+  },
+  'GET /v1/social/posts/:id/repost': {
+    async build(world) {
+      const post = await ownerPost(world);
+      const repost = await json(await world.app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/repost`, token: world.owner.token, body: {} }), 'repost');
+      return {
+        url: `/v1/social/posts/${post.id}/repost`,
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [repost.post.id] },
+          { as: 'member', status: 403 },
+        ],
+        success: { as: 'owner', status: 200, present: [repost.post.id] },
+      };
+    },
+  },
+  'DELETE /v1/social/posts/:id/repost': {
+    async build(world) {
+      const post = await ownerPost(world);
+      await json(await world.app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/repost`, token: world.owner.token, body: {} }), 'repost');
+      return {
+        url: `/v1/social/posts/${post.id}/repost`,
+        // Only one's own repost can be removed: the others have none here.
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'ownerAgentKey', status: 404 },
+          { as: 'member', status: 403 },
+        ],
+        snapshot: async () => [await post.snapshot(), await read(world, `/v1/social/posts/${post.id}/repost`)],
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'POST /v1/social/users/:username/follow': {
+    async build(world) {
+      return {
+        url: `/v1/social/users/${world.strangerAgentUsername}/follow`,
+        outsiders: [{ as: 'member', status: 403 }],
+        snapshot: () => read(world, `/v1/social/users/${world.strangerAgentUsername}/profile`, null),
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'DELETE /v1/social/users/:username/follow': {
+    async build(world) {
+      const url = `/v1/social/users/${world.ownerAgentUsername}/follow`;
+      await json(await world.app.request({ method: 'POST', url, token: world.owner.token }), 'follow');
+      return {
+        url,
+        // Unfollowing ends the caller's own follow only.
+        outsiders: [
+          { as: 'stranger', status: 200 },
+          { as: 'strangerAgentKey', status: 200 },
+          { as: 'member', status: 403 },
+        ],
+        snapshot: async () => [await read(world, url), await read(world, `/v1/social/users/${world.ownerAgentUsername}/profile`, null)],
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'GET /v1/social/users/:username/follow': {
+    async build(world) {
+      return { url: `/v1/social/users/${world.stranger.username}/follow`, outsiders: [{ as: 'member', status: 403 }], success: { as: 'owner', status: 200 } };
+    },
+  },
+  'GET /v1/social/users/:username/profile': {
+    async build(world) {
+      return { url: `/v1/social/users/${world.owner.username}/profile`, anonymous: 200, outsiders: [], success: { as: 'stranger', status: 200 } };
+    },
+  },
+  'GET /v1/social/users/suggested': {
+    async build() {
+      return { url: '/v1/social/users/suggested', outsiders: [{ as: 'member', status: 403 }], success: { as: 'owner', status: 200 } };
+    },
+  },
+  'GET /v1/social/notifications': {
+    async build(world) {
+      const notification = await ownerNotification(world);
+      return {
+        url: '/v1/social/notifications?limit=100',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [notification.id] },
+          { as: 'strangerAgentKey', status: 200, absent: [notification.id] },
+          { as: 'member', status: 403 },
+        ],
+        snapshot: notification.snapshot,
+        success: { as: 'owner', status: 200, present: [notification.id] },
+      };
+    },
+  },
+  'GET /v1/social/notifications/unread': {
+    async build(world) {
+      const notification = await ownerNotification(world);
+      return {
+        url: '/v1/social/notifications/unread',
+        outsiders: [
+          { as: 'stranger', status: 200 },
+          { as: 'member', status: 403 },
+        ],
+        snapshot: notification.snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'POST /v1/social/notifications/read': {
+    async build(world) {
+      const notification = await ownerNotification(world);
+      const body = { ids: [notification.id] };
+      return {
+        url: '/v1/social/notifications/read',
+        body,
+        // Marking someone else's notification read changes nothing.
+        outsiders: [
+          { as: 'stranger', status: 200, body },
+          { as: 'strangerAgentKey', status: 200, body },
+          { as: 'member', status: 403, body },
+        ],
+        snapshot: notification.snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'GET /v1/social/search': {
+    async build(world) {
+      const word = `sweepsearch${process.pid}`;
+      const privateAgent = await registerAgent(world.app, world.owner.token, { visibility: 'private', name: uniqueName(word), description: `Handles ${word} requests` });
+      return {
+        url: `/v1/social/search?q=${word}&tab=services`,
+        anonymous: 200,
+        outsiders: [
+          { as: 'anonymous', status: 200, absent: [privateAgent.id] },
+          { as: 'stranger', status: 200, absent: [privateAgent.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [privateAgent.id] },
+      };
+    },
+  },
+  'GET /v1/social/trending': {
+    async build() {
+      return { url: '/v1/social/trending', anonymous: 200, outsiders: [], success: { as: 'owner', status: 200 } };
+    },
+  },
+
+  // --- tasks
+  'POST /v1/tasks': {
+    async build(world) {
+      const privateAgent = await pollingAgent(world.app, world.owner.token, { visibility: 'private' });
+      const body = { description: 'Summarise this report', agentId: privateAgent.id };
+      return {
+        url: '/v1/tasks',
+        body,
+        outsiders: [
+          { as: 'stranger', status: 404, body },
+          { as: 'strangerAgentKey', status: 404, body },
+          { as: 'member', status: 404, body },
+        ],
+        snapshot: () => read(world, '/v1/tasks?role=agent&limit=100'),
+        success: { as: 'owner', status: 201 },
+      };
+    },
+  },
+  'POST /v1/tasks/route': {
+    async build(world) {
+      const capability = `sweep-route-${process.pid}`;
+      const privateAgent = await pollingAgent(world.app, world.owner.token, { visibility: 'private', capabilities: [capability] });
+      const body = { description: 'Summarise this report', capabilities: [capability] };
+      return {
+        url: '/v1/tasks/route',
+        body,
+        outsiders: [
+          { as: 'stranger', status: 200, body, absent: [privateAgent.id] },
+          { as: 'strangerAgentKey', status: 200, body, absent: [privateAgent.id] },
+          { as: 'stranger', status: 404, body: { description: 'x', agentId: privateAgent.id } },
+        ],
+        // A dry run: it queues nothing for the agent.
+        snapshot: () => read(world, '/v1/tasks?role=agent&limit=100'),
+        success: { as: 'owner', status: 200, present: [privateAgent.id] },
+      };
+    },
+  },
+  'GET /v1/tasks': {
+    async build(world) {
+      const { task } = await queuedTask(world);
+      return {
+        url: '/v1/tasks?limit=100',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [task.id] },
+          { as: 'stranger', status: 200, url: '/v1/tasks?role=agent&limit=100', absent: [task.id] },
+          { as: 'strangerAgentKey', status: 200, absent: [task.id] },
+          { as: 'ownerAgentKey', status: 200, absent: [task.id] },
+          // The member owns the assigned agent: it sees the task among its agents' tasks, not as its own request.
+          { as: 'member', status: 200, absent: [task.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [task.id] },
+      };
+    },
+  },
+  'GET /v1/tasks/:id': {
+    async build(world) {
+      const { task, snapshot } = await queuedTask(world);
+      return {
+        url: `/v1/tasks/${task.id}`,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          // Acts as an agent that neither asked for the task nor was given it.
+          { as: 'ownerAgentKey', status: 404 },
+        ],
+        snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'POST /v1/tasks/:id/cancel': {
+    async build(world) {
+      const { task, snapshot } = await queuedTask(world);
+      return {
+        url: `/v1/tasks/${task.id}/cancel`,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'ownerAgentKey', status: 404 },
+          // The owner of the assigned agent sees the task but may not cancel it.
+          { as: 'member', status: 403 },
+        ],
+        snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'POST /v1/tasks/:id/rating': {
+    async build(world) {
+      const taken = await takenTask(world);
+      await json(await callback(world.app, taken.id, { taskToken: taken.token, result: { summary: 'done' } }), 'callback');
+      const body = { score: 5, comment: 'Quick and right' };
+      return {
+        url: `/v1/tasks/${taken.id}/rating`,
+        body,
+        schemaBodies: true,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'ownerAgentKey', status: 404 },
+          // The agent's owner may not rate its own work.
+          { as: 'member', status: 403 },
+        ],
+        snapshot: taken.snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'POST /v1/tasks/:id/callback': {
+    guardedBy: 'the task token in the body, good for its own task only',
+    async build(world) {
+      const first = await takenTask(world);
+      const second = await takenTask(world);
+      const forged = { summary: 'forged' };
+      const at = (id: string) => `/v1/tasks/${id}/callback`;
+      return {
+        url: at(first.id),
+        body: { taskToken: first.token, result: { summary: 'done' } },
+        outsiders: [
+          { as: 'anonymous', status: 401, body: { taskToken: second.token, result: forged } },
+          { as: 'anonymous', status: 401, body: { taskToken: second.token, error: 'forged failure' } },
+          { as: 'anonymous', status: 401, url: at(second.id), body: { taskToken: first.token, result: forged } },
+          { as: 'anonymous', status: 401, body: { taskToken: 'tkt_not-a-real-token', result: forged } },
+          // A bearer credential is no substitute for the task token.
+          { as: 'member', status: 401, body: { taskToken: `${first.token}x`, result: forged } },
+        ],
+        snapshot: async () => [await first.snapshot(), await second.snapshot()],
+        success: { as: 'anonymous', status: 200 },
+      };
+    },
+  },
+  'GET /v1/agents/:id/tasks/poll': {
+    async build(world) {
+      const { agent, task, snapshot } = await queuedTask(world);
+      const hidden = await queuedTask(world, { visibility: 'private' });
+      const at = (id: string) => `/v1/agents/${id}/tasks/poll?wait=0&limit=5`;
+      return {
+        url: at(agent.id),
+        // A claimed agent's queue needs its owner's credential or its own key.
+        anonymous: 401,
+        outsiders: [
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+          // The requester of the queued task is not the agent.
+          { as: 'owner', status: 403 },
+          { as: 'stranger', status: 404, url: at(hidden.agent.id) },
+          { as: 'owner', status: 404, url: at(hidden.agent.id) },
+        ],
+        snapshot: async () => [await snapshot(), await hidden.snapshot()],
+        success: { as: 'member', status: 200, present: [task.id] },
+      };
+    },
+  },
+
+  // --- payments
+  'POST /v1/agents/:id/payment-account': {
+    build: (world) =>
+      ownedAgentCase(world, '/payment-account', {
+        body: { provider: 'ledger' },
+        status: 201,
+        snapshot: (ids) => Promise.all(ids.map((id) => read(world, `/v1/agents/${id}/payment-account`))),
+      }),
+  },
+  'GET /v1/agents/:id/payment-account': {
+    build: (world) =>
+      ownedAgentCase(world, '/payment-account', {
+        status: 200,
+        prepare: async (agentId) => void (await json(await world.app.request({ method: 'POST', url: `/v1/agents/${agentId}/payment-account`, token: world.owner.token, body: { provider: 'ledger' } }), 'connect')),
+      }),
+  },
+  'GET /v1/agents/:id/balance': {
+    build: (world) => ownedAgentCase(world, '/balance', { status: 200 }),
+  },
+  'POST /v1/payouts': {
+    async build(world) {
+      const agent = await pollingAgent(world.app, world.owner.token, { pricePerTaskCents: 500 });
+      const paid = await assignedTask(world.app, world.stranger.token, world.owner.token, agent.id, { maxPriceCents: 500 });
+      await json(await callback(world.app, paid.id, { taskToken: paid.token, result: { ok: true } }), 'paid callback');
+      const body = { agentId: agent.id, amountCents: 100, reference: 'sweep payout' };
+      return {
+        url: '/v1/payouts',
+        body,
+        // Payouts are for operators: the agent's owner included, nobody else may record one.
+        schemaBodies: true,
+        outsiders: [
+          { as: 'owner', status: 403 },
+          { as: 'ownerKey', status: 403 },
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+        ],
+        snapshot: () => read(world, `/v1/agents/${agent.id}/balance`),
+        success: { as: 'operator', status: 201 },
+      };
+    },
+  },
+  'GET /v1/ledger': {
+    async build() {
+      return {
+        url: '/v1/ledger',
+        outsiders: [
+          { as: 'owner', status: 403 },
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+        ],
+        success: { as: 'operator', status: 200 },
+      };
+    },
+  },
+};
+
+// --- The credential checks every guarded route gets -----------------------------------------------
+
+interface CredentialCheck {
+  label: string;
+  authorization: (world: World) => string;
+}
+
+const invalidCredentials: CredentialCheck[] = [
+  { label: 'garbage session-like token', authorization: () => `Bearer ags_${'x'.repeat(43)}` },
+  { label: 'garbage key-like token', authorization: () => `Bearer agk_${'x'.repeat(43)}` },
+  { label: 'garbage token of no known kind', authorization: () => 'Bearer not-a-credential' },
+  { label: 'garbage JWT-shaped token', authorization: () => 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl' },
+  { label: 'Basic scheme', authorization: (world) => `Basic ${Buffer.from(`${world.owner.email}:${PASSWORD}`).toString('base64')}` },
+  { label: 'Bearer without a token', authorization: () => 'Bearer' },
+  { label: 'a valid token without the Bearer scheme', authorization: (world) => world.owner.token },
+  { label: 'a valid token followed by junk', authorization: (world) => `Bearer ${world.owner.token} junk` },
+  { label: 'an over-long token', authorization: () => `Bearer ags_${'x'.repeat(5000)}` },
+  { label: 'revoked API key', authorization: (world) => `Bearer ${world.revokedKey}` },
+  { label: 'logged-out session', authorization: (world) => `Bearer ${world.loggedOutSession}` },
+];
+
+/**
+ * Browser sessions (an HttpOnly cookie with a CSRF token) are not part of this build. When they
+ * are, their checks go here: a state-changing request carrying a valid session cookie but no CSRF
+ * token (or a wrong one) answers 403 FORBIDDEN and changes nothing, on every route.
+ */
+const cookieWithoutCsrfChecks: CredentialCheck[] = [];
+
+// --- The sweep -------------------------------------------------------------------------------------
+
+/** Seeds of the schema-derived bodies: fixed, so a failure reproduces. */
+const SCHEMA_BODY_SEEDS = [1, 2, 3];
+
+/** A valid body derived from the route's declared schema, or undefined for a route that takes none. */
+function schemaBody(route: RouteEntry, seed: number): unknown {
+  return (route.schema as { body?: unknown } | undefined)?.body === undefined ? undefined : sampleValidRequest(route, seed).body;
+}
+
+const routeKey = (route: Pick<RouteEntry, 'method' | 'url'>) => `${route.method} ${route.url}`;
+
+describe('authorization sweep over every registered route', () => {
+  let world: World;
+
+  before(async () => {
+    const app = await startTestApp({
+      OPERATOR_EMAILS: OPERATOR_EMAIL,
+      // Registers the Stripe webhook route, so the sweep sees it; the sweep never calls Stripe.
+      STRIPE_SECRET_KEY: 'sk_test_sweep',
+      STRIPE_WEBHOOK_SECRET: 'whsec_sweep',
+      STRIPE_API_BASE: 'http://127.0.0.1:1',
+    });
+    const person = async () => {
+      const user = await socialUser(app);
+      const account = (await json(await app.request({ method: 'GET', url: '/v1/auth/account', token: user.token }), 'account')).data;
+      return { ...user, email: account.email as string };
+    };
+    const owner = await person();
+    const stranger = await person();
+    const member = await app.signup();
+    const operator = await app.signup(OPERATOR_EMAIL);
+
+    const agentWithProfile = async (token: string) => {
+      const agent = await registerAgent(app, token);
+      const key = await agentKey(app, token, agent.id);
+      const username = uniqueUsername('agent');
+      await json(await app.request({ method: 'POST', url: '/v1/users', token: key, body: { username, displayName: 'An agent', type: 'agent' } }), 'agent profile');
+      return { key, username };
+    };
+    const ownerAgent = await agentWithProfile(owner.token);
+    const strangerAgent = await agentWithProfile(stranger.token);
+
+    // Both credentials are used once before they end, so a cached credential would show.
+    const revoked = await newApiKey(app, owner.token);
+    await json(await app.request({ method: 'GET', url: '/v1/auth/account', token: revoked.key }), 'key in use');
+    await json(await app.request({ method: 'DELETE', url: `/v1/api-keys/${revoked.id}`, token: owner.token }), 'revoke');
+    const loggedOut = (await json(await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: owner.email, password: PASSWORD } }), 'login')).data.token as string;
+    await json(await app.request({ method: 'GET', url: '/v1/auth/account', token: loggedOut }), 'session in use');
+    await json(await app.request({ method: 'POST', url: '/v1/auth/logout', token: loggedOut }), 'logout');
+
+    world = {
+      app,
+      owner,
+      stranger,
+      member,
+      operator,
+      ownerKey: (await newApiKey(app, owner.token)).key,
+      ownerAgentKey: ownerAgent.key,
+      ownerAgentUsername: ownerAgent.username,
+      strangerAgentKey: strangerAgent.key,
+      strangerAgentUsername: strangerAgent.username,
+      revokedKey: revoked.key,
+      loggedOutSession: loggedOut,
+    };
+  });
+  after(() => world?.app.close());
+
+  it('the fixture table names exactly the registered routes, and public entries only for routes that take no credential', () => {
+    const registered = new Map(world.app.routes.map((route) => [routeKey(route), route]));
+    const problems: string[] = [];
+    for (const key of registered.keys()) if (!FIXTURES[key]) problems.push(`route ${key} has no authorization fixture`);
+    for (const key of Object.keys(FIXTURES)) if (!registered.has(key)) problems.push(`fixture ${key} matches no registered route`);
+    for (const [key, route] of registered) {
+      const fixture = FIXTURES[key];
+      if (!fixture) continue;
+      if ('public' in fixture) {
+        if (route.auth !== 'none') problems.push(`route ${key} declares auth "${route.auth}" but its fixture lists it as public`);
+      } else if (route.auth === 'none' && !fixture.guardedBy) {
+        problems.push(`route ${key} declares auth "none" but its fixture expects a credential`);
+      } else if (route.auth !== 'none' && fixture.guardedBy) {
+        problems.push(`route ${key} declares auth "${route.auth}" but its fixture says "${fixture.guardedBy}" guards it instead`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('a task callback with the token of another existing task is 401 and changes neither task', async () => {
+    const first = await takenTask(world);
+    const second = await takenTask(world);
+    const states = async () => [await first.snapshot(), await second.snapshot()];
+    const before = await states();
+    assert.deepEqual(
+      before.map((state) => state.body.data.status),
+      ['in_progress', 'in_progress'],
+    );
+
+    expectError(await callback(world.app, second.id, { taskToken: first.token, result: { summary: 'forged' } }), 401, 'UNAUTHORIZED');
+    expectError(await callback(world.app, first.id, { taskToken: second.token, error: 'forged failure' }), 401, 'UNAUTHORIZED');
+    assert.deepEqual(await states(), before);
+
+    // Once its own task is done, a token still opens no other task.
+    assert.equal((await callback(world.app, first.id, { taskToken: first.token, result: { summary: 'done' } })).statusCode, 200);
+    expectError(await callback(world.app, second.id, { taskToken: first.token, result: { summary: 'forged' } }), 401, 'UNAUTHORIZED');
+    const secondNow = await second.snapshot();
+    assert.equal(secondNow.body.data.status, 'in_progress');
+    assert.equal(secondNow.body.data.result, null);
+
+    const own = await callback(world.app, second.id, { taskToken: second.token, result: { summary: 'the real answer' } });
+    assert.equal(own.statusCode, 200, own.body);
+    assert.deepEqual((await second.snapshot()).body.data.result, { summary: 'the real answer' });
+  });
+
+  it("every route refuses bad credentials and outsiders, and leaves the owner's objects unchanged", async (t) => {
+    let routes = 0;
+    let checks = 0;
+    for (const route of world.app.routes) {
+      const fixture = FIXTURES[routeKey(route)];
+      if (!fixture || 'public' in fixture) continue;
+      routes++;
+      await t.test(routeKey(route), async () => {
+        checks += await sweepRoute(world, route, await fixture.build(world, route));
+      });
+    }
+    console.log(`authorization sweep: ${world.app.routes.length} routes (${routes} guarded), ${checks} checks`);
+  });
+});
+
+async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Promise<number> {
+  let checks = 0;
+  const refusesOutsiders = testCase.outsiders.some((call) => call.status >= 400);
+  assert.ok(route.method === 'GET' || !refusesOutsiders || testCase.snapshot, `${routeKey(route)}: a fixture refusing a state-changing call names the state it must leave unchanged (snapshot)`);
+  const before = testCase.snapshot ? await testCase.snapshot() : undefined;
+  const unchanged = async (after: string) => {
+    if (!testCase.snapshot) return;
+    assert.deepEqual(await testCase.snapshot(), before, `${routeKey(route)}: the owner's object changed after ${after}`);
+  };
+  const send = (call: Partial<Call> & { authorization?: string | null }) => {
+    const token = call.as === undefined ? null : tokenOf(world, call.as);
+    const body = 'body' in call ? call.body : testCase.body;
+    return world.app.request({
+      method: route.method,
+      url: call.url ?? testCase.url,
+      token,
+      ...(body !== undefined ? { body } : {}),
+      headers: { ...testCase.headers, ...call.headers, ...(call.authorization ? { authorization: call.authorization } : {}) },
+    });
+  };
+  const refused = async (response: LightMyRequestResponse, status: number, what: string) => {
+    checks++;
+    try {
+      expectError(response, status, codeOf[status]!);
+    } catch (error) {
+      throw new Error(`${routeKey(route)} ${what}: ${(error as Error).message}`);
+    }
+    await unchanged(what);
+  };
+
+  if (route.auth !== 'none') {
+    const anonymous = await send({});
+    if (route.auth === 'optional') {
+      assert.ok(testCase.anonymous !== undefined, `${routeKey(route)}: an optional route's fixture says what an anonymous call answers`);
+      if (testCase.anonymous >= 400) await refused(anonymous, testCase.anonymous, 'without a credential');
+      else {
+        checks++;
+        assert.equal(anonymous.statusCode, testCase.anonymous, `${routeKey(route)} without a credential: ${anonymous.body}`);
+      }
+    } else {
+      await refused(anonymous, 401, 'without a credential');
+    }
+    // Credentials are judged before the body is read: the fixture's body and schema-derived ones alike.
+    const bodies = [testCase.body, ...SCHEMA_BODY_SEEDS.map((seed) => schemaBody(route, seed))];
+    for (const [index, check] of [...invalidCredentials, ...cookieWithoutCsrfChecks].entries()) {
+      const body = bodies[index % bodies.length];
+      await refused(await send({ authorization: check.authorization(world), body }), 401, `with ${check.label} and body ${JSON.stringify(body)}`);
+    }
+    if (route.auth === 'session') await refused(await send({ as: 'ownerKey' }), 401, 'with an API key on a session route');
+    if (route.auth === 'key') await refused(await send({ as: 'owner' }), 401, 'with a session on a key route');
+  }
+
+  for (const call of testCase.outsiders) {
+    const what = `as ${labelOf(call.as)}${call.url ? ` on ${call.url}` : ''}`;
+    const response = await send(call);
+    if (call.status >= 400) {
+      await refused(response, call.status, what);
+      if (testCase.schemaBodies && !('body' in call)) {
+        for (const seed of SCHEMA_BODY_SEEDS) {
+          const body = schemaBody(route, seed);
+          if (body !== undefined) await refused(await send({ ...call, body }), call.status, `${what} with body ${JSON.stringify(body)}`);
+        }
+      }
+      continue;
+    }
+    checks++;
+    assert.equal(response.statusCode, call.status, `${routeKey(route)} ${what}: ${response.body}`);
+    for (const text of call.absent ?? []) assert.ok(!response.body.includes(text), `${routeKey(route)} ${what}: the answer shows the owner's ${text}`);
+    await unchanged(what);
+  }
+
+  const success = await send(testCase.success);
+  checks++;
+  assert.equal(success.statusCode, testCase.success.status, `${routeKey(route)} as ${labelOf(testCase.success.as)} (the legitimate call): ${success.body}`);
+  for (const text of testCase.success.present ?? []) assert.ok(success.body.includes(text), `${routeKey(route)}: the legitimate answer lacks ${text}`);
+  for (const text of testCase.success.absent ?? []) assert.ok(!success.body.includes(text), `${routeKey(route)}: the legitimate answer still shows ${text}`);
+  return checks;
+}
