@@ -2,6 +2,7 @@ import { KindGuard, type TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { findUnstorableText } from '../lib/storable-text.ts';
 
 /**
  * Every request part is checked as sent: a body's string is not a number, unknown fields are
@@ -24,39 +25,12 @@ function createAjv(): Ajv {
 type Schema = Record<string, unknown>;
 type TextPart = 'querystring' | 'params' | 'headers';
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-function textProblem(text: string): string | null {
-  if (text.includes('\u0000')) return 'must not contain U+0000 (NUL)';
-  if (LONE_SURROGATE.test(text)) return 'must not contain a lone surrogate (text must be valid Unicode)';
-  return null;
-}
-
-/**
- * The first string (value or key) in `value` that holds NUL or a lone surrogate, as a validation
- * error. Iterative: a body is at most 64 levels deep (json-body.ts), but nothing here relies on it.
- */
-function findBadText(root: unknown): ErrorObject | null {
-  const stack: [unknown, string][] = [[root, '']];
-  while (stack.length > 0) {
-    const [value, path] = stack.pop()!;
-    if (typeof value === 'string') {
-      const problem = textProblem(value);
-      if (problem) return { instancePath: path, schemaPath: '#', keyword: 'text', params: {}, message: problem };
-    } else if (Array.isArray(value)) {
-      value.forEach((item, i) => stack.push([item, `${path}/${i}`]));
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
-        const at = `${path}/${escapePointer(key)}`;
-        const problem = textProblem(key);
-        if (problem) return { instancePath: at, schemaPath: '#', keyword: 'text', params: {}, message: `name ${problem}` };
-        stack.push([item, at]);
-      }
-    }
-  }
-  return null;
+/** The first string or key in `value` that holds NUL or a lone surrogate, as a validation error. */
+function findBadText(value: unknown): ErrorObject | null {
+  const found = findUnstorableText(value);
+  return found ? { instancePath: found.path, schemaPath: '#', keyword: 'text', params: {}, message: found.problem } : null;
 }
 
 /** The JSON types a schema admits (`type`, `const`, or those of its `anyOf` branches); empty: any. */

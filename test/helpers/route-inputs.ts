@@ -291,14 +291,19 @@ export const hostileNumberText = (): fc.Arbitrary<string> =>
     hostileNumber().map(String),
   );
 
-/** A JSON value of any type, sometimes huge or deep. */
+/**
+ * A JSON value of any type, sometimes huge. Deep nesting comes as text (see hostileRequest): a
+ * value thousands of levels deep would overflow JSON.stringify before it could be sent.
+ */
 export const hostileValue = (): fc.Arbitrary<unknown> =>
   fc.oneof(
     { weight: 3, arbitrary: fc.oneof(fc.constant(null), fc.boolean(), hostileNumber(), hostileString()) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-    { weight: 1, arbitrary: fc.constantFrom(65, 100, 1000, 5000).map((depth) => deepValue(depth)) },
+    { weight: 1, arbitrary: fc.constantFrom(60, 64).map((depth) => deepValue(depth)) },
     { weight: 1, arbitrary: fc.constantFrom([], {}, [null], { __proto__x: 1 }, { constructor: { prototype: {} } }) },
   );
+
+const DEEP_PLACEHOLDER = '\u0000deep\u0000';
 
 /** Raw body texts: malformed or extreme JSON. */
 export const hostileBodyText = (): fc.Arbitrary<string> =>
@@ -383,6 +388,12 @@ export function hostileRequest(route: RouteEntry): fc.Arbitrary<HostileInput> {
         from(input, `body ${name}`, { body: { kind: 'json', value: withField(input.body, name, value) } }),
       ),
       fc.constantFrom(...bodyFields).map((name) => (input: RouteInput) => from(input, `body without ${name}`, { body: { kind: 'json', value: withoutField(input.body, name) } })),
+      fc.tuple(fc.constantFrom(...bodyFields), fc.constantFrom(63, 65, 1000, 5000, 20000), fc.constantFrom<'array' | 'object'>('array', 'object')).map(
+        ([name, depth, kind]) => (input: RouteInput) => {
+          const text = JSON.stringify(withField(input.body, name, DEEP_PLACEHOLDER)).replace(JSON.stringify(DEEP_PLACEHOLDER), deepJsonText(depth, kind));
+          return from(input, `body ${name} nested ${depth} deep`, { body: { kind: 'raw', text } });
+        },
+      ),
     );
   }
   return fc.tuple(validRequest(route), fc.oneof(...mutations)).map(([input, mutate]) => mutate(input));

@@ -169,6 +169,35 @@ describe('input hygiene', () => {
   });
 });
 
+describe('query lists a route declares', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp({}, {
+      beforeReady: (server) => {
+        server.get(
+          '/lists',
+          {
+            config: { auth: 'none' },
+            schema: { querystring: { type: 'object', properties: { tag: { type: 'array', items: { type: 'string' } }, n: { type: 'array', items: { type: 'integer' } }, flag: { type: 'boolean' } } } },
+          },
+          async (request) => request.query,
+        );
+      },
+    });
+  });
+  after(() => app.close());
+
+  it('reads repeated keys as a list, one key as a list of one, and list items strictly', async () => {
+    const get = async (query: string) => (await app.request({ method: 'GET', url: `/lists?${query}` })).json();
+    assert.deepEqual(await get('tag=a&tag=b&n=1&n=20'), { tag: ['a', 'b'], n: [1, 20] });
+    assert.deepEqual(await get('tag=a&n=3&flag=true'), { tag: ['a'], n: [3], flag: true });
+    const bad = expectError(await app.request({ method: 'GET', url: '/lists?n=1&n=0x10' }), 400, 'BAD_REQUEST');
+    assert.equal(bad.details?.[0]?.path, '/querystring/n/1');
+    expectError(await app.request({ method: 'GET', url: '/lists?flag=1' }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'GET', url: '/lists?flag=true&flag=false' }), 400, 'BAD_REQUEST');
+  });
+});
+
 describe('errors from the HTTP layer itself, through a real socket', () => {
   let app: TestApp;
   let port: number;

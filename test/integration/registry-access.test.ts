@@ -206,6 +206,17 @@ describe('registry: heartbeats and availability', () => {
   });
   after(() => app.close());
 
+  it('keeps a reported load to four decimals, so a load too small for a 4-byte float is 0, not a 500', async () => {
+    const owner = await app.signup();
+    const agent = await registerAgent(app, owner.token);
+    for (const [sent, kept] of [[5.838120375391183e-155, 0], [0.123456789, 0.1235], [1, 1]] as const) {
+      const beat = await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token, body: { status: 'busy', load: sent } });
+      assert.equal(beat.statusCode, 200, beat.body);
+      assert.equal(beat.json().data.heartbeat.load, kept);
+      assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}`, token: owner.token })).json().data.heartbeat.load, kept);
+    }
+  });
+
   it('moves from offline to available, then away after two intervals, then offline after 24 h', async () => {
     const owner = await app.signup();
     const agent = await registerAgent(app, owner.token);

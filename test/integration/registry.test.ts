@@ -65,6 +65,13 @@ describe('registry: POST /v1/agents', () => {
     assert.equal(agent.inputSchema, '{"n":{"type":"number","default":3}}');
   });
 
+  it('refuses an inputSchema text nesting deeper than 64 levels with 400 naming it', async () => {
+    const deep = `{"n":{"type":"string","description":"x","enum":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    const body = expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ inputSchema: deep }) }), 400, 'BAD_REQUEST');
+    assert.equal(body.details?.[0]?.path, '/body/inputSchema');
+    assert.match(body.details?.[0]?.message ?? '', /deeper than 64/);
+  });
+
   it('answers 409 on a slug collision', async () => {
     const name = uniqueName('Collider');
     await registerAgent(app, owner.token, { name });

@@ -6,6 +6,8 @@ import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { heartbeat, readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { createTasksStore } from '../../src/modules/tasks/store.ts';
+import { assignedTask, callback, pollingAgent } from '../helpers/payments.ts';
+import { deepJsonText } from '../helpers/route-inputs.ts';
 
 const env = { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20' };
 
@@ -71,6 +73,24 @@ describe('tasks: submission, records and access', () => {
     expectError(await post({ description: 'x', agentId: 'no-such-agent' }), 404, 'NOT_FOUND');
     expectError(await post({ description: 'x', capabilities: ['summarize'] }, ''), 401, 'UNAUTHORIZED');
     expectError(await post({ description: 'x', capabilities: ['summarize'] }, 'ags_not-a-session'), 401, 'UNAUTHORIZED');
+  });
+
+  it('refuses input, metadata and a callback result nesting 5,000 levels with 400; the agent can still answer', async () => {
+    const deep = deepJsonText(5000, 'object');
+    for (const field of ['input', 'metadata']) {
+      const rawBody = `{"description":"Summarise this report","capabilities":["summarize"],"${field}":${deep}}`;
+      const body = expectError(await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, rawBody }), 400, 'BAD_REQUEST');
+      assert.match(body.message, /deeper than 64/);
+    }
+    // A capability no other test asks for: routing in this file's later tests must not pick this agent.
+    const poller = await pollingAgent(app, owner.token, { capabilities: ['nesting-check'] });
+    const task = await assignedTask(app, requester.token, owner.token, poller.id);
+    const refused = await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/callback`, rawBody: `{"taskToken":"${task.token}","result":${deep}}` });
+    expectError(refused, 400, 'BAD_REQUEST');
+    assert.equal((await taskOf(app, requester.token, task.id)).status, 'in_progress');
+    const done = await callback(app, task.id, { taskToken: task.token, result: { summary: 'short' } });
+    assert.equal(done.statusCode, 200, done.body);
+    assert.deepEqual((await taskOf(app, requester.token, task.id)).result, { summary: 'short' });
   });
 
   it('a private agent cannot be targeted or routed to by others (404), but by its owner', async () => {

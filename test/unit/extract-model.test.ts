@@ -103,6 +103,23 @@ describe('model extractor against an OpenAI-compatible server', () => {
     assert.equal(fallbacks.length, 1);
   });
 
+  it('falls back when the answer nests deeper than 64 levels, before anything walks it', async () => {
+    handle = (_body, _req, res) => answer(res, `{"prompt":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    const { extractor, fallbacks } = extractorWithLog();
+    assert.deepEqual(await extractor.extract(schema, task), builtinAnswer);
+    assert.equal(fallbacks.length, 1);
+    assert.match(fallbacks[0]!, /deeper than 64/);
+  });
+
+  it('falls back when the answer holds text no database stores as given (NUL, a lone surrogate)', async () => {
+    for (const content of ['{"prompt":"a fox\\u0000"}', '{"prompt":"a fox \\ud800"}']) {
+      handle = (_body, _req, res) => answer(res, content);
+      const { extractor, fallbacks } = extractorWithLog();
+      assert.deepEqual(await extractor.extract(schema, task), builtinAnswer);
+      assert.match(fallbacks[0] ?? '', /\/prompt must not contain/);
+    }
+  });
+
   it('gives up after the timeout, aborts the request and falls back', async () => {
     let closed!: () => void;
     const requestClosed = new Promise<void>((resolve) => (closed = resolve));

@@ -30,6 +30,12 @@ export interface RegistryDeps {
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
+/**
+ * A reported load kept to four decimals: the column is a 4-byte float on PostgreSQL, which refuses
+ * (rather than rounds) a value as small as 1e-155, and no routing decision needs finer than 0.0001.
+ */
+const loadOf = (load: number): number => Math.round(load * 10_000) / 10_000;
+
 export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, agentRemoved }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
@@ -343,7 +349,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         if (row.key_verified_at === null) await store.markKeyProven(id, isoNow(clock));
       }
       const now = isoNow(clock);
-      const updated = await store.update(id, { last_seen_at: now, reported_status: body.status ?? 'available', reported_load: body.load ?? null });
+      const updated = await store.update(id, { last_seen_at: now, reported_status: body.status ?? 'available', reported_load: body.load === undefined ? null : loadOf(body.load) });
       if (!updated) throw notFound('Agent not found');
       return { id, availability: availabilityOf(updated), lastSeenAt: now, heartbeat: { status: updated.reported_status ?? 'available', load: updated.reported_load } };
     },

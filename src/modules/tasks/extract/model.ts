@@ -1,5 +1,6 @@
 import type { InputSchema } from '../../registry/index.ts';
 import { parseJsonWithinDepth } from '../../../lib/json-depth.ts';
+import { findUnstorableText } from '../../../lib/storable-text.ts';
 import { extractBuiltin } from './builtin.ts';
 import { finish } from './finish.ts';
 import type { FieldExtractor } from './types.ts';
@@ -97,6 +98,8 @@ function readAnswer(body: string): Record<string, unknown> {
   // Some models wrap JSON in a Markdown fence even when asked for JSON.
   const answer: unknown = parseJsonWithinDepth(content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, ''));
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw new Error('extraction model answer is not a JSON object');
+  const unstorable = findUnstorableText(answer);
+  if (unstorable) throw new Error(`extraction model answer at ${unstorable.path} ${unstorable.problem}`);
   return answer as Record<string, unknown>;
 }
 
