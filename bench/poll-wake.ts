@@ -8,6 +8,8 @@
  *   npx tsx bench/poll-wake.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/poll-wake.ts
  */
+import { randomBytes } from 'node:crypto';
+import { formatPublicKey, publicKeyFromSeed, signMessage } from '../src/lib/ed25519.ts';
 import { benchDatabase, machine, markdownTable, percentile, postJson, startService, withCleanup, writeResult } from './lib.ts';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 200);
@@ -18,22 +20,28 @@ await withCleanup(async (cleanup) => {
   const pollNode = database.dialect === 'postgres' ? await startService(database.url, cleanup) : submitNode;
 
   const requester = (await postJson<{ data: { token: string } }>(`${submitNode.url}/v1/auth/signup`, { email: 'req@example.test', password: 'correct horse battery' })).data.token;
+  const seed = randomBytes(32);
   const agent = await postJson<{ data: { id: string } }>(`${submitNode.url}/v1/agents/provisional`, {
     name: 'Poll Bench Agent',
     description: 'Polls',
     deliveryMode: 'poll',
     capabilities: ['geocoding'],
-    pubkey: 'ed25519:11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
+    pubkey: formatPublicKey(publicKeyFromSeed(seed)),
   });
   const pollUrl = `${pollNode.url}/v1/agents/${agent.data.id}/tasks/poll`;
-  await fetch(pollUrl).then((r) => r.arrayBuffer());
+  // A provisional agent's poll proves its registration key.
+  const signed = () => {
+    const seconds = Math.floor(Date.now() / 1000);
+    return { 'x-agent-signature': `${seconds}.${signMessage(seed, `${agent.data.id}.${seconds}`).toString('base64url')}` };
+  };
+  await fetch(pollUrl, { headers: signed() }).then((r) => r.arrayBuffer());
 
   const afterStored: number[] = [];
   const fromSubmit: number[] = [];
   let missed = 0;
   process.stderr.write(`measuring ${rounds} wake-ups ...\n`);
   for (let i = 0; i < rounds; i++) {
-    const polled = fetch(`${pollUrl}?wait=10`).then(async (response) => ({ at: performance.now(), body: (await response.json()) as { data: { taskId: string }[] } }));
+    const polled = fetch(`${pollUrl}?wait=10`, { headers: signed() }).then(async (response) => ({ at: performance.now(), body: (await response.json()) as { data: { taskId: string }[] } }));
     // Let the poll reach its wait before the task exists.
     await new Promise((resolve) => setTimeout(resolve, 30));
     const submitStart = performance.now();

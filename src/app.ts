@@ -91,10 +91,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
   const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
   const registry = createRegistryService({
-    store: createRegistryStore(database.db),
+    store: createRegistryStore(database.db, database.dialect),
     clock,
     isOrgMember: orgs.isMember,
     heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
+    allowUnsignedProvisionalPoll: config.allowUnsignedProvisionalPoll,
     agentRemoved: principals.forgetAgent,
   });
   const { agentAccounts } = registry;
@@ -172,7 +173,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerAuthRoutes(server, auth, { credentialRateLimit: { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs } });
   registerUsersRoutes(server, users);
   registerOrgsRoutes(server, orgs);
-  registerRegistryRoutes(server, registry, { provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs } });
+  registerRegistryRoutes(server, registry, { provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs }, publicUrl: config.publicUrl });
   registerCatalogRoutes(server);
   registerDiscoveryRoutes(server, discovery);
   registerReceiptsRoutes(server, receipts);

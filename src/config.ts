@@ -27,6 +27,11 @@ export interface Config {
   heartbeatIntervalSeconds: number;
   sessionTtlHours: number;
   allowPrivateEndpoints: boolean;
+  /**
+   * Lets anyone who knows a provisional agent's id poll its tasks without X-Agent-Signature (the
+   * spec's id-only polling, for old clients). Unsafe: agent ids are public.
+   */
+  allowUnsignedProvisionalPoll: boolean;
   /** Whose X-Forwarded-For to believe: nobody, the nearest `hops` proxies, or proxies at these addresses/CIDRs. */
   trustProxy: TrustProxy;
   /** An OpenAI-compatible embeddings API for discovery; null: the built-in offline word vectors. */
@@ -158,6 +163,7 @@ export function loadConfig(env: Env): Config {
     heartbeatIntervalSeconds: integer('HEARTBEAT_INTERVAL_SECONDS', 60, 1, 86_400),
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
     allowPrivateEndpoints: boolean('ALLOW_PRIVATE_ENDPOINTS', false),
+    allowUnsignedProvisionalPoll: boolean('ALLOW_UNSIGNED_PROVISIONAL_POLL', false),
     trustProxy: trustProxy(env.TRUST_PROXY, problems),
     delivery: {
       maxAttempts: integer('WEBHOOK_MAX_ATTEMPTS', 3, 1, 20),

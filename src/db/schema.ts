@@ -111,11 +111,15 @@ export interface AgentsTable {
   currency: string;
 }
 
+/** Claim and key challenges: an agent's recent nonces, numbered by `seq` in the order issued (docs/registry.md). */
 export interface ClaimChallengesTable {
   agent_id: string;
+  seq: number;
   nonce: string;
   expires_at: string;
   created_at: string;
+  /** Set when newer challenges pushed this one out of the valid few. */
+  replaced_at: string | null;
 }
 
 export interface TrustReceiptsTable {

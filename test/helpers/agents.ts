@@ -15,6 +15,11 @@ export function newAgentKey(seed: Buffer = randomBytes(32)): AgentKey {
 /** `X-Agent-Signature` for `agentId` at `seconds` (unix): the registration key's signature over "<agentId>.<seconds>". */
 export const agentSignature = (agentId: string, key: AgentKey, seconds: number) => `${seconds}.${key.sign(`${agentId}.${seconds}`)}`;
 
+/** The `X-Agent-Signature` header of a provisional agent's poll or heartbeat, signed at `now` (pass the app's clock when it has a test clock). */
+export const signedBy = (agent: { id: string; key: AgentKey }, now: Date = new Date()) => ({
+  'x-agent-signature': agentSignature(agent.id, agent.key, Math.floor(now.getTime() / 1000)),
+});
+
 let counter = 0;
 export const uniqueName = (prefix = 'Agent') => `${prefix} ${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 7)}`;
 

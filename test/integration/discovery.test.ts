@@ -52,7 +52,7 @@ describe('discovery: search and ranking', () => {
     assert.equal(first.id, agents.digest);
     for (const field of ['name', 'slug', 'description', 'capabilities', 'protocols', 'categories', 'status', 'createdAt']) assert.ok(field in first, field);
     assert.equal(first.trust, 0.5);
-    assert.equal(first.availability, 'offline');
+    assert.equal(first.availability, 'unknown', 'registered and never heard from');
     assert.ok(first.relevance > 0 && first.relevance <= 1 && first.score > 0 && first.score <= first.relevance);
     for (let i = 1; i < found.data.length; i++) assert.ok(found.data[i - 1]!.score >= found.data[i]!.score);
     assert.deepEqual(Object.keys(found.pagination).sort(), ['hasMore', 'limit', 'offset', 'total']);
@@ -80,7 +80,7 @@ describe('discovery: search and ranking', () => {
     assert.equal((await discover(app, 'category=legal')).pagination.total, 0);
   });
 
-  it('ranks an available agent above an offline one that fits equally', async () => {
+  it('ranks an available agent above one never heard from that fits equally', async () => {
     const body = { description: 'Translates legal contracts between German and Japanese.', categories: ['legal'], protocols: ['rest'] };
     const quiet = await registerAgent(app, token, body);
     const busy = await registerAgent(app, token, body);
@@ -234,11 +234,13 @@ describe('discovery: freshness', () => {
     try {
       const owner = (await timed.signup()).token;
       const agent = await registerAgent(timed, owner, { description: 'Waters houseplants on schedule.', categories: ['other'] });
-      assert.equal((await discover(timed, 'q=houseplants')).data[0]!.availability, 'offline');
+      assert.equal((await discover(timed, 'q=houseplants')).data[0]!.availability, 'unknown');
       await timed.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner, body: {} });
       assert.equal((await discover(timed, 'q=houseplants')).data[0]!.availability, 'available');
       clock.advance(10 * 60 * 1000);
       assert.equal((await discover(timed, 'q=houseplants')).data[0]!.availability, 'away');
+      clock.advance(24 * 3600 * 1000);
+      assert.equal((await discover(timed, 'q=houseplants')).data[0]!.availability, 'offline');
     } finally {
       await timed.close();
     }

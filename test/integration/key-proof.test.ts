@@ -47,15 +47,16 @@ describe('registry: proving the registration key (GET key-challenge, POST key-pr
     assert.equal(mine.find((a) => a.id === agent.id)?.keyVerified, true);
   });
 
-  it('accepts a standard base64 signature; a challenge is single use and a new one replaces the old', async () => {
+  it('accepts a standard base64 signature; the five most recent challenges stay valid, and a proof spends them all', async () => {
     const agent = await keyedAgent();
-    const first = (await challenge(agent.id)).json().data.nonce;
-    const second = (await challenge(agent.id)).json().data.nonce;
-    assert.notEqual(first, second);
-    expectError(await prove(agent.id, agent.key.sign(first)), 403, 'FORBIDDEN');
-    const standard = Buffer.from(agent.key.sign(second), 'base64url').toString('base64');
+    const nonces = [];
+    for (let i = 0; i < 6; i++) nonces.push((await challenge(agent.id)).json().data.nonce as string);
+    assert.equal(new Set(nonces).size, 6);
+    assert.match(expectError(await prove(agent.id, agent.key.sign(nonces[0]!)), 400, 'BAD_REQUEST').message, /replaced/);
+    const standard = Buffer.from(agent.key.sign(nonces[1]!), 'base64url').toString('base64');
     assert.equal((await prove(agent.id, standard)).statusCode, 200);
     expectError(await prove(agent.id, standard), 400, 'BAD_REQUEST');
+    expectError(await prove(agent.id, agent.key.sign(nonces[5]!)), 400, 'BAD_REQUEST');
   });
 
   it('a signature by another key is 403, changes nothing and leaves the challenge usable', async () => {
@@ -180,8 +181,8 @@ describe('trust follows proven keys: discovery and routing', () => {
     // Registration sends only the public key: nothing here uses the private half.
     const provisional = await registerProvisional(app, holderKey, alike());
     agents.provisional = provisional.id;
-    // Anyone may poll for a provisional agent; a poll counts as a heartbeat.
-    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${agents.provisional}/tasks/poll?wait=0` })).statusCode, 200);
+    // Without the private key the copy cannot poll (or heartbeat) for it; never heard from, it is still routable.
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agents.provisional}/tasks/poll?wait=0` }), 401, 'UNAUTHORIZED');
   });
   after(() => app.close());
 

@@ -217,11 +217,11 @@ describe('registry: heartbeats and availability', () => {
     }
   });
 
-  it('moves from offline to available, then away after two intervals, then offline after 24 h', async () => {
+  it('moves from unknown to available, then away after two intervals, then offline after 24 h', async () => {
     const owner = await app.signup();
     const agent = await registerAgent(app, owner.token);
     const availability = async () => (await app.request({ method: 'GET', url: `/v1/agents/${agent.id}` })).json().data.availability;
-    assert.equal(await availability(), 'offline');
+    assert.equal(await availability(), 'unknown');
     const beat = await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token, body: { status: 'busy', load: 0.75 } });
     assert.equal(beat.statusCode, 200, beat.body);
     assert.deepEqual(beat.json().data.heartbeat, { status: 'busy', load: 0.75 });

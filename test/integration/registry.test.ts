@@ -46,9 +46,13 @@ describe('registry: POST /v1/agents', () => {
     for (const field of ['id', 'name', 'slug', 'description', 'protocols', 'categories', 'capabilities', 'tags', 'endpoint', 'docsUrl', 'authType', 'version', 'status', 'ownerId', 'createdAt', 'updatedAt']) {
       assert.ok(field in agent, field);
     }
-    assert.equal(agent.availability, 'offline');
+    assert.equal(agent.availability, 'unknown', 'never heard from yet');
+    assert.equal(agent.hasWebhookSecret, true);
+    assert.match(agent.webhookSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     const fetched = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}` });
-    assert.deepEqual(fetched.json().data, agent);
+    const { webhookSecret, ...view } = agent;
+    assert.deepEqual(fetched.json().data, view, 'the secret is shown only at registration');
+    assert.ok(webhookSecret);
   });
 
   it('defaults version to 1.0.0 and accepts an API key as the credential', async () => {
@@ -63,6 +67,27 @@ describe('registry: POST /v1/agents', () => {
     assert.equal(agent.deliveryMode, 'poll');
     assert.equal(agent.endpoint, null);
     assert.equal(agent.inputSchema, '{"n":{"type":"number","default":3}}');
+    assert.equal(agent.webhookSecret, undefined, 'a poll agent gets no webhook secret');
+    assert.equal(agent.hasWebhookSecret, false);
+  });
+
+  it('an agent registered without an endpoint polls; one that asks for webhooks without an endpoint is 400', async () => {
+    const agent = await registerAgent(app, owner.token, { endpoint: undefined });
+    assert.equal(agent.deliveryMode, 'poll');
+    assert.equal(agent.webhookSecret, undefined);
+    const body = expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ endpoint: undefined, deliveryMode: 'webhook' }) }), 400, 'BAD_REQUEST');
+    assert.ok(body.details?.some((d) => d.path === '/body/endpoint'));
+    const poller = await registerAgent(app, owner.token, { deliveryMode: 'poll' });
+    assert.equal(poller.deliveryMode, 'poll', 'an agent with an endpoint may still choose to poll');
+    assert.equal(poller.webhookSecret, undefined);
+  });
+
+  it('rotating the webhook secret replaces the one given at registration', async () => {
+    const agent = await registerAgent(app, owner.token);
+    const rotated = await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/webhook-secret`, token: owner.token });
+    assert.equal(rotated.statusCode, 201);
+    assert.match(rotated.json().data.secret, /^whsec_/);
+    assert.notEqual(rotated.json().data.secret, agent.webhookSecret);
   });
 
   it('refuses an inputSchema text nesting deeper than 64 levels with 400 naming it', async () => {
@@ -85,7 +110,7 @@ describe('registry: POST /v1/agents', () => {
       [{ name: '!!!' }, '/body/name'],
       [{ name: 'x'.repeat(101) }, '/body/name'],
       [{ description: undefined }, '/body/description'],
-      [{ endpoint: undefined }, '/body/endpoint'],
+      [{ endpoint: undefined, deliveryMode: 'webhook' }, '/body/endpoint'],
       [{ endpoint: 'ftp://agent.example.test' }, '/body/endpoint'],
       [{ endpoint: 'javascript:alert(1)' }, '/body/endpoint'],
       [{ protocols: [] }, '/body/protocols'],
@@ -124,7 +149,7 @@ describe('registry: provisional registration and claims', () => {
   let app: TestApp;
   const clock = new TestClock();
   before(async () => {
-    app = await startTestApp({ PROVISIONAL_RATE_LIMIT_MAX: '1000' }, { clock });
+    app = await startTestApp({ PROVISIONAL_RATE_LIMIT_MAX: '1000', PUBLIC_URL: 'https://agentry.example.test' }, { clock });
   });
   after(() => app.close());
 
@@ -134,12 +159,13 @@ describe('registry: provisional registration and claims', () => {
     const response = await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: urlSafeUnpadded } });
     assert.equal(response.statusCode, 201, response.body);
     const body = response.json();
-    assert.deepEqual(Object.keys(body.data).sort(), ['id', 'name', 'ownerId', 'registrationPubkey', 'slug', 'status']);
+    assert.deepEqual(Object.keys(body.data).sort(), ['id', 'name', 'ownerId', 'registrationPubkey', 'slug', 'status', 'webhookSecret']);
     assert.equal(body.data.status, 'provisional');
     assert.equal(body.data.ownerId, null);
     assert.equal(body.data.registrationPubkey, key.pubkey);
     assert.equal(body.claimUrl, `/v1/agents/${body.data.id}/claim/challenge`);
-    assert.equal(typeof body.message, 'string');
+    assert.ok(body.message.includes(`https://agentry.example.test/claim/${body.data.id}`), body.message);
+    assert.match(body.data.webhookSecret, /^whsec_/, 'a webhook agent gets its signing secret at registration');
     const agent = (await app.request({ method: 'GET', url: `/v1/agents/${body.data.id}` })).json().data;
     assert.equal(agent.status, 'provisional');
     assert.equal(agent.version, '1.0.0');
@@ -161,14 +187,16 @@ describe('registry: provisional registration and claims', () => {
     }
   });
 
-  it('refuses fields only owners set, and a webhook agent without endpoint', async () => {
+  it('refuses fields only owners set, and a webhook agent without endpoint; without one the agent polls', async () => {
     const key = newAgentKey();
     for (const extra of [{ visibility: 'private' }, { inputSchema: '{}' }, { ownerId: 'x' }]) {
       expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: key.pubkey, ...extra } }), 400, 'BAD_REQUEST');
     }
-    expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', pubkey: key.pubkey } }), 400, 'BAD_REQUEST');
-    const poller = await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', pubkey: key.pubkey, deliveryMode: 'poll' } });
+    expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', pubkey: key.pubkey, deliveryMode: 'webhook' } }), 400, 'BAD_REQUEST');
+    const poller = await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', pubkey: key.pubkey } });
     assert.equal(poller.statusCode, 201);
+    assert.equal(poller.json().data.webhookSecret, undefined, 'a poll agent gets no webhook secret');
+    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${poller.json().data.id}` })).json().data.deliveryMode, 'poll');
   });
 
   it('issues a challenge of 64 hex characters valid 10 minutes, with instructions', async () => {
@@ -219,7 +247,7 @@ describe('registry: provisional registration and claims', () => {
     expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign('x'.repeat(64)) } }), 400, 'BAD_REQUEST');
     const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
     clock.advance(10 * 60 * 1000 + 1000);
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } }), 400, 'BAD_REQUEST');
+    assert.match(expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } }), 400, 'BAD_REQUEST').message, /expired/);
   });
 
   it('answers 403 for a signature by another key or over another message, and keeps the challenge usable', async () => {
@@ -232,14 +260,58 @@ describe('registry: provisional registration and claims', () => {
     assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } })).statusCode, 200);
   });
 
-  it('replaces an earlier challenge with a new one', async () => {
+  it("keeps the five most recent challenges valid, so anyone asking for one does not cancel the owner's", async () => {
     const person = await app.signup();
     const { id, key } = await registerProvisional(app);
-    const first = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
-    const second = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
-    assert.notEqual(first, second);
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(first) } }), 403, 'FORBIDDEN');
-    assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(second) } })).statusCode, 200);
+    const challenge = async () => (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce as string;
+    const owners = await challenge();
+    const others = [await challenge(), await challenge(), await challenge(), await challenge()];
+    assert.equal(new Set([owners, ...others]).size, 5);
+    const response = await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(owners) } });
+    assert.equal(response.statusCode, 200, response.body);
+    // A claim spends them all: the agent is claimed, so any other is 409.
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(others[3]!) } }), 409, 'CONFLICT');
+  });
+
+  it('answers a signature over a replaced challenge with 400 saying so, over an expired one with 400 saying so, and over none with 403', async () => {
+    const person = await app.signup();
+    const { id, key } = await registerProvisional(app);
+    const challenge = async () => (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce as string;
+    const claim = (nonce: string) => app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } });
+    const first = await challenge();
+    const later = [];
+    for (let i = 0; i < 5; i++) later.push(await challenge());
+    assert.match(expectError(await claim(first), 400, 'BAD_REQUEST').message, /replaced/);
+    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: newAgentKey().sign(later[0]!) } }), 403, 'FORBIDDEN');
+    clock.advance(10 * 60 * 1000 + 1000);
+    assert.match(expectError(await claim(later[4]!), 400, 'BAD_REQUEST').message, /expired/);
+    // Nothing was spent by the refusals: a fresh challenge claims.
+    const fresh = await challenge();
+    assert.equal((await claim(fresh)).statusCode, 200);
+  });
+
+  /** Ten claimants, shared by the concurrency tests: sign-ups have a per-address budget of their own. */
+  let claimants: { token: string }[] | null = null;
+  const tenPeople = async () => (claimants ??= await Promise.all(Array.from({ length: 10 }, () => app.signup())));
+
+  it('answers 200 to concurrent challenge requests, and of concurrent claims over different valid challenges exactly one wins', async () => {
+    const people = await tenPeople();
+    const { id, key } = await registerProvisional(app);
+    const issued = await Promise.all(Array.from({ length: 20 }, () => app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })));
+    assert.deepEqual([...new Set(issued.map((r) => r.statusCode))], [200]);
+    const nonces = issued.map((r) => r.json().data.nonce as string);
+    const valid = (await app.database.db.selectFrom('claim_challenges').select('nonce').where('agent_id', '=', id).where('replaced_at', 'is', null).execute()).map((row) => row.nonce);
+    assert.equal(valid.length, 5, 'five stay valid however the requests interleave');
+    assert.ok(valid.every((nonce) => nonces.includes(nonce)));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: people[i % 10]!.token, body: { signature: key.sign(valid[i % 5]!) } })),
+    );
+    const statuses = results.map((r) => r.statusCode);
+    assert.equal(statuses.filter((s) => s === 200).length, 1, JSON.stringify(statuses));
+    assert.equal(statuses.filter((s) => s === 409).length, 49, JSON.stringify(statuses));
+    const winner = results.find((r) => r.statusCode === 200)!.json().data.ownerId;
+    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${id}` })).json().data.ownerId, winner);
+    assert.equal((await app.database.db.selectFrom('claim_challenges').select('nonce').where('agent_id', '=', id).execute()).length, 0, 'the claim spent them all');
   });
 
   it('answers 409 for a second claim, a challenge of a claimed agent and an owned agent', async () => {
@@ -261,7 +333,7 @@ describe('registry: provisional registration and claims', () => {
   });
 
   it('lets exactly one of 50 concurrent valid claims win', async () => {
-    const people = await Promise.all(Array.from({ length: 10 }, () => app.signup()));
+    const people = await tenPeople();
     const { id, key } = await registerProvisional(app);
     const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
     const signature = key.sign(nonce);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
-import { registerAgent, registerProvisional } from '../helpers/agents.ts';
+import { registerAgent, registerProvisional, signedBy } from '../helpers/agents.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { heartbeat, readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -56,6 +56,7 @@ describe('tasks: submission, records and access', () => {
     assert.equal(task.status, 'unmatched');
     assert.equal(task.assignedAgent, null);
     assert.equal((task.error as { code: string }).code, 'no_agent');
+    assert.equal((task.error as { message: string }).message, 'No agent you can see has the capability "underwater-basket-weaving"');
   });
 
   it('refuses bad input', async () => {
@@ -261,9 +262,11 @@ describe('tasks: routing', () => {
     const loaded = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
     await app.request({ method: 'POST', url: `/v1/agents/${loaded.id}/heartbeat`, token: owner.token, body: { status: 'busy', load: 0.9 } });
     const twin = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
-    const offline = await registerAgent(app, owner.token, { endpoint: server.url, capabilities: ['ocr'] });
-    const unsigned = await registerAgent(app, owner.token, { endpoint: server.url, capabilities: ['ocr'] });
-    await heartbeat(app, owner.token, unsigned.id);
+    const offline = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
+    // Its last heartbeat was more than 24 hours ago.
+    await app.database.db.updateTable('agents').set({ last_seen_at: new Date(Date.now() - 25 * 3600_000).toISOString() }).where('id', '=', offline.id).execute();
+    const unsigned = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
+    assert.equal((await app.request({ method: 'DELETE', url: `/v1/agents/${unsigned.id}/webhook-secret`, token: owner.token })).statusCode, 200);
     const maintenance = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
     await app.request({ method: 'POST', url: `/v1/agents/${maintenance.id}/heartbeat`, token: owner.token, body: { status: 'maintenance' } });
 
@@ -283,6 +286,8 @@ describe('tasks: routing', () => {
     assert.match(reasons[offline.id], /offline/);
     assert.match(reasons[unsigned.id], /webhook secret/);
     assert.match(reasons[maintenance.id], /maintenance/);
+    const codes = Object.fromEntries(plan.excluded.map((e: { agent: { id: string }; code: string }) => [e.agent.id, e.code]));
+    assert.deepEqual(codes, { [offline.id]: 'offline', [unsigned.id]: 'no_webhook_secret', [maintenance.id]: 'maintenance' });
 
     const again = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr', 'translate'] } })).json().data;
     assert.deepEqual(again.candidates, plan.candidates);
@@ -318,7 +323,10 @@ describe('tasks: routing', () => {
     const named = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['anything'] });
     assert.equal((await submitTask(app, requester.token, { agentId: named.id, capabilities: undefined })).assignedAgent?.id, named.id);
     const sleeping = await registerAgent(app, owner.token, { endpoint: server.url });
-    assert.equal((await submitTask(app, requester.token, { agentId: sleeping.id, capabilities: undefined })).status, 'unmatched');
+    await app.request({ method: 'POST', url: `/v1/agents/${sleeping.id}/heartbeat`, token: owner.token, body: { status: 'maintenance' } });
+    const unmatched = await submitTask(app, requester.token, { agentId: sleeping.id, capabilities: undefined });
+    assert.equal(unmatched.status, 'unmatched');
+    assert.match((unmatched.error as { message: string }).message, /^The agent you named cannot take it: in maintenance/);
   });
 });
 
@@ -376,7 +384,7 @@ describe('tasks: expiry', () => {
     try {
       const requester = await app.signup();
       const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['slow-thing'] });
-      await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+      await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent, clock.now()) });
       const task = await submitTask(app, requester.token, { capabilities: ['slow-thing'], expiresInMinutes: 1 });
       assert.equal(task.status, 'matched');
       clock.advance(61_000);
@@ -385,7 +393,7 @@ describe('tasks: expiry', () => {
       const expired = await taskOf(app, requester.token, task.id);
       assert.equal(expired.status, 'expired');
       assert.equal((expired.error as { code: string }).code, 'expired');
-      assert.deepEqual((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` })).json().data, []);
+      assert.deepEqual((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent, clock.now()) })).json().data, []);
       expectError(await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/cancel`, token: requester.token }), 409, 'CONFLICT');
     } finally {
       await app.close();
@@ -416,9 +424,113 @@ describe('tasks: a provisional agent can be routed to', () => {
     try {
       const requester = await app.signup();
       const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['sentiment-analysis'] });
-      await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+      await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) });
       const task = await submitTask(app, requester.token, { capabilities: ['sentiment analysis'] });
       assert.equal(task.assignedAgent?.id, agent.id);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("tasks: a newcomer's first task", () => {
+  let app: TestApp;
+  let server: AgentServer;
+  before(async () => {
+    app = await startTestApp(env);
+    server = await startAgentServer();
+  });
+  after(async () => {
+    await app.close();
+    await server.close();
+  });
+
+  it('goes to a webhook agent registered a moment ago, signed with the secret its registration answered', async () => {
+    const { Webhook } = await import('standardwebhooks');
+    const owner = await app.signup();
+    const registered = await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: { name: 'First Agent', description: 'Checks facts', endpoint: server.url, protocols: ['rest'], categories: ['research'], capabilities: ['newcomer-check'] } });
+    assert.equal(registered.statusCode, 201, registered.body);
+    const agent = registered.json().data;
+    assert.equal(agent.availability, 'unknown');
+
+    const requester = await app.signup();
+    const task = await submitTask(app, requester.token, { capabilities: ['newcomer-check'], description: 'Is the moon made of cheese?' });
+    assert.equal(task.status, 'matched', JSON.stringify(task.error));
+    assert.equal(task.assignedAgent?.id, agent.id);
+    const webhook = await waitForWebhook(server, task.id);
+    const payload = new Webhook(agent.webhookSecret).verify(webhook.body, webhook.headers as Record<string, string>) as { taskId: string };
+    assert.equal(payload.taskId, task.id);
+  });
+
+  it('goes to a poll agent registered without an endpoint, taken by its first signed poll', async () => {
+    const agent = await registerProvisional(app, undefined, { endpoint: undefined, capabilities: ['newcomer-poll'] });
+    const requester = await app.signup();
+    const task = await submitTask(app, requester.token, { capabilities: ['newcomer-poll'] });
+    assert.equal(task.status, 'matched', JSON.stringify(task.error));
+    const polled = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) });
+    assert.equal(polled.json().data[0].taskId, task.id);
+  });
+
+  it('ranks an agent never heard from below one that is away, and both below one available', async () => {
+    const { TestClock } = await import('../helpers/app.ts');
+    const clock = new TestClock(Date.now());
+    const timed = await startTestApp(env, { clock });
+    try {
+      const owner = await timed.signup();
+      const make = () => registerAgent(timed, owner.token, { endpoint: undefined, capabilities: ['ranked-thing'] });
+      const away = await make();
+      await heartbeat(timed, owner.token, away.id);
+      clock.advance(3600_000);
+      const available = await make();
+      await heartbeat(timed, owner.token, available.id);
+      const unknown = await make();
+      const plan = (await timed.request({ method: 'POST', url: '/v1/tasks/route', token: owner.token, body: { description: 'x', capabilities: ['ranked-thing'] } })).json().data;
+      const order = plan.candidates.map((c: { agent: { id: string }; availability: string; factors: { availability: number } }) => [c.agent.id, c.availability, c.factors.availability]);
+      assert.deepEqual(order, [
+        [available.id, 'available', 1],
+        [away.id, 'away', 0.5],
+        [unknown.id, 'unknown', 0.25],
+      ]);
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
+describe('tasks: an unmatched task says why', () => {
+  it('counts, per reason, the agents the requester may see that have the capability, and never a hidden one', async () => {
+    const { TestClock } = await import('../helpers/app.ts');
+    const clock = new TestClock(Date.now());
+    const app = await startTestApp(env, { clock });
+    try {
+      const owner = await app.signup();
+      const other = await app.signup();
+      const requester = await app.signup();
+      const capability = 'fact-checking-deluxe';
+      const stale = await registerAgent(app, owner.token, { endpoint: undefined, capabilities: [capability] });
+      await heartbeat(app, owner.token, stale.id);
+      clock.advance(25 * 3600_000);
+      await registerAgent(app, owner.token, { endpoint: undefined, capabilities: [capability], pricePerTaskCents: 500 });
+      // Someone else's private and org agents would fit: they must not be used, shown or counted.
+      const hidden = await registerAgent(app, other.token, { endpoint: undefined, capabilities: [capability], visibility: 'private' });
+      const org = (await app.request({ method: 'POST', url: '/v1/orgs', token: other.token, body: { name: 'Hidden Co' } })).json().data;
+      const orgOnly = await registerAgent(app, other.token, { endpoint: undefined, capabilities: [capability], visibility: 'org', orgId: org.id });
+
+      const task = await submitTask(app, requester.token, { capabilities: [capability], maxPriceCents: 100 });
+      assert.equal(task.status, 'unmatched');
+      assert.deepEqual(task.error, {
+        code: 'no_agent',
+        message: `2 agents you can see have this capability ("${capability}"): 1 offline, 1 above your maxPriceCents`,
+        matching: 2,
+        excluded: { offline: 1, price_above_max: 1 },
+      });
+      assert.deepEqual(await taskOf(app, requester.token, task.id).then((stored) => stored.error), task.error, 'kept in the record');
+
+      const plan = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: [capability], maxPriceCents: 100 } })).json().data;
+      assert.deepEqual(plan.excluded.map((e: { code: string }) => e.code).sort(), ['offline', 'price_above_max'], 'the dry run tells the same story');
+      // The hidden agents would have fitted: their owner's task goes to one of them.
+      const own = await submitTask(app, other.token, { capabilities: [capability], maxPriceCents: 100 });
+      assert.ok([hidden.id, orgOnly.id].includes(own.assignedAgent?.id ?? ''), JSON.stringify(own));
     } finally {
       await app.close();
     }

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { expectError, otherNode, startTestApp, type TestApp } from '../helpers/app.ts';
-import { registerAgent, registerProvisional } from '../helpers/agents.ts';
+import { sql } from 'kysely';
+import { expectError, otherNode, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { agentSignature, newAgentKey, registerAgent, registerProvisional, signedBy } from '../helpers/agents.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { pollsHeld, readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -152,21 +153,21 @@ describe('tasks: long-poll delivery end to end', () => {
   });
   after(() => app.close());
 
-  it('a provisional polling agent takes its task with no credential, calls back, and the requester reads completed', async () => {
+  it('a provisional polling agent takes its task with a signed poll, calls back, and the requester reads completed', async () => {
     const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['data-cleaning'] });
     // Polling with nothing queued answers at once and counts as a heartbeat.
-    const empty = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    const empty = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) });
     assert.equal(empty.statusCode, 200, empty.body);
     assert.deepEqual(empty.json().data, []);
 
     const submitted = await submitTask(app, requester.token, { capabilities: ['data-cleaning'], description: 'Clean the CSV' });
     assert.equal(submitted.assignedAgent?.id, agent.id);
-    const polled = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?limit=5` });
+    const polled = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?limit=5`, headers: signedBy(agent) });
     const [payload] = polled.json().data;
     assert.equal(payload.taskId, submitted.id);
     assert.equal(payload.description, 'Clean the CSV');
     assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'in_progress');
-    assert.deepEqual((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` })).json().data, [], 'taken tasks are not handed out twice');
+    assert.deepEqual((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) })).json().data, [], 'taken tasks are not handed out twice');
 
     const callback = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: payload.taskToken, result: { rows: 120 } } });
     assert.equal(callback.statusCode, 200);
@@ -177,11 +178,11 @@ describe('tasks: long-poll delivery end to end', () => {
 
   it('a waiting poll wakes when a task is matched to the agent', async () => {
     const agent = await registerProvisional(app, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['web-scraping'] });
-    await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) });
     const polls = pollsHeld(app);
     const idle = polls();
     const started = Date.now();
-    const waiting = app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=20` });
+    const waiting = app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=20`, headers: signedBy(agent) });
     await waitFor('the poll to hold', polls, (held) => held === idle + 1);
     const submitted = await submitTask(app, requester.token, { capabilities: ['web-scraping'] });
     const response = await waiting;
@@ -198,7 +199,7 @@ describe('tasks: long-poll delivery end to end', () => {
     const polls = pollsHeld(app);
     const idle = polls();
     const leaving = new AbortController();
-    const abandoned = fetch(`http://127.0.0.1:${address.port}/v1/agents/${agent.id}/tasks/poll?wait=20`, { signal: leaving.signal }).catch(() => 'aborted');
+    const abandoned = fetch(`http://127.0.0.1:${address.port}/v1/agents/${agent.id}/tasks/poll?wait=20`, { signal: leaving.signal, headers: signedBy(agent) }).catch(() => 'aborted');
     await waitFor('the poll to hold', polls, (held) => held === idle + 1);
     leaving.abort();
     assert.equal(await abandoned, 'aborted');
@@ -206,8 +207,35 @@ describe('tasks: long-poll delivery end to end', () => {
     await waitFor('the abandoned poll to end', polls, (held) => held === idle, { timeoutMs: 4000 });
     const submitted = await submitTask(app, requester.token, { capabilities: ['form-filling'] });
     assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'matched');
-    const next = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    const next = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) });
     assert.equal(next.json().data[0].taskId, submitted.id);
+  });
+
+  it('a provisional agent polls only with a fresh signature by its registration key; the task stays queued for it', async () => {
+    const agent = await registerProvisional(app, undefined, { endpoint: undefined, capabilities: ['invoice-parsing'] });
+    const submitted = await submitTask(app, requester.token, { capabilities: ['invoice-parsing'], description: 'Read this invoice' });
+    assert.equal(submitted.assignedAgent?.id, agent.id);
+    const poll = (headers: Record<string, string> = {}) => app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers });
+    const now = Math.floor(Date.now() / 1000);
+
+    // Knowing the public id is not enough, nor is a credential of someone else.
+    expectError(await poll(), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, token: requester.token }), 401, 'UNAUTHORIZED');
+    expectError(await poll(signedBy({ id: agent.id, key: newAgentKey() })), 401, 'UNAUTHORIZED');
+    expectError(await poll({ 'x-agent-signature': agentSignature(agent.id, agent.key, now - 301) }), 401, 'UNAUTHORIZED');
+    expectError(await poll({ 'x-agent-signature': agentSignature(agent.id, agent.key, now + 301) }), 401, 'UNAUTHORIZED');
+    // Signed over another agent's id: a header cannot be carried from one agent to another.
+    expectError(await poll({ 'x-agent-signature': agentSignature('another-agent', agent.key, now) }), 401, 'UNAUTHORIZED');
+    expectError(await poll({ 'x-agent-signature': 'garbage' }), 401, 'UNAUTHORIZED');
+    assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'matched', 'a refused poll takes nothing');
+
+    const polled = await poll(signedBy(agent));
+    assert.equal(polled.statusCode, 200, polled.body);
+    assert.equal(polled.json().data[0].taskId, submitted.id);
+    assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'in_progress');
+    const view = (await app.request({ method: 'GET', url: `/v1/agents/${agent.id}` })).json().data;
+    assert.equal(view.availability, 'available', 'a signed poll is a heartbeat');
+    assert.equal(view.keyVerified, true, 'a signed poll proves the registration key');
   });
 
   it('claimed agents poll with their owner credential only; webhook agents cannot poll; unknown agents are 404', async () => {
@@ -223,6 +251,29 @@ describe('tasks: long-poll delivery end to end', () => {
     expectError(await app.request({ method: 'GET', url: '/v1/agents/nope/tasks/poll' }), 404, 'NOT_FOUND');
     expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=31`, token: owner.token }), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?limit=0`, token: owner.token }), 400, 'BAD_REQUEST');
+  });
+});
+
+describe('tasks: ALLOW_UNSIGNED_PROVISIONAL_POLL (unsafe, for old clients)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp({ ...fastDelivery, ALLOW_UNSIGNED_PROVISIONAL_POLL: 'true' });
+  });
+  after(() => app.close());
+
+  it('lets a provisional agent poll with its id alone, still refuses a bad signature, and leaves claimed agents as they were', async () => {
+    const requester = await app.signup();
+    const agent = await registerProvisional(app, undefined, { endpoint: undefined, capabilities: ['legacy-thing'] });
+    const submitted = await submitTask(app, requester.token, { capabilities: ['legacy-thing'] });
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy({ id: agent.id, key: newAgentKey() }) }), 401, 'UNAUTHORIZED');
+    const polled = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    assert.equal(polled.statusCode, 200, polled.body);
+    assert.equal(polled.json().data[0].taskId, submitted.id);
+    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}` })).json().data.keyVerified, false, 'an unsigned poll proves nothing');
+
+    const owner = await app.signup();
+    const owned = await registerAgent(app, owner.token, { endpoint: undefined, capabilities: ['legacy-thing'] });
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${owned.id}/tasks/poll` }), 401, 'UNAUTHORIZED');
   });
 });
 
@@ -242,11 +293,11 @@ describe('tasks: a poll held on one node wakes for a task submitted on another',
   it('the poll on node B answers with the task submitted on node A before its wait runs out', async () => {
     const requester = await a.signup();
     const agent = await registerProvisional(a, undefined, { deliveryMode: 'poll', endpoint: undefined, capabilities: ['geocoding'] });
-    await b.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
+    await b.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) });
     const polls = pollsHeld(b);
     const idle = polls();
     const started = Date.now();
-    const waiting = b.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=25` });
+    const waiting = b.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=25`, headers: signedBy(agent) });
     await waitFor('the poll to hold on node B', polls, (held) => held === idle + 1);
     // B's LISTEN for the poll is queued on its signal connection; a publish queued behind it returns once it has run.
     await b.signals.publish('test.fence', '');

@@ -11,15 +11,16 @@ describe('config', () => {
     assert.equal(config.publicUrl, 'http://localhost:8080');
     assert.equal(config.oidcIssuer, null);
     assert.equal(config.shutdownGraceMs, 5000);
+    assert.equal(config.allowUnsignedProvisionalPoll, false);
   });
 
   it('names every bad variable at once', () => {
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', OIDC_ISSUER: 'not a url', REDIS_URL: 'http://x', LOG_LEVEL: 'loud', ALLOW_PRIVATE_ENDPOINTS: 'maybe', SHUTDOWN_GRACE_MS: '-1' });
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', OIDC_ISSUER: 'not a url', REDIS_URL: 'http://x', LOG_LEVEL: 'loud', ALLOW_PRIVATE_ENDPOINTS: 'maybe', ALLOW_UNSIGNED_PROVISIONAL_POLL: 'yes', SHUTDOWN_GRACE_MS: '-1' });
       assert.fail('expected ConfigError');
     } catch (error) {
       assert.ok(error instanceof ConfigError);
-      for (const name of ['PORT', 'DATABASE_URL', 'OIDC_ISSUER', 'REDIS_URL', 'LOG_LEVEL', 'ALLOW_PRIVATE_ENDPOINTS', 'SHUTDOWN_GRACE_MS']) {
+      for (const name of ['PORT', 'DATABASE_URL', 'OIDC_ISSUER', 'REDIS_URL', 'LOG_LEVEL', 'ALLOW_PRIVATE_ENDPOINTS', 'ALLOW_UNSIGNED_PROVISIONAL_POLL', 'SHUTDOWN_GRACE_MS']) {
         assert.ok(error.problems.some((p) => p.startsWith(name)), `${name} reported`);
       }
     }

@@ -44,6 +44,11 @@ describe('discovery: trust and score', () => {
     assert.ok(Math.abs(scoreOf(1, 1, 'available') - 1) < 1e-9);
   });
 
+  it('ranks an agent never heard from (unknown) below one away and above one offline, all else equal', () => {
+    assert.ok(scoreOf(0.5, 0.5, 'away') > scoreOf(0.5, 0.5, 'unknown'));
+    assert.ok(scoreOf(0.5, 0.5, 'unknown') > scoreOf(0.5, 0.5, 'offline'));
+  });
+
   it('scales a full-text hit by how much of the query the agent has, so one incidental word counts little', () => {
     const stems = (text: string) => new Set(contentWords(text).map(stem));
     const query = stems('are we following european privacy law');

@@ -15,7 +15,8 @@ import type { Availability } from '../registry/index.ts';
 
 export const RELEVANCE_WEIGHTS = { semantic: 0.5, lexical: 0.1, concepts: 0.4 } as const;
 export const SCORE_WEIGHTS = { base: 0.7, trust: 0.2, availability: 0.1 } as const;
-export const AVAILABILITY_VALUE: Record<Availability, number> = { available: 1, away: 0.5, offline: 0 };
+/** An agent never heard from (`unknown`) ranks below one heard from within a day, above one silent for longer. */
+export const AVAILABILITY_VALUE: Record<Availability, number> = { available: 1, away: 0.5, unknown: 0.25, offline: 0 };
 
 /**
  * An agent whose relevance is below this share of the best match's is not a result of the query.

@@ -14,6 +14,7 @@ import {
   HeartbeatBody,
   KeyProven,
   ProvisionalCreated,
+  RegisteredAgent,
   UpdateAgent,
   WebhookSecret,
 } from './schemas.ts';
@@ -22,6 +23,8 @@ import type { RegistryService } from './service.ts';
 export interface RegistryRouteOptions {
   /** Anyone may register provisionally, so this open door gets its own per-address budget. */
   provisionalRateLimit: { max: number; timeWindow: number };
+  /** Where people reach the web app: its claim page is linked from the provisional registration's message. */
+  publicUrl: string;
 }
 
 export function registerRegistryRoutes(root: FastifyInstance, registry: RegistryService, options: RegistryRouteOptions): void {
@@ -31,7 +34,7 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
 
   app.post('/v1/agents', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Register an agent you own', body: CreateAgent, response: { 201: dataOf(Agent), ...errorResponses } },
+    schema: { tags, security, summary: 'Register an agent you own', body: CreateAgent, response: { 201: dataOf(RegisteredAgent), ...errorResponses } },
     handler: async (request, reply) => reply.status(201).send({ data: await registry.register(principalOf(request), request.body) }),
   });
 
@@ -41,7 +44,10 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
     handler: async (request, reply) => {
       const data = await registry.registerProvisional(request.body);
       const claimUrl = `/v1/agents/${data.id}/claim/challenge`;
-      return reply.status(201).send({ data, message: `Provisional agent registered. To claim it, GET ${claimUrl} and sign the nonce with the registration key.`, claimUrl });
+      const message =
+        `Provisional agent registered. A person claims it at ${options.publicUrl}/claim/${data.id} ` +
+        `(or by API: GET ${claimUrl}, sign the nonce with the registration key, POST /v1/agents/${data.id}/claim).`;
+      return reply.status(201).send({ data, message, claimUrl });
     },
   });
 

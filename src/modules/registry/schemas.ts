@@ -13,8 +13,11 @@ const SemVer = Type.String({
   maxLength: 64,
 });
 const DeliveryMode = Type.Union([Type.Literal('webhook'), Type.Literal('poll')], {
-  description: 'webhook (default when there is an endpoint) or poll (the agent long-polls; no endpoint needed)',
+  description: 'webhook (default when there is an endpoint) or poll (default without one: the agent long-polls)',
 });
+const WebhookSecretOnce = Type.Optional(
+  Type.String({ description: 'whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret)' }),
+);
 const PricePerTaskCents = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'price of one completed task in cents of `currency`; 0 (default) is free' });
 const AgentCurrency = Currency('ISO 4217, lowercase; currencies with two decimal places only (default usd)');
 const InputSchemaField = Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], {
@@ -119,7 +122,9 @@ export const Agent = Type.Object({
   keyVerified: Type.Boolean({ description: 'holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust' }),
   deliveryMode: Type.String(),
   hasWebhookSecret: Type.Boolean(),
-  availability: Type.Union([Type.Literal('available'), Type.Literal('away'), Type.Literal('offline')]),
+  availability: Type.Union([Type.Literal('available'), Type.Literal('away'), Type.Literal('offline'), Type.Literal('unknown')], {
+    description: 'available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet)',
+  }),
   lastSeenAt: nullable(Type.String()),
   heartbeat: Type.Union([Type.Object({ status: Type.String(), load: Type.Union([Type.Number(), Type.Null()]) }), Type.Null()]),
   pricePerTaskCents: Type.Integer(),
@@ -128,8 +133,19 @@ export const Agent = Type.Object({
   updatedAt: Type.String(),
 });
 
+/** The registration's answer: the agent, and a webhook agent's signing secret, shown this once. */
+export const RegisteredAgent = Type.Composite([Agent, Type.Object({ webhookSecret: WebhookSecretOnce })]);
+
 export const ProvisionalCreated = Type.Object({
-  data: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), status: Type.String(), ownerId: Type.Null(), registrationPubkey: Type.String() }),
+  data: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    slug: Type.String(),
+    status: Type.String(),
+    ownerId: Type.Null(),
+    registrationPubkey: Type.String(),
+    webhookSecret: WebhookSecretOnce,
+  }),
   message: Type.String(),
   claimUrl: Type.String(),
 });

@@ -17,13 +17,18 @@ import type { AgentRow, RegistryStore } from './store.ts';
 const SIGNED_HEADER_SKEW_S = 300;
 const AWAY_LIMIT_MS = 24 * 3600 * 1000;
 
-export type Availability = 'available' | 'away' | 'offline';
+/** `unknown`: never heard from (no heartbeat or poll yet); routable, so a new agent works at once. */
+export type Availability = 'available' | 'away' | 'offline' | 'unknown';
+
+const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 export interface RegistryDeps {
   store: RegistryStore;
   clock: Clock;
   isOrgMember(orgId: string, personId: string): Promise<boolean>;
   heartbeatIntervalMs: number;
+  /** Lets a provisional agent poll with its id alone, as the spec has it (unsafe: ids are public). */
+  allowUnsignedProvisionalPoll: boolean;
   /** Told once an agent and its service account are deleted, so no cached credential keeps acting as it. */
   agentRemoved(agentId: string): Promise<void>;
 }
@@ -36,11 +41,11 @@ const parseList = (json: string): string[] => JSON.parse(json) as string[];
  */
 const loadOf = (load: number): number => Math.round(load * 10_000) / 10_000;
 
-export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, agentRemoved }: RegistryDeps) {
+export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, allowUnsignedProvisionalPoll, agentRemoved }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
   function availabilityOf(row: AgentRow): Availability {
-    if (!row.last_seen_at) return 'offline';
+    if (!row.last_seen_at) return 'unknown';
     const age = clock.now().getTime() - Date.parse(row.last_seen_at);
     if (age <= 2 * heartbeatIntervalMs) return 'available';
     return age <= AWAY_LIMIT_MS ? 'away' : 'offline';
@@ -124,8 +129,9 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return result.text;
   }
 
+  /** Webhook when there is an endpoint, else poll, unless asked for; webhook delivery needs an endpoint. */
   function deliveryModeFor(endpoint: string | null | undefined, requested: 'webhook' | 'poll' | undefined): 'webhook' | 'poll' {
-    const mode = requested ?? 'webhook';
+    const mode = requested ?? (endpoint ? 'webhook' : 'poll');
     if (mode === 'webhook' && !endpoint) {
       throw badRequest('endpoint is required unless deliveryMode is "poll"', [{ path: '/body/endpoint', message: 'is required for webhook delivery' }]);
     }
@@ -160,6 +166,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
   }
 
   function baseRow(input: CreateProvisionalAgentInput | CreateAgentInput, slug: string, now: string) {
+    const deliveryMode = deliveryModeFor(input.endpoint, input.deliveryMode);
     return {
       id: newId(),
       name: input.name,
@@ -172,8 +179,9 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       tags: JSON.stringify(input.tags ?? []),
       manifest_url: input.manifestUrl ?? null,
       version: input.version ?? '1.0.0',
-      delivery_mode: deliveryModeFor(input.endpoint, input.deliveryMode),
-      webhook_secret: null,
+      delivery_mode: deliveryMode,
+      // A webhook agent can be sent its first task at once: its signing secret comes with its registration.
+      webhook_secret: deliveryMode === 'webhook' ? newWebhookSecret() : null,
       last_seen_at: null,
       reported_status: null,
       reported_load: null,
@@ -233,7 +241,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         claimed_at: null,
         key_verified_at: null,
       });
-      return view(row);
+      return { ...view(row), ...webhookSecretOf(row) };
     },
 
     async registerProvisional(input: CreateProvisionalAgentInput) {
@@ -254,7 +262,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         claimed_at: null,
         key_verified_at: null,
       });
-      return { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey };
+      return { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey, ...webhookSecretOf(row) };
     },
 
     async get(viewer: Principal | null, id: string) {
@@ -314,13 +322,14 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     async claim(principal: Principal, id: string, signatureText: string) {
       const row = await findVisible(id, principal.personId);
       if (row.status !== 'provisional' || !row.registration_pubkey) throw conflict('This agent is already claimed');
-      const challenge = await store.findChallenge(id);
-      // A concurrent claim may have won (and consumed the challenge) since the agent was read.
-      if (!challenge && (await store.find(id))?.status !== 'provisional') throw conflict('This agent is already claimed');
-      const nonce = challenges.signedNonce(id, challenge, row.registration_pubkey, signatureText, claimFlow);
+      const stored = await store.challengesOf(id);
+      // A concurrent claim may have won (and spent the challenges) since the agent was read.
+      if (stored.length === 0 && (await store.find(id))?.status !== 'provisional') throw conflict('This agent is already claimed');
+      const nonce = challenges.signedNonce(id, stored, row.registration_pubkey, signatureText, claimFlow);
       const now = isoNow(clock);
       const outcome = await store.claim(id, nonce, principal.personId, now);
-      if (outcome !== 'claimed') throw conflict('This agent was claimed by a concurrent request');
+      if (outcome === 'not_provisional') throw conflict('This agent was claimed by a concurrent request');
+      if (outcome === 'challenge_gone') throw badRequest(`The claim challenge was replaced while this claim ran: request a new one with GET ${claimFlow.requestPath(id)}`);
       return { id, status: 'active', ownerId: principal.personId, claimedAt: now };
     },
 
@@ -331,9 +340,9 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
 
     async proveKey(principal: Principal, id: string, signatureText: string) {
       const key = registrationKeyOf(await findOwned(principal, id));
-      const nonce = challenges.signedNonce(id, await store.findChallenge(id), key, signatureText, keyProofFlow);
+      const nonce = challenges.signedNonce(id, await store.challengesOf(id), key, signatureText, keyProofFlow);
       const keyVerifiedAt = await store.proveKey(id, nonce, isoNow(clock));
-      if (!keyVerifiedAt) throw badRequest('The key challenge was used by a concurrent request: request a new one');
+      if (!keyVerifiedAt) throw badRequest('The key challenge was used or replaced by a concurrent request: request a new one');
       return { id, keyVerifiedAt };
     },
 
@@ -360,13 +369,22 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     rowsWithAnyCapability: (terms: string[], limit = 500) => store.withAnyCapability(terms, limit),
 
     /**
-     * Who may take an agent's queued tasks: anyone holding the id of a provisional agent (the spec's
-     * unauthenticated polling), else its owner or a key acting as that agent. A poll is a heartbeat.
+     * Who may take an agent's queued tasks: for a provisional agent, whoever proves its registration
+     * key with X-Agent-Signature (its id is public, so the id alone proves nothing unless the
+     * operator allows that); for a claimed one, its owner or a key acting as that agent. A poll is a
+     * heartbeat.
      */
-    async authorizePoll(principal: Principal | null, id: string): Promise<AgentRow> {
+    async authorizePoll(principal: Principal | null, id: string, signedHeader: string | undefined): Promise<AgentRow> {
       const row = await store.find(id);
       if (!row) throw notFound('Agent not found');
-      if (row.status !== 'provisional') {
+      if (row.status === 'provisional') {
+        if (signedHeader !== undefined) {
+          verifyAgentSignature(row, signedHeader);
+          if (row.key_verified_at === null) await store.markKeyProven(id, isoNow(clock));
+        } else if (!allowUnsignedProvisionalPoll) {
+          throw unauthorized("Polling a provisional agent needs X-Agent-Signature: <unix seconds>.<signature over \"<agentId>.<unix seconds>\" by the registration key>");
+        }
+      } else {
         if (!principal) throw unauthorized("Polling a claimed agent needs its owner's credential or the agent's API key");
         await findOwned(principal, id);
       }
@@ -375,7 +393,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
 
     async rotateWebhookSecret(principal: Principal, id: string) {
       await findOwned(principal, id);
-      const secret = `whsec_${randomBytes(32).toString('base64')}`;
+      const secret = newWebhookSecret();
       await store.update(id, { webhook_secret: secret, updated_at: isoNow(clock) });
       return { agentId: id, secret };
     },
@@ -387,6 +405,11 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       return { agentId: id, deleted: true };
     },
   };
+
+  /** Shown once, in the registration's answer; views only say hasWebhookSecret. */
+  function webhookSecretOf(row: AgentRow): { webhookSecret?: string } {
+    return row.webhook_secret ? { webhookSecret: row.webhook_secret } : {};
+  }
 
   function registrationKeyOf(row: AgentRow): string {
     if (!row.registration_pubkey) throw conflict('This agent has no registration key to prove: it was registered without a pubkey');

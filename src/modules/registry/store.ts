@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.ts';
+import type { DialectName } from '../../db/dialect.ts';
 import { containsPattern, lowerLike } from '../../db/like.ts';
 import type { AgentsTable, ClaimChallengesTable } from '../../db/schema.ts';
 
@@ -14,7 +15,34 @@ export type ChallengeRow = Selectable<ClaimChallengesTable>;
 const markKeyProven = (executor: Db | Tx, agentId: string, now: string) =>
   executor.updateTable('agents').set({ key_verified_at: now }).where('id', '=', agentId).where('key_verified_at', 'is', null).execute();
 
-export function createRegistryStore(db: Db) {
+/** Thrown inside a transaction to roll it back when the signed challenge is no longer valid. */
+class ChallengeGone extends Error {}
+
+export function createRegistryStore(db: Db, dialect: DialectName) {
+  /**
+   * Takes the agent's row lock (PostgreSQL; SQLite runs one write transaction at a time). Every
+   * transaction that writes an agent's challenges takes it first, so they queue in one order and
+   * cannot deadlock on each other's rows.
+   */
+  const lockAgent = (tx: Tx, agentId: string) =>
+    tx.selectFrom('agents').select('id').where('id', '=', agentId).$if(dialect === 'postgres', (qb) => qb.forUpdate()).execute();
+
+  /** Spends all of the agent's challenges; false (roll back) unless `nonce` was among the valid ones. */
+  async function spendChallenges(tx: Tx, agentId: string, nonce: string, now: string): Promise<boolean> {
+    const spent = await tx.deleteFrom('claim_challenges').where('agent_id', '=', agentId).returning(['nonce', 'expires_at', 'replaced_at']).execute();
+    return spent.some((row) => row.nonce === nonce && row.replaced_at === null && Date.parse(row.expires_at) > Date.parse(now));
+  }
+
+  /** Runs `work` in a transaction; 'challenge_gone' when it found the challenge spent or replaced (and rolled back). */
+  async function withChallenge<T>(work: (tx: Tx) => Promise<T>): Promise<T | 'challenge_gone'> {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      if (error instanceof ChallengeGone) return 'challenge_gone';
+      throw error;
+    }
+  }
+
   return {
     insert: (row: Insertable<AgentsTable>) => db.insertInto('agents').values(row).execute(),
     find: (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -50,49 +78,66 @@ export function createRegistryStore(db: Db) {
         .execute();
     },
 
-    saveChallenge: async (row: { agent_id: string; nonce: string; expires_at: string; created_at: string }) => {
-      // One challenge per agent: a new one replaces the old.
-      await db
-        .insertInto('claim_challenges')
-        .values(row)
-        .onConflict((oc) => oc.column('agent_id').doUpdateSet({ nonce: row.nonce, expires_at: row.expires_at, created_at: row.created_at }))
-        .execute();
-    },
-    findChallenge: (agentId: string) => db.selectFrom('claim_challenges').selectAll().where('agent_id', '=', agentId).executeTakeFirst(),
     /**
-     * Consumes the challenge and activates the agent in one transaction. Both statements are
-     * conditional, so of any number of concurrent claims exactly one sees a row change. The claim's
-     * signature proved the registration key.
+     * Adds a challenge for the agent. Its `live` most recent unexpired challenges stay valid: older
+     * unexpired ones are marked replaced (kept to tell their signatures apart), and only the `kept`
+     * most recent are stored at all.
+     */
+    async addChallenge(row: { agent_id: string; nonce: string; expires_at: string; created_at: string }, live: number, kept: number): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await lockAgent(tx, row.agent_id);
+        const last = await tx.selectFrom('claim_challenges').select((eb) => eb.fn.max('seq').as('seq')).where('agent_id', '=', row.agent_id).executeTakeFirst();
+        const seq = Number(last?.seq ?? 0) + 1;
+        await tx.insertInto('claim_challenges').values({ ...row, seq, replaced_at: null }).execute();
+        await tx
+          .updateTable('claim_challenges')
+          .set({ replaced_at: row.created_at })
+          .where('agent_id', '=', row.agent_id)
+          .where('seq', '<=', seq - live)
+          .where('replaced_at', 'is', null)
+          .where('expires_at', '>', row.created_at)
+          .execute();
+        await tx.deleteFrom('claim_challenges').where('agent_id', '=', row.agent_id).where('seq', '<=', seq - kept).execute();
+      });
+    },
+    /** The agent's stored challenges, newest first: valid, replaced and expired alike. */
+    challengesOf: (agentId: string) => db.selectFrom('claim_challenges').selectAll().where('agent_id', '=', agentId).orderBy('seq', 'desc').execute(),
+    /**
+     * Activates the agent and spends its challenges in one transaction. Activating first takes the
+     * agent's row, so of any number of concurrent claims exactly one sees it provisional; the claim
+     * rolls back if the signed nonce was spent or replaced meanwhile. The claim's signature proved
+     * the registration key.
      */
     async claim(agentId: string, nonce: string, ownerId: string, now: string): Promise<'claimed' | 'challenge_gone' | 'not_provisional'> {
-      return db.transaction().execute(async (tx: Tx) => {
-        const consumed = await tx.deleteFrom('claim_challenges').where('agent_id', '=', agentId).where('nonce', '=', nonce).executeTakeFirst();
-        if (Number(consumed.numDeletedRows) !== 1) return 'challenge_gone';
+      return withChallenge(async (tx: Tx) => {
         const activated = await tx
           .updateTable('agents')
           .set({ status: 'active', owner_id: ownerId, claimed_at: now, updated_at: now })
           .where('id', '=', agentId)
           .where('status', '=', 'provisional')
           .executeTakeFirst();
-        if (Number(activated.numUpdatedRows) !== 1) return 'not_provisional';
+        if (Number(activated.numUpdatedRows) !== 1) return 'not_provisional' as const;
+        if (!(await spendChallenges(tx, agentId, nonce, now))) throw new ChallengeGone();
         await markKeyProven(tx, agentId, now);
-        return 'claimed';
+        return 'claimed' as const;
       });
     },
 
     markKeyProven: (agentId: string, now: string) => markKeyProven(db, agentId, now),
     /**
-     * Consumes the key challenge and records the proof in one transaction; null when the challenge
-     * was already consumed (a concurrent proof). Answers when the key was first proven.
+     * Spends the key challenges and records the proof in one transaction; null when the signed
+     * challenge was spent or replaced meanwhile (a concurrent request). Answers when the key was
+     * first proven.
      */
     async proveKey(agentId: string, nonce: string, now: string): Promise<string | null> {
-      return db.transaction().execute(async (tx: Tx) => {
-        const consumed = await tx.deleteFrom('claim_challenges').where('agent_id', '=', agentId).where('nonce', '=', nonce).executeTakeFirst();
-        if (Number(consumed.numDeletedRows) !== 1) return null;
+      const outcome = await withChallenge(async (tx: Tx) => {
+        await lockAgent(tx, agentId);
+        if (!(await spendChallenges(tx, agentId, nonce, now))) throw new ChallengeGone();
         await markKeyProven(tx, agentId, now);
         const row = await tx.selectFrom('agents').select('key_verified_at').where('id', '=', agentId).executeTakeFirst();
         return row?.key_verified_at ?? null;
       });
+      return outcome === 'challenge_gone' ? null : outcome;
     },
 
     serviceAccountOf: (agentId: string) => db.selectFrom('accounts').select('id').where('agent_id', '=', agentId).where('kind', '=', 'agent').executeTakeFirst(),

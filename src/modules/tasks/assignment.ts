@@ -52,7 +52,7 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
     async assign(task: AssignableTask, agent: AgentRow, now: string): Promise<Assignment> {
       // Routing checked the price; a fallback reads the agent again, and its price may have changed since.
       const priceProblem = priceExclusion(agent, { maxPriceCents: task.max_price_cents, currency: task.currency });
-      if (priceProblem) return { ok: false, agentId: agent.id, error: { code: 'price_changed', message: `${agent.name}: ${priceProblem}` } };
+      if (priceProblem) return { ok: false, agentId: agent.id, error: { code: 'price_changed', message: `${agent.name}: ${priceProblem.reason}` } };
       // The price is fixed here: what the agent charges when it completes, whatever it changes later.
       const price_cents = agent.price_per_task_cents;
       const { input, extracted, missing } = await inputFor(task, agent);

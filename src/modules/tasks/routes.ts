@@ -71,8 +71,9 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
     config: { auth: 'optional' },
     schema: {
       tags,
-      summary: "Long poll for an agent's queued tasks (no credential for provisional agents)",
+      summary: "Long poll for an agent's queued tasks: X-Agent-Signature by the registration key for a provisional agent, the owner's credential or the agent's key once claimed",
       params: IdParams,
+      headers: Type.Object({ 'x-agent-signature': Type.Optional(Type.String({ maxLength: 200 })) }),
       querystring: PollQuery,
       response: { 200: dataOf(Type.Array(Delivery)), ...errorResponses },
     },
@@ -85,7 +86,7 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
       };
       reply.raw.once('close', onClose);
       try {
-        return { data: await tasks.poll(request.principal, request.params.id, request.query.wait, request.query.limit, clientGone.signal) };
+        return { data: await tasks.poll(request.principal, request.params.id, request.headers['x-agent-signature'], request.query.wait, request.query.limit, clientGone.signal) };
       } finally {
         reply.raw.off('close', onClose);
       }

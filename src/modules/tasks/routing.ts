@@ -10,6 +10,9 @@ import type { AgentTaskStats } from './store.ts';
 export const ROUTING_WEIGHTS = { capability: 0.35, trust: 0.25, rating: 0.15, responseTime: 0.1, availability: 0.1, load: 0.05 } as const;
 export type Factors = { [K in keyof typeof ROUTING_WEIGHTS]: number };
 
+/** An agent never heard from ranks below one heard from within a day (offline agents are excluded before scoring). */
+const AVAILABILITY_FACTOR: Record<Availability, number> = { available: 1, away: 0.5, unknown: 0.25, offline: 0 };
+
 /** A task is offered to at most this many agents in turn. */
 export const MAX_CANDIDATES = 5;
 const NEUTRAL = 0.5;
@@ -32,9 +35,8 @@ export interface Candidate {
   availability: Availability;
 }
 
-export interface Exclusion {
+export interface Exclusion extends ExclusionCause {
   row: AgentRow;
-  reason: string;
 }
 
 export interface RoutingDeps {
@@ -72,24 +74,65 @@ export function trustFactor(classes: ClassTrust[] | undefined, taskClass: string
   return weight > 0 ? classes.reduce((sum, entry) => sum + entry.score * entry.weight, 0) / weight : NEUTRAL;
 }
 
-function exclusionReason(row: AgentRow, availability: Availability, request: RoutingRequest): string | null {
-  if (availability === 'offline') return 'offline: no heartbeat or poll in the last 24 hours';
-  if (row.reported_status === 'maintenance') return 'in maintenance (last heartbeat)';
+/** Why an agent cannot take a task: a stable code (counted in an unmatched task's error) and the reason in words. */
+export interface ExclusionCause {
+  code: 'offline' | 'maintenance' | 'no_endpoint' | 'no_webhook_secret' | 'price_unbudgeted' | 'price_currency' | 'price_above_max';
+  reason: string;
+}
+
+/** How an unmatched task's message counts each cause: "1 offline, 2 above your maxPriceCents". */
+const CAUSE_LABELS: Record<ExclusionCause['code'], string> = {
+  offline: 'offline',
+  maintenance: 'in maintenance',
+  no_endpoint: 'without an endpoint',
+  no_webhook_secret: 'without a webhook secret',
+  price_unbudgeted: 'paid while your task names no maxPriceCents',
+  price_currency: 'priced in another currency',
+  price_above_max: 'above your maxPriceCents',
+};
+
+function exclusionOf(row: AgentRow, availability: Availability, request: RoutingRequest): ExclusionCause | null {
+  if (availability === 'offline') return { code: 'offline', reason: 'offline: no heartbeat or poll in the last 24 hours' };
+  if (row.reported_status === 'maintenance') return { code: 'maintenance', reason: 'in maintenance (last heartbeat)' };
   if (row.delivery_mode === 'webhook') {
-    if (!row.endpoint) return 'no endpoint and not polling';
-    if (!row.webhook_secret) return 'no webhook secret (POST /v1/agents/:id/webhook-secret) to sign deliveries with';
+    if (!row.endpoint) return { code: 'no_endpoint', reason: 'no endpoint and not polling' };
+    if (!row.webhook_secret) return { code: 'no_webhook_secret', reason: 'no webhook secret (POST /v1/agents/:id/webhook-secret) to sign deliveries with' };
   }
   return priceExclusion(row, request);
 }
 
 /** A free agent fits every task; a paid one needs a budget, in its currency, at or above its price. */
-export function priceExclusion(agent: Pick<AgentRow, 'price_per_task_cents' | 'currency'>, request: Pick<RoutingRequest, 'maxPriceCents' | 'currency'>): string | null {
+export function priceExclusion(agent: Pick<AgentRow, 'price_per_task_cents' | 'currency'>, request: Pick<RoutingRequest, 'maxPriceCents' | 'currency'>): ExclusionCause | null {
   const price = agent.price_per_task_cents;
   if (price === 0) return null;
-  if (request.maxPriceCents === null) return `price ${price} ${agent.currency} cents, and the task names no maxPriceCents (only free agents are chosen without one)`;
-  if (agent.currency !== request.currency) return `priced in ${agent.currency}; the task pays in ${request.currency}`;
-  if (price > request.maxPriceCents) return `price ${price} cents is above maxPriceCents ${request.maxPriceCents}`;
+  if (request.maxPriceCents === null) {
+    return { code: 'price_unbudgeted', reason: `price ${price} ${agent.currency} cents, and the task names no maxPriceCents (only free agents are chosen without one)` };
+  }
+  if (agent.currency !== request.currency) return { code: 'price_currency', reason: `priced in ${agent.currency}; the task pays in ${request.currency}` };
+  if (price > request.maxPriceCents) return { code: 'price_above_max', reason: `price ${price} cents is above maxPriceCents ${request.maxPriceCents}` };
   return null;
+}
+
+/**
+ * The error an unmatched task records: how many agents the requester may see could have taken it,
+ * and why each could not, counted by cause. Built from the same exclusions as the dry run, which
+ * holds only agents the requester may see, so a hidden agent is never counted.
+ */
+export function unmatchedError(excluded: Exclusion[], named: boolean, capabilities: string[]) {
+  const counts: Partial<Record<ExclusionCause['code'], number>> = {};
+  for (const entry of excluded) counts[entry.code] = (counts[entry.code] ?? 0) + 1;
+  const quoted = capabilities.map((capability) => `"${capability}"`).join(', ');
+  let message: string;
+  if (named) {
+    message = excluded[0] ? `The agent you named cannot take it: ${excluded[0].reason}` : 'The agent you named cannot take it';
+  } else if (excluded.length === 0) {
+    message = `No agent you can see has ${capabilities.length === 1 ? 'the capability' : 'any of the capabilities'} ${quoted}`;
+  } else {
+    const causes = (Object.keys(counts) as ExclusionCause['code'][]).map((code) => `${counts[code]} ${CAUSE_LABELS[code]}`).join(', ');
+    const agents = excluded.length === 1 ? '1 agent you can see has' : `${excluded.length} agents you can see have`;
+    message = `${agents} ${capabilities.length === 1 ? 'this capability' : 'these capabilities'} (${quoted}): ${causes}`;
+  }
+  return { code: 'no_agent', message, matching: excluded.length, excluded: counts };
 }
 
 const round = (value: number) => Math.round(value * 10000) / 10000;
@@ -106,8 +149,8 @@ export async function rankCandidates(rows: AgentRow[], request: RoutingRequest, 
     const capability = capabilityMatch(JSON.parse(row.capabilities) as string[], requested);
     if (requireCapability && capability === 0) continue;
     const availability = deps.availabilityOf(row);
-    const reason = exclusionReason(row, availability, request);
-    if (reason) excluded.push({ row, reason });
+    const cause = exclusionOf(row, availability, request);
+    if (cause) excluded.push({ row, ...cause });
     else eligible.push({ row, capability, availability });
   }
 
@@ -125,7 +168,7 @@ export async function rankCandidates(rows: AgentRow[], request: RoutingRequest, 
       trust: round(trustFactor(key ? trust.get(key) : undefined, request.taskClass)),
       rating: round((ratingMean - 1) / 4),
       responseTime: round(history?.meanSeconds == null ? NEUTRAL : 1 / (1 + history.meanSeconds / RESPONSE_HALF_SECONDS)),
-      availability: (availability === 'available' ? 1 : 0.5) * busy,
+      availability: AVAILABILITY_FACTOR[availability] * busy,
       load: round(1 - Math.min(1, Math.max(0, row.reported_load ?? 0))),
     };
     const score = (Object.keys(ROUTING_WEIGHTS) as (keyof Factors)[]).reduce((sum, key) => sum + ROUTING_WEIGHTS[key] * factors[key], 0);

@@ -92,7 +92,13 @@ export const RouteCandidate = Type.Object({
 export const RoutePlan = Type.Object({
   data: Type.Object({
     candidates: Type.Array(RouteCandidate, { description: 'eligible agents, best first; a task is offered to at most the first 5' }),
-    excluded: Type.Array(Type.Object({ agent: AgentRef, reason: Type.String() })),
+    excluded: Type.Array(
+      Type.Object({
+        agent: AgentRef,
+        code: Type.String({ description: 'offline, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max' }),
+        reason: Type.String(),
+      }),
+    ),
     weights: Factors,
   }),
 });

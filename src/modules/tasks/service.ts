@@ -11,7 +11,7 @@ import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
 import type { AgentRow, RegistryService } from '../registry/index.ts';
 import { deliveryPayload, type AssignableTask, type Assigner } from './assignment.ts';
-import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, type Candidate, type Exclusion } from './routing.ts';
+import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, TaskView } from './schemas.ts';
 import { OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
 
@@ -160,7 +160,7 @@ export function createTasksService(deps: TasksDeps) {
         if (existing) return replay(existing, requestHash);
       }
 
-      const { candidates } = await plan(principal, input);
+      const { candidates, excluded } = await plan(principal, input);
       const now = isoNow(clock);
       const ranked = candidates.slice(0, MAX_CANDIDATES);
       const row: TaskRow = {
@@ -202,7 +202,7 @@ export function createTasksService(deps: TasksDeps) {
       const first = ranked[0];
       if (!first) {
         row.status = 'unmatched';
-        row.error = JSON.stringify({ code: 'no_agent', message: 'No available agent the requester may see fits this task' });
+        row.error = JSON.stringify(unmatchedError(excluded, input.agentId !== undefined, input.capabilities ?? []));
       } else {
         const assignment = await assigner.assign(assignableOf(row), first.row, now);
         if (assignment.ok) {
@@ -232,7 +232,7 @@ export function createTasksService(deps: TasksDeps) {
       const { candidates, excluded } = await plan(principal, input);
       return {
         candidates: candidates.map((candidate) => ({ agent: agentRef(candidate.row), score: candidate.score, factors: candidate.factors, availability: candidate.availability, deliveryMode: candidate.row.delivery_mode })),
-        excluded: excluded.map((entry) => ({ agent: agentRef(entry.row), reason: entry.reason })),
+        excluded: excluded.map((entry) => ({ agent: agentRef(entry.row), code: entry.code, reason: entry.reason })),
         weights: { ...ROUTING_WEIGHTS },
       };
     },
@@ -291,8 +291,8 @@ export function createTasksService(deps: TasksDeps) {
      * Takes up to `limit` tasks queued for a polling agent, holding the request up to `waitSeconds`
      * while none waits. Subscribing before looking means a task matched in between is not missed.
      */
-    async poll(principal: Principal | null, agentId: string, waitSeconds: number, limit: number, clientGone: AbortSignal): Promise<DeliveryPayload[]> {
-      const agent = await registry.authorizePoll(principal, agentId);
+    async poll(principal: Principal | null, agentId: string, signedHeader: string | undefined, waitSeconds: number, limit: number, clientGone: AbortSignal): Promise<DeliveryPayload[]> {
+      const agent = await registry.authorizePoll(principal, agentId, signedHeader);
       if (agent.delivery_mode !== 'poll') throw conflict('This agent receives its tasks by webhook; set deliveryMode "poll" to poll');
       let wake: () => void = () => {};
       const unsubscribe = signals.subscribe(AGENT_TASKS_CHANNEL, (payload) => {
