@@ -26,8 +26,8 @@ export function createAgentNames(store: RegistryStore, canSee: (row: AgentRow, p
     ]);
   }
 
-  async function conflictFor(name: string, selfId: string | null, viewerId: string | null): Promise<AppError | null> {
-    const holder = await store.findLookalike(lookalikeKeys(name), selfId);
+  async function conflictFor(keys: { asWritten: string; lowercase: string }, selfId: string | null, viewerId: string | null): Promise<AppError | null> {
+    const holder = await store.findLookalike(keys, selfId);
     return holder ? lookalikeOf(holder, viewerId) : null;
   }
 
@@ -40,9 +40,9 @@ export function createAgentNames(store: RegistryStore, canSee: (row: AgentRow, p
      * (409 naming that agent otherwise). An agent may take a name that looks like its own.
      */
     async keysFor(name: string, selfId: string | null, viewerId: string | null): Promise<NameKeys> {
-      const error = await conflictFor(name, selfId, viewerId);
-      if (error) throw error;
       const keys = lookalikeKeys(name);
+      const error = await conflictFor(keys, selfId, viewerId);
+      if (error) throw error;
       return { name_skeleton: keys.asWritten, name_skeleton_lower: keys.lowercase };
     },
 
@@ -51,7 +51,7 @@ export function createAgentNames(store: RegistryStore, canSee: (row: AgentRow, p
      * first (a concurrent registration or rename), or a plain 409 if that agent is gone again.
      */
     async lostRace(name: string, selfId: string | null, viewerId: string | null): Promise<AppError> {
-      return (await conflictFor(name, selfId, viewerId)) ?? conflict('Another agent took a name that looks like this one at the same time; choose another name');
+      return (await conflictFor(lookalikeKeys(name), selfId, viewerId)) ?? conflict('Another agent took a name that looks like this one at the same time; choose another name');
     },
   };
 }
