@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, SelectQueryBuilder, Selectable } from 'kysely';
 import type { Db } from './database.ts';
 import type { DialectName } from './dialect.ts';
 import type { Database } from './schema.ts';
@@ -20,19 +20,24 @@ interface LeasedColumns {
  * `SKIP LOCKED` lets any number of nodes share the table; the outer state check makes a job claimed
  * by two statements go to one of them.
  */
-export async function claimLeasedJobs<T extends LeasedTable>(db: Db, dialect: DialectName, table: T, now: string, leaseUntil: string, limit: number): Promise<Selectable<Database[T]>[]> {
+/** The due jobs of an outbox table, oldest first: the claim's inner select, also what its query-plan test reads. */
+export function dueJobs(db: Db, table: LeasedTable, now: string, limit: number): SelectQueryBuilder<{ job: LeasedColumns }, 'job', { id: string }> {
   // Typed as one table with the shared columns; the real table name goes into the SQL.
   const jobs = db as unknown as Kysely<{ job: LeasedColumns }>;
-  const name = table as unknown as 'job';
-  const due = jobs
-    .selectFrom(name)
+  return jobs
+    .selectFrom(table as unknown as 'job')
     .select('id')
     .where((eb) => eb.or([eb.and([eb('state', '=', 'pending'), eb('run_at', '<=', now)]), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))
     .orderBy('run_at')
     .limit(limit);
+}
+
+export async function claimLeasedJobs<T extends LeasedTable>(db: Db, dialect: DialectName, table: T, now: string, leaseUntil: string, limit: number): Promise<Selectable<Database[T]>[]> {
+  const jobs = db as unknown as Kysely<{ job: LeasedColumns }>;
+  const due = dueJobs(db, table, now, limit);
   const lockedDue = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
   const claimed = await jobs
-    .updateTable(name)
+    .updateTable(table as unknown as 'job')
     .set((eb) => ({ state: 'running', lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
     .where('id', 'in', lockedDue)
     .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))

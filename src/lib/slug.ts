@@ -1,5 +1,5 @@
 /**
- * DECISIONS.md: lowercase, runs of non-alphanumerics become one hyphen, trimmed. Accents are
+ * Lowercase, runs of non-alphanumerics become one hyphen, trimmed. Accents are
  * folded first so "Café Bot" becomes "cafe-bot" rather than "caf-bot".
  */
 export function slugify(name: string): string {

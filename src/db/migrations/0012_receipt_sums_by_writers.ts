@@ -5,7 +5,7 @@ import type { Migration } from './index.ts';
 const EXPIRING_OUTCOMES = `kind = 'outcome' AND signature_verified = 1 AND expires_at IS NOT NULL`;
 
 /**
- * Two changes that make a receipt's insert cheaper (bench/RESULTS.md, session 12):
+ * Two changes that make a receipt's insert cheaper (bench/RESULTS.md, "Trust receipts: ingestion"):
  *
  *  - The sums of migration 0011 are kept by the writers of receipts, in their insert's transaction
  *    (modules/receipts/sums.ts), so the triggers go. On SQLite each trigger made every receipt insert

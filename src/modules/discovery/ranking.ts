@@ -54,7 +54,7 @@ export const sentenceSimilarity = (cosine: number): number => clamp((cosine - SE
  * without this a hit on one incidental word of a longer query ("keep" in "keep my brand's feeds
  * active", "following" in "are we following european privacy law" against "Follows parcels") took
  * the signal's full weight; an agent named by every term keeps it all. On the relevance set: MRR
- * 0.673 -> 0.698, held-out half 0.676 -> 0.706 (docs/discovery.md, "Session 6").
+ * 0.673 -> 0.698, held-out half 0.676 -> 0.706 (docs/discovery.md, "How well it finds").
  */
 export function queryCoverage(queryStems: ReadonlySet<string>, agentStems: ReadonlySet<string>): number {
   if (queryStems.size === 0) return 0;

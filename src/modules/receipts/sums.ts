@@ -6,7 +6,7 @@
  * Until migration 0012 triggers did this, row by row. On SQLite a trigger makes every insert open a
  * statement journal (the insert might fail after the trigger wrote), which spilled to a temporary file
  * once a transaction's journal passed 64 KiB: the insert's CPU nearly doubled, half of it in the
- * kernel (bench/RESULTS.md, session 12). Statements after the rows journal a few pages once per
+ * kernel (bench/RESULTS.md, "Trust receipts: ingestion"). Statements after the rows journal a few pages once per
  * transaction instead.
  *
  * The same SQL text runs on the SQLite insert worker's own connection (db/sqlite-insert-worker.ts),

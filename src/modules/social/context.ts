@@ -16,7 +16,7 @@ import { createPostsStore, type VoteValue } from './posts-store.ts';
 import { createReadCache } from './read-cache.ts';
 import { idsWithOriginals, postView, type PostView } from './views.ts';
 
-/** Discovery's search, for the `services` tab (DECISIONS "Search response"). */
+/** Discovery's search, for the `services` tab of social search. */
 export type ServiceSearch = (
   q: string,
   limit: number,

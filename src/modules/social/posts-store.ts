@@ -17,7 +17,7 @@ export function voteDeltas(before: VoteValue | null, after: VoteValue | null): {
   };
 }
 
-/** DECISIONS "Votes": the same value again takes the vote back, the opposite one switches it. */
+/** Votes: the same value again takes the vote back, the opposite one switches it. */
 export const nextVote = (before: VoteValue | null, sent: VoteValue): VoteValue | null => (before === sent ? null : sent);
 
 export function createPostsStore(db: Kysely<Database>) {

@@ -1,6 +1,6 @@
 /**
  * What the service reads out of a post or comment body. Lengths count Unicode code points
- * (DECISIONS "Lengths"), so an emoji is one character, as people count them.
+ * so an emoji is one character, as people count them.
  */
 
 export const MAX_BODY = 500;

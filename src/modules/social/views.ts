@@ -1,4 +1,4 @@
-/** Rows to the shapes the API answers with (spec "Post", "Comment", "Notification", DECISIONS "Social"). */
+/** Rows to the shapes the API answers with: posts, comments, notifications (docs/social.md). */
 import type { HydratedPost, PostCore } from './feed-store.ts';
 import type { VoteValue } from './posts-store.ts';
 

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { claimLeasedJobs } from '../../db/leased-jobs.ts';
+import { claimLeasedJobs, dueJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { TaskDeliveriesTable, TasksTable } from '../../db/schema.ts';
@@ -9,6 +9,13 @@ export type DeliveryRow = Selectable<TaskDeliveriesTable>;
 export type NewDeliveryRow = Insertable<TaskDeliveriesTable>;
 
 export const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
+
+/**
+ * `status in ('pending', 'matched', 'in_progress')` with the values written into the SQL: SQLite uses
+ * the partial index `tasks_open_expiry` only when a query's condition names its constants, and bound
+ * parameters hide them, so the expiry sweep scanned every task ever stored on each wake.
+ */
+const isOpen = sql<boolean>`status in (${sql.join(OPEN_STATUSES.map((status) => sql.lit(status)))})`;
 /** Routing weighs an agent's last this-many completed tasks. */
 const STATS_WINDOW = 100;
 
@@ -32,7 +39,14 @@ export interface AgentTaskStats {
 }
 
 export function createTasksStore(db: Db, dialect: DialectName) {
+  const openTasksDue = (now: string, limit: number) => db.selectFrom('tasks').select('id').where(isOpen).where('expires_at', '<=', now).limit(limit);
   return {
+    /** The queries the delivery worker runs on every wake, compiled, for the test that reads their plans. */
+    backgroundQueries: (now: string) => ({
+      expiry: openTasksDue(now, 200).compile(),
+      deliveriesDue: dueJobs(db, 'task_deliveries', now, 16).compile(),
+    }),
+
     async insert(task: Insertable<TasksTable>, delivery: NewDeliveryRow | null): Promise<void> {
       await db.transaction().execute(async (tx) => {
         await tx.insertInto('tasks').values(task).execute();
@@ -162,7 +176,7 @@ export function createTasksStore(db: Db, dialect: DialectName) {
 
     /** Open tasks past their expiry become `expired`; their pending deliveries stop. */
     async expireDue(now: string, limit = 200): Promise<TaskRow[]> {
-      const due = await db.selectFrom('tasks').select('id').where('status', 'in', [...OPEN_STATUSES]).where('expires_at', '<=', now).limit(limit).execute();
+      const due = await openTasksDue(now, limit).execute();
       if (due.length === 0) return [];
       const ids = due.map((row) => row.id);
       return db.transaction().execute(async (tx) => {

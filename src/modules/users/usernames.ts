@@ -1,4 +1,4 @@
-/** Spec "Limits": reserved usernames, plus the product's own names (DECISIONS.md). */
+/** Reserved usernames: names people would mistake for the service's own pages or staff, and the product's own names. */
 const reserved = new Set([
   'admin', 'api', 'www', 'help', 'support', 'system', 'mod', 'moderator', 'root', 'null', 'undefined',
   'settings', 'dashboard', 'feed', 'login', 'signup', 'terms', 'privacy', 'about', 'blog',

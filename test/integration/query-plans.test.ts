@@ -1,0 +1,68 @@
+/**
+ * The queries background loops run on every wake must find their rows through an index, however
+ * many finished tasks and deliveries the tables hold: a scan there costs CPU on an idle node and
+ * latency on every task. Each plan is read with EXPLAIN on a database seeded with finished rows and
+ * analysed, as a production database is.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CompiledQuery, sql } from 'kysely';
+import { createTasksStore } from '../../src/modules/tasks/index.ts';
+import { dialectUnderTest, openTestDatabase } from '../helpers/app.ts';
+
+const FINISHED_TASKS = 20_000;
+
+type TestDatabase = Awaited<ReturnType<typeof openTestDatabase>>;
+
+/** Every index the plan of `query` reads, by name. */
+async function indexesUsed(database: TestDatabase, query: CompiledQuery): Promise<string[]> {
+  const { db } = database.handle;
+  if (dialectUnderTest === 'sqlite') {
+    const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]));
+    return plan.rows.flatMap((row) => [...row.detail.matchAll(/USING (?:COVERING )?INDEX (\w+)/g)].map((match) => match[1]!));
+  }
+  const plan = await db.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${query.sql}`, [...query.parameters]));
+  const names: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'Index Name' && typeof value === 'string') names.push(value);
+        else walk(value);
+      }
+    }
+  };
+  walk(plan.rows[0]!['QUERY PLAN']);
+  return names;
+}
+
+describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleString('en')} finished tasks (${dialectUnderTest})`, () => {
+  let database: TestDatabase;
+
+  before(async () => {
+    database = await openTestDatabase();
+    await database.migrate();
+    const { db } = database.handle;
+    const at = '2026-11-01T00:00:00.000Z';
+    await sql`INSERT INTO accounts (id, kind, email, created_at) VALUES ('requester', 'person', 'requester@example.test', ${at})`.execute(db);
+    await sql`
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${FINISHED_TASKS})
+      INSERT INTO tasks (id, requester_id, description, capabilities, candidates, status, priority, created_at, updated_at, expires_at, completed_at)
+      SELECT 'task-' || i, 'requester', 'done', '[]', '[]', CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'completed' END, 'normal', ${at}, ${at}, ${at}, ${at} FROM n`.execute(db);
+    await sql`
+      INSERT INTO task_deliveries (id, task_id, agent_id, attempts, state, run_at, created_at, updated_at)
+      SELECT 'delivery-' || id, id, 'agent', 1, 'delivered', created_at, created_at, updated_at FROM tasks`.execute(db);
+    await sql`ANALYZE`.execute(db);
+  });
+  after(async () => database?.close());
+
+  it('the expiry sweep reads the partial index of open tasks', async () => {
+    const { expiry } = createTasksStore(database.handle.db, dialectUnderTest).backgroundQueries('2026-11-25T00:00:00.000Z');
+    assert.ok((await indexesUsed(database, expiry)).includes('tasks_open_expiry'), `the expiry sweep does not use tasks_open_expiry: ${expiry.sql}`);
+  });
+
+  it("the delivery worker's claim reads due jobs by state and time", async () => {
+    const { deliveriesDue } = createTasksStore(database.handle.db, dialectUnderTest).backgroundQueries('2026-11-25T00:00:00.000Z');
+    assert.ok((await indexesUsed(database, deliveriesDue)).includes('task_deliveries_due'), `the claim does not use task_deliveries_due: ${deliveriesDue.sql}`);
+  });
+});
