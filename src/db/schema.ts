@@ -109,6 +109,12 @@ export interface AgentsTable {
   /** 0 = free. Integer cents of `currency` (docs/payments.md). */
   price_per_task_cents: number;
   currency: string;
+  /**
+   * The name's lookalike keys (src/lib/confusables.ts), each unique; NULL only for an agent that
+   * already looked like an older one when the keys were introduced (migration 0014).
+   */
+  name_skeleton: string | null;
+  name_skeleton_lower: string | null;
 }
 
 /** Claim and key challenges: an agent's recent nonces, numbered by `seq` in the order issued (docs/registry.md). */

@@ -43,7 +43,7 @@ export const badRequest = (message: string, details?: ErrorDetail[]) => new AppE
 export const unauthorized = (message = 'A valid credential is required') => new AppError('UNAUTHORIZED', message);
 export const forbidden = (message: string) => new AppError('FORBIDDEN', message);
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
-export const conflict = (message: string) => new AppError('CONFLICT', message);
+export const conflict = (message: string, details?: ErrorDetail[]) => new AppError('CONFLICT', message, details);
 
 /** A 429 whose wait the client is told in `Retry-After`. */
 export class RateLimitedError extends AppError {

@@ -19,6 +19,7 @@ import { trustEvidenceSums } from './0011_trust_evidence_sums.ts';
 import { receiptSumsByWriters } from './0012_receipt_sums_by_writers.ts';
 import { sweepWatermarkPosition } from './0013_sweep_watermark_position.ts';
 import { recentChallenges } from './0014_recent_challenges.ts';
+import { agentNameLookalikes } from './0015_agent_name_lookalikes.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -39,6 +40,7 @@ const ordered: [string, Migration][] = [
   ['0012_receipt_sums_by_writers', receiptSumsByWriters],
   ['0013_sweep_watermark_position', sweepWatermarkPosition],
   ['0014_recent_challenges', recentChallenges],
+  ['0015_agent_name_lookalikes', agentNameLookalikes],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

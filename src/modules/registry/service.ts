@@ -11,6 +11,7 @@ import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
 import { validateInputSchema } from './input-schema.ts';
 import { claimFlow, createKeyChallenges, keyProofFlow } from './key-challenges.ts';
+import { createAgentNames, type NameKeys } from './names.ts';
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
 import type { AgentRow, RegistryStore } from './store.ts';
 
@@ -107,6 +108,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
   }
 
   const canSee = async (row: AgentRow, personId: string | null): Promise<boolean> => visibilityFor(personId)(row);
+  const names = createAgentNames(store, canSee);
 
   async function findVisible(id: string, personId: string | null): Promise<AgentRow> {
     const row = await store.find(id);
@@ -148,6 +150,13 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return orgId;
   }
 
+  /** The slug and lookalike keys of a new agent's name, once its characters, slug and looks are free to use. */
+  async function namingFor(name: string, viewerId: string | null): Promise<{ slug: string; keys: NameKeys }> {
+    names.checkCharacters(name);
+    const slug = await slugFor(name);
+    return { slug, keys: await names.keysFor(name, null, viewerId) };
+  }
+
   async function slugFor(name: string): Promise<string> {
     const slug = slugify(name);
     if (!slug) throw badRequest('name must contain letters or digits', [{ path: '/body/name', message: 'gives an empty slug' }]);
@@ -155,22 +164,24 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return slug;
   }
 
-  async function insertAgent(row: AgentRow): Promise<AgentRow> {
+  async function insertAgent(row: AgentRow, viewerId: string | null): Promise<AgentRow> {
     try {
       await store.insert(row);
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`The slug "${row.slug}" is taken; choose another name`);
-      throw error;
+      if (!isUniqueViolation(error)) throw error;
+      if (await store.slugTaken(row.slug)) throw conflict(`The slug "${row.slug}" is taken; choose another name`);
+      throw await names.lostRace(row.name, null, viewerId);
     }
     return row;
   }
 
-  function baseRow(input: CreateProvisionalAgentInput | CreateAgentInput, slug: string, now: string) {
+  function baseRow(input: CreateProvisionalAgentInput | CreateAgentInput, naming: { slug: string; keys: NameKeys }, now: string) {
     const deliveryMode = deliveryModeFor(input.endpoint, input.deliveryMode);
     return {
       id: newId(),
       name: input.name,
-      slug,
+      slug: naming.slug,
+      ...naming.keys,
       description: input.description,
       endpoint: input.endpoint ?? null,
       protocols: JSON.stringify(input.protocols ?? []),
@@ -227,7 +238,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const pubkey = input.pubkey === undefined ? null : parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
       const row = await insertAgent({
-        ...baseRow(input, await slugFor(input.name), now),
+        ...baseRow(input, await namingFor(input.name, principal.personId), now),
         long_description: input.longDescription ?? null,
         docs_url: input.docsUrl ?? null,
         auth_type: input.authType ?? 'none',
@@ -240,7 +251,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         registration_pubkey: pubkey,
         claimed_at: null,
         key_verified_at: null,
-      });
+      }, principal.personId);
       return { ...view(row), ...webhookSecretOf(row) };
     },
 
@@ -248,7 +259,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const pubkey = parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
       const row = await insertAgent({
-        ...baseRow(input, await slugFor(input.name), now),
+        ...baseRow(input, await namingFor(input.name, null), now),
         long_description: null,
         docs_url: null,
         auth_type: 'none',
@@ -261,7 +272,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         registration_pubkey: pubkey,
         claimed_at: null,
         key_verified_at: null,
-      });
+      }, null);
       return { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey, ...webhookSecretOf(row) };
     },
 
@@ -279,8 +290,11 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const endpoint = input.endpoint !== undefined ? input.endpoint : row.endpoint;
       const visibility = input.visibility ?? row.visibility;
       const orgId = await checkVisibility(principal, visibility, input.orgId !== undefined ? input.orgId : visibility === 'org' ? row.org_id : null);
+      // Sending the current name back (a client that PATCHes the whole agent) is no rename.
+      const rename = input.name !== undefined && input.name !== row.name ? input.name : null;
+      if (rename !== null) names.checkCharacters(rename);
       const changes = {
-        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(rename !== null ? { name: rename, ...(await names.keysFor(rename, id, principal.personId)) } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
         endpoint,
         ...(input.protocols !== undefined ? { protocols: JSON.stringify(input.protocols) } : {}),
@@ -301,7 +315,13 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         ...(input.currency !== undefined ? { currency: input.currency } : {}),
         updated_at: isoNow(clock),
       };
-      const updated = await store.update(id, changes);
+      let updated: AgentRow | undefined;
+      try {
+        updated = await store.update(id, changes);
+      } catch (error) {
+        if (rename !== null && isUniqueViolation(error)) throw await names.lostRace(rename, id, principal.personId);
+        throw error;
+      }
       if (!updated) throw notFound('Agent not found');
       return view(updated);
     },

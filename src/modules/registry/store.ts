@@ -48,6 +48,16 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
     find: (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst(),
     findMany: (ids: string[]) => (ids.length === 0 ? Promise.resolve([]) : db.selectFrom('agents').selectAll().where('id', 'in', ids).execute()),
     slugTaken: async (slug: string) => !!(await db.selectFrom('agents').select('id').where('slug', '=', slug).executeTakeFirst()),
+    /** An agent other than `exceptId` whose name has either lookalike key: one probe of each unique index. */
+    findLookalike: (keys: { asWritten: string; lowercase: string }, exceptId: string | null) =>
+      db
+        .selectFrom('agents')
+        .selectAll()
+        .where((eb) => eb.or([eb('name_skeleton', '=', keys.asWritten), eb('name_skeleton_lower', '=', keys.lowercase)]))
+        .$if(exceptId !== null, (qb) => qb.where('id', '!=', exceptId!))
+        .orderBy('created_at')
+        .limit(1)
+        .executeTakeFirst(),
     listOwned: (ownerId: string, limit: number, offset: number) =>
       db.selectFrom('agents').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
     countOwned: async (ownerId: string) =>

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { assertVisibleText } from '../../lib/visible-text.ts';
 import type { Signals } from '../../db/signals.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
 import { createProfileCache } from './profile-cache.ts';
@@ -70,6 +71,7 @@ export function createUsersService({ store, clock, agentAccounts, signals, onSig
     async create(principal: Principal, input: CreateProfileInput) {
       const verdict = checkUsername(input.username);
       if (!verdict.ok) throw badRequest(verdict.reason, [{ path: '/body/username', message: verdict.reason }]);
+      assertVisibleText(input.displayName, '/body/displayName');
       const type = input.type ?? (principal.kind === 'agent' ? 'agent' : 'human');
       // An agent's credential speaks for that agent: its profile is an agent's and links to it.
       if (principal.kind === 'agent' && type !== 'agent') throw badRequest('A credential acting as an agent creates an agent profile (type "agent")');
@@ -111,6 +113,7 @@ export function createUsersService({ store, clock, agentAccounts, signals, onSig
     },
 
     async update(principal: Principal, changes: { displayName?: string; bio?: string; avatarUrl?: string | null }) {
+      if (changes.displayName !== undefined) assertVisibleText(changes.displayName, '/body/displayName');
       const row = await store.update(principal.accountId, {
         ...(changes.displayName !== undefined ? { display_name: changes.displayName } : {}),
         ...(changes.bio !== undefined ? { bio: changes.bio } : {}),
