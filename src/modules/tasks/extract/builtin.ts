@@ -1,5 +1,6 @@
 import type { InputSchema } from '../../registry/index.ts';
 import { createContext } from './context.ts';
+import { readEntities } from './entities.ts';
 import { findMentions, profileFields } from './fields.ts';
 import { finish } from './finish.ts';
 import type { ExtractionResult } from './types.ts';
@@ -19,9 +20,10 @@ export function extractBuiltin(schema: InputSchema, task: { title?: string; desc
   const fields = profileFields(schema);
   const ctx = createContext(tokens, fields, findMentions(tokens, fields));
   readLabels(ctx, text);
+  readAddresses(ctx);
+  readEntities(ctx, text);
   readNumbers(ctx);
   readBooleans(ctx);
-  readAddresses(ctx);
   readOptions(ctx);
   readStrings(ctx, text, task.description);
   return finish(schema, ctx.found);

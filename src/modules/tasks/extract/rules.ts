@@ -1,6 +1,7 @@
 import { gap, isOpen, mentionsOf, nearPairs, pairUp, take, takeNumber, type Context } from './context.ts';
 import { findOptions, type OptionHit } from './enum.ts';
 import type { FieldProfile, Mention } from './fields.ts';
+import { identifierWords } from './text.ts';
 import { AFTER_FALSE, AFTER_TRUE, NEGATIVE_CUES, NEGATORS, POSITIVE_CUES, isStopword } from './words.ts';
 
 /** Tokens a value may sit from its field's mention without a label. */
@@ -52,7 +53,8 @@ export function readBooleans(ctx: Context): void {
     if (field.kind !== 'boolean') continue;
     for (const m of mentionsOf(ctx, field)) {
       if (!isOpen(ctx, field)) break;
-      const value = polarityBefore(ctx, m) ?? polarityAfter(ctx, m) ?? (m.strength === 3 || (m.strength === 2 && listed(ctx, m)) ? true : undefined);
+      const said = polarityBefore(ctx, m) ?? polarityAfter(ctx, m) ?? (m.strength === 3 || (m.strength === 2 && listed(ctx, m)) ? true : undefined);
+      const value = said === undefined || !m.inverted ? said : !said;
       if (value !== undefined && (field.options.length === 0 || field.options.some((o) => o.value === value))) take(ctx, field, value, m.start, m.end);
     }
   }
@@ -141,15 +143,52 @@ export function readOptions(ctx: Context): void {
     const usable = (i: number) => !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name);
     const mentions = mentionsOf(ctx, field);
     for (const hit of findOptions(field, ctx.tokens, usable)) {
+      // A word naming the field is not another way of saying an option ("budget" of a budget field).
+      if (hit.tier < 3 && ctx.mentions.some((m) => m.field === field.name && m.strength >= 2 && m.start <= hit.start && hit.start <= m.end)) continue;
       const distances = mentions.map((m) => gap(ctx, m, hit) ?? Infinity);
       candidates.push({ field, hit, distance: Math.min(Infinity, ...distances) });
     }
   }
-  candidates.sort((a, b) => b.hit.tier - a.hit.tier || a.distance - b.distance || a.hit.start - b.hit.start);
-  for (const { field, hit } of candidates) {
+  const directed = candidates.filter((c) => fitsDirection(ctx, c, candidates));
+  directed.sort((a, b) => b.hit.tier - a.hit.tier || a.distance - b.distance || a.hit.start - b.hit.start);
+  for (const { field, hit } of directed) {
     const free = ctx.used.slice(hit.start, hit.end + 1).every((u) => !u);
     if (isOpen(ctx, field) && free) take(ctx, field, hit.value, hit.start, hit.end);
   }
+}
+
+const SOURCE_WORDS = new Set(['source', 'from', 'original', 'origin', 'input']);
+const TARGET_WORDS = new Set(['target', 'to', 'into', 'destination', 'output']);
+
+/**
+ * Two enums of the same options told apart by direction (source and target language): "from X"
+ * is the source, "to X", "into X", "in X" the target; with no such word, a lone option is the
+ * target and of two ("english -> french") the first is the source.
+ */
+function fitsDirection(ctx: Context, candidate: { field: FieldProfile; hit: OptionHit }, all: { field: FieldProfile; hit: OptionHit }[]): boolean {
+  const direction = directionOf(candidate.field);
+  if (direction === null) return true;
+  const t = ctx.tokens;
+  const clause = t[candidate.hit.start]?.clause;
+  let cue: 'source' | 'target' | null = null;
+  for (let k = candidate.hit.start - 1; k >= Math.max(0, candidate.hit.start - 2); k--) {
+    if (t[k]?.clause !== clause) break;
+    const word = t[k]?.norm ?? '';
+    if (word === 'from') cue = 'source';
+    else if (word === 'to' || word === 'into' || word === 'in') cue = 'target';
+    if (cue !== null) break;
+  }
+  if (cue !== null) return cue === direction;
+  if (direction === 'target') return true;
+  // A source without a cue only before another option the target takes.
+  return all.some((other) => other.field !== candidate.field && directionOf(other.field) === 'target' && other.hit.start > candidate.hit.end && other.hit.value !== candidate.hit.value);
+}
+
+function directionOf(field: FieldProfile): 'source' | 'target' | null {
+  const words = identifierWords(field.name);
+  if (words.some((w) => SOURCE_WORDS.has(w))) return 'source';
+  if (words.some((w) => TARGET_WORDS.has(w))) return 'target';
+  return null;
 }
 
 /**

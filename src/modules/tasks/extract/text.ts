@@ -21,6 +21,11 @@ export interface Token {
   spelled: boolean;
   /** Numbers only: an amount of something else, "12%", "$40", "3 million". */
   measure: boolean;
+  /**
+   * Numbers only: a unit written with the number ("20px" is px, "$40" is $, "2kg" is kg), or
+   * `x1`/`x2` for the two sides of "1200x630"; '' when none.
+   */
+  unit: string;
   /** Index of the sentence (split at . ! ? ; and line breaks) and clause (also split at commas). */
   sentence: number;
   clause: number;
@@ -36,6 +41,10 @@ const UNITS = 'px|pt|em|rem|ms|s|sec|secs|min|mins|h|hr|hrs|kb|mb|gb|cm|mm|m|km|
 const PATTERN = new RegExp(
   [
     /(?<url>https?:\/\/[^\s<>"'“”‘’]+)/.source,
+    // Two sides of a size: "1200x630", "1440 × 900".
+    /(?<![\p{L}\p{N}.])(?<pairA>\d{1,5})\s?[x×]\s?(?<pairB>\d{1,5})(?![\p{L}\p{N}])/u.source,
+    // A colour written in hex: "#f4f4f4".
+    /(?<hex>#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})(?![\p{L}\p{N}]))/u.source,
     /"(?<dq>[^"\n]{1,1000})"/.source,
     /“(?<cq>[^”\n]{1,1000})”/.source,
     /‘(?<sq>[^’\n]{1,1000})’/.source,
@@ -46,13 +55,16 @@ const PATTERN = new RegExp(
     // Dates and times are words: their digits are not quantities.
     /(?<stamp>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\p{L}\p{N}]))/u.source,
     `(?<num>(?<![\\p{L}\\p{N}.\\-])-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?)(?!\\.\\d)(?=(?:${UNITS})?(?![\\p{L}\\p{N}]))`,
-    /(?<word>[\p{L}\p{N}]+(?:['’][\p{L}]+)*)/u.source,
+    // Dots inside a word keep it one word: "v2.0", "node.js".
+    /(?<word>[\p{L}\p{N}]+(?:['’][\p{L}]+)*(?:\.[\p{L}\p{N}]+)*)/u.source,
     /(?<punct>[:=,.;!?()\n])/.source,
   ].join('|'),
   'gu',
 );
 
 const SENTENCE_END = new Set(['.', '!', '?', ';', '\n']);
+// A full stop after these shortens a word, it does not end the sentence: "Dr. Maria Lopez".
+const ABBREVIATIONS = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'jr', 'sr', 'mt', 'approx', 'vs', 'etc']);
 const MEASURE_WORD = /^\s*(?:percent|per cent|million|billion|bn|usd|eur|gbp|dollars?|euros?|pounds?)\b/i;
 
 export function normalize(text: string): string {
@@ -78,8 +90,8 @@ export function tokenize(text: string): Token[] {
   let sentence = 0;
   let clause = 0;
   // Every token gets every property, in one order: tokens of one shape keep the rules fast.
-  const push = (kind: TokenKind, start: number, end: number, norm: string, key: string, value?: number, spelled = false, measure = false) => {
-    tokens.push({ kind, start, end, norm, key, value, spelled, measure, sentence, clause });
+  const push = (kind: TokenKind, start: number, end: number, norm: string, key: string, value?: number, spelled = false, measure = false, unit = '') => {
+    tokens.push({ kind, start, end, norm, key, value, spelled, measure, unit, sentence, clause });
   };
   const pattern = PATTERN;
   pattern.lastIndex = 0;
@@ -97,16 +109,26 @@ export function tokenize(text: string): Token[] {
       // A quoted link is still a link.
       if (/^https?:\/\/\S+$/.test(inner)) push('url', start, end, inner, inner);
       else push('quote', start, end, inner, normalize(inner));
+    } else if (g.pairA !== undefined && g.pairB !== undefined) {
+      const second = match[0].lastIndexOf(g.pairB);
+      push('number', start, start + g.pairA.length, g.pairA, String(Number(g.pairA)), Number(g.pairA), false, false, 'x1');
+      push('number', start + second, end, g.pairB, String(Number(g.pairB)), Number(g.pairB), false, false, 'x2');
+    } else if (g.hex !== undefined) {
+      push('word', start, end, g.hex.toLowerCase(), g.hex.toLowerCase());
     } else if (g.email !== undefined) {
       push('email', start, end, g.email, g.email.toLowerCase());
     } else if (g.num !== undefined) {
       const value = Number(g.num.replace(/,/g, ''));
       end = start + g.num.length;
-      const measure = text[end] === '%' || /[$€£¥]/.test(text[start - 1] ?? '') || MEASURE_WORD.test(text.slice(end, end + 12));
-      push('number', start, end, g.num, String(value), value, false, measure);
+      const symbol = /[$€£¥]/.exec(text.slice(Math.max(0, start - 3), start).replace(/\s+$/, '').slice(-1))?.[0];
+      const measure = text[end] === '%' || symbol !== undefined || MEASURE_WORD.test(text.slice(end, end + 12));
+      const glued = /^[a-z]+/i.exec(text.slice(end, end + 4))?.[0]?.toLowerCase() ?? '';
+      push('number', start, end, g.num, String(value), value, false, measure, symbol ?? glued);
     } else if (g.punct !== undefined) {
       push('punct', start, end, g.punct, g.punct);
-      if (SENTENCE_END.has(g.punct)) {
+      const previous = tokens[tokens.length - 2];
+      const shortened = g.punct === '.' && previous?.kind === 'word' && previous.end === start && ABBREVIATIONS.has(previous.norm);
+      if (SENTENCE_END.has(g.punct) && !shortened) {
         sentence++;
         clause++;
       } else if (g.punct === ',' || g.punct === '(' || g.punct === ')') clause++;
