@@ -76,6 +76,13 @@ export const CURRENCIES: Record<string, { symbols: string[]; words: string[] }> 
 export const COLORS = new Set(
   list('white, black, grey, gray, red, green, blue, yellow, orange, purple, pink, brown, beige, navy, teal, cyan, magenta, silver, gold, cream, ivory, maroon, turquoise, lavender, transparent'),
 );
+/** Cuisines and the adjectives of nations that name one. */
+export const CUISINES = new Set(
+  list(`thai, indian, italian, mexican, chinese, japanese, french, greek, spanish, korean, vietnamese, turkish, lebanese,
+  moroccan, american, british, german, ethiopian, caribbean, mediterranean, persian, indonesian, malaysian, peruvian,
+  brazilian, cajun, creole, tex-mex, middle eastern, nordic, scandinavian, portuguese, filipino, sichuan, cantonese`),
+);
+
 export const COLOR_SHADES = new Set(list('light, dark, pale, bright, deep, soft, off'));
 
 /** Units a number may be written with, by the dimension they measure and their size in its base unit. */

@@ -1,6 +1,7 @@
 import { gap, isOpen, mentionsOf, nearPairs, pairUp, take, takeNumber, type Context } from './context.ts';
 import { findOptions, type OptionHit } from './enum.ts';
 import type { FieldProfile, Mention } from './fields.ts';
+import { COLORS, CUISINES } from './lexicon.ts';
 import { identifierWords } from './text.ts';
 import { AFTER_FALSE, AFTER_TRUE, NEGATIVE_CUES, NEGATORS, POSITIVE_CUES, isStopword } from './words.ts';
 
@@ -199,14 +200,89 @@ function directionOf(field: FieldProfile): 'source' | 'target' | null {
 export function readStrings(ctx: Context, text: string, description: string): void {
   const kinds: FieldProfile['kind'][] = ['string', 'freeText'];
   pairUp(ctx, nearPairs(ctx, kinds, 'quote', NEAR), (field, at) => take(ctx, field, ctx.tokens[at]?.norm ?? '', at));
+  const quotes = () => ctx.tokens.flatMap((token, at) => (token.kind === 'quote' && !ctx.used[at] ? [at] : []));
+  const freeText = ctx.fields.filter((f) => f.kind === 'freeText');
+  const onlyFreeText = freeText.length === 1 && freeText[0] !== undefined && isOpen(ctx, freeText[0]) ? freeText[0] : undefined;
+  // The quoted part of a request is the text to work on ("translate 'where is the station' into
+  // French"); a quoted word is not ("a 'retro' poster").
+  const lone = quotes().length === 1 ? quotes()[0] : undefined;
+  if (onlyFreeText !== undefined && lone !== undefined && (ctx.tokens[lone]?.norm.split(/\s+/).length ?? 0) > 1) take(ctx, onlyFreeText, ctx.tokens[lone]?.norm ?? '', lone);
   const topics = ctx.fields.filter((f) => f.about && isOpen(ctx, f));
   if (topics.length === 1 && topics[0] !== undefined) readAbout(ctx, topics[0], text);
+  // A quoted name after "called", "named", "titled" is the title.
+  for (const field of ctx.fields.filter((f) => f.kind === 'string' && f.role === 'title' && isOpen(ctx, f))) {
+    const at = quotes().find((q) => NAMING.has(ctx.tokens[q - 1]?.norm ?? '')) ?? (quotes().length === 1 ? quotes()[0] : undefined);
+    if (at !== undefined) take(ctx, field, ctx.tokens[at]?.norm ?? '', at);
+  }
+  for (const field of ctx.fields.filter((f) => (f.kind === 'string' || f.kind === 'freeText') && f.preposition !== null && isOpen(ctx, f))) readAfter(ctx, field, field.preposition ?? '', text);
+  for (const field of ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f))) readExample(ctx, field, text);
   // Free text is the request itself, not the one quoted phrase in it ("a 'retro' poster").
   const openFields = ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f));
-  const quotes = ctx.tokens.flatMap((token, at) => (token.kind === 'quote' && !ctx.used[at] ? [at] : []));
-  if (openFields.length === 1 && openFields[0] !== undefined && quotes.length === 1) take(ctx, openFields[0], ctx.tokens[quotes[0] ?? 0]?.norm ?? '', quotes[0] ?? 0);
-  const freeText = ctx.fields.filter((f) => f.kind === 'freeText');
-  if (freeText.length === 1 && freeText[0] !== undefined && isOpen(ctx, freeText[0])) ctx.found.set(freeText[0].name, description.trim());
+  if (openFields.length === 1 && openFields[0] !== undefined && quotes().length === 1) take(ctx, openFields[0], ctx.tokens[quotes()[0] ?? 0]?.norm ?? '', quotes()[0] ?? 0);
+  // What follows the colon of "translate into swahili: good morning" or "LinkedIn: we're hiring" is the text, or the topic.
+  for (const field of [onlyFreeText, ...topics]) if (field !== undefined && isOpen(ctx, field)) readAfterColon(ctx, field, text);
+  if (onlyFreeText !== undefined && isOpen(ctx, onlyFreeText)) ctx.found.set(onlyFreeText.name, description.trim());
+}
+
+const NAMING = new Set(['called', 'named', 'titled', 'entitled']);
+const LEADING_ARTICLES = new Set(['the', 'a', 'an']);
+const PHRASE_BREAKS = new Set(['and', 'but', 'so', 'because', 'please', 'thanks', 'by', 'within', 'due', 'payable', 'at', 'in', 'on', 'every', 'each', 'what', 'which', 'that']);
+const MAX_PHRASE_WORDS = 8;
+
+/**
+ * A field whose description ends with a preposition takes the words after that preposition in
+ * the request: "Ingredients to cook with" reads "with chickpeas and spinach", "What the invoice is
+ * for" reads "for the annual maintenance contract" (a leading article dropped). The phrase ends
+ * at the clause, a number, a word another rule took or another field's mention; "and" joins
+ * words of the phrase only between two of them.
+ */
+function readAfter(ctx: Context, field: FieldProfile, preposition: string, text: string): void {
+  const t = ctx.tokens;
+  const introducers = preposition === 'with' ? ['with', 'using'] : [preposition];
+  for (let a = 0; a < t.length; a++) {
+    if (!introducers.includes(t[a]?.norm ?? '') || ctx.used[a]) continue;
+    let start = a + 1;
+    while (LEADING_ARTICLES.has(t[start]?.norm ?? '')) start++;
+    let end = start - 1;
+    for (let k = start; k < Math.min(t.length, start + MAX_PHRASE_WORDS); k++) {
+      const token = t[k];
+      if (token === undefined || token.kind !== 'word' || token.clause !== t[a]?.clause || ctx.used[k]) break;
+      if ((ctx.owners[k] ?? []).some((owner) => owner !== field.name)) break;
+      if (PHRASE_BREAKS.has(token.norm) && !(token.norm === 'and' && t[k + 1]?.kind === 'word' && !ctx.used[k + 1] && t[k + 1]?.clause === token.clause)) break;
+      end = k;
+    }
+    while (end >= start && isStopword(t[end]?.norm ?? '')) end--;
+    if (end < start || (end === start && isStopword(t[start]?.norm ?? ''))) continue;
+    take(ctx, field, text.slice(t[start]?.start ?? 0, t[end]?.end ?? 0), start, end);
+    return;
+  }
+}
+
+/** What a description gives as examples ("e.g. Thai, Italian") names a kind of word: the request's word of that kind. */
+function readExample(ctx: Context, field: FieldProfile, text: string): void {
+  const examples = /\b(?:e\.g\.?|such as|like)\s+(.+)$/i.exec(field.definition.description ?? '')?.[1];
+  if (examples === undefined) return;
+  const given = (examples.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => !isStopword(w));
+  const kind = EXAMPLE_KINDS.find((words) => given.length > 0 && given.every((w) => words.has(w) || w === 'or'));
+  if (kind === undefined) return;
+  const at = ctx.tokens.findIndex((token, i) => token.kind === 'word' && kind.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).length === 0);
+  if (at >= 0) take(ctx, field, text.slice(ctx.tokens[at]?.start ?? 0, ctx.tokens[at]?.end ?? 0), at);
+}
+
+const EXAMPLE_KINDS = [CUISINES, COLORS];
+
+function readAfterColon(ctx: Context, field: FieldProfile, text: string): void {
+  const t = ctx.tokens;
+  for (let c = 0; c < t.length; c++) {
+    if (t[c]?.norm !== ':' || ctx.mentions.some((m) => m.end === c - 1)) continue;
+    let end = c;
+    for (let k = c + 1; k < t.length && t[k]?.sentence === t[c + 1]?.sentence && !ctx.used[k]; k++) if (t[k]?.kind !== 'punct') end = k;
+    if (end === c || t.slice(c + 1, end + 1).some((_, k) => ctx.used[c + 1 + k])) continue;
+    // The text runs to the end of its sentence; free text keeps the mark that ends it.
+    const last = field.kind === 'freeText' && ['.', '!', '?'].includes(t[end + 1]?.norm ?? '') ? t[end + 1] : t[end];
+    take(ctx, field, text.slice(t[c + 1]?.start ?? 0, last?.end ?? 0), c + 1, end);
+    return;
+  }
 }
 
 /**
