@@ -1,6 +1,7 @@
 import type { InputSchema } from '../../registry/index.ts';
 import { createContext } from './context.ts';
 import { readEntities } from './entities.ts';
+import { readQuantities } from './quantities.ts';
 import { findMentions, profileFields } from './fields.ts';
 import { finish } from './finish.ts';
 import type { ExtractionResult } from './types.ts';
@@ -22,6 +23,7 @@ export function extractBuiltin(schema: InputSchema, task: { title?: string; desc
   readLabels(ctx, text);
   readAddresses(ctx);
   readEntities(ctx, text);
+  readQuantities(ctx);
   readNumbers(ctx);
   readBooleans(ctx);
   readOptions(ctx);

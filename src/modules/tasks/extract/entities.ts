@@ -133,6 +133,8 @@ function placeSpans(ctx: Context, text: string, blocked: Set<string>, prepositio
     const afterPreposition = before !== undefined && before.clause === t[i]?.clause && PLACE_PREPOSITIONS.has(before.norm);
     const bonus = afterPreposition && before?.norm === preposition ? 1 : 0;
     if (known >= 0) {
+      // A region or country code after a city belongs to it: "Wellington NZ", "Austin TX".
+      while (t[known + 1]?.kind === 'word' && /^\p{Lu}{2,3}$/u.test(text.slice(t[known + 1]?.start ?? 0, t[known + 1]?.end ?? 0)) && free(ctx, known + 1)) known++;
       spans.push({ start: i, end: known, score: 3 + bonus });
       i = known;
       continue;

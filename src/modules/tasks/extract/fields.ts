@@ -104,6 +104,10 @@ export function profileFields(schema: InputSchema): FieldProfile[] {
         for (const phrase of known.opposite) phrases.push({ keys: tokenize(phrase).map((t) => t.key), strength: 3, inverted: true });
       }
     }
+    if (kind === 'number') {
+      // A size is said by its adjective: "1000 px wide", "64px tall".
+      for (const [word, adjective] of SIZE_ADJECTIVES) if (words.includes(word)) phrases.push({ keys: [adjective], strength: 2 });
+    }
     if (kind === 'image') {
       for (const word of IMAGE_SYNONYMS) if (!words.includes(word) && anyCount.get(word) === undefined) phrases.push({ keys: [word], strength: 1 });
     }
@@ -113,6 +117,12 @@ export function profileFields(schema: InputSchema): FieldProfile[] {
     return { name, definition, kind, phrases, about, options, role: roleOf(kind, words, described), unit: unitOf(kind, words, described), preposition: prepositionOf(definition.description) };
   });
 }
+
+const SIZE_ADJECTIVES: [string, string][] = [
+  ['width', 'wide'],
+  ['height', 'tall'],
+  ['depth', 'deep'],
+];
 
 // Words of a field's name or description that say what it holds.
 const ROLE_WORDS: [Role, string[]][] = [

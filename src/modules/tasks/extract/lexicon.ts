@@ -197,5 +197,5 @@ export const BOOLEAN_WORDS: Record<string, { same: string[]; opposite: string[] 
   hashtag: { same: ['hashtags', 'tags'], opposite: [] },
   emoji: { same: ['emojis', 'emoticons', 'emoji'], opposite: [] },
   aspect: { same: ['proportions', 'aspect ratio', 'proportional'], opposite: ['squash', 'stretch', 'distort'] },
-  video: { same: ['zoom', 'google meet', 'teams', 'video link', 'on video', 'video call'], opposite: ['in person', 'phone call', 'face to face'] },
+  video: { same: ['zoom', 'google meet', 'video link', 'on video', 'video call'], opposite: ['in person', 'phone call', 'face to face'] },
 };

@@ -1,7 +1,7 @@
 import { gap, isOpen, mentionsOf, nearPairs, pairUp, take, takeNumber, type Context } from './context.ts';
 import { findOptions, type OptionHit } from './enum.ts';
 import type { FieldProfile, Mention } from './fields.ts';
-import { COLORS, CUISINES } from './lexicon.ts';
+import { COLORS, CUISINES, UNITS } from './lexicon.ts';
 import { identifierWords } from './text.ts';
 import { AFTER_FALSE, AFTER_TRUE, NEGATIVE_CUES, NEGATORS, POSITIVE_CUES, isStopword } from './words.ts';
 
@@ -32,15 +32,26 @@ export function readNumbers(ctx: Context): void {
   // Spelled numbers ("one") are too often not quantities to travel further than that.
   pairUp(ctx, nearPairs(ctx, ['number'], 'number', NEAR, (token) => !token.spelled), (field, at) => takeNumber(ctx, field, at));
 
-  const numberFields = ctx.fields.filter((f) => f.kind === 'number');
   // Only when no other figure is left, and not a year or an amount of something else:
-  // "the 2024 Olympics" is no 2024-word article, "revenue grew 12%" no 12-word summary.
+  // "the 2024 Olympics" is no 2024-word article, "revenue grew 12%" no 12-word summary. The field
+  // is the schema's only number field, or the only open one the text names ("lowest quality that
+  // still looks ok, maybe 60").
   const free = t.flatMap((token, at) => (token.kind === 'number' && !token.spelled && !ctx.used[at] ? [at] : []));
-  const only = numberFields[0];
+  const numberFields = ctx.fields.filter((f) => f.kind === 'number');
+  const named = numberFields.filter((f) => isOpen(ctx, f) && mentionsOf(ctx, f).length > 0);
+  const only = numberFields.length === 1 ? numberFields[0] : named.length === 1 ? named[0] : undefined;
   const lone = t[free[0] ?? -1];
-  if (numberFields.length === 1 && only !== undefined && isOpen(ctx, only) && free.length === 1 && lone !== undefined && !lone.measure && !YEAR.test(lone.norm)) {
+  if (only !== undefined && isOpen(ctx, only) && free.length === 1 && lone !== undefined && !lone.measure && !YEAR.test(lone.norm) && !countsSomethingElse(ctx, only, free[0] ?? 0)) {
     takeNumber(ctx, only, free[0] ?? 0);
   }
+}
+
+/** "10,000 users" is no length in characters: a number followed by a noun other than the field's unit counts that noun. */
+function countsSomethingElse(ctx: Context, field: FieldProfile, at: number): boolean {
+  if (field.unit === null) return false;
+  const next = ctx.tokens[at + 1];
+  if (next === undefined || next.kind !== 'word' || isStopword(next.norm) || next.sentence !== ctx.tokens[at]?.sentence) return false;
+  return UNITS[next.norm]?.dimension !== field.unit.dimension && !(ctx.owners[at + 1] ?? []).includes(field.name);
 }
 
 /**
@@ -265,7 +276,7 @@ function readExample(ctx: Context, field: FieldProfile, text: string): void {
   const given = (examples.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => !isStopword(w));
   const kind = EXAMPLE_KINDS.find((words) => given.length > 0 && given.every((w) => words.has(w) || w === 'or'));
   if (kind === undefined) return;
-  const at = ctx.tokens.findIndex((token, i) => token.kind === 'word' && kind.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).length === 0);
+  const at = ctx.tokens.findIndex((token, i) => token.kind === 'word' && kind.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name));
   if (at >= 0) take(ctx, field, text.slice(ctx.tokens[at]?.start ?? 0, ctx.tokens[at]?.end ?? 0), at);
 }
 
