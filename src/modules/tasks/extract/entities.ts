@@ -75,7 +75,7 @@ function dateSpans(ctx: Context): Span[] {
     if (!free(ctx, i) && !ISO_DATE.test(token.norm)) continue;
     if (ctx.used[i]) continue;
     const norm = token.norm;
-    if (token.kind === 'word' && ISO_DATE.test(norm)) spans.push({ start: i, end: i, score: 3 });
+    if (token.kind === 'word' && (ISO_DATE.test(norm) || /^\d{1,2}\/\d{1,2}(?:\/\d{2,4})?$/.test(norm))) spans.push({ start: i, end: i, score: 3 });
     else if (token.kind === 'word' && (RELATIVE_DAYS.has(norm) && norm !== 'weekend')) spans.push({ start: i, end: i, score: 2 });
     else if (token.kind === 'word' && (WEEKDAYS.has(norm) || (norm.endsWith('s') && WEEKDAYS.has(norm.slice(0, -1))))) {
       const modified = i > 0 && ['next', 'this', 'coming'].includes(t[i - 1]?.norm ?? '') && t[i - 1]?.clause === token.clause;
@@ -151,7 +151,10 @@ function placeSpans(ctx: Context, text: string, blocked: Set<string>, prepositio
 }
 
 const TITLES = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'sir', 'dame']);
-const PERSON_CUES = new Set(['with', 'w', 'to', 'for', 'invoice', 'bill', 'send', 'meet', 'meeting', 'mentor', 'and', 'client', 'customer', 'colleague', 'boss', 'manager', 'friend']);
+const PERSON_CUES = new Set([
+  'with', 'w', 'to', 'for', 'from', 'invoice', 'bill', 'charge', 'send', 'meet', 'meeting', 'invite', 'call', 'ping', 'cc', 'and', 'mentor',
+  'client', 'customer', 'colleague', 'boss', 'manager', 'friend', 'attendee', 'name', 'named', 'called',
+]);
 const PHRASE_STOPS = new Set(['at', 'on', 'in', 'every', 'each', 'for', 'about', 'to', 'from', 'tomorrow', 'today', 'tonight', 'next', 'this', 'starting', 'from', 'by', 'via', 'over', 'regarding', 're']);
 
 /**

@@ -27,6 +27,17 @@ interface OptionIndex {
   byPhrase: Map<string, { keys: string[]; option: FieldProfile['options'][number] }[]>;
 }
 
+const keysByPhrase = new Map<string, string[]>();
+/** A lexicon phrase as token keys, computed once per phrase. */
+export function phraseKeys(phrase: string): string[] {
+  let keys = keysByPhrase.get(phrase);
+  if (keys === undefined) {
+    keys = tokenize(phrase).map((t) => t.key);
+    keysByPhrase.set(phrase, keys);
+  }
+  return keys;
+}
+
 /** The phrases that stand for an option: the lexicon's for its words, language names for a language code, currency words for a currency code. */
 function phrasesFor(value: string | number | boolean): string[] {
   if (typeof value !== 'string') return [];
@@ -44,7 +55,7 @@ function indexOf(field: FieldProfile): OptionIndex {
     const [first] = option.keys;
     if (first === undefined) continue;
     for (const phrase of phrasesFor(option.value)) {
-      const keys = tokenize(phrase).map((t) => t.key);
+      const keys = phraseKeys(phrase);
       const head = keys[0];
       // A phrase that is another option's own name stays that option's ("formal" when both formal and professional are options).
       if (head === undefined || field.options.some((o) => o !== option && o.keys.join(' ') === keys.join(' '))) continue;
@@ -63,7 +74,8 @@ function indexOf(field: FieldProfile): OptionIndex {
  * Each option of an enum field found among the tokens `usable` allows, best tier only: if any
  * option is named outright, synonyms and near spellings are not considered.
  */
-export function findOptions(field: FieldProfile, tokens: Token[], usable: (index: number) => boolean, from = 0, to = tokens.length): OptionHit[] {
+export function findOptions(field: FieldProfile, tokens: Token[], usable: (index: number) => boolean, from = 0, to = tokens.length, otherField: (index: number) => boolean = () => false): OptionHit[] {
+  const rejected = (tokens: Token[], at: number) => rejectedAt(tokens, at, otherField);
   const index = indexOf(field);
   const exact: OptionHit[] = [];
   const loose: OptionHit[] = [];
@@ -98,11 +110,12 @@ function looseMatches(index: OptionIndex, word: string): { value: OptionHit['val
   return [...synonyms.map((o) => ({ value: o.value, tier: 2 as const })), ...near.map((o) => ({ value: o.value, tier: 1 as const }))];
 }
 
-function rejected(tokens: Token[], at: number): boolean {
+/** A rejector within 3 words before, in the same clause, and not about another field in between ("no pets, high end"). */
+function rejectedAt(tokens: Token[], at: number, otherField: (index: number) => boolean): boolean {
   const clause = tokens[at]?.clause;
   for (let k = at - 1; k >= Math.max(0, at - 3); k--) {
     const token = tokens[k];
-    if (token === undefined || token.clause !== clause) return false;
+    if (token === undefined || token.clause !== clause || otherField(k)) return false;
     if (OPTION_REJECTORS.has(token.norm)) return true;
   }
   return false;

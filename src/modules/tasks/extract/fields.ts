@@ -1,5 +1,6 @@
 import type { InputFieldDefinition, InputSchema } from '../../registry/index.ts';
 import { identifierWords, stem, tokenize, type Token } from './text.ts';
+import { phraseKeys } from './enum.ts';
 import { BOOLEAN_WORDS } from './lexicon.ts';
 import { isStopword } from './words.ts';
 
@@ -100,8 +101,8 @@ export function profileFields(schema: InputSchema): FieldProfile[] {
       for (const word of words) {
         const known = BOOLEAN_WORDS[word];
         if (known === undefined) continue;
-        for (const phrase of known.same) phrases.push({ keys: tokenize(phrase).map((t) => t.key), strength: 3 });
-        for (const phrase of known.opposite) phrases.push({ keys: tokenize(phrase).map((t) => t.key), strength: 3, inverted: true });
+        for (const phrase of known.same) phrases.push({ keys: phraseKeys(phrase), strength: 3 });
+        for (const phrase of known.opposite) phrases.push({ keys: phraseKeys(phrase), strength: 3, inverted: true });
       }
     }
     if (kind === 'number') {

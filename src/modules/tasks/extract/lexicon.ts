@@ -67,8 +67,8 @@ export const CURRENCIES: Record<string, { symbols: string[]; words: string[] }> 
   eur: { symbols: ['€'], words: ['euro', 'euros', 'eur'] },
   gbp: { symbols: ['£'], words: ['pound', 'pounds', 'quid', 'sterling', 'gbp'] },
   jpy: { symbols: ['¥'], words: ['yen', 'jpy'] },
-  cad: { symbols: ['c$', 'ca$'], words: ['cad'] },
-  aud: { symbols: ['a$', 'au$'], words: ['aud'] },
+  cad: { symbols: ['c$', 'ca$'], words: ['cad', 'canadian dollars', 'canadian dollar', 'loonies'] },
+  aud: { symbols: ['a$', 'au$'], words: ['aud', 'australian dollars', 'australian dollar', 'aussie dollars'] },
   chf: { symbols: [], words: ['franc', 'francs', 'chf'] },
   inr: { symbols: ['₹'], words: ['rupee', 'rupees', 'inr'] },
 };
@@ -111,6 +111,10 @@ export const UNITS: Record<string, { dimension: 'time' | 'mass' | 'pixels' | 'ch
   kilogram: { dimension: 'mass', scale: 1 },
   kilograms: { dimension: 'mass', scale: 1 },
   g: { dimension: 'mass', scale: 0.001 },
+  lb: { dimension: 'mass', scale: 0.4536 },
+  lbs: { dimension: 'mass', scale: 0.4536 },
+  oz: { dimension: 'mass', scale: 0.02835 },
+  ounces: { dimension: 'mass', scale: 0.02835 },
   gram: { dimension: 'mass', scale: 0.001 },
   grams: { dimension: 'mass', scale: 0.001 },
   px: { dimension: 'pixels', scale: 1 },
@@ -139,7 +143,7 @@ export const UNITS: Record<string, { dimension: 'time' | 'mass' | 'pixels' | 'ch
 export const OPTION_PHRASES: Record<string, string[]> = {
   low: ['cheap', 'cheapest', 'budget', 'inexpensive', 'affordable', 'economy', 'low cost', 'hostel'],
   high: ['luxury', 'luxurious', 'high end', 'upscale', 'premium', 'money no object', 'fancy', 'splurge', 'five star', '5 star'],
-  medium: ['mid range', 'midrange', 'moderate', 'mid priced', 'reasonable'],
+  medium: ['mid range', 'midrange', 'moderate', 'mid priced', 'reasonable', 'average', 'normal', 'standard', 'mid length', 'middle'],
   imperial: ['fahrenheit', 'mph', 'miles', 'us units'],
   metric: ['celsius', 'centigrade', 'kmh', 'km h'],
   jpg: ['jpeg'],
@@ -173,9 +177,9 @@ export const OPTION_PHRASES: Record<string, string[]> = {
   excited: ['pumped', 'hyped', 'thrilled', 'enthusiastic', 'exciting', 'stoked', 'excitement'],
   serious: ['sombre', 'somber', 'solemn', 'grave'],
   daily: ['every day', 'each day', 'everyday', 'every morning', 'standup'],
-  weekly: ['every week', 'each week', 'once a week'],
+  weekly: ['every week', 'each week', 'once a week', 'every monday', 'every tuesday', 'every wednesday', 'every thursday', 'every friday', 'every saturday', 'every sunday', 'mondays', 'tuesdays', 'wednesdays', 'thursdays', 'fridays'],
   monthly: ['every month', 'each month', 'once a month'],
-  none: ['one off', 'one-off', 'one time', 'just once', 'once'],
+  none: ['one off', 'one-off', 'one time', 'just once', 'does not repeat', 'no repeat'],
 };
 
 /**

@@ -71,8 +71,14 @@ function findQuantities(ctx: Context): Quantity[] {
         found.push({ start: i, end, base: value * unit.scale, dimension: unit.dimension });
         continue;
       }
-      // "four of us", "a family of five", "for six": people, when nothing else is counted.
-      if (t[i + 1]?.norm === 'of' && t[i + 2]?.norm === 'us') found.push({ start: i, end: i + 2, base: value, dimension: 'people' });
+      // Payment terms: "net 30" is 30 days.
+      if (t[i - 1]?.norm === 'net' && Number.isInteger(value)) {
+        found.push({ start: i - 1, end: i, base: value * 1440, dimension: 'time' });
+        continue;
+      }
+      // "four of us", "a family of five", "serves 4", "for six": people, when nothing else is counted.
+      if (['serves', 'serve', 'feeds', 'feed', 'serving'].includes(t[i - 1]?.norm ?? '')) found.push({ start: i, end: i, base: value, dimension: 'people' });
+      else if (t[i + 1]?.norm === 'of' && t[i + 2]?.norm === 'us') found.push({ start: i, end: i + 2, base: value, dimension: 'people' });
       else if (t[i - 1]?.norm === 'of' && GROUPS.has(t[i - 2]?.norm ?? '')) found.push({ start: i, end: i, base: value, dimension: 'people' });
       else if (t[i - 1]?.norm === 'for' && Number.isInteger(value) && value < 100 && (t[i + 1] === undefined || t[i + 1]?.kind === 'punct' || ['in', 'people', 'of', 'and', 'please', 'with'].includes(t[i + 1]?.norm ?? ''))) {
         found.push({ start: i, end: i, base: value, dimension: 'people' });
@@ -113,11 +119,13 @@ function readMoney(ctx: Context): void {
     if (token.kind !== 'number' || ctx.used[i]) continue;
     const bySymbol = Object.entries(CURRENCIES).find(([, c]) => c.symbols.includes(token.unit))?.[0];
     const next = t[i + 1];
-    const byWord = next?.kind === 'word' ? Object.entries(CURRENCIES).find(([, c]) => c.words.includes(next.norm))?.[0] : undefined;
+    const two = `${next?.norm ?? ''} ${t[i + 2]?.norm ?? ''}`;
+    const pair = next?.kind === 'word' ? Object.entries(CURRENCIES).find(([, c]) => c.words.includes(two))?.[0] : undefined;
+    const byWord = pair ?? (next?.kind === 'word' ? Object.entries(CURRENCIES).find(([, c]) => c.words.includes(next.norm))?.[0] : undefined);
     const before = t[i - 1];
     const byCode = before?.kind === 'word' && before.end <= token.start ? Object.entries(CURRENCIES).find(([code]) => code === before.norm)?.[0] : undefined;
     const currency = bySymbol ?? byWord ?? byCode;
-    if (currency !== undefined) amounts.push({ at: i, end: byWord !== undefined ? i + 1 : i, currency });
+    if (currency !== undefined) amounts.push({ at: i, end: pair !== undefined ? i + 2 : byWord !== undefined ? i + 1 : i, currency });
   }
   if (amounts.length === 0) return;
   const moneyFields = ctx.fields.filter((f) => f.kind === 'number' && f.role === 'money' && isOpen(ctx, f));
@@ -129,7 +137,7 @@ function readMoney(ctx: Context): void {
     const best = moneyFields.length === 1 ? free[0] : free.sort((a, b) => distance(a.at) - distance(b.at))[0];
     if (best === undefined) continue;
     take(ctx, field, t[best.at]?.value ?? 0, best.at);
-    if (best.end > best.at) ctx.used[best.end] = true;
+    for (let k = best.at + 1; k <= best.end; k++) ctx.used[k] = true;
     const option = currencyField?.options.find((o) => String(o.value).toLowerCase() === best.currency);
     if (currencyField !== undefined && isOpen(ctx, currencyField) && option !== undefined) take(ctx, currencyField, option.value, best.end);
   }

@@ -154,7 +154,8 @@ export function readOptions(ctx: Context): void {
     if (field.kind !== 'enum' || !isOpen(ctx, field)) continue;
     const usable = (i: number) => !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name);
     const mentions = mentionsOf(ctx, field);
-    for (const hit of findOptions(field, ctx.tokens, usable)) {
+    const otherField = (i: number) => (ctx.owners[i] ?? []).some((owner) => owner !== field.name);
+    for (const hit of findOptions(field, ctx.tokens, usable, 0, ctx.tokens.length, otherField)) {
       // A word naming the field is not another way of saying an option ("budget" of a budget field).
       if (hit.tier < 3 && ctx.mentions.some((m) => m.field === field.name && m.strength >= 2 && m.start <= hit.start && hit.start <= m.end)) continue;
       const distances = mentions.map((m) => gap(ctx, m, hit) ?? Infinity);
@@ -220,6 +221,8 @@ export function readStrings(ctx: Context, text: string, description: string): vo
   if (onlyFreeText !== undefined && lone !== undefined && (ctx.tokens[lone]?.norm.split(/\s+/).length ?? 0) > 1) take(ctx, onlyFreeText, ctx.tokens[lone]?.norm ?? '', lone);
   const topics = ctx.fields.filter((f) => f.about && isOpen(ctx, f));
   if (topics.length === 1 && topics[0] !== undefined) readAbout(ctx, topics[0], text);
+  // "a caption for our new vegan donut": without "about", what the thing is for.
+  if (topics.length === 1 && topics[0] !== undefined && isOpen(ctx, topics[0])) readAfter(ctx, topics[0], 'for', text);
   // A quoted name after "called", "named", "titled" is the title.
   for (const field of ctx.fields.filter((f) => f.kind === 'string' && f.role === 'title' && isOpen(ctx, f))) {
     const at = quotes().find((q) => NAMING.has(ctx.tokens[q - 1]?.norm ?? '')) ?? (quotes().length === 1 ? quotes()[0] : undefined);
@@ -232,6 +235,7 @@ export function readStrings(ctx: Context, text: string, description: string): vo
   if (openFields.length === 1 && openFields[0] !== undefined && quotes().length === 1) take(ctx, openFields[0], ctx.tokens[quotes()[0] ?? 0]?.norm ?? '', quotes()[0] ?? 0);
   // What follows the colon of "translate into swahili: good morning" or "LinkedIn: we're hiring" is the text, or the topic.
   for (const field of [onlyFreeText, ...topics]) if (field !== undefined && isOpen(ctx, field)) readAfterColon(ctx, field, text);
+  if (onlyFreeText !== undefined && isOpen(ctx, onlyFreeText)) readObject(ctx, onlyFreeText, text);
   if (onlyFreeText !== undefined && isOpen(ctx, onlyFreeText)) ctx.found.set(onlyFreeText.name, description.trim());
 }
 
@@ -267,6 +271,31 @@ function readAfter(ctx: Context, field: FieldProfile, preposition: string, text:
     take(ctx, field, text.slice(t[start]?.start ?? 0, t[end]?.end ?? 0), start, end);
     return;
   }
+}
+
+const POINTERS = new Set(['this', 'that', 'it', 'these', 'those', 'following', 'text', 'below', 'above', 'attached', 'me', 'my', 'our', 'for', 'please']);
+
+/**
+ * "translate good morning everyone into German": the object of the verb the free-text field's
+ * description names ("Text to translate"), up to the preposition before a value another rule
+ * took ("into German").
+ */
+function readObject(ctx: Context, field: FieldProfile, text: string): void {
+  const verbs = new Set((field.definition.description ?? '').toLowerCase().match(/[a-z]+/g)?.filter((w) => w.length > 3 && !isStopword(w)) ?? []);
+  const t = ctx.tokens;
+  const verb = t.findIndex((token, i) => token.kind === 'word' && verbs.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name));
+  if (verb < 0) return;
+  let end = verb;
+  for (let k = verb + 1; k < t.length && t[k]?.sentence === t[verb]?.sentence; k++) {
+    if (['into', 'to', 'in', 'from'].includes(t[k]?.norm ?? '') && ctx.used[k + 1]) break;
+    if (ctx.used[k] || t[k]?.kind === 'punct') return;
+    end = k;
+  }
+  if (end === verb || !ctx.used[end + 2]) return;
+  // "translate this into French", "summarise the following for my team" point at a text given elsewhere, or nowhere.
+  const first = t[verb + 1]?.norm ?? '';
+  if (POINTERS.has(first) || (first === 'the' && POINTERS.has(t[verb + 2]?.norm ?? ''))) return;
+  take(ctx, field, text.slice(t[verb + 1]?.start ?? 0, t[end]?.end ?? 0), verb + 1, end);
 }
 
 /** What a description gives as examples ("e.g. Thai, Italian") names a kind of word: the request's word of that kind. */
