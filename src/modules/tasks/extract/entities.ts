@@ -12,7 +12,7 @@ import { isStopword } from './words.ts';
 export function readEntities(ctx: Context, text: string): void {
   const open = (role: FieldProfile['role']) => ctx.fields.filter((f) => f.kind === 'string' && f.role === role && isOpen(ctx, f));
   const blocked = blockedWords(ctx);
-  for (const field of open('color')) takeFirst(ctx, field, text, colorSpans(ctx));
+  for (const field of open('color')) takeFirst(ctx, field, text, colorSpans(ctx, field));
   for (const field of open('date')) takeFirst(ctx, field, text, dateSpans(ctx));
   for (const field of open('time')) takeFirst(ctx, field, text, timeSpans(ctx));
   for (const field of open('place')) takeFirst(ctx, field, text, placeSpans(ctx, text, blocked, field.preposition));
@@ -47,9 +47,11 @@ function blockedWords(ctx: Context): Set<string> {
 
 const free = (ctx: Context, i: number) => ctx.tokens[i] !== undefined && !ctx.used[i] && (ctx.owners[i]?.length ?? 0) === 0;
 
-function colorSpans(ctx: Context): Span[] {
+function colorSpans(ctx: Context, field: FieldProfile): Span[] {
   const t = ctx.tokens;
   const spans: Span[] = [];
+  // The field's own description may name colours ("e.g. white or #ffffff"): those words are still colours.
+  const free = (c: Context, i: number) => c.tokens[i] !== undefined && !c.used[i] && (c.owners[i] ?? []).every((owner) => owner === field.name);
   for (let i = 0; i < t.length; i++) {
     const token = t[i] as Token;
     if (!free(ctx, i) || token.kind !== 'word') continue;
@@ -133,8 +135,8 @@ function placeSpans(ctx: Context, text: string, blocked: Set<string>, prepositio
     const afterPreposition = before !== undefined && before.clause === t[i]?.clause && PLACE_PREPOSITIONS.has(before.norm);
     const bonus = afterPreposition && before?.norm === preposition ? 1 : 0;
     if (known >= 0) {
-      // A region or country code after a city belongs to it: "Wellington NZ", "Austin TX".
-      while (t[known + 1]?.kind === 'word' && /^\p{Lu}{2,3}$/u.test(text.slice(t[known + 1]?.start ?? 0, t[known + 1]?.end ?? 0)) && free(ctx, known + 1)) known++;
+      // A region or country code after a city belongs to it ("Wellington NZ", "Austin TX"), as does a capitalised word ("New York City").
+      while (capitalized(text, t[known + 1]) && free(ctx, known + 1) && !blocked.has(t[known + 1]?.norm ?? '') && t[known + 1]?.clause === t[known]?.clause) known++;
       spans.push({ start: i, end: known, score: 3 + bonus });
       i = known;
       continue;

@@ -40,7 +40,7 @@ export type Role = 'place' | 'person' | 'date' | 'time' | 'color' | 'money' | 't
 
 /** A number field's unit: its dimension and how many base units (minutes, kilograms, ...) one of it is. */
 export interface FieldUnit {
-  dimension: 'time' | 'mass' | 'pixels' | 'characters' | 'people';
+  dimension: 'time' | 'mass' | 'pixels' | 'characters' | 'words' | 'people';
   scale: number;
 }
 
@@ -144,6 +144,7 @@ const UNIT_WORDS: [string[], FieldUnit][] = [
   [['gram', 'g'], { dimension: 'mass', scale: 0.001 }],
   [['pixel', 'px'], { dimension: 'pixels', scale: 1 }],
   [['character', 'char'], { dimension: 'characters', scale: 1 }],
+  [['word'], { dimension: 'words', scale: 1 }],
   [['people', 'person', 'guest', 'serving', 'persons'], { dimension: 'people', scale: 1 }],
 ];
 const PREPOSITIONS = new Set(['to', 'into', 'for', 'with', 'about', 'on', 'from']);

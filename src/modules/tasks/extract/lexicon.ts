@@ -86,7 +86,7 @@ export const CUISINES = new Set(
 export const COLOR_SHADES = new Set(list('light, dark, pale, bright, deep, soft, off'));
 
 /** Units a number may be written with, by the dimension they measure and their size in its base unit. */
-export const UNITS: Record<string, { dimension: 'time' | 'mass' | 'pixels' | 'characters' | 'people'; scale: number }> = {
+export const UNITS: Record<string, { dimension: 'time' | 'mass' | 'pixels' | 'characters' | 'words' | 'people'; scale: number }> = {
   minute: { dimension: 'time', scale: 1 },
   minutes: { dimension: 'time', scale: 1 },
   min: { dimension: 'time', scale: 1 },
@@ -123,6 +123,8 @@ export const UNITS: Record<string, { dimension: 'time' | 'mass' | 'pixels' | 'ch
   character: { dimension: 'characters', scale: 1 },
   characters: { dimension: 'characters', scale: 1 },
   chars: { dimension: 'characters', scale: 1 },
+  word: { dimension: 'words', scale: 1 },
+  words: { dimension: 'words', scale: 1 },
   people: { dimension: 'people', scale: 1 },
   persons: { dimension: 'people', scale: 1 },
   person: { dimension: 'people', scale: 1 },
@@ -157,7 +159,7 @@ export const OPTION_PHRASES: Record<string, string[]> = {
   security: ['vulnerability', 'vulnerabilities', 'secure', 'injection', 'xss', 'exploit', 'exploits', 'auth', 'secrets'],
   style: ['readability', 'readable', 'formatting', 'naming', 'lint', 'linting', 'code style', 'conventions', 'tidy'],
   all: ['everything', 'full review', 'thorough'],
-  short: ['gist', 'brief', 'briefly', 'quick', 'concise', 'tldr', 'tl dr', 'sentence or two', 'one sentence', 'couple of sentences', 'few sentences'],
+  short: ['tl', 'gist', 'brief', 'briefly', 'quick', 'concise', 'tldr', 'tl dr', 'sentence or two', 'one sentence', 'couple of sentences', 'few sentences'],
   long: ['detailed', 'in depth', 'thorough', 'comprehensive', 'extensive', 'lengthy'],
   bullets: ['bullet points', 'bullet point', 'bulleted', 'bullet', 'list', 'points'],
   paragraph: ['prose', 'running text', 'paragraphs'],
@@ -173,7 +175,7 @@ export const OPTION_PHRASES: Record<string, string[]> = {
   mastodon: ['toot', 'fediverse'],
   professional: ['formal', 'businesslike', 'corporate'],
   casual: ['informal', 'relaxed', 'chill', 'laid back', 'conversational'],
-  funny: ['humorous', 'witty', 'joke', 'jokey', 'playful', 'lighthearted', 'hilarious'],
+  funny: ['fun', 'humorous', 'witty', 'joke', 'jokey', 'playful', 'lighthearted', 'hilarious'],
   excited: ['pumped', 'hyped', 'thrilled', 'enthusiastic', 'exciting', 'stoked', 'excitement'],
   serious: ['sombre', 'somber', 'solemn', 'grave'],
   daily: ['every day', 'each day', 'everyday', 'every morning', 'standup'],

@@ -42,8 +42,8 @@ const UNITS = 'px|pt|em|rem|ms|s|sec|secs|min|mins|h|hr|hrs|kb|mb|gb|cm|mm|m|km|
 const PATTERN = new RegExp(
   [
     /(?<url>https?:\/\/[^\s<>"'“”‘’]+)/.source,
-    // Two sides of a size: "1200x630", "1440 × 900".
-    /(?<![\p{L}\p{N}.])(?<pairA>\d{1,5})\s?[x×]\s?(?<pairB>\d{1,5})(?![\p{L}\p{N}])/u.source,
+    // Two sides of a size: "1200x630", "1440 × 900", "800 by 600".
+    /(?<![\p{L}\p{N}.])(?<pairA>\d{1,5})(?:\s?[x×]\s?|\s+by\s+)(?<pairB>\d{1,5})(?![\p{L}\p{N}])/u.source,
     // A colour written in hex: "#f4f4f4".
     /(?<hex>#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})(?![\p{L}\p{N}]))/u.source,
     /"(?<dq>[^"\n]{1,1000})"/.source,
