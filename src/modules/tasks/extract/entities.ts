@@ -180,8 +180,11 @@ function personSpans(ctx: Context, text: string, blocked: Set<string>, field: Fi
     while (capitalized(text, t[end + 1]) && usable(end + 1) && t[end + 1]?.clause === token.clause) end++;
     if (titled && end <= i + 1 && !capitalized(text, t[end])) continue;
     if (titled && end === i + 1 && t[end]?.norm === '.') continue;
-    // A capitalised word alone may be anything ("the 2024 Olympics"); a name follows a word that introduces one.
-    if (titled || PERSON_CUES.has(t[i - 1]?.norm ?? '')) spans.push({ start: i, end, score: 2 });
+    // A capitalised word alone may be anything ("the 2024 Olympics"); a name follows a word that
+    // introduces one, perhaps through "the" or a colon ("bill the Smiths", "Invoice to: Wayne Enterprises").
+    let cue = i - 1;
+    if (t[cue]?.norm === 'the' || t[cue]?.norm === ':') cue--;
+    if (titled || PERSON_CUES.has(t[cue]?.norm ?? '')) spans.push({ start: i, end, score: 2 });
     i = end;
   }
   if (spans.length > 0) return spans;

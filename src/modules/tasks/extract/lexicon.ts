@@ -100,6 +100,7 @@ export const UNITS: Record<string, { dimension: 'time' | 'mass' | 'pixels' | 'ch
   days: { dimension: 'time', scale: 1440 },
   night: { dimension: 'time', scale: 1440 },
   nights: { dimension: 'time', scale: 1440 },
+  nites: { dimension: 'time', scale: 1440 },
   week: { dimension: 'time', scale: 10080 },
   weeks: { dimension: 'time', scale: 10080 },
   fortnight: { dimension: 'time', scale: 20160 },

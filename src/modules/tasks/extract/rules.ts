@@ -39,7 +39,9 @@ export function readNumbers(ctx: Context): void {
   const free = t.flatMap((token, at) => (token.kind === 'number' && !token.spelled && !ctx.used[at] ? [at] : []));
   const numberFields = ctx.fields.filter((f) => f.kind === 'number');
   const named = numberFields.filter((f) => isOpen(ctx, f) && mentionsOf(ctx, f).length > 0);
-  const only = numberFields.length === 1 ? numberFields[0] : named.length === 1 ? named[0] : undefined;
+  // With none named, a field with a default already has a value: the one without is what is asked ("invoice acme for 500").
+  const undefaulted = numberFields.filter((f) => isOpen(ctx, f) && f.definition.default === undefined);
+  const only = numberFields.length === 1 ? numberFields[0] : named.length === 1 ? named[0] : named.length === 0 && undefaulted.length === 1 ? undefaulted[0] : undefined;
   const lone = t[free[0] ?? -1];
   if (only !== undefined && isOpen(ctx, only) && free.length === 1 && lone !== undefined && !lone.measure && !YEAR.test(lone.norm) && !countsSomethingElse(ctx, only, free[0] ?? 0)) {
     takeNumber(ctx, only, free[0] ?? 0);
