@@ -58,7 +58,10 @@ function colorSpans(ctx: Context, field: FieldProfile): Span[] {
     if (/^#[0-9a-f]{3,6}$/.test(token.norm)) spans.push({ start: i, end: i, score: 2 });
     else if (COLORS.has(token.norm)) {
       const shaded = i > 0 && COLOR_SHADES.has(t[i - 1]?.norm ?? '') && free(ctx, i - 1) && t[i - 1]?.clause === token.clause;
-      spans.push({ start: shaded ? i - 1 : i, end: i, score: 1 });
+      // "navy blue", "blue green": two colour words are one colour.
+      const end = COLORS.has(t[i + 1]?.norm ?? '') && free(ctx, i + 1) && t[i + 1]?.clause === token.clause ? i + 1 : i;
+      spans.push({ start: shaded ? i - 1 : i, end, score: 1 });
+      i = end;
     }
   }
   return spans;

@@ -230,8 +230,8 @@ export function readStrings(ctx: Context, text: string, description: string): vo
     const at = quotes().find((q) => NAMING.has(ctx.tokens[q - 1]?.norm ?? '')) ?? (quotes().length === 1 ? quotes()[0] : undefined);
     if (at !== undefined) take(ctx, field, ctx.tokens[at]?.norm ?? '', at);
   }
-  for (const field of ctx.fields.filter((f) => (f.kind === 'string' || f.kind === 'freeText') && f.preposition !== null && isOpen(ctx, f))) readAfter(ctx, field, field.preposition ?? '', text);
   for (const field of ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f))) readExample(ctx, field, text);
+  for (const field of ctx.fields.filter((f) => (f.kind === 'string' || f.kind === 'freeText') && f.preposition !== null && isOpen(ctx, f))) readAfter(ctx, field, field.preposition ?? '', text);
   // Free text is the request itself, not the one quoted phrase in it ("a 'retro' poster").
   const openFields = ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f));
   if (openFields.length === 1 && openFields[0] !== undefined && quotes().length === 1) take(ctx, openFields[0], ctx.tokens[quotes()[0] ?? 0]?.norm ?? '', quotes()[0] ?? 0);
@@ -255,7 +255,7 @@ const MAX_PHRASE_WORDS = 8;
  */
 function readAfter(ctx: Context, field: FieldProfile, preposition: string, text: string): void {
   const t = ctx.tokens;
-  const introducers = preposition === 'with' ? ['with', 'using'] : [preposition];
+  const introducers = preposition === 'with' ? ['with', 'using', 'got', 'have'] : [preposition];
   for (let a = 0; a < t.length; a++) {
     if (!introducers.includes(t[a]?.norm ?? '') || ctx.used[a]) continue;
     let start = a + 1;
@@ -263,7 +263,9 @@ function readAfter(ctx: Context, field: FieldProfile, preposition: string, text:
     let end = start - 1;
     for (let k = start; k < Math.min(t.length, start + MAX_PHRASE_WORDS); k++) {
       const token = t[k];
-      if (token === undefined || token.kind !== 'word' || token.clause !== t[a]?.clause || ctx.used[k]) break;
+      // A list goes on past its commas: "with eggs, cheese and ham".
+      if (token?.norm === ',' && k > start && listContinues(ctx, k)) continue;
+      if (token === undefined || token.kind !== 'word' || (token.clause !== t[k - 1]?.clause && t[k - 1]?.norm !== ',') || ctx.used[k]) break;
       if ((ctx.owners[k] ?? []).some((owner) => owner !== field.name)) break;
       if (PHRASE_BREAKS.has(token.norm) && !(token.norm === 'and' && t[k + 1]?.kind === 'word' && !ctx.used[k + 1] && t[k + 1]?.clause === token.clause)) break;
       end = k;
@@ -298,6 +300,19 @@ function readObject(ctx: Context, field: FieldProfile, text: string): void {
   const first = t[verb + 1]?.norm ?? '';
   if (POINTERS.has(first) || (first === 'the' && POINTERS.has(t[verb + 2]?.norm ?? ''))) return;
   take(ctx, field, text.slice(t[verb + 1]?.start ?? 0, t[end]?.end ?? 0), verb + 1, end);
+}
+
+/** After a comma, a short item of a list that ends with "and ..." or another comma, nothing in it taken or naming a field. */
+function listContinues(ctx: Context, comma: number): boolean {
+  const t = ctx.tokens;
+  for (let k = comma + 1; k < Math.min(t.length, comma + 6); k++) {
+    const token = t[k];
+    if (token === undefined || token.sentence !== t[comma]?.sentence || ctx.used[k] || (ctx.owners[k]?.length ?? 0) > 0) return false;
+    if (token.kind === 'punct') return token.norm === ',';
+    if (token.kind !== 'word') return false;
+    if (token.norm === 'and') return k > comma + 1;
+  }
+  return false;
 }
 
 /** What a description gives as examples ("e.g. Thai, Italian") names a kind of word: the request's word of that kind. */
