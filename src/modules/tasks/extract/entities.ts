@@ -134,7 +134,7 @@ function placeSpans(ctx: Context, text: string, blocked: Set<string>, prepositio
       const words = t.slice(i, i + n);
       if (words.length === n && words.every((w, k) => w.kind === 'word' && free(ctx, i + k) && w.sentence === t[i]?.sentence) && PLACES.has(words.map((w) => w.norm).join(' '))) known = i + n - 1;
     }
-    const before = t[i - 1];
+    const before = t[i - 1]?.norm === 'the' ? t[i - 2] : t[i - 1];
     const afterPreposition = before !== undefined && before.clause === t[i]?.clause && PLACE_PREPOSITIONS.has(before.norm);
     const bonus = afterPreposition && before?.norm === preposition ? 1 : 0;
     if (known >= 0) {

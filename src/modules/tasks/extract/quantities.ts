@@ -80,7 +80,7 @@ function findQuantities(ctx: Context): Quantity[] {
       if (['serves', 'serve', 'feeds', 'feed', 'serving'].includes(t[i - 1]?.norm ?? '')) found.push({ start: i, end: i, base: value, dimension: 'people' });
       else if (t[i + 1]?.norm === 'of' && t[i + 2]?.norm === 'us') found.push({ start: i, end: i + 2, base: value, dimension: 'people' });
       else if (t[i - 1]?.norm === 'of' && GROUPS.has(t[i - 2]?.norm ?? '')) found.push({ start: i, end: i, base: value, dimension: 'people' });
-      else if (t[i - 1]?.norm === 'for' && Number.isInteger(value) && value < 100 && (t[i + 1] === undefined || t[i + 1]?.kind === 'punct' || ['in', 'people', 'of', 'and', 'please', 'with'].includes(t[i + 1]?.norm ?? ''))) {
+      else if (t[i - 1]?.norm === 'for' && Number.isInteger(value) && value < 100 && (t[i + 1] === undefined || t[i + 1]?.kind === 'punct' || ['in', 'people', 'of', 'and', 'please', 'with', 'to', 'at', 'from', 'on'].includes(t[i + 1]?.norm ?? ''))) {
         found.push({ start: i, end: i, base: value, dimension: 'people' });
       }
       continue;

@@ -55,7 +55,7 @@ const PATTERN = new RegExp(
     /(?<email>(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63}){1,8})/u.source,
     // Dates and times are words: their digits are not quantities.
     /(?<stamp>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\p{L}\p{N}])|(?<![\p{L}\p{N}/])\d{1,2}\/\d{1,2}(?:\/\d{2,4})?(?![\p{L}\p{N}/])|(?<![\p{L}\p{N}.])\d{1,2}\s?[ap]\.?m\.?(?![\p{L}\p{N}]))/u.source,
-    `(?<num>(?<![\\p{L}\\p{N}.\\-])-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?)(?!\\.\\d)(?=(?:${UNITS})?(?![\\p{L}\\p{N}]))`,
+    `(?<num>(?<![\\p{L}\\p{N}.\\-#])-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?)(?!\\.\\d)(?=(?:${UNITS})?(?![\\p{L}\\p{N}]))`,
     // Dots inside a word keep it one word: "v2.0", "node.js".
     /(?<word>[\p{L}\p{N}]+(?:['’][\p{L}]+)*(?:\.[\p{L}\p{N}]+)*)/u.source,
     /(?<punct>[:=,.;!?()\n])/.source,
