@@ -32,8 +32,12 @@ function takeFirst(ctx: Context, field: FieldProfile, text: string, spans: Span[
   take(ctx, field, text.slice(ctx.tokens[best.start]?.start ?? 0, ctx.tokens[best.end]?.end ?? 0), best.start, best.end);
 }
 
+const blockedByFields = new WeakMap<FieldProfile[], Set<string>>();
+
 /** Words that are something else: enum options and the words that stand for them, languages, currencies, days and months. */
 function blockedWords(ctx: Context): Set<string> {
+  const cached = blockedByFields.get(ctx.fields);
+  if (cached !== undefined) return cached;
   const words = new Set<string>([...LANGUAGE_NAMES, ...WEEKDAYS, ...MONTHS, ...RELATIVE_DAYS]);
   for (const field of ctx.fields) {
     for (const option of field.options) {
@@ -42,6 +46,7 @@ function blockedWords(ctx: Context): Set<string> {
       for (const phrase of [...(OPTION_PHRASES[value] ?? []), ...(CURRENCIES[value]?.words ?? [])]) for (const w of phrase.split(' ')) words.add(w);
     }
   }
+  blockedByFields.set(ctx.fields, words);
   return words;
 }
 
