@@ -12,11 +12,18 @@ import { isStopword } from './words.ts';
 export function readEntities(ctx: Context, text: string): void {
   const open = (role: FieldProfile['role']) => ctx.fields.filter((f) => f.kind === 'string' && f.role === role && isOpen(ctx, f));
   const blocked = blockedWords(ctx);
+  // Fields of one role share the text's spans (found once); each takes the best one still free.
+  const once = new Map<string, Span[]>();
+  const spans = (key: string, find: () => Span[]) => {
+    let found = once.get(key);
+    if (found === undefined) once.set(key, (found = find()));
+    return found;
+  };
   for (const field of open('color')) takeFirst(ctx, field, text, colorSpans(ctx, field));
-  for (const field of open('date')) takeFirst(ctx, field, text, dateSpans(ctx));
-  for (const field of open('time')) takeFirst(ctx, field, text, timeSpans(ctx));
-  for (const field of open('place')) takeFirst(ctx, field, text, placeSpans(ctx, text, blocked, field.preposition));
-  for (const field of open('person')) takeFirst(ctx, field, text, personSpans(ctx, text, blocked, field));
+  for (const field of open('date')) takeFirst(ctx, field, text, spans('date', () => dateSpans(ctx)));
+  for (const field of open('time')) takeFirst(ctx, field, text, spans('time', () => timeSpans(ctx)));
+  for (const field of open('place')) takeFirst(ctx, field, text, spans(`place ${field.preposition}`, () => placeSpans(ctx, text, blocked, field.preposition)));
+  for (const field of open('person')) takeFirst(ctx, field, text, spans(`person ${takesEmail(field)}`, () => personSpans(ctx, text, blocked, field)));
 }
 
 interface Span {
@@ -160,6 +167,8 @@ function placeSpans(ctx: Context, text: string, blocked: Set<string>, prepositio
   return spans;
 }
 
+const takesEmail = (field: FieldProfile) => /e-?mail/i.test(field.definition.description ?? '');
+
 const TITLES = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'sir', 'dame']);
 const PERSON_CUES = new Set([
   'with', 'w', 'to', 'for', 'from', 'invoice', 'bill', 'charge', 'send', 'meet', 'meeting', 'invite', 'call', 'ping', 'cc', 'and', 'mentor',
@@ -175,11 +184,11 @@ const PHRASE_STOPS = new Set(['at', 'on', 'in', 'every', 'each', 'for', 'about',
 function personSpans(ctx: Context, text: string, blocked: Set<string>, field: FieldProfile): Span[] {
   const t = ctx.tokens;
   const spans: Span[] = [];
-  const takesEmail = /e-?mail/i.test(field.definition.description ?? '');
+  const email = takesEmail(field);
   const usable = (i: number) => free(ctx, i) && !blocked.has(t[i]?.norm ?? '') && !PLACES.has(t[i]?.norm ?? '') && !isStopword(t[i]?.norm ?? '') && (t[i]?.norm.length ?? 0) > 1;
   for (let i = 0; i < t.length; i++) {
     const token = t[i] as Token;
-    if (takesEmail && token.kind === 'email' && !ctx.used[i]) spans.push({ start: i, end: i, score: 4 });
+    if (email && token.kind === 'email' && !ctx.used[i]) spans.push({ start: i, end: i, score: 4 });
     if (!capitalized(text, token) || !free(ctx, i)) continue;
     const titled = TITLES.has(token.norm);
     if (!titled && (sentenceStart(ctx, i) || !usable(i))) continue;

@@ -189,10 +189,14 @@ export const OPTION_PHRASES: Record<string, string[]> = {
  * Words that mention a boolean field by what it is about (`pets` by "dog"), and words that
  * mean the opposite of it (`strict` by "lenient"), keyed by a word of the field's name.
  */
+const RECURRING = { same: ['every month', 'monthly', 'each month', 'per month', 'repeat', 'repeating', 'recurring', 'recurrent', 'subscription'], opposite: ['one off', 'one time', 'one-time', 'one-off', 'once'] };
+
 export const BOOLEAN_WORDS: Record<string, { same: string[]; opposite: string[] }> = {
   pet: { same: ['dog', 'dogs', 'cat', 'cats', 'puppy', 'kitten', 'dachshund', 'dachshunds', 'pet friendly', 'dog friendly'], opposite: [] },
   transparent: { same: ['see through', 'see-through', 'transparency', 'alpha'], opposite: ['opaque'] },
-  recurring: { same: ['every month', 'monthly', 'each month', 'repeat', 'repeating', 'recurrent', 'subscription'], opposite: ['one off', 'one time', 'one-time', 'one-off', 'once'] },
+  recurring: RECURRING,
+  repeat: RECURRING,
+  monthly: RECURRING,
   express: { same: ['asap', 'urgent', 'urgently', 'next day', 'overnight', 'rush', 'fastest', 'quickly', 'fast'], opposite: ['standard', 'economy', 'slow'] },
   insured: { same: ['insure', 'insurance', 'insured'], opposite: [] },
   fragile: { same: ['breakable', 'handle with care', 'delicate'], opposite: [] },
