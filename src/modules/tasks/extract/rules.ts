@@ -207,9 +207,13 @@ function directionOf(field: FieldProfile): 'source' | 'target' | null {
 }
 
 /**
- * Rule 6, other strings: a quoted string near the field's mention; "about X" for a topic field;
- * a lone quoted string for the lone plain string field left; and for a field named for the
- * request itself (text, prompt, query...), when it is the schema's only one, the whole description.
+ * Rule 6, other strings, in this order: a quoted string near the field's mention; the quoted
+ * part of the request for the only free-text field; "about X", then "for X", for a topic; a
+ * quoted title; a word of the kind a description's examples show; the words after the
+ * preposition a description ends with; a lone quoted string for the lone plain string field
+ * left; the text after a colon for free text or a topic; the object of the free-text
+ * description's verb; and for the only field named for the request itself (text, prompt,
+ * query...), the whole description.
  */
 export function readStrings(ctx: Context, text: string, description: string): void {
   const kinds: FieldProfile['kind'][] = ['string', 'freeText'];
@@ -232,7 +236,6 @@ export function readStrings(ctx: Context, text: string, description: string): vo
   }
   for (const field of ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f))) readExample(ctx, field, text);
   for (const field of ctx.fields.filter((f) => (f.kind === 'string' || f.kind === 'freeText') && f.preposition !== null && isOpen(ctx, f))) readAfter(ctx, field, field.preposition ?? '', text);
-  // Free text is the request itself, not the one quoted phrase in it ("a 'retro' poster").
   const openFields = ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f));
   if (openFields.length === 1 && openFields[0] !== undefined && quotes().length === 1) take(ctx, openFields[0], ctx.tokens[quotes()[0] ?? 0]?.norm ?? '', quotes()[0] ?? 0);
   // What follows the colon of "translate into swahili: good morning" or "LinkedIn: we're hiring" is the text, or the topic.
