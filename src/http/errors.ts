@@ -69,8 +69,9 @@ export function toAppError(error: FastifyError | Error): AppError {
 export function sendError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(error);
   if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-  const body: { code: string; message: string; details?: ErrorDetail[] } = { code: appError.code, message: appError.message };
+  const body: Record<string, unknown> = { ...appError.extra, code: appError.code, message: appError.message };
   if (appError.details) body.details = appError.details;
+  else delete body.details;
   if (appError instanceof RateLimitedError) reply.header('retry-after', String(appError.retryAfterSeconds));
   return reply.status(appError.status).type('application/json; charset=utf-8').send(body);
 }

@@ -29,13 +29,19 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
+  /**
+   * Members a route adds beside `code`, `message` and `details` (which they never replace); the
+   * route declares them in its own error schema, or the serializer drops them.
+   */
+  readonly extra: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: ErrorDetail[]) {
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], extra?: Record<string, unknown>) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.status = errorStatus[code];
     this.details = details;
+    this.extra = extra;
   }
 }
 

@@ -365,14 +365,14 @@ describe('tasks: plain-language input', () => {
     assert.deepEqual((await waitForWebhook(server, task.id)).json.input, { style: 'pixel art' });
   });
 
-  it('a missing required field fails the task with a message naming it', async () => {
-    const task = await submitTask(app, requester.token, { capabilities: ['image-generation'], description: 'Draw two cats' });
-    assert.equal(task.status, 'failed');
-    assert.equal((task.error as { code: string }).code, 'input_missing');
-    assert.match((task.error as { message: string }).message, /style/);
-    assert.deepEqual((task.error as { missing: string[] }).missing, ['style']);
-    const stored = await waitForTask(app, requester.token, task.id, (t) => t.status === 'failed');
-    assert.equal(stored.status, 'failed');
+  it('a required field the description does not give refuses the submission: 400 naming it, with what was found, and nothing stored', async () => {
+    const fresh = await app.signup();
+    const response = await app.request({ method: 'POST', url: '/v1/tasks', token: fresh.token, body: { capabilities: ['image-generation'], description: 'Draw cats on a transparent background' } });
+    const error = expectError(response, 400, 'BAD_REQUEST');
+    assert.match(error.message, /style/);
+    assert.deepEqual(error.details?.map((d) => d.path), ['/input/style']);
+    assert.deepEqual(response.json().found, { count: 1, transparent: true });
+    assert.equal((await app.request({ method: 'GET', url: '/v1/tasks', token: fresh.token })).json().pagination.total, 0);
   });
 });
 

@@ -73,7 +73,8 @@ const cases: [string, InputSchema, Case[]][] = [
       {
         description: 'Summary of this report, max words: 200, as paragraphs, no quotes. Report: Revenue rose 12% in Q3.',
         expected: {
-          input: { text: 'Summary of this report, max words: 200, as paragraphs, no quotes. Report: Revenue rose 12% in Q3.', length: 'medium', format: 'paragraph', include_quotes: false, max_words: 200 },
+          // The text to summarise is what follows "Report:", not the settings before it.
+          input: { text: 'Revenue rose 12% in Q3.', length: 'medium', format: 'paragraph', include_quotes: false, max_words: 200 },
           missing: [],
         },
       },

@@ -16,7 +16,7 @@ const schema: InputSchema = {
 const task = { title: 'Fox picture', description: 'A red fox in the snow, anime style, width: 640, 2 images, transparent background' };
 // What the built-in extractor makes of `task`: the answer whenever the model cannot be used.
 const builtinAnswer = {
-  input: { prompt: 'A red fox in the snow, anime style, width: 640, 2 images, transparent background', style: 'anime', width: 640, transparent_background: true },
+  input: { prompt: 'A red fox in the snow, anime style, width: 640, 2 images, transparent background', style: 'anime', width: 640, transparent_background: true, count: 2 },
   missing: [],
 };
 

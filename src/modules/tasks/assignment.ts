@@ -18,7 +18,7 @@ export type AssignableTask = Pick<TaskRow, 'id' | 'title' | 'description' | 'cap
 
 export type Assignment =
   | { ok: true; changes: Pick<TaskRow, 'assigned_agent_id' | 'status' | 'input' | 'input_extracted' | 'token_hash' | 'price_cents'>; delivery: NewDeliveryRow | null }
-  | { ok: false; error: { code: string; message: string; missing?: string[] }; agentId: string };
+  | { ok: false; error: { code: string; message: string; missing?: string[] }; agentId: string; found?: Record<string, unknown> };
 
 export function deliveryPayload(task: AssignableTask, input: Record<string, unknown> | null, token: string, callbackUrl: string, now: string): DeliveryPayload {
   return {
@@ -49,6 +49,9 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
   return {
     callbackUrlOf,
 
+    /** The extraction a task submitted to an agent with this schema would get, for the preview route. */
+    extract: (schema: InputSchema, text: { title?: string; description: string }) => deps.extractor.extract(schema, text),
+
     async assign(task: AssignableTask, agent: AgentRow, now: string): Promise<Assignment> {
       // Routing checked the price; a fallback reads the agent again, and its price may have changed since.
       const priceProblem = priceExclusion(agent, { maxPriceCents: task.max_price_cents, currency: task.currency });
@@ -61,6 +64,7 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
           ok: false,
           agentId: agent.id,
           error: { code: 'input_missing', message: `The description does not give the required field${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${agent.name}'s input`, missing },
+          found: input ?? {},
         };
       }
       const inputText = input ? JSON.stringify(input) : null;

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams, listOf } from '../../http/schemas.ts';
-import { Callback, CreateTask, Delivery, PollQuery, Rating, RoutePlan, Task, TaskListQuery } from './schemas.ts';
+import { Callback, CreateTask, Delivery, ExtractPreview, ExtractRequest, PollQuery, Rating, RoutePlan, SubmissionError, Task, TaskListQuery } from './schemas.ts';
 import type { TasksService } from './service.ts';
 
 const IdempotencyHeaders = Type.Object({
@@ -17,7 +17,14 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
 
   app.post('/v1/tasks', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Submit a task: routed to the best agent and delivered', headers: IdempotencyHeaders, body: CreateTask, response: { 201: dataOf(Task), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Submit a task: routed to the best agent and delivered',
+      headers: IdempotencyHeaders,
+      body: CreateTask,
+      response: { 201: dataOf(Task), 400: SubmissionError, ...errorResponses },
+    },
     handler: async (request, reply) => {
       const { status, body } = await tasks.create(principalOf(request), request.body, request.headers['idempotency-key']);
       return reply.status(status).send(body);
@@ -28,6 +35,18 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
     config: { auth: 'either' },
     schema: { tags, security, summary: 'Dry run: the ranked candidates for a task and why', body: CreateTask, response: { 200: RoutePlan, ...errorResponses } },
     handler: async (request) => ({ data: await tasks.route(principalOf(request), request.body) }),
+  });
+
+  app.post('/v1/tasks/extract', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: "Preview: the input fields a plain-language task would carry for an agent's inputSchema (nothing is created)",
+      body: ExtractRequest,
+      response: { 200: ExtractPreview, ...errorResponses },
+    },
+    handler: async (request) => ({ data: await tasks.previewInput(principalOf(request), request.body) }),
   });
 
   app.get('/v1/tasks', {

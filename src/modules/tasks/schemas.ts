@@ -28,6 +28,40 @@ export const CreateTask = Type.Object(
 );
 export type CreateTaskInput = Static<typeof CreateTask>;
 
+/**
+ * The shared error body, plus `found` on the 400 that refuses a submission whose chosen agent
+ * needs a field the description does not give: the values the description did give.
+ */
+export const SubmissionError = Type.Object(
+  {
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    found: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: "the input fields read from the description (defaults included), when a required field of the chosen agent's inputSchema was not found; each missing field is a details entry /input/<field>" })),
+  },
+  { description: 'Every error the API returns; a refused plain-language submission also has found' },
+);
+
+const InputFieldValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+
+export const ExtractRequest = Type.Object(
+  {
+    agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'read the fields of this agent\'s inputSchema' })),
+    inputSchema: Type.Optional(Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], { description: 'or of this schema (JSON text or object), as an agent would register it' })),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.String({ minLength: 1, maxLength: 10_000 }),
+  },
+  { additionalProperties: false },
+);
+export type ExtractRequestInput = Static<typeof ExtractRequest>;
+
+export const ExtractPreview = Type.Object({
+  data: Type.Object({
+    input: Type.Record(Type.String(), InputFieldValue, { description: 'the fields a task with this text would carry, in schema order, defaults included' }),
+    missing: Type.Array(Type.String(), { description: 'required fields with neither a value in the text nor a default: a submission would be refused naming them' }),
+  }),
+});
+
 const AgentRef = Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() });
 
 export const Task = Type.Object({

@@ -9,10 +9,10 @@ import { canonicalJson } from '../../lib/jcs.ts';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
-import type { AgentRow, RegistryService } from '../registry/index.ts';
+import { validateInputSchema, type AgentRow, type InputSchema, type RegistryService } from '../registry/index.ts';
 import { deliveryPayload, type AssignableTask, type Assigner } from './assignment.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
-import type { CreateTaskInput, DeliveryPayload, TaskView } from './schemas.ts';
+import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
 import { OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
 
 /** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
@@ -54,6 +54,20 @@ export function assignableOf(row: TaskRow): AssignableTask {
     currency: row.currency,
     givenInput: givenInputOf(row),
   };
+}
+
+/**
+ * A submission whose chosen agent needs a field the description does not give is refused before
+ * anything is stored: the requester is still there to add it, and `found` shows what was understood.
+ */
+function inputMissing(agent: AgentRow, missing: string[], found: Record<string, unknown>): AppError {
+  const fields = missing.join(', ');
+  return new AppError(
+    'BAD_REQUEST',
+    `${agent.name} needs ${missing.length > 1 ? 'the fields' : 'the field'} ${fields}, which the description does not give; state ${missing.length > 1 ? 'them' : 'it'} in the description or send input`,
+    missing.map((field) => ({ path: `/input/${field}`, message: `is required by ${agent.name} and was not found in the description` })),
+    { found },
+  );
 }
 
 function sameToken(token: string, hash: string | null): boolean {
@@ -208,6 +222,8 @@ export function createTasksService(deps: TasksDeps) {
         if (assignment.ok) {
           Object.assign(row, assignment.changes);
           delivery = assignment.delivery;
+        } else if (assignment.error.code === 'input_missing' && assignment.error.missing !== undefined) {
+          throw inputMissing(first.row, assignment.error.missing, assignment.found ?? {});
         } else {
           Object.assign(row, { status: 'failed', assigned_agent_id: first.row.id, error: JSON.stringify(assignment.error), completed_at: now });
         }
@@ -226,6 +242,23 @@ export function createTasksService(deps: TasksDeps) {
       }
       notify(row, delivery !== null);
       return { status: 201 as const, body };
+    },
+
+    /** What extraction gives for an agent's inputSchema, or a schema given inline, without creating anything. */
+    async previewInput(principal: Principal, request: ExtractRequestInput) {
+      const text = { ...(request.title ? { title: request.title } : {}), description: request.description };
+      if ((request.agentId === undefined) === (request.inputSchema === undefined)) {
+        throw badRequest('Give exactly one of agentId or inputSchema', [{ path: '/body', message: 'must have agentId or inputSchema, not both' }]);
+      }
+      if (request.inputSchema !== undefined) {
+        const checked = validateInputSchema(request.inputSchema);
+        if ('problems' in checked) throw badRequest(`inputSchema: ${checked.problems[0]?.path} ${checked.problems[0]?.message}`, checked.problems);
+        return assigner.extract(checked.schema, text);
+      }
+      const row = await registry.findRow(request.agentId ?? '');
+      if (!row || !(await registry.canSee(row, principal.personId))) throw notFound('Agent not found');
+      if (!row.input_schema) return { input: {}, missing: [] };
+      return assigner.extract(JSON.parse(row.input_schema) as InputSchema, text);
     },
 
     async route(principal: Principal, input: CreateTaskInput) {

@@ -1,5 +1,6 @@
 import type { FieldProfile } from './fields.ts';
-import { editDistance, type Token } from './text.ts';
+import { CURRENCIES, LANGUAGES, OPTION_PHRASES } from './lexicon.ts';
+import { editDistance, tokenize, type Token } from './text.ts';
 import { OPTION_REJECTORS, isStopword, synonymsOf } from './words.ts';
 
 /** How an option was found in the text: its own words, a synonym, or a near spelling. */
@@ -22,6 +23,26 @@ interface OptionIndex {
   bySynonym: Map<string, FieldProfile['options']>;
   /** One-word options, for near spellings. */
   single: FieldProfile['options'];
+  /** Phrases that stand for an option ("money no object" for high, "Spanish" for es), by their first key. */
+  byPhrase: Map<string, { keys: string[]; option: FieldProfile['options'][number] }[]>;
+}
+
+const keysByPhrase = new Map<string, string[]>();
+/** A lexicon phrase as token keys, computed once per phrase. */
+export function phraseKeys(phrase: string): string[] {
+  let keys = keysByPhrase.get(phrase);
+  if (keys === undefined) {
+    keys = tokenize(phrase).map((t) => t.key);
+    keysByPhrase.set(phrase, keys);
+  }
+  return keys;
+}
+
+/** The phrases that stand for an option: the lexicon's for its words, language names for a language code, currency words for a currency code. */
+function phrasesFor(value: string | number | boolean): string[] {
+  if (typeof value !== 'string') return [];
+  const v = value.toLowerCase();
+  return [...(OPTION_PHRASES[v] ?? []), ...(LANGUAGES[v] ?? []), ...(CURRENCIES[v]?.words ?? [])];
 }
 
 const indexes = new WeakMap<FieldProfile, OptionIndex>();
@@ -29,10 +50,17 @@ const indexes = new WeakMap<FieldProfile, OptionIndex>();
 function indexOf(field: FieldProfile): OptionIndex {
   let index = indexes.get(field);
   if (index !== undefined) return index;
-  index = { byFirst: new Map(), bySynonym: new Map(), single: [] };
+  index = { byFirst: new Map(), bySynonym: new Map(), single: [], byPhrase: new Map() };
   for (const option of field.options) {
     const [first] = option.keys;
     if (first === undefined) continue;
+    for (const phrase of phrasesFor(option.value)) {
+      const keys = phraseKeys(phrase);
+      const head = keys[0];
+      // A phrase that is another option's own name stays that option's ("formal" when both formal and professional are options).
+      if (head === undefined || field.options.some((o) => o !== option && o.keys.join(' ') === keys.join(' '))) continue;
+      index.byPhrase.set(head, [...(index.byPhrase.get(head) ?? []), { keys, option }]);
+    }
     index.byFirst.set(first, [...(index.byFirst.get(first) ?? []), option]);
     if (option.keys.length !== 1) continue;
     index.single.push(option);
@@ -46,7 +74,8 @@ function indexOf(field: FieldProfile): OptionIndex {
  * Each option of an enum field found among the tokens `usable` allows, best tier only: if any
  * option is named outright, synonyms and near spellings are not considered.
  */
-export function findOptions(field: FieldProfile, tokens: Token[], usable: (index: number) => boolean, from = 0, to = tokens.length): OptionHit[] {
+export function findOptions(field: FieldProfile, tokens: Token[], usable: (index: number) => boolean, from = 0, to = tokens.length, otherField: (index: number) => boolean = () => false): OptionHit[] {
+  const rejected = (tokens: Token[], at: number) => rejectedAt(tokens, at, otherField);
   const index = indexOf(field);
   const exact: OptionHit[] = [];
   const loose: OptionHit[] = [];
@@ -59,7 +88,12 @@ export function findOptions(field: FieldProfile, tokens: Token[], usable: (index
       const whole = i + n <= to && option.keys.every((key, k) => tokens[i + k]?.key === key && usable(i + k) && tokens[i + k]?.sentence === token.sentence);
       if (whole && !rejected(tokens, i)) exact.push({ value: option.value, start: i, end: i + n - 1, tier: 3 });
     }
-    if (exact.length > 0 || token.kind !== 'word' || isStopword(token.norm)) continue;
+    if (exact.length > 0 || token.kind !== 'word') continue;
+    for (const { keys, option } of index.byPhrase.get(token.key) ?? []) {
+      const whole = i + keys.length <= to && keys.every((key, k) => tokens[i + k]?.key === key && usable(i + k) && tokens[i + k]?.sentence === token.sentence);
+      if (whole && !rejected(tokens, i)) loose.push({ value: option.value, start: i, end: i + keys.length - 1, tier: 2 });
+    }
+    if (isStopword(token.norm)) continue;
     let matches = looseByWord.get(token.key);
     if (matches === undefined) {
       matches = looseMatches(index, token.key);
@@ -76,11 +110,12 @@ function looseMatches(index: OptionIndex, word: string): { value: OptionHit['val
   return [...synonyms.map((o) => ({ value: o.value, tier: 2 as const })), ...near.map((o) => ({ value: o.value, tier: 1 as const }))];
 }
 
-function rejected(tokens: Token[], at: number): boolean {
+/** A rejector within 3 words before, in the same clause, and not about another field in between ("no pets, high end"). */
+function rejectedAt(tokens: Token[], at: number, otherField: (index: number) => boolean): boolean {
   const clause = tokens[at]?.clause;
   for (let k = at - 1; k >= Math.max(0, at - 3); k--) {
     const token = tokens[k];
-    if (token === undefined || token.clause !== clause) return false;
+    if (token === undefined || token.clause !== clause || otherField(k)) return false;
     if (OPTION_REJECTORS.has(token.norm)) return true;
   }
   return false;

@@ -1,5 +1,7 @@
 import type { InputFieldDefinition, InputSchema } from '../../registry/index.ts';
 import { identifierWords, stem, tokenize, type Token } from './text.ts';
+import { phraseKeys } from './enum.ts';
+import { BOOLEAN_WORDS } from './lexicon.ts';
 import { isStopword } from './words.ts';
 
 /**
@@ -16,11 +18,30 @@ export interface FieldProfile {
   name: string;
   definition: InputFieldDefinition;
   kind: FieldKind;
-  phrases: { keys: string[]; strength: Strength }[];
+  /** `inverted`: a word for the opposite of a boolean field ("lenient" for strict). */
+  phrases: { keys: string[]; strength: Strength; inverted?: boolean }[];
   /** A string field for what the task is about (topic, subject, theme): "an article about X" fills it. */
   about: boolean;
   /** Token keys of each enum option, in schema order. */
   options: { value: string | number | boolean; keys: string[] }[];
+  /** What kind of thing a plain string or number field holds, read from its name and description. */
+  role: Role | null;
+  /** The unit a number field counts in, when its name or description says one. */
+  unit: FieldUnit | null;
+  /**
+   * The preposition a description ends with ("Ingredients to cook with", "What the invoice is
+   * for"): in a request the value follows it ("with rice and eggs", "for hosting").
+   */
+  preposition: string | null;
+}
+
+/** place: a city or country; person: who; date, time: when; color; money: an amount of money; title: a name for the thing made. */
+export type Role = 'place' | 'person' | 'date' | 'time' | 'color' | 'money' | 'title';
+
+/** A number field's unit: its dimension and how many base units (minutes, kilograms, ...) one of it is. */
+export interface FieldUnit {
+  dimension: 'time' | 'mass' | 'pixels' | 'characters' | 'words' | 'people';
+  scale: number;
 }
 
 export interface Mention {
@@ -29,6 +50,7 @@ export interface Mention {
   start: number;
   end: number;
   strength: Strength;
+  inverted?: boolean;
 }
 
 const IMAGE_WORDS = new Set(['image', 'img', 'photo', 'picture', 'pic', 'avatar', 'logo', 'icon', 'thumbnail', 'screenshot']);
@@ -74,13 +96,80 @@ export function profileFields(schema: InputSchema): FieldProfile[] {
     for (const word of new Set(descriptionWords[i])) {
       if (!words.includes(word) && anyCount.get(word) === 1 && !optionWords.has(word)) phrases.push({ keys: [word], strength: 1 });
     }
+    if (kind === 'boolean') {
+      // Words for what the setting is about count as its name ("bringing the cat" for pets); words for its opposite as its name negated.
+      for (const word of words) {
+        const known = BOOLEAN_WORDS[word];
+        if (known === undefined) continue;
+        for (const phrase of known.same) phrases.push({ keys: phraseKeys(phrase), strength: 3 });
+        for (const phrase of known.opposite) phrases.push({ keys: phraseKeys(phrase), strength: 3, inverted: true });
+      }
+    }
+    if (kind === 'number') {
+      // A size is said by its adjective: "1000 px wide", "64px tall".
+      for (const [word, adjective] of SIZE_ADJECTIVES) if (words.includes(word)) phrases.push({ keys: [adjective], strength: 2 });
+    }
     if (kind === 'image') {
       for (const word of IMAGE_SYNONYMS) if (!words.includes(word) && anyCount.get(word) === undefined) phrases.push({ keys: [word], strength: 1 });
     }
     const options = (definition.enum ?? []).map((value) => ({ value, keys: tokenize(String(value)).map((t) => t.key) }));
     const about = kind === 'string' && [...words, ...(descriptionWords[i] ?? [])].some((w) => ABOUT_WORDS.has(w));
-    return { name, definition, kind, phrases, about, options };
+    const described = tokenize(definition.description ?? '').filter((t) => t.kind === 'word').map((t) => t.key);
+    return { name, definition, kind, phrases, about, options, role: roleOf(kind, words, described), unit: unitOf(kind, words, described), preposition: prepositionOf(definition.description) };
   });
+}
+
+const SIZE_ADJECTIVES: [string, string][] = [
+  ['width', 'wide'],
+  ['height', 'tall'],
+  ['depth', 'deep'],
+];
+
+// Words of a field's name or description that say what it holds.
+const ROLE_WORDS: [Role, string[]][] = [
+  ['color', ['color', 'colour']],
+  ['date', ['date', 'day', 'checkin', 'checkout']],
+  ['time', ['time', 'hour', 'clock']],
+  ['place', ['city', 'place', 'location', 'destination', 'country', 'town', 'where']],
+  ['person', ['attendee', 'client', 'customer', 'recipient', 'person', 'who', 'guest', 'invitee', 'participant', 'contact']],
+  ['title', ['title', 'heading', 'caption', 'headline']],
+];
+const MONEY_WORDS = new Set(['amount', 'price', 'cost', 'total', 'fee', 'value', 'budget', 'sum', 'charge', 'pay', 'payment', 'bill', 'salary', 'money']);
+const UNIT_WORDS: [string[], FieldUnit][] = [
+  [['minute', 'min', 'mins'], { dimension: 'time', scale: 1 }],
+  [['hour', 'hr', 'hrs'], { dimension: 'time', scale: 60 }],
+  [['day', 'night'], { dimension: 'time', scale: 1440 }],
+  [['week'], { dimension: 'time', scale: 10080 }],
+  [['kg', 'kilogram', 'kilo'], { dimension: 'mass', scale: 1 }],
+  [['gram', 'g'], { dimension: 'mass', scale: 0.001 }],
+  [['pixel', 'px'], { dimension: 'pixels', scale: 1 }],
+  [['character', 'char'], { dimension: 'characters', scale: 1 }],
+  [['word'], { dimension: 'words', scale: 1 }],
+  [['people', 'person', 'guest', 'serving', 'persons'], { dimension: 'people', scale: 1 }],
+];
+const PREPOSITIONS = new Set(['to', 'into', 'for', 'with', 'about', 'on', 'from']);
+
+function roleOf(kind: FieldKind, nameWords: string[], described: string[]): Role | null {
+  if (kind === 'number') return nameWords.some((w) => MONEY_WORDS.has(w)) || described.some((w) => MONEY_WORDS.has(w) && w !== 'value') ? 'money' : null;
+  if (kind !== 'string') return null;
+  // The name says it first; a description only when the name says nothing ("Name or email of the person to meet").
+  for (const words of [nameWords, described]) {
+    for (const [role, keys] of ROLE_WORDS) if (words.some((w) => keys.includes(w))) return role;
+    if (words.includes('check') && words.includes('in')) return 'date';
+  }
+  return null;
+}
+
+function unitOf(kind: FieldKind, nameWords: string[], described: string[]): FieldUnit | null {
+  if (kind !== 'number') return null;
+  for (const words of [nameWords, described]) for (const [keys, unit] of UNIT_WORDS) if (words.some((w) => keys.includes(w))) return unit;
+  return null;
+}
+
+function prepositionOf(description: string | undefined): string | null {
+  const words = (description ?? '').replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z]+/g) ?? [];
+  const last = words[words.length - 1];
+  return last !== undefined && PREPOSITIONS.has(last) && words.length > 1 ? last : null;
 }
 
 function contentKeys(text: string): string[] {
@@ -109,14 +198,15 @@ function kindOf(definition: InputFieldDefinition, nameWords: string[], descripti
  */
 export function findMentions(tokens: Token[], fields: FieldProfile[]): Mention[] {
   // Phrases by the word they start with (and its participle), so each token looks at a handful.
-  const byFirst = new Map<string, { field: string; keys: string[]; strength: Strength }[]>();
-  const index = (word: string, entry: { field: string; keys: string[]; strength: Strength }) => byFirst.set(word, [...(byFirst.get(word) ?? []), entry]);
+  type Entry = { field: string; keys: string[]; strength: Strength; inverted?: boolean };
+  const byFirst = new Map<string, Entry[]>();
+  const index = (word: string, entry: Entry) => byFirst.set(word, [...(byFirst.get(word) ?? []), entry]);
   for (const field of fields) {
-    for (const { keys, strength } of field.phrases) {
+    for (const { keys, strength, inverted } of field.phrases) {
       const first = keys[0];
       if (first === undefined) continue;
-      index(first, { field: field.name, keys, strength });
-      if (strength === 3 && keys.length === 1) for (const participle of [`${first}d`, `${first}ed`]) index(participle, { field: field.name, keys, strength });
+      index(first, { field: field.name, keys, strength, inverted });
+      if (strength === 3 && keys.length === 1 && !inverted) for (const participle of [`${first}d`, `${first}ed`]) index(participle, { field: field.name, keys, strength });
     }
   }
   const mentions: Mention[] = [];
@@ -125,7 +215,7 @@ export function findMentions(tokens: Token[], fields: FieldProfile[]): Mention[]
     let best: Mention[] = [];
     for (const phrase of byFirst.get(tokens[i]?.key ?? '') ?? []) {
       if (!matchesAt(tokens, i, phrase.keys, phrase.strength === 3)) continue;
-      const candidate: Mention = { field: phrase.field, start: i, end: i + phrase.keys.length - 1, strength: phrase.strength };
+      const candidate: Mention = { field: phrase.field, start: i, end: i + phrase.keys.length - 1, strength: phrase.strength, ...(phrase.inverted ? { inverted: true } : {}) };
       const top = best[0];
       if (top === undefined || candidate.end > top.end || (candidate.end === top.end && candidate.strength > top.strength)) best = [candidate];
       else if (candidate.end === top.end && candidate.strength === top.strength && !best.some((m) => m.field === phrase.field)) best.push(candidate);

@@ -21,6 +21,11 @@ export interface Token {
   spelled: boolean;
   /** Numbers only: an amount of something else, "12%", "$40", "3 million". */
   measure: boolean;
+  /**
+   * Numbers only: a unit written with the number ("20px" is px, "$40" is $, "2kg" is kg), or
+   * `x1`/`x2` for the two sides of "1200x630"; '' when none.
+   */
+  unit: string;
   /** Index of the sentence (split at . ! ? ; and line breaks) and clause (also split at commas). */
   sentence: number;
   clause: number;
@@ -30,12 +35,17 @@ const SMALL = 'zero one two three four five six seven eight nine ten eleven twel
 const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
 const SCALES: Record<string, number> = { hundred: 100, thousand: 1000 };
 const SPELLED = new Map<string, number>([...SMALL.map((word, value) => [word, value] as const), ...Object.entries(TENS), ...Object.entries(SCALES), ['dozen', 12]]);
-// A unit glued to a number ("20px", "30s") leaves the number readable; other letters make a word ("4k", "2.5k", "1080p", "3rd").
-const UNITS = 'px|pt|em|rem|ms|s|sec|secs|min|mins|h|hr|hrs|kb|mb|gb|cm|mm|m|km|kg|g|x';
+// A unit glued to a number ("20px", "30s") leaves the number readable, and "k" multiplies it by a
+// thousand ("1.5k" is 1500); other letters make a word ("1080p", "3rd").
+const UNITS = 'px|pt|em|rem|ms|s|sec|secs|min|mins|h|hr|hrs|kb|mb|gb|cm|mm|m|km|kg|g|lb|lbs|oz|x|k';
 
 const PATTERN = new RegExp(
   [
     /(?<url>https?:\/\/[^\s<>"'“”‘’]+)/.source,
+    // Two sides of a size: "1200x630", "1440 × 900", "800 by 600".
+    /(?<![\p{L}\p{N}.])(?<pairA>\d{1,5})(?:\s?[x×]\s?|\s+by\s+)(?<pairB>\d{1,5})(?![\p{L}\p{N}])/u.source,
+    // A colour written in hex: "#f4f4f4".
+    /(?<hex>#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})(?![\p{L}\p{N}]))/u.source,
     /"(?<dq>[^"\n]{1,1000})"/.source,
     /“(?<cq>[^”\n]{1,1000})”/.source,
     /‘(?<sq>[^’\n]{1,1000})’/.source,
@@ -44,15 +54,18 @@ const PATTERN = new RegExp(
     // Bounded and anchored at the start of a run, so a long run without "@" is scanned once.
     /(?<email>(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63}){1,8})/u.source,
     // Dates and times are words: their digits are not quantities.
-    /(?<stamp>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\p{L}\p{N}]))/u.source,
-    `(?<num>(?<![\\p{L}\\p{N}.\\-])-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?)(?!\\.\\d)(?=(?:${UNITS})?(?![\\p{L}\\p{N}]))`,
-    /(?<word>[\p{L}\p{N}]+(?:['’][\p{L}]+)*)/u.source,
+    /(?<stamp>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\p{L}\p{N}])|(?<![\p{L}\p{N}/])\d{1,2}\/\d{1,2}(?:\/\d{2,4})?(?![\p{L}\p{N}/])|(?<![\p{L}\p{N}.])\d{1,2}\s?[ap]\.?m\.?(?![\p{L}\p{N}]))/u.source,
+    `(?<num>(?<![\\p{L}\\p{N}.\\-#])-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?)(?!\\.\\d)(?=(?:${UNITS})?(?![\\p{L}\\p{N}]))`,
+    // Dots inside a word keep it one word: "v2.0", "node.js".
+    /(?<word>[\p{L}\p{N}]+(?:['’][\p{L}]+)*(?:\.[\p{L}\p{N}]+)*)/u.source,
     /(?<punct>[:=,.;!?()\n])/.source,
   ].join('|'),
   'gu',
 );
 
 const SENTENCE_END = new Set(['.', '!', '?', ';', '\n']);
+// A full stop after these shortens a word, it does not end the sentence: "Dr. Maria Lopez".
+const ABBREVIATIONS = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'jr', 'sr', 'mt', 'approx', 'vs', 'etc']);
 const MEASURE_WORD = /^\s*(?:percent|per cent|million|billion|bn|usd|eur|gbp|dollars?|euros?|pounds?)\b/i;
 
 export function normalize(text: string): string {
@@ -78,8 +91,8 @@ export function tokenize(text: string): Token[] {
   let sentence = 0;
   let clause = 0;
   // Every token gets every property, in one order: tokens of one shape keep the rules fast.
-  const push = (kind: TokenKind, start: number, end: number, norm: string, key: string, value?: number, spelled = false, measure = false) => {
-    tokens.push({ kind, start, end, norm, key, value, spelled, measure, sentence, clause });
+  const push = (kind: TokenKind, start: number, end: number, norm: string, key: string, value?: number, spelled = false, measure = false, unit = '') => {
+    tokens.push({ kind, start, end, norm, key, value, spelled, measure, unit, sentence, clause });
   };
   const pattern = PATTERN;
   pattern.lastIndex = 0;
@@ -97,16 +110,31 @@ export function tokenize(text: string): Token[] {
       // A quoted link is still a link.
       if (/^https?:\/\/\S+$/.test(inner)) push('url', start, end, inner, inner);
       else push('quote', start, end, inner, normalize(inner));
+    } else if (g.pairA !== undefined && g.pairB !== undefined) {
+      const second = match[0].lastIndexOf(g.pairB);
+      push('number', start, start + g.pairA.length, g.pairA, String(Number(g.pairA)), Number(g.pairA), false, false, 'x1');
+      push('number', start + second, end, g.pairB, String(Number(g.pairB)), Number(g.pairB), false, false, 'x2');
+    } else if (g.hex !== undefined) {
+      push('word', start, end, g.hex.toLowerCase(), g.hex.toLowerCase());
     } else if (g.email !== undefined) {
       push('email', start, end, g.email, g.email.toLowerCase());
     } else if (g.num !== undefined) {
-      const value = Number(g.num.replace(/,/g, ''));
+      let value = Number(g.num.replace(/,/g, ''));
       end = start + g.num.length;
-      const measure = text[end] === '%' || /[$€£¥]/.test(text[start - 1] ?? '') || MEASURE_WORD.test(text.slice(end, end + 12));
-      push('number', start, end, g.num, String(value), value, false, measure);
+      const symbol = /[$€£¥₹]/.exec(text.slice(Math.max(0, start - 3), start).replace(/\s+$/, '').slice(-1) + (/^[€£¥₹]/.exec(text.slice(end, end + 1))?.[0] ?? ''))?.[0];
+      let glued = /^[a-z]+/i.exec(text.slice(end, end + 4))?.[0]?.toLowerCase() ?? '';
+      if (glued === 'k') {
+        value *= 1000;
+        glued = '';
+        end++;
+      }
+      const measure = text[end] === '%' || symbol !== undefined || MEASURE_WORD.test(text.slice(end, end + 12));
+      push('number', start, end, text.slice(start, end), String(value), value, false, measure, symbol ?? glued);
     } else if (g.punct !== undefined) {
       push('punct', start, end, g.punct, g.punct);
-      if (SENTENCE_END.has(g.punct)) {
+      const previous = tokens[tokens.length - 2];
+      const shortened = g.punct === '.' && previous?.kind === 'word' && previous.end === start && ABBREVIATIONS.has(previous.norm);
+      if (SENTENCE_END.has(g.punct) && !shortened) {
         sentence++;
         clause++;
       } else if (g.punct === ',' || g.punct === '(' || g.punct === ')') clause++;

@@ -45,7 +45,7 @@ export const AFTER_FALSE = set('off disabled excluded omitted unnecessary remove
 export const AFTER_TRUE = set('on enabled included needed required wanted please');
 
 /** Before an enum option, these reject it: "not formal", "casual rather than formal", "instead of long". */
-export const OPTION_REJECTORS = set("not no never avoid without don't dont than instead");
+export const OPTION_REJECTORS = set("not no never avoid without don't dont than instead nothing");
 
 /**
  * Words that stand for a common enum option: "make it brief" picks `short`. Each group is one
