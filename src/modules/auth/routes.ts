@@ -2,16 +2,40 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
+import { clearSessionCookies, setSessionCookies, type BrowserSessionCookies } from '../../http/browser-session.ts';
 import { dataOf, errorResponses, IdParams, PageQuery } from '../../http/schemas.ts';
-import { Account, ApiKeyList, ApiKey, CreateApiKey, Credentials, NewApiKey, SessionGrant } from './schemas.ts';
+import { Account, ApiKeyList, ApiKey, BrowserSessionGrant, CreateApiKey, Credentials, NewApiKey, SessionGrant } from './schemas.ts';
 import type { AuthService } from './service.ts';
 
 // Password guessing is the attack here, so these routes get a far smaller budget than the API.
 const credentialRateLimit = { max: 20, timeWindow: 60_000 };
 
-export function registerAuthRoutes(root: FastifyInstance, auth: AuthService): void {
+export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, cookies: BrowserSessionCookies): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['auth'];
+  const browserDescription =
+    'For the web app: the session token goes into an HttpOnly cookie instead of the answer. Requests that change something ' +
+    'must then send the X-CSRF-Token header with csrfToken (also readable later from the agentry_csrf cookie).';
+
+  app.post('/v1/auth/browser/signup', {
+    config: { auth: 'none', rateLimit: credentialRateLimit },
+    schema: { tags, summary: 'Create an account and start a browser session (cookie)', description: browserDescription, body: Credentials, response: { 201: BrowserSessionGrant, ...errorResponses } },
+    handler: async (request, reply) => {
+      const { token, expiresAt, account } = await auth.signup(request.body.email, request.body.password);
+      const csrfToken = setSessionCookies(reply, cookies, token, expiresAt);
+      return reply.status(201).send({ data: { expiresAt, account, csrfToken } });
+    },
+  });
+
+  app.post('/v1/auth/browser/login', {
+    config: { auth: 'none', rateLimit: credentialRateLimit },
+    schema: { tags, summary: 'Start a browser session (cookie)', description: browserDescription, body: Credentials, response: { 200: BrowserSessionGrant, ...errorResponses } },
+    handler: async (request, reply) => {
+      const { token, expiresAt, account } = await auth.login(request.body.email, request.body.password);
+      const csrfToken = setSessionCookies(reply, cookies, token, expiresAt);
+      return { data: { expiresAt, account, csrfToken } };
+    },
+  });
 
   app.post('/v1/auth/signup', {
     config: { auth: 'none', rateLimit: credentialRateLimit },
@@ -27,9 +51,10 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService): vo
 
   app.post('/v1/auth/logout', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'End the current session', security: [{ bearer: [] }], response: { 200: dataOf(Type.Object({ loggedOut: Type.Boolean() })), ...errorResponses } },
-    handler: async (request) => {
+    schema: { tags, summary: 'End the current session (a browser session also loses its cookies)', security: [{ bearer: [] }], response: { 200: dataOf(Type.Object({ loggedOut: Type.Boolean() })), ...errorResponses } },
+    handler: async (request, reply) => {
       await auth.logout(principalOf(request));
+      clearSessionCookies(reply, cookies);
       return { data: { loggedOut: true } };
     },
   });
