@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { prependOnRequest } from './route-hooks.ts';
 import { AppError, unauthorized } from '../lib/errors.ts';
-import { hasValidCsrfToken, needsCsrfToken, sessionCookieOf } from './browser-session.ts';
+import { forgetSessionCookies, hasValidCsrfToken, needsCsrfToken, sessionCookieOf } from './browser-session.ts';
 
 /**
  * none: no credential looked at. optional: used when present (invalid is still 401, so a client
@@ -70,22 +70,26 @@ function authenticationHook(authenticator: Authenticator, mode: Exclude<AuthMode
   };
   // A stale cookie must not lock a signed-out visitor out of public pages: on optional routes it
   // counts as no credential, where a bad bearer token is still refused.
-  const admitCookie = (request: FastifyRequest, token: string, principal: Principal | null): AppError | undefined => {
-    if (!principal || principal.via !== 'session') return mode === 'optional' ? undefined : unauthorized('The session has expired or was logged out; log in again');
+  // The dead cookie is cleared too, so the browser stops sending it and the page knows it is signed out.
+  const admitCookie = (request: FastifyRequest, reply: FastifyReply, token: string, principal: Principal | null): AppError | undefined => {
+    if (!principal || principal.via !== 'session') {
+      forgetSessionCookies(reply);
+      return mode === 'optional' ? undefined : unauthorized('The session has expired or was logged out; log in again');
+    }
     if (needsCsrfToken(request.method) && !hasValidCsrfToken(request, token)) {
       return new AppError('FORBIDDEN', 'A request made with the session cookie needs the X-CSRF-Token header (the value of the agentry_csrf cookie)');
     }
     return admit(request, principal);
   };
   // Callback style: it runs on every authenticated request, and most answers come from memory.
-  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     const token = bearerToken(request);
     if (token === undefined) {
       const cookieToken = sessionCookieOf(request);
       if (cookieToken === undefined) return done(mode === 'optional' ? undefined : unauthorized('Send Authorization: Bearer <session token or API key>'));
       const found = authenticator.authenticate(cookieToken);
-      if (found instanceof Promise) found.then((principal) => done(admitCookie(request, cookieToken, principal)), done);
-      else done(admitCookie(request, cookieToken, found));
+      if (found instanceof Promise) found.then((principal) => done(admitCookie(request, reply, cookieToken, principal)), done);
+      else done(admitCookie(request, reply, cookieToken, found));
       return;
     }
     if (token === null) return done(unauthorized('Authorization header must be "Bearer <token>"'));

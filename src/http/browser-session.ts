@@ -57,3 +57,9 @@ export function clearSessionCookies(reply: FastifyReply, options: BrowserSession
   reply.clearCookie(SESSION_COOKIE, { ...common, httpOnly: true });
   reply.clearCookie(CSRF_COOKIE, { ...common, httpOnly: false });
 }
+
+/** Clears both cookies when the session they carry is no longer valid (the attributes of the original are not known here). */
+export function forgetSessionCookies(reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  reply.clearCookie(CSRF_COOKIE, { path: '/' });
+}

@@ -109,8 +109,12 @@ describe('browser sessions (cookie and CSRF token)', () => {
 
   it('treats a stale cookie as signed out on public routes and refuses it on private ones', async () => {
     const cookie = 'agentry_session=ags_notasessionatall; agentry_csrf=x';
-    assert.equal((await app.request({ method: 'GET', url: '/v1/discover?q=translate', headers: { cookie } })).statusCode, 200);
-    expectError(await app.request({ method: 'GET', url: '/v1/auth/account', headers: { cookie } }), 401, 'UNAUTHORIZED');
+    const publicPage = await app.request({ method: 'GET', url: '/v1/discover?q=translate', headers: { cookie } });
+    assert.equal(publicPage.statusCode, 200);
+    assert.equal(setCookies(publicPage).get('agentry_session')?.value, '', 'the dead cookie is cleared');
+    const privatePage = await app.request({ method: 'GET', url: '/v1/auth/account', headers: { cookie } });
+    expectError(privatePage, 401, 'UNAUTHORIZED');
+    assert.equal(setCookies(privatePage).get('agentry_csrf')?.value, '');
   });
 
   it('leaves bearer tokens and API keys unchanged: no CSRF token needed, even beside a cookie', async () => {

@@ -12,6 +12,7 @@ interface Found {
   score: number;
   relevance: number;
   trust: number;
+  trustReceipts: number;
   availability: string;
 }
 
