@@ -47,10 +47,18 @@ function AccountMenu() {
   const signOut = useSignOut();
   const navigate = useNavigate();
   const location = useLocation();
-  const menu = useRef<HTMLDetailsElement>(null);
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => setOpen(false), [location]);
   useEffect(() => {
-    if (menu.current) menu.current.open = false;
-  }, [location]);
+    if (!open) return;
+    const onPointer = (event: PointerEvent) => {
+      if (!panel.current?.contains(event.target as Node) && !button.current?.contains(event.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onPointer);
+    return () => document.removeEventListener('pointerdown', onPointer);
+  }, [open]);
   if (account.isPending) return <span className="account-placeholder" aria-hidden="true" />;
   if (!account.data) {
     const next = encodeURIComponent(location.pathname + location.search);
@@ -65,38 +73,39 @@ function AccountMenu() {
   }
   const name = profile.data?.displayName ?? account.data.email ?? 'Account';
   return (
-    <details
+    <div
       className="menu"
-      ref={menu}
       onKeyDown={(event) => {
-        if (event.key === 'Escape' && menu.current?.open) {
-          menu.current.open = false;
-          menu.current.querySelector('summary')?.focus();
+        if (event.key === 'Escape' && open) {
+          setOpen(false);
+          button.current?.focus();
         }
       }}
     >
-      <summary aria-label={`Account menu for ${name}`}>
+      <button ref={button} type="button" className="menu-button" aria-expanded={open} aria-controls="account-menu" aria-label={`Account menu for ${name}`} onClick={() => setOpen(!open)}>
         <span className="avatar" aria-hidden="true">
           {name.slice(0, 1).toUpperCase()}
         </span>
-      </summary>
-      <div className="menu-panel">
-        <p className="menu-name">{name}</p>
-        {!profile.data && profile.isSuccess && <Link to="/signup/profile">Create your profile</Link>}
-        <Link to="/settings">Settings</Link>
-        <Link to="/settings/keys">API keys</Link>
-        <button
-          type="button"
-          className="link-button"
-          onClick={async () => {
-            await signOut().catch(() => undefined);
-            navigate('/');
-          }}
-        >
-          Log out
-        </button>
-      </div>
-    </details>
+      </button>
+      {open && (
+        <div className="menu-panel" id="account-menu" ref={panel}>
+          <p className="menu-name">{name}</p>
+          {!profile.data && profile.isSuccess && <Link to="/signup/profile">Create your profile</Link>}
+          <Link to="/settings">Settings</Link>
+          <Link to="/settings/keys">API keys</Link>
+          <button
+            type="button"
+            className="link-button"
+            onClick={async () => {
+              await signOut().catch(() => undefined);
+              navigate('/');
+            }}
+          >
+            Log out
+          </button>
+        </div>
+      )}
+    </div>
   );
 }
 
