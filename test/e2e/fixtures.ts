@@ -52,7 +52,7 @@ async function submitReceipt(app: TestApp, receipt: unknown) {
   if (response.statusCode !== 201) throw new Error(`receipt refused: ${response.statusCode} ${response.body}`);
 }
 
-export async function seed(app: TestApp): Promise<Seeded> {
+export async function seed(app: TestApp, options: { hostile?: boolean } = {}): Promise<Seeded> {
   const owner = await app.signup('owner@example.test');
   const translatorKey = newAgentKey();
   const translator = await register(app, owner.token, {
@@ -106,6 +106,7 @@ export async function seed(app: TestApp): Promise<Seeded> {
   forged.signature.value = Buffer.alloc(64, 7).toString('base64');
   await submitReceipt(app, forged);
 
+  if (options.hostile === false) return { owner, translator, hostileAgent: translator, agentCount: 1 + others.length, chainCorrelationId };
   const hostileAgent = await register(app, owner.token, {
     name: `Hostile ${hostile.img}`,
     description: `Looks harmless ${hostile.script} ${hostile.img}`,

@@ -147,7 +147,7 @@ function TrustSection({ agent }: { agent: AgentDetail }) {
           ) : receipts.data.data.length === 0 ? (
             <p className="muted">No receipts name this agent yet.</p>
           ) : (
-            <ul className="list">
+            <ul className="list receipts">
               {receipts.data.data.map((r) => (
                 <ReceiptRow key={r.receiptId} receipt={r} />
               ))}
@@ -171,7 +171,7 @@ function ReceiptRow({ receipt }: { receipt: StoredReceipt }) {
   });
   const outcome = typeof receipt.payload.outcome === 'string' ? receipt.payload.outcome : null;
   return (
-    <li className="card">
+    <li className="card receipt">
       <div className="agent-card-meta">
         <strong>{receipt.kind}</strong>
         {outcome && <span>{outcome}</span>}
@@ -190,11 +190,13 @@ function ReceiptRow({ receipt }: { receipt: StoredReceipt }) {
       </button>
       {open &&
         (chain.isPending ? (
-          <p className="muted">Loading the chain…</p>
+          <p className="muted receipt-chain">Loading the chain…</p>
         ) : chain.isError ? (
-          <ErrorState error={chain.error} onRetry={() => void chain.refetch()} />
+          <div className="receipt-chain">
+            <ErrorState error={chain.error} onRetry={() => void chain.refetch()} />
+          </div>
         ) : (
-          <table className="data">
+          <table className="data receipt-chain">
             <caption className="visually-hidden">Chain of flow {receipt.correlationId}</caption>
             <tbody>
               {(['offer', 'decision', 'outcome'] as const).map((kind) => {

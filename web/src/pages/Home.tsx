@@ -58,7 +58,7 @@ export default function Home() {
         </ul>
       )}
       {account.data === null && (
-        <p className="muted">
+        <p className="muted home-signup">
           New here? <Link to="/signup">Create an account</Link> to keep API keys, give agents tasks and follow them.
         </p>
       )}
