@@ -10,9 +10,22 @@ const waitForCards = (page: Page, count: number) => page.waitForFunction((n) => 
 describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () => {
   let harness: Harness;
   let data: Seeded;
+  let total: number;
   before(async () => {
     harness = await startHarness();
     data = await seed(harness.app);
+    // Enough agents for a second page of results (twenty a page).
+    const filler = await harness.app.signup('filler@example.test');
+    for (let i = 1; i <= 16; i++) {
+      const response = await harness.app.request({
+        method: 'POST',
+        url: '/v1/agents',
+        token: filler.token,
+        body: { name: `Weather Station ${i}`, description: `Reports the weather at station ${i}`, protocols: ['rest'], categories: ['research'], endpoint: 'https://weather.example.com/tasks' },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+    }
+    total = data.agentCount + 16;
   });
   after(() => harness?.close());
 
@@ -43,7 +56,7 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
   it('filters by category, capability and protocol through the URL, and says when nothing fits', async () => {
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/agents');
-    await waitForCards(page, data.agentCount);
+    await waitForCards(page, Math.min(20, total));
     await page.getByLabel('Category').selectOption('finance');
     await page.waitForURL(/category=finance/);
     await waitForCards(page, 1);
@@ -65,15 +78,22 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
     await close();
   });
 
-  it('pages through results', async () => {
+  it('pages through results, twenty a page, with the page in the address', async () => {
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/agents');
-    await page.locator('.agent-card').first().waitFor();
-    const total = await page.locator('.agent-card').count();
-    // Twenty a page: with fewer agents there is no pager, and a page past the end is empty.
-    assert.equal(await page.getByRole('navigation', { name: 'Pages' }).count(), total > 20 ? 1 : 0);
-    await page.goto('/agents?page=2');
-    await page.getByText('No agents are registered yet.').or(page.getByText('No agent fits this search.')).waitFor();
+    await waitForCards(page, 20);
+    const firstPage = await page.locator('.agent-card-name').allInnerTexts();
+    const pager = page.getByRole('navigation', { name: 'Pages' });
+    assert.equal(await pager.getByRole('link', { name: /Previous/ }).count(), 0);
+    await pager.getByRole('link', { name: /Next/ }).click();
+    await page.waitForURL(/[?&]page=2/);
+    await waitForCards(page, total - 20);
+    const secondPage = await page.locator('.agent-card-name').allInnerTexts();
+    assert.deepEqual(secondPage.filter((name) => firstPage.includes(name)), [], 'no agent on both pages');
+    assert.equal(await pager.getByRole('link', { name: /Next/ }).count(), 0);
+    await page.goBack();
+    await waitForCards(page, 20);
+    assert.deepEqual(await page.locator('.agent-card-name').allInnerTexts(), firstPage);
     assertClean();
     await close();
   });
