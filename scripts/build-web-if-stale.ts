@@ -17,8 +17,12 @@ function newestChange(path: string): number {
 }
 
 const sources = [join(root, 'web'), join(root, 'package-lock.json')];
+const vite = join(root, 'node_modules/vite/bin/vite.js');
 const stale = !existsSync(builtIndex) || sources.some((source) => newestChange(source) > statSync(builtIndex).mtimeMs);
-if (stale) {
+if (stale && !existsSync(vite)) {
+  // An install without dev dependencies cannot build; it serves what was built before, or the API alone.
+  console.warn(existsSync(builtIndex) ? 'the web app may be out of date: vite is not installed to rebuild it' : 'the web app is not built and vite is not installed: serving the API alone');
+} else if (stale) {
   console.log('building the web app into dist/web…');
-  execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'web/vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
+  execFileSync(process.execPath, [vite, 'build', '--config', join(root, 'web/vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
 }
