@@ -14,6 +14,8 @@ const router = createBrowserRouter([
   {
     element: <Layout />,
     errorElement: <RouteError />,
+    // Shown while the first page's own code loads.
+    hydrateFallbackElement: <div className="page" aria-busy="true" />,
     children: [
       { index: true, lazy: page(() => import('./pages/Home')) },
       { path: 'agents', lazy: page(() => import('./pages/Agents')) },
