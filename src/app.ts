@@ -10,6 +10,7 @@ import { openSignals, type Signals } from './db/signals.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import type { RouteEntry } from './http/route-table.ts';
 import { createServer, waitForRequestsToFinish } from './http/server.ts';
+import { defaultWebRoot } from './http/web-app.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, createLoginThrottle, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
@@ -32,6 +33,8 @@ export interface AppOverrides {
   databaseSchema?: string;
   logger?: boolean;
   oidc?: OidcVerifier | null;
+  /** The built web app's folder (default dist/web); null serves the API alone. */
+  webRoot?: string | null;
   /** Lets a test add routes before the server is sealed. */
   beforeReady?: (server: FastifyInstance) => void;
 }
@@ -167,10 +170,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     profilesChanged: async (accountIds) => void (await Promise.all(accountIds.map(users.profileChanged))),
   });
 
-  const { app: server, routes } = await createServer({ config, authenticator: auth.authenticator, redis, ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}) });
+  const { app: server, routes } = await createServer({
+    config,
+    authenticator: auth.authenticator,
+    redis,
+    webRoot: overrides.webRoot !== undefined ? overrides.webRoot : defaultWebRoot,
+    ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}),
+  });
   log = server.log;
   registerHealthRoutes(server, database.db);
-  registerAuthRoutes(server, auth, { credentialRateLimit: { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs } });
+  registerAuthRoutes(server, auth, {
+    credentialRateLimit: { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs },
+    cookies: { secure: config.publicUrl.startsWith('https:') },
+  });
   registerUsersRoutes(server, users);
   registerOrgsRoutes(server, orgs);
   registerRegistryRoutes(server, registry, { provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs }, publicUrl: config.publicUrl });

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { prependOnRequest } from './route-hooks.ts';
 import { AppError, unauthorized } from '../lib/errors.ts';
+import { forgetSessionCookies, hasValidCsrfToken, needsCsrfToken, sessionCookieOf } from './browser-session.ts';
 
 /**
  * none: no credential looked at. optional: used when present (invalid is still 401, so a client
  * never silently loses its identity). session: a person's login (built in or OIDC). key: an API key.
- * either: a session or a key.
+ * either: a session or a key. A browser session (the HttpOnly cookie) counts as a session when the
+ * request carries no Authorization header; state-changing requests made with it need the CSRF token.
  */
 export type AuthMode = 'none' | 'optional' | 'session' | 'key' | 'either';
 
@@ -66,10 +68,30 @@ function authenticationHook(authenticator: Authenticator, mode: Exclude<AuthMode
     request.principal = principal;
     return undefined;
   };
+  // A stale cookie must not lock a signed-out visitor out of public pages: on optional routes it
+  // counts as no credential, where a bad bearer token is still refused.
+  // The dead cookie is cleared too, so the browser stops sending it and the page knows it is signed out.
+  const admitCookie = (request: FastifyRequest, reply: FastifyReply, token: string, principal: Principal | null): AppError | undefined => {
+    if (!principal || principal.via !== 'session') {
+      forgetSessionCookies(reply);
+      return mode === 'optional' ? undefined : unauthorized('The session has expired or was logged out; log in again');
+    }
+    if (needsCsrfToken(request.method) && !hasValidCsrfToken(request, token)) {
+      return new AppError('FORBIDDEN', 'A request made with the session cookie needs the X-CSRF-Token header (the value of the agentry_csrf cookie)');
+    }
+    return admit(request, principal);
+  };
   // Callback style: it runs on every authenticated request, and most answers come from memory.
-  return (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     const token = bearerToken(request);
-    if (token === undefined) return done(mode === 'optional' ? undefined : unauthorized('Send Authorization: Bearer <session token or API key>'));
+    if (token === undefined) {
+      const cookieToken = sessionCookieOf(request);
+      if (cookieToken === undefined) return done(mode === 'optional' ? undefined : unauthorized('Send Authorization: Bearer <session token or API key>'));
+      const found = authenticator.authenticate(cookieToken);
+      if (found instanceof Promise) found.then((principal) => done(admitCookie(request, reply, cookieToken, principal)), done);
+      else done(admitCookie(request, reply, cookieToken, found));
+      return;
+    }
     if (token === null) return done(unauthorized('Authorization header must be "Bearer <token>"'));
     const found = authenticator.authenticate(token);
     if (found instanceof Promise) found.then((principal) => done(admit(request, principal)), done);

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, RateLimitedError, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import type { PageFallback } from './web-app.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -76,11 +77,14 @@ export function sendError(error: FastifyError | Error, request: FastifyRequest, 
   return reply.status(appError.status).type('application/json; charset=utf-8').send(body);
 }
 
-export function installErrorHandlers(app: FastifyInstance): void {
+/** `pageFallback` answers the web app's pages, which have no route of their own; null leaves the JSON 404. */
+export function installErrorHandlers(app: FastifyInstance, pageFallback: () => PageFallback | null = () => null): void {
   app.setErrorHandler(sendError);
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` }),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const page = pageFallback()?.(request, reply);
+    if (page) return page;
+    return reply.status(404).send({ code: 'NOT_FOUND', message: `No route for ${request.method} ${request.url.split('?')[0]}` });
+  });
 }
 
 /**

@@ -23,7 +23,8 @@ export function installResponseHeaders(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     for (const [name, value] of headers) reply.header(name, value);
     reply.header('x-request-id', request.id);
-    if (!request.url.startsWith('/docs')) reply.header('content-security-policy', contentSecurityPolicy);
+    // The web app's pages set a policy of their own.
+    if (!request.url.startsWith('/docs') && !reply.hasHeader('content-security-policy')) reply.header('content-security-policy', contentSecurityPolicy);
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -14,12 +15,15 @@ import { ErrorBody } from './schemas.ts';
 import { installResponseHeaders } from './response-headers.ts';
 import { createValidatorCompiler } from './validation.ts';
 import { recordRoutes, type RouteEntry } from './route-table.ts';
+import { installWebApp, type PageFallback } from './web-app.ts';
 
 export interface ServerOptions {
   config: Config;
   authenticator: Authenticator;
   redis: Redis | null;
   logger?: boolean;
+  /** The built web app's folder; null serves the API alone. */
+  webRoot: string | null;
 }
 
 const incomingRequestId = /^[A-Za-z0-9._-]{8,128}$/;
@@ -75,7 +79,7 @@ function proxyTrust(trust: TrustProxy): false | string[] | ((address: string, ho
   return trust.proxies;
 }
 
-export async function createServer({ config, authenticator, redis, logger }: ServerOptions): Promise<{ app: FastifyInstance; routes: readonly RouteEntry[] }> {
+export async function createServer({ config, authenticator, redis, logger, webRoot }: ServerOptions): Promise<{ app: FastifyInstance; routes: readonly RouteEntry[] }> {
   const logging = logger !== false && config.logLevel !== 'silent';
   const app = Fastify({
     logger: logging ? { level: config.logLevel } : false,
@@ -96,10 +100,14 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
   trackRequestsInFlight(app);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBody);
-  installErrorHandlers(app);
+  let pageFallback: PageFallback | null = null;
+  installErrorHandlers(app, () => pageFallback);
   installJsonBodyParser(app);
   installResponseHeaders(app);
   if (logging) installLazyRequestLoggers(app);
+
+  // Cookies are parsed only by the authentication hook, and only when a request has no bearer token.
+  await app.register(fastifyCookie, { hook: false });
 
   // Both prepend an onRequest hook per route: the limiter, installed last, runs before authentication.
   installAuthentication(app, authenticator);
@@ -124,6 +132,7 @@ export async function createServer({ config, authenticator, redis, logger }: Ser
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
+  pageFallback = await installWebApp(app, webRoot);
 
   return { app, routes };
 }

@@ -100,7 +100,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   }
 
   const config: Config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', ...env });
-  const build = () => buildApp(config, { logger: false, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
+  const build = () => buildApp(config, { logger: false, webRoot: null, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
   const app = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
 
   return asTestApp(app, databaseSchema ?? null, async () => {

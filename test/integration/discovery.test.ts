@@ -11,6 +11,7 @@ interface Found {
   score: number;
   relevance: number;
   trust: number;
+  trustReceipts: number;
   availability: string;
 }
 
@@ -52,6 +53,7 @@ describe('discovery: search and ranking', () => {
     assert.equal(first.id, agents.digest);
     for (const field of ['name', 'slug', 'description', 'capabilities', 'protocols', 'categories', 'status', 'createdAt']) assert.ok(field in first, field);
     assert.equal(first.trust, 0.5);
+    assert.equal(first.trustReceipts, 0);
     assert.equal(first.availability, 'unknown', 'registered and never heard from');
     assert.ok(first.relevance > 0 && first.relevance <= 1 && first.score > 0 && first.score <= first.relevance);
     for (let i = 1; i < found.data.length; i++) assert.ok(found.data[i - 1]!.score >= found.data[i]!.score);
@@ -100,6 +102,7 @@ describe('discovery: search and ranking', () => {
     const { data } = response.json();
     assert.equal(data.id, agents.reviewer);
     assert.equal(data.trust, 0.5);
+    assert.equal(data.trustReceipts, 0);
     expectError(await app.request({ method: 'GET', url: '/v1/discover/no-such-agent' }), 404, 'NOT_FOUND');
   });
 

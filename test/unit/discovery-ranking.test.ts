@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { queryCoverage, relevanceOf, scoreOf } from '../../src/modules/discovery/ranking.ts';
 import { contentWords, spellingVariants, stem, wordsOf } from '../../src/modules/discovery/tokenize.ts';
-import { NEUTRAL_TRUST, trustFor } from '../../src/modules/discovery/trust.ts';
+import { NEUTRAL_TRUST, trustFor, trustWithSample } from '../../src/modules/discovery/trust.ts';
 
 describe('discovery: words', () => {
   it('cuts text into lowercase words without accents, possessives or stopwords', () => {
@@ -36,6 +36,12 @@ describe('discovery: trust and score', () => {
     assert.equal(trustFor(evidence, new Set(['weather'])), (0.9 * 30 + 0.2 * 10) / 40);
     assert.equal(trustFor(undefined, new Set(['review'])), NEUTRAL_TRUST);
     assert.equal(trustFor([{ taskClass: 'a', score: 0.7, receipts: 0 }], new Set()), NEUTRAL_TRUST);
+  });
+
+  it('gives the number of receipts behind the trust it answers', () => {
+    assert.deepEqual(trustWithSample(evidence, new Set(['review'].map(stem))), { trust: 0.9, receipts: 30 });
+    assert.deepEqual(trustWithSample(evidence, new Set(['weather'])), { trust: (0.9 * 30 + 0.2 * 10) / 40, receipts: 40 });
+    assert.deepEqual(trustWithSample(undefined, new Set()), { trust: NEUTRAL_TRUST, receipts: 0 });
   });
 
   it('lets trust and availability reorder close matches but not overturn a clearly better one', () => {

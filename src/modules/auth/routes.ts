@@ -3,18 +3,43 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { clientAddressKey } from '../../http/client-address.ts';
+import { clearSessionCookies, setSessionCookies, type BrowserSessionCookies } from '../../http/browser-session.ts';
 import { dataOf, errorResponses, IdParams, PageQuery } from '../../http/schemas.ts';
-import { Account, ApiKeyList, ApiKey, CreateApiKey, Credentials, NewApiKey, SessionGrant } from './schemas.ts';
+import { Account, ApiKeyList, ApiKey, BrowserSessionGrant, CreateApiKey, Credentials, NewApiKey, SessionGrant } from './schemas.ts';
 import type { AuthService } from './service.ts';
 
 export interface AuthRoutesOptions {
   /** Per client address; password guessing is the attack here, so far smaller than the API's budget. */
   credentialRateLimit: { max: number; timeWindow: number };
+  cookies: BrowserSessionCookies;
 }
 
-export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { credentialRateLimit }: AuthRoutesOptions): void {
+export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { credentialRateLimit, cookies }: AuthRoutesOptions): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['auth'];
+  const browserDescription =
+    'For the web app: the session token goes into an HttpOnly cookie instead of the answer. Requests that change something ' +
+    'must then send the X-CSRF-Token header with csrfToken (also readable later from the agentry_csrf cookie).';
+
+  app.post('/v1/auth/browser/signup', {
+    config: { auth: 'none', rateLimit: credentialRateLimit },
+    schema: { tags, summary: 'Create an account and start a browser session (cookie)', description: browserDescription, body: Credentials, response: { 201: BrowserSessionGrant, ...errorResponses } },
+    handler: async (request, reply) => {
+      const { token, expiresAt, account } = await auth.signup(request.body.email, request.body.password);
+      const csrfToken = setSessionCookies(reply, cookies, token, expiresAt);
+      return reply.status(201).send({ data: { expiresAt, account, csrfToken } });
+    },
+  });
+
+  app.post('/v1/auth/browser/login', {
+    config: { auth: 'none', rateLimit: credentialRateLimit },
+    schema: { tags, summary: 'Start a browser session (cookie)', description: browserDescription, body: Credentials, response: { 200: BrowserSessionGrant, ...errorResponses } },
+    handler: async (request, reply) => {
+      const { token, expiresAt, account } = await auth.login(request.body.email, request.body.password, clientAddressKey(request.ip));
+      const csrfToken = setSessionCookies(reply, cookies, token, expiresAt);
+      return { data: { expiresAt, account, csrfToken } };
+    },
+  });
 
   app.post('/v1/auth/signup', {
     config: { auth: 'none', rateLimit: credentialRateLimit },
@@ -30,9 +55,10 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { c
 
   app.post('/v1/auth/logout', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'End the current session', security: [{ bearer: [] }], response: { 200: dataOf(Type.Object({ loggedOut: Type.Boolean() })), ...errorResponses } },
-    handler: async (request) => {
+    schema: { tags, summary: 'End the current session (a browser session also loses its cookies)', security: [{ bearer: [] }], response: { 200: dataOf(Type.Object({ loggedOut: Type.Boolean() })), ...errorResponses } },
+    handler: async (request, reply) => {
       await auth.logout(principalOf(request));
+      clearSessionCookies(reply, cookies);
       return { data: { loggedOut: true } };
     },
   });

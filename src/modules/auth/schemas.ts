@@ -42,3 +42,11 @@ const apiKeyFields = {
 export const ApiKey = Type.Object(apiKeyFields);
 export const NewApiKey = Type.Object({ ...apiKeyFields, key: Type.String({ description: 'The secret; shown only in this response' }) });
 export const ApiKeyList = Type.Object({ data: Type.Array(ApiKey), pagination: Pagination });
+
+export const BrowserSessionGrant = Type.Object({
+  data: Type.Object({
+    expiresAt: Type.String(),
+    account: Account,
+    csrfToken: Type.String({ description: 'Send as X-CSRF-Token on every request that changes something' }),
+  }),
+});

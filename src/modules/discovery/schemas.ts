@@ -21,7 +21,8 @@ const ranking = {
   score: Type.Number({ description: 'relevance weighted by trust and availability (docs/discovery.md)' }),
   relevance: Type.Number({ description: '0..1: how well the agent fits the query (1 when browsing)' }),
   trust: Type.Number({ description: '0..1 for the task classes matching the query; 0.5 without evidence' }),
+  trustReceipts: Type.Integer({ description: 'verified outcome receipts behind trust (0: no evidence, trust is the neutral prior)' }),
 };
 
 export const DiscoveredAgent = Type.Composite([Agent, Type.Object(ranking)]);
-export const DiscoveredAgentDetail = Type.Composite([Agent, Type.Object({ trust: ranking.trust })]);
+export const DiscoveredAgentDetail = Type.Composite([Agent, Type.Object({ trust: ranking.trust, trustReceipts: ranking.trustReceipts })]);

@@ -13,7 +13,7 @@ import { createSentenceEncoder, SENTENCE_ENCODER_MODEL, withRecentVectors } from
 import type { AgentRow, DiscoveryStore } from './store.ts';
 import { contentWords, stem, wordsOf } from './tokenize.ts';
 import type { TrustLookup } from '../receipts/index.ts';
-import { NEUTRAL_TRUST, trustFor } from './trust.ts';
+import { NEUTRAL_TRUST, trustWithSample } from './trust.ts';
 
 /** What discovery uses of the registry: its one visibility rule and its agent view. */
 export interface RegistryView<View> {
@@ -55,6 +55,7 @@ interface Candidate {
   relevance: number;
   availability: Availability;
   trust: number;
+  trustReceipts: number;
   score: number;
 }
 
@@ -184,7 +185,7 @@ export function createDiscoveryService<View extends object>({
       const shortlist: Candidate[] = pool
         .map(({ agent, relevance }) => {
           const availability = registry.availabilityOf(agent.row);
-          return { agent, relevance, availability, trust: NEUTRAL_TRUST, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
+          return { agent, relevance, availability, trust: NEUTRAL_TRUST, trustReceipts: 0, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
         })
         .sort((a, b) => b.score - a.score)
         .slice(0, MAX_RESULTS);
@@ -195,7 +196,9 @@ export function createDiscoveryService<View extends object>({
       const queryStems = new Set([...(relevant?.stems ?? []), ...(query.capability ? wordsOf(query.capability).map(stem) : [])]);
       for (const candidate of shortlist) {
         const key = provenKeyOf(candidate.agent.row);
-        candidate.trust = trustFor(key ? evidence.get(key) : undefined, queryStems);
+        const { trust: classTrust, receipts } = trustWithSample(key ? evidence.get(key) : undefined, queryStems);
+        candidate.trust = classTrust;
+        candidate.trustReceipts = receipts;
         candidate.score = scoreOf(candidate.relevance, candidate.trust, candidate.availability);
       }
       shortlist.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.agent.row.name.localeCompare(b.agent.row.name) || a.agent.row.id.localeCompare(b.agent.row.id));
@@ -205,7 +208,7 @@ export function createDiscoveryService<View extends object>({
       const fresh = new Map((await store.agentsByIds(page.map((c) => c.agent.row.id))).map((row) => [row.id, row]));
       const data = page.flatMap((c) => {
         const row = fresh.get(c.agent.row.id);
-        return row ? [{ ...registry.view(row), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust) }] : [];
+        return row ? [{ ...registry.view(row), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust), trustReceipts: c.trustReceipts }] : [];
       });
       return {
         data,
@@ -225,7 +228,8 @@ export function createDiscoveryService<View extends object>({
       if (!row || !(await registry.canSee(row, viewer?.personId ?? null))) throw notFound('Agent not found');
       const key = provenKeyOf(row);
       const evidence = key ? (await trust.trustBySubject([key])).get(key) : undefined;
-      return { ...registry.view(row), trust: round(trustFor(evidence, new Set())) };
+      const { trust: overall, receipts } = trustWithSample(evidence, new Set());
+      return { ...registry.view(row), trust: round(overall), trustReceipts: receipts };
     },
   };
 }

@@ -21,7 +21,13 @@ const weightedMean = (evidence: TrustEvidence[]): number => {
  * the catalogue capabilities the query names or filters by), else over all its classes, else neutral.
  */
 export function trustFor(evidence: TrustEvidence[] | undefined, queryStems: ReadonlySet<string>): number {
-  if (!evidence || evidence.length === 0) return NEUTRAL_TRUST;
+  return trustWithSample(evidence, queryStems).trust;
+}
+
+/** The same trust with the number of receipts behind it, so a reader can tell 0.9 from one receipt and from a thousand. */
+export function trustWithSample(evidence: TrustEvidence[] | undefined, queryStems: ReadonlySet<string>): { trust: number; receipts: number } {
+  if (!evidence || evidence.length === 0) return { trust: NEUTRAL_TRUST, receipts: 0 };
   const matching = evidence.filter((e) => classStems(e.taskClass).some((s) => queryStems.has(s)));
-  return Math.min(1, Math.max(0, weightedMean(matching.length > 0 ? matching : evidence)));
+  const used = matching.length > 0 ? matching : evidence;
+  return { trust: Math.min(1, Math.max(0, weightedMean(used))), receipts: used.reduce((sum, e) => sum + e.receipts, 0) };
 }

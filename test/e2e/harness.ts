@@ -1,0 +1,134 @@
+/**
+ * Browser tests: the real service (on the suite's database, SQLite or PostgreSQL) listening on a
+ * loopback port and serving the built web app, driven by Debian's Chromium through playwright-core.
+ * Every page is checked for console errors, failed requests and unexpected 4xx/5xx answers, and by
+ * axe-core for serious or critical accessibility violations.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { defaultWebRoot } from '../../src/http/web-app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+export const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const installChromium = 'apt-get update && apt-get install -y chromium';
+
+/**
+ * The `skip` option for a browser suite: outside CI a machine without Chromium skips these tests and
+ * says how to install it; under CI a missing Chromium is a failure, never a silent skip.
+ */
+export function browserSuiteSkip(): string | false {
+  if (existsSync(chromiumPath)) return false;
+  if (process.env.CI === 'true') throw new Error(`Chromium is missing at ${chromiumPath}; CI must install it (${installChromium})`);
+  return `Chromium is not installed at ${chromiumPath}; install it with: ${installChromium}`;
+}
+
+export interface Harness {
+  app: TestApp;
+  baseUrl: string;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  if (!existsSync(`${defaultWebRoot}/index.html`)) throw new Error('dist/web is not built: run npm run build:web (npm test does it first)');
+  const app = await startTestApp(env, { webRoot: defaultWebRoot });
+  await app.server.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  return {
+    app,
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    browser,
+    async close() {
+      await browser.close();
+      await app.close();
+    },
+  };
+}
+
+/** A 4xx the test provokes on purpose: the method, a pattern of the path, and the status. */
+export interface ExpectedFailure {
+  status: number;
+  url: RegExp;
+}
+
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Throws if anything went wrong that the test did not announce. */
+  assertClean(): void;
+  close(): Promise<void>;
+}
+
+export async function openPage(harness: Harness, options: { width?: number; height?: number; expected?: ExpectedFailure[] } = {}): Promise<WatchedPage> {
+  const context = await harness.browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+    baseURL: harness.baseUrl,
+    reducedMotion: 'reduce',
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.baseUrl });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const expected = options.expected ?? [];
+  const isExpected = (status: number, url: string) => expected.some((e) => e.status === status && e.url.test(url));
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    problems.push(`a dialog opened: ${dialog.type()} ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    // Chromium logs every 4xx as a console error; the announced ones are checked below, by status.
+    const failedLoad = /Failed to load resource: the server responded with a status of (\d+)/.exec(message.text());
+    if (failedLoad && isExpected(Number(failedLoad[1]), message.location().url)) return;
+    problems.push(`console error: ${message.text()} (${message.location().url})`);
+  });
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400 && !isExpected(response.status(), response.url())) problems.push(`unexpected ${response.status()} for ${response.request().method()} ${response.url()}`);
+  });
+  return {
+    page,
+    context,
+    assertClean() {
+      assert.deepEqual(problems, [], problems.join('\n'));
+    },
+    close: () => context.close(),
+  };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core in the page (evaluated through the DevTools protocol, which the page's content
+ * security policy does not cover) and fails on any serious or critical violation.
+ */
+export async function assertAccessible(page: Page, label: string): Promise<void> {
+  await page.evaluate(axeSource);
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  })) as AxeViolation[];
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ''}`),
+    [],
+    `accessibility violations on ${label}`,
+  );
+}
+
+/** Waits until every fetch the page started has answered (React Query settles). */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle');
+}

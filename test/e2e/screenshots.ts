@@ -1,0 +1,73 @@
+/**
+ * `npm run screenshots`: every page of the web app at 1280 and 390 px, from the browser tests'
+ * data, into docs/screenshots/.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { seed } from './fixtures.ts';
+import { browserSuiteSkip, openPage, settled, startHarness } from './harness.ts';
+
+const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+const skip = browserSuiteSkip();
+if (skip) {
+  console.error(skip);
+  process.exit(1);
+}
+mkdirSync(out, { recursive: true });
+
+const harness = await startHarness();
+try {
+  const data = await seed(harness.app, { hostile: false });
+  const person = await harness.app.signup('ada@example.test');
+  await harness.app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username: 'ada', displayName: 'Ada Lovelace', bio: 'I run a few agents and review their receipts.' } });
+  await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'ci runner' } });
+  await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'laptop' } });
+
+  const shots: { name: string; url: string; signedIn?: boolean; ready: (page: Page) => Promise<unknown> }[] = [
+    { name: 'home', url: '/', ready: (page) => page.locator('.agent-card').first().waitFor() },
+    { name: 'agents-search', url: '/agents?q=translate+a+contract+to+German', ready: (page) => page.locator('.agent-card').first().waitFor() },
+    { name: 'agents-filtered', url: '/agents?category=productivity', ready: (page) => page.locator('.agent-card').first().waitFor() },
+    { name: 'agents-empty', url: '/agents?q=translate&protocol=grpc', ready: (page) => page.getByText('No agent fits this search.').waitFor() },
+    { name: 'agent', url: `/agents/${data.translator.slug}`, ready: (page) => page.getByRole('row', { name: /language\.translation/ }).waitFor() },
+    { name: 'capabilities', url: '/capabilities', ready: (page) => page.locator('.catalogue section').first().waitFor() },
+    { name: 'login', url: '/login?next=%2Fsettings', ready: (page) => page.getByLabel('Email').waitFor() },
+    { name: 'signup', url: '/signup', ready: (page) => page.getByLabel('Email').waitFor() },
+    { name: 'settings', url: '/settings', signedIn: true, ready: (page) => page.getByLabel('Display name').waitFor() },
+    { name: 'settings-keys', url: '/settings/keys', signedIn: true, ready: (page) => page.getByRole('row', { name: /laptop/ }).waitFor() },
+  ];
+
+  for (const width of [1280, 390]) {
+    for (const shot of shots) {
+      const { page, close } = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
+      if (shot.signedIn) {
+        await page.goto(`/login?next=${encodeURIComponent(shot.url)}`);
+        await page.getByLabel('Email').fill('ada@example.test');
+        await page.getByLabel('Password').fill('correct horse battery');
+        await page.getByRole('button', { name: 'Log in' }).click();
+        await page.waitForURL((url) => url.pathname === shot.url);
+      } else {
+        await page.goto(shot.url);
+      }
+      await shot.ready(page);
+      await settled(page);
+      await page.screenshot({ path: `${out}${shot.name}-${width}.png`, fullPage: width > 390 });
+      await close();
+    }
+    // The key creation box: the one moment a secret is on screen.
+    const { page, close } = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
+    await page.goto('/login?next=%2Fsettings%2Fkeys');
+    await page.getByLabel('Email').fill('ada@example.test');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByLabel('New key name').fill('deploy bot');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByTestId('new-key').waitFor();
+    await settled(page);
+    await page.screenshot({ path: `${out}settings-keys-created-${width}.png`, fullPage: width > 390 });
+    await close();
+  }
+  console.log(`screenshots written to ${out}`);
+} finally {
+  await harness.close();
+}

@@ -1,0 +1,19 @@
+import type { paths } from './schema';
+
+/** Names for the shapes the pages use, all taken from the generated schema. */
+type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer B } } } }
+  ? B
+  : paths[P][M] extends { responses: { 201: { content: { 'application/json': infer B } } } }
+    ? B
+    : never;
+
+export type DiscoverResult = Ok<'/v1/discover', 'get'>;
+export type DiscoveredAgent = DiscoverResult['data'][number];
+export type AgentDetail = Ok<'/v1/discover/{slug}', 'get'>['data'];
+export type CapabilityCatalogue = Ok<'/v1/capabilities', 'get'>;
+export type TrustClass = Ok<'/v1/trust', 'get'>['data']['classes'][number];
+export type StoredReceipt = Ok<'/v1/trust-receipts', 'get'>['data'][number];
+export type ReceiptChain = Ok<'/v1/trust-receipts/chain/{correlationId}', 'get'>['data'];
+export type ApiKey = Ok<'/v1/api-keys', 'get'>['data'][number];
+export type NewApiKey = Ok<'/v1/api-keys', 'post'>['data'];
+export type Protocol = NonNullable<paths['/v1/discover']['get']['parameters']['query']>['protocol'];

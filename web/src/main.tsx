@@ -1,0 +1,50 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createBrowserRouter } from 'react-router';
+import { RouterProvider } from 'react-router/dom';
+import { ApiError } from './api/client';
+import { Layout } from './components/Layout';
+import { RouteError } from './components/States';
+import './styles.css';
+
+const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({ Component: (await load()).default });
+
+const router = createBrowserRouter([
+  {
+    element: <Layout />,
+    errorElement: <RouteError />,
+    // Shown while the first page's own code loads.
+    hydrateFallbackElement: <div className="page" aria-busy="true" />,
+    children: [
+      { index: true, lazy: page(() => import('./pages/Home')) },
+      { path: 'agents', lazy: page(() => import('./pages/Agents')) },
+      { path: 'agents/:slug', lazy: page(() => import('./pages/AgentPage')) },
+      { path: 'capabilities', lazy: page(() => import('./pages/Capabilities')) },
+      { path: 'login', lazy: page(() => import('./pages/Login')) },
+      { path: 'signup', lazy: page(() => import('./pages/Signup')) },
+      { path: 'signup/profile', lazy: page(() => import('./pages/CreateProfile')) },
+      { path: 'settings', lazy: page(() => import('./pages/Settings')) },
+      { path: 'settings/keys', lazy: page(() => import('./pages/ApiKeys')) },
+      { path: '*', lazy: page(() => import('./pages/NotFound')) },
+    ],
+  },
+]);
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A refusal (4xx) will not change by asking again; a lost connection might.
+      retry: (failures, error) => failures < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
+  </StrictMode>,
+);
