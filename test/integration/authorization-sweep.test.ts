@@ -50,6 +50,8 @@ interface World {
   revokedKey: string;
   /** A session of the owner, used once and then logged out. */
   loggedOutSession: string;
+  /** The owner's browser session: its cookies, without the CSRF token that goes with them. */
+  ownerBrowserCookie: string;
 }
 
 type CallerName = 'anonymous' | 'owner' | 'ownerKey' | 'ownerAgentKey' | 'stranger' | 'strangerAgentKey' | 'member' | 'operator';
@@ -255,6 +257,8 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /ready': { public: 'readiness probe' },
   'POST /v1/auth/signup': { public: 'how a credential is obtained' },
   'POST /v1/auth/login': { public: 'how a credential is obtained' },
+  'POST /v1/auth/browser/signup': { public: 'how a browser session is obtained' },
+  'POST /v1/auth/browser/login': { public: 'how a browser session is obtained' },
   'GET /v1/users/check': { public: 'username availability is public' },
   'POST /v1/agents/provisional': { public: 'provisional registration needs no account (the key is proven at claim)' },
   'GET /v1/capabilities': { public: 'the capability catalogue' },
@@ -882,6 +886,24 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'POST /v1/tasks/extract': {
+    async build(world) {
+      const inputSchema = JSON.stringify({ city: { type: 'string', required: true, description: 'City to forecast' } });
+      const privateAgent = await pollingAgent(world.app, world.owner.token, { visibility: 'private', inputSchema });
+      const body = { agentId: privateAgent.id, description: 'Weather in Porto tomorrow' };
+      return {
+        url: '/v1/tasks/extract',
+        body,
+        outsiders: [
+          { as: 'stranger', status: 404, body },
+          { as: 'strangerAgentKey', status: 404, body },
+        ],
+        // A preview: it creates nothing.
+        snapshot: () => read(world, '/v1/tasks?role=agent&limit=100'),
+        success: { as: 'owner', status: 200, present: ['Porto'] },
+      };
+    },
+  },
   'GET /v1/tasks': {
     async build(world) {
       const { task } = await queuedTask(world);
@@ -1079,11 +1101,15 @@ const invalidCredentials: CredentialCheck[] = [
 ];
 
 /**
- * Browser sessions (an HttpOnly cookie with a CSRF token) are not part of this build. When they
- * are, their checks go here: a state-changing request carrying a valid session cookie but no CSRF
- * token (or a wrong one) answers 403 FORBIDDEN and changes nothing, on every route.
+ * A browser session is a cookie, sent by the browser to any request aimed at the service: every
+ * state-changing request that carries it needs the session's CSRF token as well, or it answers 403
+ * and changes nothing (a page on another site cannot read the token).
  */
-const cookieWithoutCsrfChecks: CredentialCheck[] = [];
+const cookieWithoutCsrfChecks: { label: string; headers: (world: World) => Record<string, string> }[] = [
+  { label: "the owner's browser session cookie without a CSRF token", headers: (world) => ({ cookie: world.ownerBrowserCookie }) },
+  { label: "the owner's browser session cookie with a wrong CSRF token", headers: (world) => ({ cookie: world.ownerBrowserCookie, 'x-csrf-token': 'x'.repeat(43) }) },
+];
+const changesState = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method);
 
 // --- The sweep -------------------------------------------------------------------------------------
 
@@ -1136,8 +1162,15 @@ describe('authorization sweep over every registered route', () => {
     await json(await app.request({ method: 'GET', url: '/v1/auth/account', token: loggedOut }), 'session in use');
     await json(await app.request({ method: 'POST', url: '/v1/auth/logout', token: loggedOut }), 'logout');
 
+    const browserLogin = await app.request({ method: 'POST', url: '/v1/auth/browser/login', body: { email: owner.email, password: PASSWORD } });
+    await json(browserLogin, 'browser login');
+    const setCookies = ([] as string[]).concat(browserLogin.headers['set-cookie'] ?? []);
+    const ownerBrowserCookie = setCookies.map((cookie) => cookie.split(';')[0]).join('; ');
+    assert.match(ownerBrowserCookie, /agentry_session=/);
+
     world = {
       app,
+      ownerBrowserCookie,
       owner,
       stranger,
       member,
@@ -1257,9 +1290,12 @@ async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Prom
     }
     // Credentials are judged before the body is read: the fixture's body and schema-derived ones alike.
     const bodies = [testCase.body, ...SCHEMA_BODY_SEEDS.map((seed) => schemaBody(route, seed))];
-    for (const [index, check] of [...invalidCredentials, ...cookieWithoutCsrfChecks].entries()) {
+    for (const [index, check] of invalidCredentials.entries()) {
       const body = bodies[index % bodies.length];
       await refused(await send({ authorization: check.authorization(world), body }), 401, `with ${check.label} and body ${JSON.stringify(body)}`);
+    }
+    if (changesState(route.method) && route.auth !== 'key') {
+      for (const check of cookieWithoutCsrfChecks) await refused(await send({ headers: check.headers(world) }), 403, `with ${check.label}`);
     }
     if (route.auth === 'session') await refused(await send({ as: 'ownerKey' }), 401, 'with an API key on a session route');
     if (route.auth === 'key') await refused(await send({ as: 'owner' }), 401, 'with a session on a key route');

@@ -1316,7 +1316,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
-                                availability: "available" | "away" | "offline";
+                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                                availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
                                 heartbeat: {
                                     status: string;
@@ -1379,7 +1380,7 @@ export interface paths {
                         /** Format: uri */
                         manifestUrl?: string;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (the agent long-polls; no endpoint needed) */
+                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
                         deliveryMode?: "webhook" | "poll";
                         /** @description price of one completed task in cents of `currency`; 0 (default) is free */
                         pricePerTaskCents?: number;
@@ -1435,7 +1436,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
-                                availability: "available" | "away" | "offline";
+                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                                availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
                                 heartbeat: {
                                     status: string;
@@ -1445,6 +1447,8 @@ export interface paths {
                                 currency: string;
                                 createdAt: string;
                                 updatedAt: string;
+                                /** @description whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret) */
+                                webhookSecret?: string;
                             };
                         };
                     };
@@ -1506,7 +1510,7 @@ export interface paths {
                         /** Format: uri */
                         manifestUrl?: string;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (the agent long-polls; no endpoint needed) */
+                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
                         deliveryMode?: "webhook" | "poll";
                         /** @description price of one completed task in cents of `currency`; 0 (default) is free */
                         pricePerTaskCents?: number;
@@ -1532,6 +1536,8 @@ export interface paths {
                                 status: string;
                                 ownerId: null;
                                 registrationPubkey: string;
+                                /** @description whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret) */
+                                webhookSecret?: string;
                             };
                             message: string;
                             claimUrl: string;
@@ -1617,7 +1623,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
-                                availability: "available" | "away" | "offline";
+                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                                availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
                                 heartbeat: {
                                     status: string;
@@ -1723,7 +1730,7 @@ export interface paths {
                         tags?: string[];
                         manifestUrl?: string | null;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (the agent long-polls; no endpoint needed) */
+                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
                         deliveryMode?: "webhook" | "poll";
                         longDescription?: string | null;
                         docsUrl?: string | null;
@@ -1774,7 +1781,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
-                                availability: "available" | "away" | "offline";
+                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                                availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
                                 heartbeat: {
                                     status: string;
@@ -2385,7 +2393,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
-                                availability: "available" | "away" | "offline";
+                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                                availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
                                 heartbeat: {
                                     status: string;
@@ -2494,7 +2503,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
-                                availability: "available" | "away" | "offline";
+                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                                availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
                                 heartbeat: {
                                     status: string;
@@ -4730,6 +4740,26 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Every error the API returns; a refused plain-language submission also has found */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description the input fields read from the description (defaults included), when a required field of the chosen agent's inputSchema was not found; each missing field is a details entry /input/<field> */
+                            found?: {
+                                [key: string]: string | number | boolean;
+                            };
+                        };
+                    };
+                };
                 /** @description Every error the API returns */
                 "4XX": {
                     headers: {
@@ -4830,6 +4860,8 @@ export interface paths {
                                         name: string;
                                         slug: string;
                                     };
+                                    /** @description offline, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max */
+                                    code: string;
                                     reason: string;
                                 }[];
                                 weights: {
@@ -4840,6 +4872,80 @@ export interface paths {
                                     availability: number;
                                     load: number;
                                 };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Preview: the input fields a plain-language task would carry for an agent's inputSchema (nothing is created) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description read the fields of this agent's inputSchema */
+                        agentId?: string;
+                        /** @description or of this schema (JSON text or object), as an agent would register it */
+                        inputSchema?: string | Record<string, never>;
+                        title?: string;
+                        description: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the fields a task with this text would carry, in schema order, defaults included */
+                                input: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                /** @description required fields with neither a value in the text nor a default: a submission would be refused naming them */
+                                missing: string[];
                             };
                         };
                     };
@@ -5235,7 +5341,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Long poll for an agent's queued tasks (no credential for provisional agents) */
+        /** Long poll for an agent's queued tasks: X-Agent-Signature by the registration key for a provisional agent, the owner's credential or the agent's key once claimed */
         get: {
             parameters: {
                 query: {
@@ -5243,7 +5349,9 @@ export interface paths {
                     wait: number;
                     limit: number;
                 };
-                header?: never;
+                header?: {
+                    "x-agent-signature"?: string;
+                };
                 path: {
                     id: string;
                 };
