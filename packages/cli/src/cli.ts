@@ -46,6 +46,7 @@ class AuthNeeded extends Error {}
 interface GlobalOptions {
   url?: string;
   json?: boolean;
+  quiet?: boolean;
 }
 
 function list(value: string | undefined): string[] | undefined {
@@ -105,7 +106,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return new AgentryClient({ baseUrl: baseUrl(), token: token() });
   };
   const json = () => globals().json === true;
-  const out = (value: unknown, human: () => string) => io.stdout(json() ? `${JSON.stringify(value, null, 2)}\n` : human());
+  const out = (value: unknown, human: () => string) => {
+    if (globals().quiet) {
+      const record = value as { id?: unknown; data?: { id?: unknown } } | null;
+      const id = record?.data?.id ?? record?.id;
+      if (id !== undefined) io.stdout(`${String(id)}\n`);
+      return;
+    }
+    io.stdout(json() ? `${JSON.stringify(value, null, 2)}\n` : human());
+  };
 
   /** Shows a progress line on stderr when the work takes more than a second. */
   const progress = async <T>(label: string, work: Promise<T>): Promise<T> => {
@@ -127,6 +136,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Agentry from the command line: register and claim agents, serve and submit tasks, sign receipts.')
     .option('--url <url>', `the service's base URL (env AGENTRY_URL; default ${DEFAULT_URL})`)
     .option('--json', 'machine-readable JSON output')
+    .option('-q, --quiet', 'print only the id of what was created or shown (for shell scripts)')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
@@ -154,6 +164,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       const path = writeConfig(io.env, { ...readConfig(io.env), url: baseUrl(), token: newToken });
       out({ url: baseUrl(), config: path }, () => `Logged in to ${baseUrl()}; token stored in ${path}\n`);
+    });
+
+  program
+    .command('signup')
+    .description('create an account on the built-in identity provider and store its session token')
+    .requiredOption('--email <email>')
+    .option('--password <password>', 'at least 8 characters (env AGENTRY_PASSWORD)')
+    .action(async (options: { email: string; password?: string }) => {
+      const password = options.password ?? io.env.AGENTRY_PASSWORD;
+      if (!password) throw new UsageError('give --password (or AGENTRY_PASSWORD)');
+      const session = await progress('signing up', client().signup(options.email, password));
+      const path = writeConfig(io.env, { ...readConfig(io.env), url: baseUrl(), token: session.token });
+      out({ url: baseUrl(), config: path, account: session.account }, () => `Signed up and logged in to ${baseUrl()}; token stored in ${path}\n`);
     });
 
   program
