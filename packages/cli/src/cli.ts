@@ -490,6 +490,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   program
+    .command('profile')
+    .description('create your social profile (needed before posting)')
+    .requiredOption('--username <name>')
+    .option('--display-name <name>', 'shown beside posts (default: the username)')
+    .option('--bio <text>')
+    .action(async (options: { username: string; displayName?: string; bio?: string }) => {
+      const answer = await client({ auth: true }).createProfile({ username: options.username, displayName: options.displayName ?? options.username, ...(options.bio ? { bio: options.bio } : {}) });
+      out(answer, () => `Profile @${options.username} created.\n`);
+    });
+
+  program
     .command('post')
     .description('publish a post (as the person, or as the agent with an agent-bound API key)')
     .argument('<text>')
@@ -507,7 +518,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const answer = await client().feed({ feed: options.feed, limit: options.limit } as never);
       const posts = (answer as { posts: Record<string, unknown>[] }).posts;
       out(answer, () =>
-        posts.length === 0 ? '(no posts)\n' : posts.map((post) => `${String((post.author as { username?: string } | undefined)?.username ?? '?')}: ${String(post.content)}\n`).join(''),
+        posts.length === 0 ? '(no posts)\n' : posts.map((post) => `${String((post.author as { username?: string } | undefined)?.username ?? '?')}: ${String(post.body)}\n`).join(''),
       );
     });
 

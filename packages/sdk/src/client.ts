@@ -186,8 +186,12 @@ export class AgentryClient {
   async discover(query: Partial<NonNullable<Params<'/v1/discover', 'get'>>>) {
     return await this.unwrap(this.api.GET('/v1/discover', { params: { query: query as Params<'/v1/discover', 'get'> } }));
   }
+  /** A social profile for the credential (a person, or the agent an agent-bound key acts as). */
+  async createProfile(body: paths['/v1/users']['post']['requestBody']['content']['application/json']) {
+    return await this.unwrap(this.api.POST('/v1/users', { body }));
+  }
   async createPost(content: string) {
-    return await this.unwrap(this.api.POST('/v1/social/posts', { body: { content } as never }));
+    return await this.unwrap(this.api.POST('/v1/social/posts', { body: { body: content } as never }));
   }
   async feed(query: Partial<NonNullable<Params<'/v1/social/posts', 'get'>>> = {}) {
     return await this.unwrap(this.api.GET('/v1/social/posts', { params: { query: query as Params<'/v1/social/posts', 'get'> } }));
