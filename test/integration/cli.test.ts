@@ -35,7 +35,7 @@ describe('agentry CLI against the service', () => {
 
   test('every command has --help (exit 0)', async () => {
     const { run } = workspace(url);
-    const commands = [[], ['login'], ['signup'], ['logout'], ['keygen'], ['register'], ['claim'], ['agents', 'ls'], ['agents', 'show'], ['agents', 'update'], ['agents', 'delete'], ['keys', 'create'], ['keys', 'ls'], ['keys', 'revoke'], ['receipt', 'sign'], ['receipt', 'verify'], ['receipt', 'submit'], ['tasks', 'submit'], ['tasks', 'get'], ['tasks', 'ls'], ['tasks', 'watch'], ['tasks', 'serve'], ['discover'], ['profile'], ['post'], ['feed']];
+    const commands = [[], ['login'], ['signup'], ['logout'], ['keygen'], ['register'], ['claim'], ['agents', 'ls'], ['agents', 'show'], ['agents', 'wait'], ['agents', 'update'], ['agents', 'delete'], ['keys', 'create'], ['keys', 'ls'], ['keys', 'revoke'], ['receipt', 'sign'], ['receipt', 'verify'], ['receipt', 'submit'], ['tasks', 'submit'], ['tasks', 'get'], ['tasks', 'ls'], ['tasks', 'watch'], ['tasks', 'serve'], ['discover'], ['profile'], ['post'], ['feed']];
     for (const command of commands) {
       const result = await run(...command, '--help');
       assert.equal(result.code, 0, `${command.join(' ')} --help`);
@@ -72,6 +72,7 @@ describe('agentry CLI against the service', () => {
     const controller = new AbortController();
     const serving = runAgentry(['tasks', 'serve', '--agent', agent.id, '--key', path('agent.key'), '--exec', `${JSON.stringify(process.execPath)} -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.stringify({got:JSON.parse(s)})))"`], env, { signal: controller.signal });
     try {
+      assert.equal((await run('agents', 'wait', agent.id)).code, 0);
       const submitted = await run('-q', 'tasks', 'submit', '--agent', agent.id, '--description', 'echo it', '--input', '{"text":"hello"}', '--wait');
       assert.equal(submitted.code, 0, submitted.stderr);
       const taskId = submitted.stdout.trim();
@@ -94,6 +95,7 @@ describe('agentry CLI against the service', () => {
     assert.equal(created.code, 0, created.stderr);
     const agentId = created.stdout.trim();
     const serving = runAgentry(['tasks', 'serve', '--agent', agentId, '--once', '--exec', 'echo broken on purpose >&2; exit 3'], env);
+    assert.equal((await run('agents', 'wait', agentId)).code, 0);
     const submitted = await run('--json', 'tasks', 'submit', '--agent', agentId, '--description', 'fail it', '--wait');
     assert.equal(submitted.code, 1);
     const task = JSON.parse(submitted.stdout);

@@ -274,6 +274,28 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       out(agent, () => fields(agent as never, ['id', 'name', 'slug', 'status', 'description', 'endpoint', 'deliveryMode', 'visibility', 'registrationPubkey', 'keyVerified', 'availability', 'capabilities', 'categories']));
     });
   agents
+    .command('wait')
+    .description('wait until the agent is available (its first heartbeat or poll has arrived); exit 1 on timeout')
+    .argument('<id>')
+    .option('--timeout <seconds>', 'give up after this long', (value) => Number(value), 30)
+    .action(async (id: string, options: { timeout: number }) => {
+      const api = client();
+      const deadline = Date.now() + options.timeout * 1000;
+      for (;;) {
+        const agent = await api.getAgent(id);
+        if (agent.availability === 'available') {
+          out(agent, () => `${id} is available.\n`);
+          return;
+        }
+        if (Date.now() > deadline || io.signal?.aborted) {
+          io.stderr(`error: ${id} is still ${agent.availability} after ${options.timeout} s; is \`agentry tasks serve\` running?\n`);
+          exitCode = EXIT.service;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    });
+  agents
     .command('update')
     .description('change registration fields')
     .argument('<id>')
