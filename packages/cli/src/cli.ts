@@ -37,7 +37,7 @@ export interface CliIo {
 
 export const EXIT = { ok: 0, service: 1, usage: 2, network: 3, auth: 4, rateLimited: 5 } as const;
 
-const DEFAULT_URL = 'http://127.0.0.1:3000';
+const DEFAULT_URL = 'http://127.0.0.1:8080';
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'expired', 'unmatched']);
 
 class UsageError extends Error {}
