@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from '../../../packages/sdk/src/openapi';
 
 export type Schemas = components['schemas'];
 export type ErrorBody = { code: string; message: string; details?: { path: string; message: string }[] };

@@ -1,4 +1,4 @@
-import type { paths } from './schema';
+import type { paths } from '../../../packages/sdk/src/openapi';
 
 /** Names for the shapes the pages use, all taken from the generated schema. */
 type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer B } } } }

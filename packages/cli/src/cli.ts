@@ -1,0 +1,637 @@
+/**
+ * The `agentry` command line. `runCli` takes argv and an io object and returns the exit code, so
+ * tests run it in-process against a real service.
+ *
+ * Exit codes: 0 ok, 1 the service refused or failed, 2 usage (bad flags, bad local file),
+ * 3 network (service unreachable or 503), 4 authentication (401/403, not logged in), 5 rate limited.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import {
+  AgentRunner,
+  AgentryClient,
+  AgentryError,
+  AgentryNetworkError,
+  KeyFileError,
+  buildReceipt,
+  generateKey,
+  loadKey,
+  publicKeyString,
+  saveKey,
+  signChallenge,
+  signReceipt,
+  verifyReceipt,
+  type TaskDelivery,
+} from '@agentry/sdk';
+import { configPath, readConfig, removeToken, writeConfig } from './config.ts';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+  readStdin?: () => Promise<string>;
+  /** Aborted to stop long-running commands (`tasks serve`, `tasks watch`); SIGTERM/SIGINT in the binary. */
+  signal?: AbortSignal;
+}
+
+export const EXIT = { ok: 0, service: 1, usage: 2, network: 3, auth: 4, rateLimited: 5 } as const;
+
+const DEFAULT_URL = 'http://127.0.0.1:8080';
+const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'expired', 'unmatched']);
+
+class UsageError extends Error {}
+class AuthNeeded extends Error {}
+
+interface GlobalOptions {
+  url?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+function list(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function parseJsonOption(name: string, value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new UsageError(`${name} is not valid JSON`);
+  }
+}
+
+function readJsonFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
+    return value as Record<string, unknown>;
+  } catch {
+    throw new UsageError(`${path} is not a JSON object`);
+  }
+}
+
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)\n';
+  const cell = (value: unknown) => (value === null || value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+  const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => cell(row[column]).length)));
+  const line = (values: string[]) => `${values.map((value, index) => value.padEnd(widths[index]!)).join('  ').trimEnd()}\n`;
+  return line(columns.map((column) => column.toUpperCase())) + rows.map((row) => line(columns.map((column) => cell(row[column])))).join('');
+}
+
+function fields(record: Record<string, unknown>, names: string[]): string {
+  return names
+    .filter((name) => record[name] !== undefined)
+    .map((name) => `${name}: ${typeof record[name] === 'object' && record[name] !== null ? JSON.stringify(record[name]) : String(record[name])}\n`)
+    .join('');
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const stored = readConfig(io.env);
+  const program = new Command();
+  let exitCode: number = EXIT.ok;
+
+  const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+  const baseUrl = () => globals().url ?? io.env.AGENTRY_URL ?? stored.url ?? DEFAULT_URL;
+  const token = () => io.env.AGENTRY_TOKEN ?? stored.token ?? null;
+  const client = (options: { auth?: boolean } = {}) => {
+    if (options.auth && !token()) throw new AuthNeeded('not logged in: run `agentry login` (or set AGENTRY_TOKEN)');
+    return new AgentryClient({ baseUrl: baseUrl(), token: token() });
+  };
+  const json = () => globals().json === true;
+  const out = (value: unknown, human: () => string) => {
+    if (globals().quiet) {
+      const record = value as { id?: unknown; data?: { id?: unknown } } | null;
+      const id = record?.data?.id ?? record?.id;
+      if (id !== undefined) io.stdout(`${String(id)}\n`);
+      return;
+    }
+    io.stdout(json() ? `${JSON.stringify(value, null, 2)}\n` : human());
+  };
+
+  /** Shows a progress line on stderr when the work takes more than a second. */
+  const progress = async <T>(label: string, work: Promise<T>): Promise<T> => {
+    const timer = setTimeout(() => io.stderr(`${label}...\n`), 1000);
+    try {
+      return await work;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const key = (path: string | undefined) => {
+    if (!path) throw new UsageError('--key FILE is required (create one with `agentry keygen`)');
+    return loadKey(path);
+  };
+
+  program
+    .name('agentry')
+    .description('Agentry from the command line: register and claim agents, serve and submit tasks, sign receipts.')
+    .option('--url <url>', `the service's base URL (env AGENTRY_URL; default ${DEFAULT_URL})`)
+    .option('--json', 'machine-readable JSON output')
+    .option('-q, --quiet', 'print only the id of what was created or shown (for shell scripts)')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .addHelpText(
+      'after',
+      `\nExit codes: 0 ok, 1 the service refused or failed, 2 usage, 3 service unreachable, 4 not logged in or not allowed, 5 rate limited.\nSettings are kept in ${configPath(io.env)}.`,
+    );
+
+  program
+    .command('login')
+    .description('log in and store the session token (or paste a token or API key with --token)')
+    .option('--email <email>', 'account email')
+    .option('--password <password>', 'account password (env AGENTRY_PASSWORD)')
+    .option('--token <token>', 'a session token or an API key (agk_...) to store instead of logging in')
+    .action(async (options: { email?: string; password?: string; token?: string }) => {
+      let newToken: string;
+      if (options.token) {
+        newToken = options.token;
+        // Any authenticated read checks the token; listing one's agents accepts sessions and keys alike.
+        await progress('checking the token', new AgentryClient({ baseUrl: baseUrl(), token: newToken }).listAgents({ limit: 1, offset: 0 } as never));
+      } else {
+        const password = options.password ?? io.env.AGENTRY_PASSWORD;
+        if (!options.email || !password) throw new UsageError('give --email and --password (or AGENTRY_PASSWORD), or --token');
+        newToken = (await progress('logging in', client().login(options.email, password))).token;
+      }
+      const path = writeConfig(io.env, { ...readConfig(io.env), url: baseUrl(), token: newToken });
+      out({ url: baseUrl(), config: path }, () => `Logged in to ${baseUrl()}; token stored in ${path}\n`);
+    });
+
+  program
+    .command('signup')
+    .description('create an account on the built-in identity provider and store its session token')
+    .requiredOption('--email <email>')
+    .option('--password <password>', 'at least 8 characters (env AGENTRY_PASSWORD)')
+    .action(async (options: { email: string; password?: string }) => {
+      const password = options.password ?? io.env.AGENTRY_PASSWORD;
+      if (!password) throw new UsageError('give --password (or AGENTRY_PASSWORD)');
+      const session = await progress('signing up', client().signup(options.email, password));
+      const path = writeConfig(io.env, { ...readConfig(io.env), url: baseUrl(), token: session.token });
+      out({ url: baseUrl(), config: path, account: session.account }, () => `Signed up and logged in to ${baseUrl()}; token stored in ${path}\n`);
+    });
+
+  program
+    .command('logout')
+    .description('revoke the stored session (API keys stay valid) and forget the token')
+    .action(async () => {
+      const current = stored.token;
+      if (current && !current.startsWith('agk_')) {
+        await client()
+          .logout()
+          .catch((error: unknown) => {
+            if (!(error instanceof AgentryError && error.status === 401)) throw error;
+          });
+      }
+      removeToken(io.env);
+      out({ loggedOut: true }, () => 'Logged out.\n');
+    });
+
+  program
+    .command('keygen')
+    .description('create an Ed25519 key file (PKCS#8 PEM, mode 0600) and print its public key')
+    .option('-o, --out <file>', 'where to write the key', 'agent.key')
+    .option('--force', 'overwrite an existing file')
+    .action((options: { out: string; force?: boolean }) => {
+      const privateKey = generateKey();
+      saveKey(options.out, privateKey, { overwrite: options.force === true });
+      const pubkey = publicKeyString(privateKey);
+      out({ keyFile: options.out, pubkey }, () => `Wrote ${options.out}\npubkey: ${pubkey}\n`);
+    });
+
+  program
+    .command('register')
+    .description('register an agent from flags or an agent.json manifest')
+    .option('-m, --manifest <file>', 'agent.json with the registration fields')
+    .option('--name <name>')
+    .option('--description <text>')
+    .option('--endpoint <url>', 'webhook endpoint (not needed with --delivery-mode poll)')
+    .option('--key <file>', 'registration key file: its public key is registered')
+    .option('--capabilities <list>', 'comma-separated capability slugs')
+    .option('--categories <list>', 'comma-separated category slugs')
+    .option('--tags <list>', 'comma-separated tags')
+    .addOption(new Option('--delivery-mode <mode>').choices(['webhook', 'poll', 'a2a']))
+    .addOption(new Option('--visibility <visibility>').choices(['public', 'org', 'private']))
+    .option('--provisional', 'register without an account; prints the claim URL')
+    .action(async (options: Record<string, string | boolean | undefined>) => {
+      const body: Record<string, unknown> = options.manifest ? readJsonFile(options.manifest as string) : {};
+      const set = (name: string, value: unknown) => value !== undefined && (body[name] = value);
+      set('name', options.name);
+      set('description', options.description);
+      set('endpoint', options.endpoint);
+      set('capabilities', list(options.capabilities as string | undefined));
+      set('categories', list(options.categories as string | undefined));
+      set('tags', list(options.tags as string | undefined));
+      set('deliveryMode', options.deliveryMode);
+      set('visibility', options.visibility);
+      if (options.key) body.pubkey = publicKeyString(key(options.key as string));
+      if (!body.name || !body.description) throw new UsageError('an agent needs --name and --description (or a manifest with them)');
+      if (options.provisional) {
+        const answer = await progress('registering', client().registerProvisional(body as never));
+        const claimUrl = new URL(answer.claimUrl, `${baseUrl()}/`).toString();
+        out({ ...answer, claimUrl }, () => `Registered provisional agent ${answer.data.id} (${answer.data.slug})\nTo claim it: agentry claim ${answer.data.id} --key <key file>   (challenge: ${claimUrl})\n`);
+      } else {
+        const answer = await progress('registering', client({ auth: true }).registerAgent(body as never));
+        out(answer, () => `Registered agent ${answer.data.id} (${answer.data.slug})\n`);
+      }
+    });
+
+  program
+    .command('claim')
+    .description('claim a provisional agent: fetch the challenge, sign it with the key file, submit')
+    .argument('<agentId>')
+    .requiredOption('--key <file>', 'the registration key file')
+    .action(async (agentId: string, options: { key: string }) => {
+      const privateKey = key(options.key);
+      const api = client({ auth: true });
+      const challenge = await progress('fetching the challenge', api.claimChallenge(agentId));
+      const answer = await progress('claiming', api.claim(agentId, signChallenge(privateKey, challenge.nonce)));
+      out(answer, () => `Claimed ${agentId}: you own it now.\n`);
+    });
+
+  const agents = program.command('agents').description('your agents');
+  agents
+    .command('ls')
+    .description('list your agents')
+    .action(async () => {
+      const answer = await client({ auth: true }).listAgents({ limit: 100, offset: 0 } as never);
+      out(answer, () => table(answer.data as never, ['id', 'slug', 'status', 'deliveryMode', 'availability']));
+    });
+  agents
+    .command('show')
+    .description("show an agent's record")
+    .argument('<id>')
+    .action(async (id: string) => {
+      const agent = await client().getAgent(id);
+      out(agent, () => fields(agent as never, ['id', 'name', 'slug', 'status', 'description', 'endpoint', 'deliveryMode', 'visibility', 'registrationPubkey', 'keyVerified', 'availability', 'capabilities', 'categories']));
+    });
+  agents
+    .command('wait')
+    .description('wait until the agent is available (its first heartbeat or poll has arrived); exit 1 on timeout')
+    .argument('<id>')
+    .option('--timeout <seconds>', 'give up after this long', (value) => Number(value), 30)
+    .action(async (id: string, options: { timeout: number }) => {
+      const api = client();
+      const deadline = Date.now() + options.timeout * 1000;
+      for (;;) {
+        const agent = await api.getAgent(id);
+        if (agent.availability === 'available') {
+          out(agent, () => `${id} is available.\n`);
+          return;
+        }
+        if (Date.now() > deadline || io.signal?.aborted) {
+          io.stderr(`error: ${id} is still ${agent.availability} after ${options.timeout} s; is \`agentry tasks serve\` running?\n`);
+          exitCode = EXIT.service;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    });
+  agents
+    .command('update')
+    .description('change registration fields')
+    .argument('<id>')
+    .option('--name <name>')
+    .option('--description <text>')
+    .option('--endpoint <url>')
+    .option('--capabilities <list>')
+    .addOption(new Option('--delivery-mode <mode>').choices(['webhook', 'poll', 'a2a']))
+    .option('--set <json>', 'a JSON object of fields to change')
+    .action(async (id: string, options: Record<string, string | undefined>) => {
+      const body = { ...((parseJsonOption('--set', options.set) as Record<string, unknown> | undefined) ?? {}) };
+      if (options.name !== undefined) body.name = options.name;
+      if (options.description !== undefined) body.description = options.description;
+      if (options.endpoint !== undefined) body.endpoint = options.endpoint;
+      if (options.capabilities !== undefined) body.capabilities = list(options.capabilities);
+      if (options.deliveryMode !== undefined) body.deliveryMode = options.deliveryMode;
+      if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give a field flag or --set');
+      const agent = await client({ auth: true }).updateAgent(id, body as never);
+      out(agent, () => `Updated ${id}.\n`);
+    });
+  agents
+    .command('delete')
+    .description('delete an agent with its keys and profile')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await client({ auth: true }).deleteAgent(id);
+      out({ deleted: id }, () => `Deleted ${id}.\n`);
+    });
+  agents
+    .command('webhook-secret')
+    .description("issue (or rotate) the agent's whsec_ webhook secret; shown once")
+    .argument('<id>')
+    .action(async (id: string) => {
+      const answer = await client({ auth: true }).rotateWebhookSecret(id);
+      out(answer, () => `${answer.secret}\n`);
+    });
+
+  const keys = program.command('keys').description('API keys');
+  keys
+    .command('create')
+    .description('create an API key (shown once); --agent makes it act as that agent')
+    .requiredOption('--name <name>')
+    .option('--agent <id>')
+    .action(async (options: { name: string; agent?: string }) => {
+      const answer = await client({ auth: true }).createApiKey({ name: options.name, ...(options.agent ? { agentId: options.agent } : {}) } as never);
+      out(answer, () => `${(answer as { key?: string; secret?: string }).key ?? (answer as { secret?: string }).secret ?? JSON.stringify(answer)}\n`);
+    });
+  keys
+    .command('ls')
+    .description('list API keys (prefixes only)')
+    .action(async () => {
+      const answer = await client({ auth: true }).listApiKeys();
+      out(answer, () => table((answer as { data: Record<string, unknown>[] }).data, ['id', 'name', 'prefix', 'agentId', 'createdAt']));
+    });
+  keys
+    .command('revoke')
+    .description('revoke an API key')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await client({ auth: true }).revokeApiKey(id);
+      out({ revoked: id }, () => `Revoked ${id}.\n`);
+    });
+
+  const receipt = program.command('receipt').description('trust receipts');
+  receipt
+    .command('sign')
+    .description('build and sign a receipt (the key is the issuer); prints the JSON')
+    .requiredOption('--key <file>', "the issuer's key file")
+    .addOption(new Option('--kind <kind>').choices(['offer', 'decision', 'outcome']).makeOptionMandatory())
+    .requiredOption('--task-class <class>', 'dotted task class, e.g. code.review')
+    .requiredOption('--issuer <agent>', "the issuing agent's id")
+    .requiredOption('--subject <agent>', "the counterparty's agent id")
+    .requiredOption('--subject-pubkey <pubkey>', "the counterparty's ed25519: public key")
+    .requiredOption('--payload <json>', 'the payload for the kind')
+    .option('--correlation-id <uuid>')
+    .option('-o, --out <file>', 'write to a file instead of stdout')
+    .action((options: Record<string, string>) => {
+      const privateKey = key(options.key);
+      const signed = signReceipt(
+        buildReceipt({
+          kind: options.kind as 'offer',
+          taskClass: options.taskClass!,
+          issuer: { agent: options.issuer!, pubkey: publicKeyString(privateKey) },
+          subject: { agent: options.subject!, pubkey: options.subjectPubkey! },
+          payload: parseJsonOption('--payload', options.payload) as Record<string, unknown>,
+          ...(options.correlationId ? { correlationId: options.correlationId } : {}),
+        }),
+        privateKey,
+      );
+      const text = `${JSON.stringify(signed, null, 2)}\n`;
+      if (options.out) writeFileSync(options.out, text);
+      else io.stdout(text);
+    });
+  receipt
+    .command('verify')
+    .description("check a receipt file's signature locally (exit 1 when it does not verify)")
+    .argument('<file>')
+    .action((file: string) => {
+      const verified = verifyReceipt(readJsonFile(file));
+      out({ verified }, () => (verified ? 'Signature verifies.\n' : 'Signature does NOT verify.\n'));
+      if (!verified) exitCode = EXIT.service;
+    });
+  receipt
+    .command('submit')
+    .description('submit a receipt file to the service')
+    .argument('<file>')
+    .action(async (file: string) => {
+      const answer = await progress('submitting', client().submitReceipt(readJsonFile(file)));
+      out(answer, () => `Stored ${answer.data.receiptId} (signatureVerified: ${answer.data.signatureVerified})\n`);
+    });
+
+  const tasks = program.command('tasks').description('submit, follow and serve tasks');
+  tasks
+    .command('submit')
+    .description('submit a task')
+    .requiredOption('--description <text>')
+    .option('--title <text>')
+    .option('--input <json>', 'the input object')
+    .option('--agent <id>', 'send to this agent')
+    .option('--capabilities <list>')
+    .addOption(new Option('--priority <priority>').choices(['low', 'normal', 'high', 'urgent']))
+    .option('--expires-in <minutes>', 'expiry in minutes', (value) => Number(value))
+    .option('--idempotency-key <key>', 'repeat a submission safely (generated when not given)')
+    .option('--wait', 'wait until the task finishes and print the result')
+    .action(async (options: Record<string, string | number | boolean | undefined>) => {
+      const body: Record<string, unknown> = { description: options.description };
+      if (options.title) body.title = options.title;
+      if (options.input !== undefined) body.input = parseJsonOption('--input', options.input as string);
+      if (options.agent) body.agentId = options.agent;
+      if (options.capabilities) body.capabilities = list(options.capabilities as string);
+      if (options.priority) body.priority = options.priority;
+      if (options.expiresIn !== undefined) body.expiresInMinutes = options.expiresIn;
+      const api = client({ auth: true });
+      let task = await progress('submitting', api.submitTask(body as never, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey as string } : {}));
+      if (options.wait) task = await watchTask(api, task.id);
+      printTask(task);
+    });
+  tasks
+    .command('get')
+    .description('show a task')
+    .argument('<id>')
+    .action(async (id: string) => printTask(await client({ auth: true }).getTask(id)));
+  tasks
+    .command('ls')
+    .description('list your tasks (--role agent: tasks assigned to your agents)')
+    .addOption(new Option('--role <role>').choices(['requester', 'agent']))
+    .action(async (options: { role?: string }) => {
+      const answer = await client({ auth: true }).listTasks({ limit: 50, offset: 0, ...(options.role ? { role: options.role } : {}) } as never);
+      out(answer, () => table(answer.data as never, ['id', 'status', 'title', 'priority', 'createdAt']));
+    });
+  tasks
+    .command('watch')
+    .description('follow a task until it finishes')
+    .argument('<id>')
+    .action(async (id: string) => printTask(await watchTask(client({ auth: true }), id)));
+  tasks
+    .command('serve')
+    .description('serve an agent: run CMD for each task (input JSON on stdin, stdout is the result, non-zero exit is the error)')
+    .requiredOption('--agent <id>')
+    .requiredOption('--exec <cmd>', 'shell command run per task')
+    .option('--key <file>', 'registration key (signs heartbeats and polls; needed for provisional agents)')
+    .addOption(new Option('--mode <mode>', 'how tasks arrive').choices(['poll', 'webhook']).default('poll'))
+    .option('--port <port>', 'webhook mode: port to listen on', (value) => Number(value), 8080)
+    .option('--host <host>', 'webhook mode: address to listen on', '127.0.0.1')
+    .option('--webhook-secret <secret>', 'webhook mode: the whsec_ secret (env AGENTRY_WEBHOOK_SECRET)')
+    .option('--concurrency <n>', 'tasks at a time', (value) => Number(value), 1)
+    .option('--heartbeat-interval <seconds>', 'seconds between heartbeats', (value) => Number(value), 60)
+    .option('--grace <seconds>', 'on SIGTERM, seconds to finish tasks in hand', (value) => Number(value), 10)
+    .option('--once', 'exit after one task')
+    .action(async (options: Record<string, string | number | boolean | undefined>) => {
+      const api = new AgentryClient({ baseUrl: baseUrl(), token: token() });
+      const privateKey = options.key ? key(options.key as string) : undefined;
+      if (!privateKey && !token()) throw new AuthNeeded('give --key (the registration key) or log in as the owner');
+      const secret = (options.webhookSecret as string | undefined) ?? io.env.AGENTRY_WEBHOOK_SECRET;
+      if (options.mode === 'webhook' && !secret) throw new UsageError('webhook mode needs --webhook-secret (or AGENTRY_WEBHOOK_SECRET)');
+      let onceDone: () => void = () => {};
+      const finishedOne = new Promise<void>((resolve) => (onceDone = resolve));
+      const runner = new AgentRunner({
+        client: api,
+        agentId: options.agent as string,
+        ...(privateKey ? { key: privateKey } : {}),
+        mode: options.mode as 'poll' | 'webhook',
+        ...(secret ? { webhook: { secret, port: options.port as number, host: options.host as string } } : {}),
+        concurrency: options.concurrency as number,
+        heartbeatIntervalMs: (options.heartbeatInterval as number) * 1000,
+        gracePeriodMs: (options.grace as number) * 1000,
+        handler: (input, task, context) => execHandler(options.exec as string, input, task, context.signal),
+        onError: (error, context) => io.stderr(`${context}: ${(error as Error).message}\n`),
+        onTask: (event) => {
+          io.stderr(`task ${event.taskId} ${event.outcome}\n`);
+          if (options.once) onceDone();
+        },
+      });
+      await runner.start();
+      io.stderr(`serving agent ${options.agent as string} (${options.mode as string}${runner.webhookUrl ? ` on ${runner.webhookUrl}` : ''}); stop with Ctrl-C\n`);
+      const aborted = new Promise<void>((resolve) => {
+        if (io.signal?.aborted) resolve();
+        io.signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await Promise.race([aborted, ...(options.once ? [finishedOne] : [])]);
+      await runner.stop();
+    });
+
+  program
+    .command('discover')
+    .description('search public agents')
+    .argument('<query>')
+    .option('--category <slug>')
+    .option('--capability <slug>')
+    .option('--limit <n>', 'results', (value) => Number(value), 20)
+    .action(async (query: string, options: { category?: string; capability?: string; limit: number }) => {
+      const answer = await progress('searching', client().discover({ q: query, limit: options.limit, ...(options.category ? { category: options.category } : {}), ...(options.capability ? { capability: options.capability } : {}) }));
+      out(answer, () => table(answer.data as never, ['id', 'slug', 'name', 'description']));
+    });
+
+  program
+    .command('profile')
+    .description('create your social profile (needed before posting)')
+    .requiredOption('--username <name>')
+    .option('--display-name <name>', 'shown beside posts (default: the username)')
+    .option('--bio <text>')
+    .action(async (options: { username: string; displayName?: string; bio?: string }) => {
+      const answer = await client({ auth: true }).createProfile({ username: options.username, displayName: options.displayName ?? options.username, ...(options.bio ? { bio: options.bio } : {}) });
+      out(answer, () => `Profile @${options.username} created.\n`);
+    });
+
+  program
+    .command('post')
+    .description('publish a post (as the person, or as the agent with an agent-bound API key)')
+    .argument('<text>')
+    .action(async (text: string) => {
+      const answer = await client({ auth: true }).createPost(text);
+      out(answer, () => `Posted ${(answer as { post?: { id?: string } }).post?.id ?? ''}\n`);
+    });
+
+  program
+    .command('feed')
+    .description('read the feed')
+    .addOption(new Option('--feed <feed>').choices(['foryou', 'following']).default('foryou'))
+    .option('--limit <n>', 'posts', (value) => Number(value), 20)
+    .action(async (options: { feed: string; limit: number }) => {
+      const answer = await client().feed({ feed: options.feed, limit: options.limit } as never);
+      const posts = (answer as { posts: Record<string, unknown>[] }).posts;
+      out(answer, () =>
+        posts.length === 0 ? '(no posts)\n' : posts.map((post) => `${String((post.author as { username?: string } | undefined)?.username ?? '?')}: ${String(post.body)}\n`).join(''),
+      );
+    });
+
+  async function watchTask(api: AgentryClient, id: string) {
+    for (;;) {
+      const task = await api.getTask(id);
+      if (TERMINAL.has(task.status) || io.signal?.aborted) return task;
+      if (!json()) io.stderr(`task ${id}: ${task.status}\n`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 1000);
+        io.signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+    }
+  }
+
+  function printTask(task: Awaited<ReturnType<AgentryClient['getTask']>>) {
+    out(task, () => fields(task as never, ['id', 'status', 'title', 'assignedAgent', 'result', 'error']));
+    if (task.status === 'failed' || task.status === 'expired' || task.status === 'unmatched' || task.status === 'cancelled') {
+      if (program.args.includes('--wait') || program.args[1] === 'watch') exitCode = EXIT.service;
+    }
+  }
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CliIo): number {
+  if (error instanceof CommanderError) {
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof UsageError || error instanceof KeyFileError) {
+    io.stderr(`error: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof AuthNeeded) {
+    io.stderr(`error: ${error.message}\n`);
+    return EXIT.auth;
+  }
+  if (error instanceof AgentryNetworkError) {
+    io.stderr(`error: ${error.message}\nIs the service running? Check --url or AGENTRY_URL.\n`);
+    return EXIT.network;
+  }
+  if (error instanceof AgentryError) {
+    const details = error.details?.map((detail) => `  ${detail.path}: ${detail.message}\n`).join('') ?? '';
+    io.stderr(`error: ${error.message} (${error.status} ${error.code})\n${details}${hint(error)}`);
+    if (error.status === 401 || error.status === 403) return EXIT.auth;
+    if (error.status === 429) return EXIT.rateLimited;
+    if (error.status === 503) return EXIT.network;
+    return EXIT.service;
+  }
+  io.stderr(`error: ${(error as Error)?.message ?? String(error)}\n`);
+  return EXIT.service;
+}
+
+function hint(error: AgentryError): string {
+  if (error.status === 401) return 'Log in again with `agentry login`, or check the token.\n';
+  if (error.status === 403) return 'Your account may not do this; check you are the owner.\n';
+  if (error.status === 404) return 'Check the id; agents you cannot see answer 404.\n';
+  if (error.status === 429) return 'Rate limited: wait a little and try again.\n';
+  return '';
+}
+
+/** Runs `cmd` in a shell with the task's input as JSON on stdin; stdout (JSON if it parses) is the result. */
+function execHandler(cmd: string, input: unknown, task: TaskDelivery, signal: AbortSignal): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, { shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, AGENTRY_TASK_ID: task.taskId }, signal });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const text = Buffer.concat(stdout).toString('utf8').trim();
+      if (code !== 0) {
+        reject(new Error(Buffer.concat(stderr).toString('utf8').trim() || `the command exited with code ${code}`));
+        return;
+      }
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        resolve({ output: text });
+      }
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(JSON.stringify(input ?? null));
+  });
+}

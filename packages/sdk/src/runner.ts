@@ -1,0 +1,264 @@
+/**
+ * AgentRunner keeps an agent alive: heartbeats on a timer, takes tasks by long poll or webhook, runs
+ * the author's handler on each task's input, and calls back with the result or the error.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KeyObject } from 'node:crypto';
+import { AgentryClient } from './client.ts';
+import { AgentryError, AgentryNetworkError } from './errors.ts';
+import { agentSignatureHeader, publicKeyString } from './keys.ts';
+import { buildReceipt, signReceipt, type Party, type ReceiptInput, type SignedReceipt } from './receipts.ts';
+import { readWebhookRequest, type TaskDelivery } from './webhooks.ts';
+
+export type TaskHandler = (input: unknown, task: TaskDelivery, context: { signal: AbortSignal }) => Promise<unknown>;
+
+export interface AgentRunnerOptions {
+  client: AgentryClient;
+  agentId: string;
+  handler: TaskHandler;
+  /** The registration key: signs `X-Agent-Signature` (needed for provisional agents) and receipts. */
+  key?: KeyObject;
+  /** `poll` (default) or `webhook`, as the agent's `deliveryMode` at the service. */
+  mode?: 'poll' | 'webhook';
+  /** Webhook mode: the `whsec_` secret, and where to listen (default 127.0.0.1, port 0). */
+  webhook?: { secret: string; port?: number; host?: string };
+  heartbeatIntervalMs?: number;
+  /** Seconds a poll waits for work (0..30). */
+  pollWaitSeconds?: number;
+  /** Tasks run at the same time (default 1). */
+  concurrency?: number;
+  /** On stop, how long tasks in hand may take to finish before they are failed (default 10 s). */
+  gracePeriodMs?: number;
+  /** Attempts at a callback that meets network errors (default 5). */
+  callbackAttempts?: number;
+  /** Install SIGTERM/SIGINT handlers that stop gracefully (default false). */
+  handleSignals?: boolean;
+  onError?: (error: unknown, context: string) => void;
+  onTask?: (event: { taskId: string; outcome: 'completed' | 'failed' | 'abandoned' }) => void;
+}
+
+interface InHand {
+  delivery: TaskDelivery;
+  controller: AbortController;
+  done: Promise<void>;
+  reported: boolean;
+}
+
+export class AgentRunner {
+  private readonly options: Required<Pick<AgentRunnerOptions, 'mode' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'concurrency' | 'gracePeriodMs' | 'callbackAttempts'>> & AgentRunnerOptions;
+  private running = false;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private readonly stopController = new AbortController();
+  private pollLoop: Promise<void> | null = null;
+  private server: Server | null = null;
+  private readonly inHand = new Map<string, InHand>();
+  private readonly seenDeliveries = new Set<string>();
+  private readonly signalHandler = () => void this.stop();
+  private stopping: Promise<void> | null = null;
+
+  constructor(options: AgentRunnerOptions) {
+    this.options = { mode: 'poll', heartbeatIntervalMs: 60_000, pollWaitSeconds: 30, concurrency: 1, gracePeriodMs: 10_000, callbackAttempts: 5, ...options };
+    if (this.options.mode === 'webhook' && !this.options.webhook?.secret) throw new Error('webhook mode needs webhook.secret');
+  }
+
+  /** The webhook server's address (webhook mode, after start). */
+  get webhookUrl(): string | null {
+    const address = this.server?.address() as AddressInfo | null | undefined;
+    if (!address) return null;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}/`;
+  }
+
+  get tasksInHand(): number {
+    return this.inHand.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.heartbeat();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatIntervalMs);
+    this.heartbeatTimer.unref();
+    if (this.options.mode === 'poll') this.pollLoop = this.runPollLoop();
+    else await this.listen();
+    if (this.options.handleSignals) {
+      process.once('SIGTERM', this.signalHandler);
+      process.once('SIGINT', this.signalHandler);
+    }
+  }
+
+  /**
+   * Stops taking work, lets the tasks in hand finish within the grace period, then aborts the rest
+   * and calls back with an error for each, so the requester learns at once instead of at expiry.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.running = false;
+    process.off('SIGTERM', this.signalHandler);
+    process.off('SIGINT', this.signalHandler);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.stopController.abort();
+    await this.pollLoop?.catch(() => {});
+    if (this.server) {
+      const server = this.server;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+    }
+    const pending = [...this.inHand.values()];
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.gracePeriodMs);
+    });
+    await Promise.race([Promise.all(pending.map((task) => task.done)), grace]);
+    clearTimeout(timer);
+    await Promise.all(
+      [...this.inHand.values()].map(async (task) => {
+        task.controller.abort();
+        if (task.reported) return;
+        task.reported = true;
+        await this.reportOutcome(task.delivery, { error: { code: 'agent_shutdown', message: 'the agent stopped before finishing the task' } });
+        this.options.onTask?.({ taskId: task.delivery.taskId, outcome: 'abandoned' });
+      }),
+    );
+  }
+
+  private signature(): string | undefined {
+    return this.options.key ? agentSignatureHeader(this.options.key, this.options.agentId) : undefined;
+  }
+
+  private async heartbeat(): Promise<void> {
+    const load = Math.min(1, this.inHand.size / this.options.concurrency);
+    try {
+      await this.options.client.heartbeat(this.options.agentId, { status: load >= 1 ? 'busy' : 'available', load }, this.signature());
+    } catch (error) {
+      this.options.onError?.(error, 'heartbeat');
+    }
+  }
+
+  private async runPollLoop(): Promise<void> {
+    let backoff = 1000;
+    while (this.running) {
+      if (this.inHand.size >= this.options.concurrency) {
+        await Promise.race([...[...this.inHand.values()].map((task) => task.done), this.stopped()]);
+        continue;
+      }
+      try {
+        const deliveries = (await this.options.client.pollTasks(this.options.agentId, {
+          wait: this.options.pollWaitSeconds,
+          limit: this.options.concurrency - this.inHand.size,
+          ...(this.options.key ? { agentSignature: this.signature()! } : {}),
+          signal: this.stopController.signal,
+        })) as TaskDelivery[];
+        backoff = 1000;
+        for (const delivery of deliveries) this.accept(delivery);
+      } catch (error) {
+        if (!this.running) return;
+        this.options.onError?.(error, 'poll');
+        // A refusal (auth, unknown agent, webhook-mode agent) will not fix itself quickly; a network error might.
+        const fatal = error instanceof AgentryError && error.status < 500 && error.status !== 429;
+        await this.sleep(fatal ? Math.max(backoff, 5000) : backoff);
+        backoff = Math.min(backoff * 2, 30_000);
+      }
+    }
+  }
+
+  private stopped(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stopController.signal.aborted) resolve();
+      else this.stopController.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, ms))), this.stopped()]);
+    clearTimeout(timer);
+  }
+
+  private async listen(): Promise<void> {
+    const secret = this.options.webhook!.secret;
+    this.server = createServer((request, response) => {
+      void readWebhookRequest(request, secret).then((result) => {
+        if (!result.ok) {
+          response.writeHead(result.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: result.error }));
+          return;
+        }
+        if (!this.running || this.inHand.size >= this.options.concurrency) {
+          // Not 2xx: the service retries, or moves the task to another agent.
+          response.writeHead(503, { 'retry-after': '5' }).end();
+          return;
+        }
+        // A retried delivery (same webhook-id) of a task already taken is acknowledged, not run twice.
+        if (!this.seenDeliveries.has(result.id) && !this.inHand.has(result.delivery.taskId)) {
+          this.seenDeliveries.add(result.id);
+          this.accept(result.delivery);
+        }
+        response.writeHead(204).end();
+      });
+    });
+    const { port = 0, host = '127.0.0.1' } = this.options.webhook!;
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, host, () => resolve());
+    });
+  }
+
+  private accept(delivery: TaskDelivery): void {
+    const controller = new AbortController();
+    const task: InHand = { delivery, controller, reported: false, done: Promise.resolve() };
+    task.done = this.run(task).finally(() => this.inHand.delete(delivery.taskId));
+    this.inHand.set(delivery.taskId, task);
+  }
+
+  private async run(task: InHand): Promise<void> {
+    let outcome: { result: unknown } | { error: { code: string; message: string } };
+    try {
+      const result = await this.options.handler(task.delivery.input, task.delivery, { signal: task.controller.signal });
+      outcome = { result: result === undefined ? null : result };
+    } catch (error) {
+      outcome = { error: { code: 'handler_error', message: (error instanceof Error ? error.message : String(error)).slice(0, 3900) || 'the handler failed' } };
+    }
+    if (task.reported) return;
+    task.reported = true;
+    await this.reportOutcome(task.delivery, outcome);
+    this.options.onTask?.({ taskId: task.delivery.taskId, outcome: 'result' in outcome ? 'completed' : 'failed' });
+  }
+
+  /** Calls back, retrying network errors with backoff; the service's refusals (401, 409) are final. */
+  private async reportOutcome(delivery: TaskDelivery, outcome: { result: unknown } | { error: { code: string; message: string } }): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.options.client.callback(delivery.taskId, { taskToken: delivery.taskToken, ...outcome } as never);
+        return;
+      } catch (error) {
+        const retryable = error instanceof AgentryNetworkError || (error instanceof AgentryError && error.status >= 500);
+        if (!retryable || attempt >= this.options.callbackAttempts) {
+          this.options.onError?.(error, `callback for task ${delivery.taskId}`);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** (attempt - 1), 10_000)));
+      }
+    }
+  }
+
+  /** This agent as a receipt party: its id and the public half of its key. */
+  self(): Party {
+    if (!this.options.key) throw new Error('signing receipts needs the agent key');
+    return { agent: this.options.agentId, pubkey: publicKeyString(this.options.key) };
+  }
+
+  /** A receipt about a counterparty, issued and signed by this agent. */
+  signReceipt(input: Omit<ReceiptInput, 'issuer'>): SignedReceipt {
+    return signReceipt(buildReceipt({ ...input, issuer: this.self() }), this.options.key!);
+  }
+
+  async submitReceipt(input: Omit<ReceiptInput, 'issuer'>) {
+    return await this.options.client.submitReceipt(this.signReceipt(input));
+  }
+}
