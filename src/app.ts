@@ -14,6 +14,7 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, createLoginThrottle, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
+import { registerMcpRoutes } from './modules/mcp/index.ts';
 import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import { createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
@@ -179,6 +180,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
+  registerMcpRoutes(server, { rateLimit: { max: config.rateLimit.max, timeWindow: config.rateLimit.windowMs } });
   const transfers = stripe ? createTransferWorker({ store: paymentsStore, stripe, clock, signals, log: server.log, pollIntervalMs: config.delivery.pollIntervalMs }) : null;
   const deliveries = createDeliveryWorker({
     store: tasksStore,

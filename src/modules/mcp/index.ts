@@ -1,0 +1,2 @@
+export { registerMcpRoutes } from './routes.ts';
+export { createAgentryMcpServer, type AgentryApi, type ApiResponse } from './tools.ts';
