@@ -15,6 +15,7 @@ import { createAuthService, createAuthStore, createLoginThrottle, createPrincipa
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
+import { registerAgentCardRoute } from './modules/a2a/index.ts';
 import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import { createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
@@ -180,6 +181,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
+  registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: '0.1.0' });
   registerMcpRoutes(server, { rateLimit: { max: config.rateLimit.max, timeWindow: config.rateLimit.windowMs } });
   const transfers = stripe ? createTransferWorker({ store: paymentsStore, stripe, clock, signals, log: server.log, pollIntervalMs: config.delivery.pollIntervalMs }) : null;
   const deliveries = createDeliveryWorker({
