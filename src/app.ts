@@ -18,13 +18,14 @@ import { registerMcpRoutes } from './modules/mcp/index.ts';
 import { registerAgentCardRoute } from './modules/a2a/index.ts';
 import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
-import { createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
+import { createManifestImporter, createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
 import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
 import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './modules/tasks/extract/index.ts';
 import { createAssigner, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
+import { createSecretBox } from './lib/sealed-secrets.ts';
 import { createSignatureVerifier } from './lib/signature-verifier.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
 
@@ -90,6 +91,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         ? createOidcVerifier({ issuer: config.oidcIssuer, audience: config.oidcAudience })
         : null;
 
+  // Agent endpoints (webhooks, A2A agents, manifests, a configured model) are reached only through the SSRF-checked client.
+  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
+  const secrets = config.secretsKey ? createSecretBox(config.secretsKey) : null;
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
   const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
   const registry = createRegistryService({
@@ -98,6 +102,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     isOrgMember: orgs.isMember,
     heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
     agentRemoved: principals.forgetAgent,
+    manifests: createManifestImporter(outbound),
+    secrets,
   });
   const { agentAccounts } = registry;
   const loginThrottle = createLoginThrottle({
@@ -129,8 +135,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock,
     onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: a relevance signal is unavailable; search goes on with the others'),
   });
-  // Agent endpoints (webhooks, a configured model) are reached only through the SSRF-checked client.
-  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
   const extractor = config.extractor
     ? createModelExtractor({
         url: config.extractor.url,

@@ -11,6 +11,8 @@ import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
 import { validateInputSchema } from './input-schema.ts';
 import { claimFlow, createKeyChallenges, keyProofFlow } from './key-challenges.ts';
+import type { SecretBox } from '../../lib/sealed-secrets.ts';
+import { importableFields, type ImportableField, type ManifestFields, type ManifestImporter } from './manifest.ts';
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
 import type { AgentRow, RegistryStore } from './store.ts';
 
@@ -26,11 +28,20 @@ export interface RegistryDeps {
   heartbeatIntervalMs: number;
   /** Told once an agent and its service account are deleted, so no cached credential keeps acting as it. */
   agentRemoved(agentId: string): Promise<void>;
+  /** Reads manifests at manifestUrl; without it a manifestUrl is only stored. */
+  manifests?: ManifestImporter;
+  /** Seals A2A credentials; null when SECRETS_KEY is not set (storing one is then a 400). */
+  secrets?: SecretBox | null;
 }
+
+/** A registration once the request and its manifest together give every required field. */
+type CompleteAgentInput = CreateAgentInput & Pick<CreateProvisionalAgentInput, 'name' | 'description'> & { protocols: NonNullable<CreateAgentInput['protocols']> };
+
+const requiredFromManifest = ['name', 'description', 'protocols'] as const;
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
-export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, agentRemoved }: RegistryDeps) {
+export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, agentRemoved, manifests, secrets = null }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
   function availabilityOf(row: AgentRow): Availability {
@@ -67,6 +78,8 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       keyVerified: row.key_verified_at !== null,
       deliveryMode: row.delivery_mode,
       hasWebhookSecret: row.webhook_secret !== null,
+      hasAuthCredential: row.auth_credential !== null,
+      manifest: row.manifest_imported_at ? { importedAt: row.manifest_imported_at, fields: parseList(row.manifest_fields ?? '[]') } : null,
       availability: availabilityOf(row),
       lastSeenAt: row.last_seen_at,
       heartbeat: row.reported_status ? { status: row.reported_status, load: row.reported_load } : null,
@@ -118,12 +131,32 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return result.text;
   }
 
-  function deliveryModeFor(endpoint: string | null | undefined, requested: 'webhook' | 'poll' | undefined): 'webhook' | 'poll' {
+  function deliveryModeFor(endpoint: string | null | undefined, requested: 'webhook' | 'poll' | 'a2a' | undefined): 'webhook' | 'poll' | 'a2a' {
     const mode = requested ?? 'webhook';
-    if (mode === 'webhook' && !endpoint) {
-      throw badRequest('endpoint is required unless deliveryMode is "poll"', [{ path: '/body/endpoint', message: 'is required for webhook delivery' }]);
+    if (mode !== 'poll' && !endpoint) {
+      throw badRequest('endpoint is required unless deliveryMode is "poll"', [{ path: '/body/endpoint', message: `is required for ${mode} delivery` }]);
     }
     return mode;
+  }
+
+  /** The fields of `input` left undefined that the manifest at `url` gives, and their names. */
+  async function fromManifest<T extends Partial<Record<ImportableField, unknown>>>(url: string, input: T): Promise<{ filled: T; fields: ImportableField[] }> {
+    if (!manifests) return { filled: input, fields: [] };
+    const manifest: ManifestFields = await manifests.load(url);
+    const filled: Record<string, unknown> = { ...input };
+    const fields: ImportableField[] = [];
+    for (const field of importableFields) {
+      if (input[field] !== undefined || manifest[field] === undefined) continue;
+      filled[field] = manifest[field];
+      fields.push(field);
+    }
+    return { filled: filled as T, fields };
+  }
+
+  function sealCredential(agentId: string, credential: string | null | undefined): string | null | undefined {
+    if (credential === undefined || credential === null) return credential;
+    if (!secrets) throw badRequest('This service cannot store agent credentials: its operator has not set SECRETS_KEY', [{ path: '/body/authCredential', message: 'cannot be stored here' }]);
+    return secrets.seal(credential, agentId);
   }
 
   async function checkVisibility(principal: Principal, visibility: string, orgId: string | null | undefined): Promise<string | null> {
@@ -153,7 +186,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return row;
   }
 
-  function baseRow(input: CreateProvisionalAgentInput | CreateAgentInput, slug: string, now: string) {
+  function baseRow(input: CreateProvisionalAgentInput | CompleteAgentInput, slug: string, now: string) {
     return {
       id: newId(),
       name: input.name,
@@ -206,14 +239,25 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     agentAccounts,
     findOwned,
 
-    async register(principal: Principal, input: CreateAgentInput) {
+    async register(principal: Principal, requested: CreateAgentInput) {
+      const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : { filled: requested, fields: [] };
+      for (const field of requiredFromManifest) {
+        if (imported.filled[field] !== undefined) continue;
+        const hint = requested.manifestUrl ? ' (the manifest at manifestUrl does not give it either)' : ' (or give a manifestUrl whose manifest has it)';
+        throw badRequest(`${field} is required${hint}`, [{ path: `/body/${field}`, message: 'is required' }]);
+      }
+      const input = imported.filled as CompleteAgentInput;
       const visibility = input.visibility ?? 'public';
       const orgId = await checkVisibility(principal, visibility, input.orgId);
       const inputSchema = checkInputSchema(input.inputSchema);
       const pubkey = input.pubkey === undefined ? null : parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
+      const base = baseRow(input, await slugFor(input.name), now);
       const row = await insertAgent({
-        ...baseRow(input, await slugFor(input.name), now),
+        ...base,
+        manifest_imported_at: imported.fields.length > 0 ? now : null,
+        manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
+        auth_credential: sealCredential(base.id, input.authCredential) ?? null,
         long_description: input.longDescription ?? null,
         docs_url: input.docsUrl ?? null,
         auth_type: input.authType ?? 'none',
@@ -235,6 +279,9 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const now = isoNow(clock);
       const row = await insertAgent({
         ...baseRow(input, await slugFor(input.name), now),
+        manifest_imported_at: null,
+        manifest_fields: null,
+        auth_credential: null,
         long_description: null,
         docs_url: null,
         auth_type: 'none',
@@ -260,8 +307,12 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       return { data: rows.map(view), pagination: { limit, offset, total, hasMore: offset + rows.length < total } };
     },
 
-    async update(principal: Principal, id: string, input: UpdateAgentInput) {
+    async update(principal: Principal, id: string, requested: UpdateAgentInput) {
       const row = await findOwned(principal, id);
+      // A new manifest URL is read again; its values replace the stored ones the request does not set.
+      const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : null;
+      const input = imported?.filled ?? requested;
+      const credential = sealCredential(id, input.authCredential);
       const endpoint = input.endpoint !== undefined ? input.endpoint : row.endpoint;
       const visibility = input.visibility ?? row.visibility;
       const orgId = await checkVisibility(principal, visibility, input.orgId !== undefined ? input.orgId : visibility === 'org' ? row.org_id : null);
@@ -274,6 +325,12 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         ...(input.capabilities !== undefined ? { capabilities: JSON.stringify(input.capabilities) } : {}),
         ...(input.tags !== undefined ? { tags: JSON.stringify(input.tags) } : {}),
         ...(input.manifestUrl !== undefined ? { manifest_url: input.manifestUrl } : {}),
+        ...(imported
+          ? { manifest_imported_at: imported.fields.length > 0 ? isoNow(clock) : null, manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null }
+          : input.manifestUrl === null
+            ? { manifest_imported_at: null, manifest_fields: null }
+            : {}),
+        ...(credential !== undefined ? { auth_credential: credential } : {}),
         ...(input.version !== undefined ? { version: input.version } : {}),
         delivery_mode: deliveryModeFor(endpoint, input.deliveryMode ?? row.delivery_mode),
         ...(input.longDescription !== undefined ? { long_description: input.longDescription } : {}),
