@@ -25,7 +25,6 @@ import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './m
 import { createAssigner, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
-import { createSecretBox } from './lib/sealed-secrets.ts';
 import { createSignatureVerifier } from './lib/signature-verifier.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
 
@@ -91,9 +90,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         ? createOidcVerifier({ issuer: config.oidcIssuer, audience: config.oidcAudience })
         : null;
 
-  // Agent endpoints (webhooks, A2A agents, manifests, a configured model) are reached only through the SSRF-checked client.
+  // Agent endpoints (webhooks, manifests, a configured model) are reached only through the SSRF-checked client.
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
-  const secrets = config.secretsKey ? createSecretBox(config.secretsKey) : null;
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
   const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
   const registry = createRegistryService({
@@ -103,7 +101,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
     agentRemoved: principals.forgetAgent,
     manifests: createManifestImporter(outbound),
-    secrets,
   });
   const { agentAccounts } = registry;
   const loginThrottle = createLoginThrottle({

@@ -44,8 +44,6 @@ export interface Config {
   signatureThreads: number;
   /** How long shutdown waits for requests still running (including those whose client has left). */
   shutdownGraceMs: number;
-  /** 32 bytes that encrypt stored agent credentials (SECRETS_KEY); null: such credentials cannot be stored. */
-  secretsKey: Buffer | null;
 }
 
 export type TrustProxy = false | { hops: number } | { proxies: string[] };
@@ -128,14 +126,6 @@ export function loadConfig(env: Env): Config {
   const operatorEmails = list(env.OPERATOR_EMAILS).map((email) => email.toLowerCase());
   for (const email of operatorEmails) if (!/^[^@\s]+@[^@\s]+$/.test(email)) problems.push(`OPERATOR_EMAILS must be comma-separated email addresses (got "${email}")`);
 
-  let secretsKey: Buffer | null = null;
-  if (env.SECRETS_KEY && env.SECRETS_KEY !== '') {
-    const raw = env.SECRETS_KEY.trim();
-    const decoded = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw) ? Buffer.from(raw, 'base64url') : null;
-    if (decoded?.length === 32) secretsKey = decoded;
-    else problems.push('SECRETS_KEY must be 32 bytes as 64 hex digits or base64 (e.g. `openssl rand -hex 32`)');
-  }
-
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
 
@@ -184,7 +174,6 @@ export function loadConfig(env: Env): Config {
     // One worker on a 2-core machine: the request thread keeps the other core.
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
-    secretsKey,
   };
   if (config.loginThrottle.delayBaseMs > config.loginThrottle.delayMaxMs) {
     problems.push(`LOGIN_DELAY_BASE_MS (${config.loginThrottle.delayBaseMs}) must not exceed LOGIN_DELAY_MAX_MS (${config.loginThrottle.delayMaxMs})`);

@@ -98,7 +98,7 @@ export interface AgentsTable {
   claimed_at: string | null;
   /** When holding `registration_pubkey` was first proven; until then the agent carries none of its trust (migration 0008). */
   key_verified_at: string | null;
-  delivery_mode: 'webhook' | 'poll' | 'a2a';
+  delivery_mode: 'webhook' | 'poll';
   /** Kept as issued: signing a webhook needs the secret itself, as with any HMAC scheme. */
   webhook_secret: string | null;
   last_seen_at: string | null;
@@ -112,8 +112,6 @@ export interface AgentsTable {
   /** When a manifest last filled fields in, and which (a JSON array of field names); migration 0014. */
   manifest_imported_at: string | null;
   manifest_fields: string | null;
-  /** The credential sent to the agent's A2A endpoint, sealed with SECRETS_KEY (src/lib/sealed-secrets.ts). */
-  auth_credential: string | null;
 }
 
 export interface ClaimChallengesTable {
@@ -299,8 +297,6 @@ export interface TaskDeliveriesTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
-  /** Set once an A2A agent accepted the message as a long-running task: the job then polls that task. */
-  remote_task_id: string | null;
 }
 
 /** Money columns are BIGINT: SQLite answers numbers, PostgreSQL strings; stores read them through Number(). */

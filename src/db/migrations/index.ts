@@ -18,7 +18,7 @@ import { receiptKindInSubjectIndexes } from './0010_receipt_kind_in_subject_inde
 import { trustEvidenceSums } from './0011_trust_evidence_sums.ts';
 import { receiptSumsByWriters } from './0012_receipt_sums_by_writers.ts';
 import { sweepWatermarkPosition } from './0013_sweep_watermark_position.ts';
-import { agentProtocols } from './0014_agent_protocols.ts';
+import { agentManifest } from './0014_agent_manifest.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -38,7 +38,7 @@ const ordered: [string, Migration][] = [
   ['0011_trust_evidence_sums', trustEvidenceSums],
   ['0012_receipt_sums_by_writers', receiptSumsByWriters],
   ['0013_sweep_watermark_position', sweepWatermarkPosition],
-  ['0014_agent_protocols', agentProtocols],
+  ['0014_agent_manifest', agentManifest],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -12,14 +12,8 @@ const SemVer = Type.String({
   pattern: '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$',
   maxLength: 64,
 });
-const DeliveryMode = Type.Union([Type.Literal('webhook'), Type.Literal('poll'), Type.Literal('a2a')], {
-  description: 'webhook (default when there is an endpoint), poll (the agent long-polls; no endpoint needed) or a2a (tasks go to the endpoint as A2A messages)',
-});
-const AuthCredential = Type.String({
-  minLength: 1,
-  maxLength: 4096,
-  pattern: '^[\\x21-\\x7e]+$',
-  description: 'write-only: the token or key sent to an a2a agent per its authType (bearer, api_key); stored encrypted, never returned',
+const DeliveryMode = Type.Union([Type.Literal('webhook'), Type.Literal('poll')], {
+  description: 'webhook (default when there is an endpoint) or poll (the agent long-polls; no endpoint needed)',
 });
 const PricePerTaskCents = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'price of one completed task in cents of `currency`; 0 (default) is free' });
 const AgentCurrency = Currency('ISO 4217, lowercase; currencies with two decimal places only (default usd)');
@@ -63,7 +57,6 @@ export const CreateAgent = Type.Object(
     description: Type.Optional(registrationFields.description),
     protocols: Type.Optional(Protocols(1)),
     ...ownedFields,
-    authCredential: Type.Optional(AuthCredential),
   },
   { additionalProperties: false },
 );
@@ -96,7 +89,6 @@ export const UpdateAgent = Type.Object(
     longDescription: Type.Optional(Type.Union([Type.String({ maxLength: 20000 }), Type.Null()])),
     docsUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
     authType: ownedFields.authType,
-    authCredential: Type.Optional(Type.Union([AuthCredential, Type.Null()])),
     visibility: ownedFields.visibility,
     orgId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
     inputSchema: Type.Optional(Type.Union([InputSchemaField, Type.Null()])),
@@ -134,7 +126,6 @@ export const Agent = Type.Object({
   keyVerified: Type.Boolean({ description: 'holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust' }),
   deliveryMode: Type.String(),
   hasWebhookSecret: Type.Boolean(),
-  hasAuthCredential: Type.Boolean({ description: 'an A2A credential is stored (the value is never returned)' }),
   manifest: Type.Union([
     Type.Object({
       importedAt: Type.String(),

@@ -11,7 +11,6 @@ import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
 import { validateInputSchema } from './input-schema.ts';
 import { claimFlow, createKeyChallenges, keyProofFlow } from './key-challenges.ts';
-import type { SecretBox } from '../../lib/sealed-secrets.ts';
 import { importableFields, type ImportableField, type ManifestFields, type ManifestImporter } from './manifest.ts';
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
 import type { AgentRow, RegistryStore } from './store.ts';
@@ -30,8 +29,6 @@ export interface RegistryDeps {
   agentRemoved(agentId: string): Promise<void>;
   /** Reads manifests at manifestUrl; without it a manifestUrl is only stored. */
   manifests?: ManifestImporter;
-  /** Seals A2A credentials; null when SECRETS_KEY is not set (storing one is then a 400). */
-  secrets?: SecretBox | null;
 }
 
 /** A registration once the request and its manifest together give every required field. */
@@ -41,7 +38,7 @@ const requiredFromManifest = ['name', 'description', 'protocols'] as const;
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
-export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, agentRemoved, manifests, secrets = null }: RegistryDeps) {
+export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, agentRemoved, manifests }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
   function availabilityOf(row: AgentRow): Availability {
@@ -78,7 +75,6 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       keyVerified: row.key_verified_at !== null,
       deliveryMode: row.delivery_mode,
       hasWebhookSecret: row.webhook_secret !== null,
-      hasAuthCredential: row.auth_credential !== null,
       manifest: row.manifest_imported_at ? { importedAt: row.manifest_imported_at, fields: parseList(row.manifest_fields ?? '[]') } : null,
       availability: availabilityOf(row),
       lastSeenAt: row.last_seen_at,
@@ -131,10 +127,10 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return result.text;
   }
 
-  function deliveryModeFor(endpoint: string | null | undefined, requested: 'webhook' | 'poll' | 'a2a' | undefined): 'webhook' | 'poll' | 'a2a' {
+  function deliveryModeFor(endpoint: string | null | undefined, requested: 'webhook' | 'poll' | undefined): 'webhook' | 'poll' {
     const mode = requested ?? 'webhook';
-    if (mode !== 'poll' && !endpoint) {
-      throw badRequest('endpoint is required unless deliveryMode is "poll"', [{ path: '/body/endpoint', message: `is required for ${mode} delivery` }]);
+    if (mode === 'webhook' && !endpoint) {
+      throw badRequest('endpoint is required unless deliveryMode is "poll"', [{ path: '/body/endpoint', message: 'is required for webhook delivery' }]);
     }
     return mode;
   }
@@ -151,12 +147,6 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       fields.push(field);
     }
     return { filled: filled as T, fields };
-  }
-
-  function sealCredential(agentId: string, credential: string | null | undefined): string | null | undefined {
-    if (credential === undefined || credential === null) return credential;
-    if (!secrets) throw badRequest('This service cannot store agent credentials: its operator has not set SECRETS_KEY', [{ path: '/body/authCredential', message: 'cannot be stored here' }]);
-    return secrets.seal(credential, agentId);
   }
 
   async function checkVisibility(principal: Principal, visibility: string, orgId: string | null | undefined): Promise<string | null> {
@@ -252,12 +242,10 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const inputSchema = checkInputSchema(input.inputSchema);
       const pubkey = input.pubkey === undefined ? null : parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
-      const base = baseRow(input, await slugFor(input.name), now);
       const row = await insertAgent({
-        ...base,
+        ...baseRow(input, await slugFor(input.name), now),
         manifest_imported_at: imported.fields.length > 0 ? now : null,
         manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
-        auth_credential: sealCredential(base.id, input.authCredential) ?? null,
         long_description: input.longDescription ?? null,
         docs_url: input.docsUrl ?? null,
         auth_type: input.authType ?? 'none',
@@ -281,7 +269,6 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         ...baseRow(input, await slugFor(input.name), now),
         manifest_imported_at: null,
         manifest_fields: null,
-        auth_credential: null,
         long_description: null,
         docs_url: null,
         auth_type: 'none',
@@ -312,7 +299,6 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       // A new manifest URL is read again; its values replace the stored ones the request does not set.
       const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : null;
       const input = imported?.filled ?? requested;
-      const credential = sealCredential(id, input.authCredential);
       const endpoint = input.endpoint !== undefined ? input.endpoint : row.endpoint;
       const visibility = input.visibility ?? row.visibility;
       const orgId = await checkVisibility(principal, visibility, input.orgId !== undefined ? input.orgId : visibility === 'org' ? row.org_id : null);
@@ -330,7 +316,6 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
           : input.manifestUrl === null
             ? { manifest_imported_at: null, manifest_fields: null }
             : {}),
-        ...(credential !== undefined ? { auth_credential: credential } : {}),
         ...(input.version !== undefined ? { version: input.version } : {}),
         delivery_mode: deliveryModeFor(endpoint, input.deliveryMode ?? row.delivery_mode),
         ...(input.longDescription !== undefined ? { long_description: input.longDescription } : {}),
