@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -114,5 +116,64 @@ describe('MCP server at /mcp', () => {
   test('GET /mcp is 405: the server keeps no sessions', async () => {
     const response = await app.request({ method: 'GET', url: '/mcp' });
     assert.equal(response.statusCode, 405);
+  });
+});
+
+describe('MCP over stdio', () => {
+  let app: TestApp;
+  let baseUrl: string;
+  before(async () => {
+    app = await startTestApp();
+    baseUrl = await app.server.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(() => app.close());
+
+  const spawnClient = async (env: Record<string, string>) => {
+    const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', fileURLToPath(new URL('../../src/mcp-stdio.ts', import.meta.url))],
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stderr: 'pipe',
+    });
+    await client.connect(transport);
+    return client;
+  };
+
+  test('a spawned stdio server answers the same tools through the configured service and credential', async () => {
+    const owner = await app.signup();
+    const agent = await registerAgent(app, owner.token, { description: 'Writes haiku about the weather', capabilities: ['poetry'], deliveryMode: 'poll' });
+    await heartbeat(app, owner.token, agent.id);
+    const client = await spawnClient({ AGENTRY_URL: baseUrl, AGENTRY_TOKEN: owner.token });
+    try {
+      const { tools } = await client.listTools();
+      assert.equal(tools.length, 5);
+      const shown = jsonOf(await call(client, 'get_agent', { agent: agent.slug }));
+      assert.equal(shown.agent.id, agent.id);
+      const task = jsonOf(await call(client, 'submit_task', { description: 'A haiku about rain, please', agentId: agent.id }));
+      assert.equal(task.assignedAgent.id, agent.id);
+      assert.equal(jsonOf(await call(client, 'get_task', { taskId: task.id })).id, task.id);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('without a token the task tools say to authenticate; an unreachable service is a tool error', async () => {
+    const anonymous = await spawnClient({ AGENTRY_URL: baseUrl });
+    try {
+      const refused = await call(anonymous, 'submit_task', { description: 'anything' });
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /credential/);
+    } finally {
+      await anonymous.close();
+    }
+    const nowhere = await spawnClient({ AGENTRY_URL: 'http://127.0.0.1:9' });
+    try {
+      const failed = await call(nowhere, 'list_capabilities');
+      assert.equal(failed.isError, true);
+      assert.match(textOf(failed), /Could not reach the Agentry service/);
+    } finally {
+      await nowhere.close();
+    }
   });
 });
