@@ -15,9 +15,11 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, createLoginThrottle, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
+import { registerMcpRoutes } from './modules/mcp/index.ts';
+import { registerAgentCardRoute } from './modules/a2a/index.ts';
 import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
-import { createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
+import { createManifestImporter, createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
 import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
 import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './modules/tasks/extract/index.ts';
@@ -91,6 +93,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         ? createOidcVerifier({ issuer: config.oidcIssuer, audience: config.oidcAudience })
         : null;
 
+  // Agent endpoints (webhooks, manifests, a configured model) are reached only through the SSRF-checked client.
+  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
   const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
   const registry = createRegistryService({
@@ -100,6 +104,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
     allowUnsignedProvisionalPoll: config.allowUnsignedProvisionalPoll,
     agentRemoved: principals.forgetAgent,
+    manifests: createManifestImporter(outbound),
   });
   const { agentAccounts } = registry;
   const loginThrottle = createLoginThrottle({
@@ -131,8 +136,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock,
     onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: a relevance signal is unavailable; search goes on with the others'),
   });
-  // Agent endpoints (webhooks, a configured model) are reached only through the SSRF-checked client.
-  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
   const extractor = config.extractor
     ? createModelExtractor({
         url: config.extractor.url,
@@ -192,6 +195,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
+  registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: '0.1.0' });
+  registerMcpRoutes(server, { rateLimit: { max: config.rateLimit.max, timeWindow: config.rateLimit.windowMs } });
   const transfers = stripe ? createTransferWorker({ store: paymentsStore, stripe, clock, signals, log: server.log, pollIntervalMs: config.delivery.pollIntervalMs }) : null;
   const deliveries = createDeliveryWorker({
     store: tasksStore,

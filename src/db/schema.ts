@@ -111,10 +111,13 @@ export interface AgentsTable {
   currency: string;
   /**
    * The name's lookalike keys (src/lib/confusables.ts), each unique; NULL only for an agent that
-   * already looked like an older one when the keys were introduced (migration 0014).
+   * already looked like an older one when the keys were introduced (migration 0015).
    */
   name_skeleton: string | null;
   name_skeleton_lower: string | null;
+  /** When a manifest last filled fields in, and which (a JSON array of field names); migration 0016. */
+  manifest_imported_at: string | null;
+  manifest_fields: string | null;
 }
 
 /** Claim and key challenges: an agent's recent nonces, numbered by `seq` in the order issued (docs/registry.md). */

@@ -255,6 +255,25 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /openapi.json': apiDocs,
   'GET /health': { public: 'liveness probe' },
   'GET /ready': { public: 'readiness probe' },
+  'GET /.well-known/agent-card.json': { public: "the service's own A2A agent card" },
+  'GET /mcp': { public: 'answers 405: the MCP endpoint is stateless and takes POST only' },
+  'DELETE /mcp': { public: 'answers 405: the MCP endpoint is stateless and takes POST only' },
+  // Every MCP tool calls /v1 with the caller's own credential, so the API's own fixtures cover what a tool may
+  // reach; here the endpoint itself must refuse a bad credential before reading any MCP message.
+  'POST /mcp': {
+    async build() {
+      const body = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+      const headers = { accept: 'application/json, text/event-stream' };
+      return {
+        url: '/mcp',
+        body,
+        headers,
+        anonymous: 200,
+        outsiders: [{ as: 'stranger', status: 200 }],
+        success: { as: 'owner', status: 200, present: ['submit_task'] },
+      };
+    },
+  },
   'POST /v1/auth/signup': { public: 'how a credential is obtained' },
   'POST /v1/auth/login': { public: 'how a credential is obtained' },
   'POST /v1/auth/browser/signup': { public: 'how a browser session is obtained' },

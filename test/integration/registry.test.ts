@@ -22,7 +22,6 @@ describe('registry: POST /v1/agents', () => {
       capabilities: ['text-summarization', 'pdf'],
       tags: ['docs'],
       docsUrl: 'https://docs.example.test',
-      manifestUrl: 'https://agent.example.test/.well-known/agent.json',
       authType: 'api_key',
       version: '2.1.0-beta.1',
       inputSchema: JSON.stringify({ length: { type: 'string', enum: ['short', 'long'], default: 'short' }, url: { type: 'string', required: true } }),

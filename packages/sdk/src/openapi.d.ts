@@ -1315,6 +1315,11 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                manifest: {
+                                    importedAt: string;
+                                    /** @description the fields the manifest at manifestUrl filled in */
+                                    fields: string[];
+                                } | null;
                                 /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                                 availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
@@ -1368,11 +1373,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        name: string;
-                        description: string;
+                        name?: string;
+                        description?: string;
                         /** Format: uri */
                         endpoint?: string;
-                        protocols: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
+                        protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
                         categories: string[];
                         capabilities?: string[];
                         tags?: string[];
@@ -1435,6 +1440,11 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                manifest: {
+                                    importedAt: string;
+                                    /** @description the fields the manifest at manifestUrl filled in */
+                                    fields: string[];
+                                } | null;
                                 /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                                 availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
@@ -1622,6 +1632,11 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                manifest: {
+                                    importedAt: string;
+                                    /** @description the fields the manifest at manifestUrl filled in */
+                                    fields: string[];
+                                } | null;
                                 /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                                 availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
@@ -1780,6 +1795,11 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                manifest: {
+                                    importedAt: string;
+                                    /** @description the fields the manifest at manifestUrl filled in */
+                                    fields: string[];
+                                } | null;
                                 /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                                 availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
@@ -2392,6 +2412,11 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                manifest: {
+                                    importedAt: string;
+                                    /** @description the fields the manifest at manifestUrl filled in */
+                                    fields: string[];
+                                } | null;
                                 /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                                 availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
@@ -2502,6 +2527,11 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                manifest: {
+                                    importedAt: string;
+                                    /** @description the fields the manifest at manifestUrl filled in */
+                                    fields: string[];
+                                } | null;
                                 /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                                 availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;

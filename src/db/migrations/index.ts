@@ -20,6 +20,7 @@ import { receiptSumsByWriters } from './0012_receipt_sums_by_writers.ts';
 import { sweepWatermarkPosition } from './0013_sweep_watermark_position.ts';
 import { recentChallenges } from './0014_recent_challenges.ts';
 import { agentNameLookalikes } from './0015_agent_name_lookalikes.ts';
+import { agentManifest } from './0016_agent_manifest.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -41,6 +42,7 @@ const ordered: [string, Migration][] = [
   ['0013_sweep_watermark_position', sweepWatermarkPosition],
   ['0014_recent_challenges', recentChallenges],
   ['0015_agent_name_lookalikes', agentNameLookalikes],
+  ['0016_agent_manifest', agentManifest],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

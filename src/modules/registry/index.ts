@@ -5,3 +5,4 @@ export { validateInputSchema, type InputSchema, type InputFieldDefinition } from
 export { Agent, protocolValues } from './schemas.ts';
 export type { AgentRow } from './store.ts';
 export { provenKeyOf } from './proven-key.ts';
+export { createManifestImporter, readManifest, type ManifestImporter } from './manifest.ts';

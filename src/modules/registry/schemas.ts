@@ -53,7 +53,14 @@ const ownedFields = {
 };
 
 export const CreateAgent = Type.Object(
-  { ...registrationFields, ...ownedFields },
+  {
+    ...registrationFields,
+    // A manifest (manifestUrl) may give these; without one they are required (the service says which is missing).
+    name: Type.Optional(registrationFields.name),
+    description: Type.Optional(registrationFields.description),
+    protocols: Type.Optional(Protocols(1)),
+    ...ownedFields,
+  },
   { additionalProperties: false },
 );
 export type CreateAgentInput = Static<typeof CreateAgent>;
@@ -122,6 +129,13 @@ export const Agent = Type.Object({
   keyVerified: Type.Boolean({ description: 'holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust' }),
   deliveryMode: Type.String(),
   hasWebhookSecret: Type.Boolean(),
+  manifest: Type.Union([
+    Type.Object({
+      importedAt: Type.String(),
+      fields: Type.Array(Type.String(), { description: 'the fields the manifest at manifestUrl filled in' }),
+    }),
+    Type.Null(),
+  ]),
   availability: Type.Union([Type.Literal('available'), Type.Literal('away'), Type.Literal('offline'), Type.Literal('unknown')], {
     description: 'available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet)',
   }),

@@ -12,6 +12,7 @@ import type { AgentAccountResolver } from '../auth/index.ts';
 import { validateInputSchema } from './input-schema.ts';
 import { claimFlow, createKeyChallenges, keyProofFlow } from './key-challenges.ts';
 import { createAgentNames, type NameKeys } from './names.ts';
+import { importableFields, type ImportableField, type ManifestFields, type ManifestImporter } from './manifest.ts';
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
 import type { AgentRow, RegistryStore } from './store.ts';
 
@@ -32,7 +33,14 @@ export interface RegistryDeps {
   allowUnsignedProvisionalPoll: boolean;
   /** Told once an agent and its service account are deleted, so no cached credential keeps acting as it. */
   agentRemoved(agentId: string): Promise<void>;
+  /** Reads manifests at manifestUrl; without it a manifestUrl is only stored. */
+  manifests?: ManifestImporter;
 }
+
+/** A registration once the request and its manifest together give every required field. */
+type CompleteAgentInput = CreateAgentInput & Pick<CreateProvisionalAgentInput, 'name' | 'description'> & { protocols: NonNullable<CreateAgentInput['protocols']> };
+
+const requiredFromManifest = ['name', 'description', 'protocols'] as const;
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
@@ -42,7 +50,7 @@ const parseList = (json: string): string[] => JSON.parse(json) as string[];
  */
 const loadOf = (load: number): number => Math.round(load * 10_000) / 10_000;
 
-export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, allowUnsignedProvisionalPoll, agentRemoved }: RegistryDeps) {
+export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, allowUnsignedProvisionalPoll, agentRemoved, manifests }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
   function availabilityOf(row: AgentRow): Availability {
@@ -79,6 +87,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       keyVerified: row.key_verified_at !== null,
       deliveryMode: row.delivery_mode,
       hasWebhookSecret: row.webhook_secret !== null,
+      manifest: row.manifest_imported_at ? { importedAt: row.manifest_imported_at, fields: parseList(row.manifest_fields ?? '[]') } : null,
       availability: availabilityOf(row),
       lastSeenAt: row.last_seen_at,
       heartbeat: row.reported_status ? { status: row.reported_status, load: row.reported_load } : null,
@@ -140,6 +149,20 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return mode;
   }
 
+  /** The fields of `input` left undefined that the manifest at `url` gives, and their names. */
+  async function fromManifest<T extends Partial<Record<ImportableField, unknown>>>(url: string, input: T): Promise<{ filled: T; fields: ImportableField[] }> {
+    if (!manifests) return { filled: input, fields: [] };
+    const manifest: ManifestFields = await manifests.load(url);
+    const filled: Record<string, unknown> = { ...input };
+    const fields: ImportableField[] = [];
+    for (const field of importableFields) {
+      if (input[field] !== undefined || manifest[field] === undefined) continue;
+      filled[field] = manifest[field];
+      fields.push(field);
+    }
+    return { filled: filled as T, fields };
+  }
+
   async function checkVisibility(principal: Principal, visibility: string, orgId: string | null | undefined): Promise<string | null> {
     if (visibility !== 'org') {
       if (orgId) throw badRequest('orgId goes with visibility "org"', [{ path: '/body/orgId', message: 'only with visibility "org"' }]);
@@ -175,7 +198,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return row;
   }
 
-  function baseRow(input: CreateProvisionalAgentInput | CreateAgentInput, naming: { slug: string; keys: NameKeys }, now: string) {
+  function baseRow(input: CreateProvisionalAgentInput | CompleteAgentInput, naming: { slug: string; keys: NameKeys }, now: string) {
     const deliveryMode = deliveryModeFor(input.endpoint, input.deliveryMode);
     return {
       id: newId(),
@@ -231,7 +254,14 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     agentAccounts,
     findOwned,
 
-    async register(principal: Principal, input: CreateAgentInput) {
+    async register(principal: Principal, requested: CreateAgentInput) {
+      const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : { filled: requested, fields: [] };
+      for (const field of requiredFromManifest) {
+        if (imported.filled[field] !== undefined) continue;
+        const hint = requested.manifestUrl ? ' (the manifest at manifestUrl does not give it either)' : ' (or give a manifestUrl whose manifest has it)';
+        throw badRequest(`${field} is required${hint}`, [{ path: `/body/${field}`, message: 'is required' }]);
+      }
+      const input = imported.filled as CompleteAgentInput;
       const visibility = input.visibility ?? 'public';
       const orgId = await checkVisibility(principal, visibility, input.orgId);
       const inputSchema = checkInputSchema(input.inputSchema);
@@ -239,6 +269,8 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const now = isoNow(clock);
       const row = await insertAgent({
         ...baseRow(input, await namingFor(input.name, principal.personId), now),
+        manifest_imported_at: imported.fields.length > 0 ? now : null,
+        manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
         long_description: input.longDescription ?? null,
         docs_url: input.docsUrl ?? null,
         auth_type: input.authType ?? 'none',
@@ -260,6 +292,8 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const now = isoNow(clock);
       const row = await insertAgent({
         ...baseRow(input, await namingFor(input.name, null), now),
+        manifest_imported_at: null,
+        manifest_fields: null,
         long_description: null,
         docs_url: null,
         auth_type: 'none',
@@ -285,8 +319,11 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       return { data: rows.map(view), pagination: { limit, offset, total, hasMore: offset + rows.length < total } };
     },
 
-    async update(principal: Principal, id: string, input: UpdateAgentInput) {
+    async update(principal: Principal, id: string, requested: UpdateAgentInput) {
       const row = await findOwned(principal, id);
+      // A new manifest URL is read again; its values replace the stored ones the request does not set.
+      const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : null;
+      const input = imported?.filled ?? requested;
       const endpoint = input.endpoint !== undefined ? input.endpoint : row.endpoint;
       const visibility = input.visibility ?? row.visibility;
       const orgId = await checkVisibility(principal, visibility, input.orgId !== undefined ? input.orgId : visibility === 'org' ? row.org_id : null);
@@ -302,6 +339,11 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         ...(input.capabilities !== undefined ? { capabilities: JSON.stringify(input.capabilities) } : {}),
         ...(input.tags !== undefined ? { tags: JSON.stringify(input.tags) } : {}),
         ...(input.manifestUrl !== undefined ? { manifest_url: input.manifestUrl } : {}),
+        ...(imported
+          ? { manifest_imported_at: imported.fields.length > 0 ? isoNow(clock) : null, manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null }
+          : input.manifestUrl === null
+            ? { manifest_imported_at: null, manifest_fields: null }
+            : {}),
         ...(input.version !== undefined ? { version: input.version } : {}),
         delivery_mode: deliveryModeFor(endpoint, input.deliveryMode ?? row.delivery_mode),
         ...(input.longDescription !== undefined ? { long_description: input.longDescription } : {}),

@@ -1,0 +1,59 @@
+import { AgentCard } from '@a2a-js/sdk';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * The service describes itself to A2A clients: what it can do for them (find agents, route a task)
+ * and how to authenticate. Its work is done over the REST API and MCP, so the card names no A2A
+ * interface of its own.
+ */
+export function serviceAgentCard(publicUrl: string, version: string): AgentCard {
+  const base = publicUrl.replace(/\/+$/, '');
+  const bearer = {
+    scheme: { $case: 'httpAuthSecurityScheme' as const, value: { description: 'A session token or an API key issued by this service', scheme: 'Bearer', bearerFormat: '' } },
+  };
+  return {
+    name: 'Agentry',
+    description: 'A registry and trust layer for software agents: finds the agent that fits a piece of work and routes tasks to it.',
+    supportedInterfaces: [],
+    provider: { organization: 'Agentry', url: base },
+    version,
+    documentationUrl: `${base}/docs`,
+    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: { bearer },
+    securityRequirements: [],
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['application/json'],
+    skills: [
+      {
+        id: 'find-agents',
+        name: 'Find agents',
+        description: `Search registered agents by what they do, ranked by relevance, trust and availability (GET ${base}/v1/discover?q=..., or the MCP tool search_agents at ${base}/mcp). No credential needed.`,
+        tags: ['discovery', 'search', 'registry', 'trust'],
+        examples: ['Find an agent that translates legal contracts from German', 'Which agents can summarise PDFs?'],
+        inputModes: ['text/plain'],
+        outputModes: ['application/json'],
+        securityRequirements: [],
+      },
+      {
+        id: 'route-task',
+        name: 'Route a task',
+        description: `Submit work in plain language or as structured input; the best agent you may use receives it and its result comes back (POST ${base}/v1/tasks, or the MCP tool submit_task at ${base}/mcp). Needs a credential.`,
+        tags: ['tasks', 'routing', 'delegation'],
+        examples: ['Summarise this 40-page report into a one-page brief'],
+        inputModes: ['text/plain', 'application/json'],
+        outputModes: ['application/json'],
+        securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+      },
+    ],
+    signatures: [],
+  };
+}
+
+export function registerAgentCardRoute(app: FastifyInstance, options: { publicUrl: string; version: string }): void {
+  const body = AgentCard.toJSON(serviceAgentCard(options.publicUrl, options.version));
+  app.get('/.well-known/agent-card.json', {
+    config: { auth: 'none' },
+    schema: { hide: true },
+    handler: async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(body),
+  });
+}

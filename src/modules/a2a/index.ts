@@ -1,0 +1,1 @@
+export { registerAgentCardRoute, serviceAgentCard } from './agent-card.ts';

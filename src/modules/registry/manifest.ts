@@ -1,0 +1,129 @@
+/**
+ * Reads what an agent already says about itself: an A2A agent card (v0.3 or v1.0) or an MCP
+ * `server.json`, fetched through the SSRF-checked client (size, time and JSON nesting capped). A
+ * registration takes from it the fields its request leaves out.
+ */
+import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
+import { badRequest } from '../../lib/errors.ts';
+import { publicFailureReason, type OutboundClient } from '../../lib/outbound-http.ts';
+import { parseStrictJson } from '../../lib/strict-json.ts';
+
+export const importableFields = ['name', 'description', 'capabilities', 'protocols', 'docsUrl'] as const;
+export type ImportableField = (typeof importableFields)[number];
+
+export interface ManifestFields {
+  name?: string;
+  description?: string;
+  capabilities?: string[];
+  protocols?: ('a2a' | 'mcp')[];
+  docsUrl?: string;
+}
+
+export interface ManifestImporter {
+  /** The fields the manifest at `url` gives; a 400 naming why when it cannot be fetched or read. */
+  load(url: string): Promise<ManifestFields>;
+}
+
+const NAME_MAX = 100;
+const DESCRIPTION_MAX = 1000;
+const TERM_MAX = 60;
+const TERMS_MAX = 50;
+
+const invalid = (why: string) => badRequest(`The manifest at manifestUrl ${why}`, [{ path: '/body/manifestUrl', message: why }]);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+const clip = (value: string, max: number) => (value.length <= max ? value : `${value.slice(0, max - 1)}…`);
+
+function httpUrl(value: unknown): string | undefined {
+  const candidate = text(value);
+  if (!candidate || candidate.length > 2048) return undefined;
+  try {
+    const url = new URL(candidate);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Distinct short terms, in order: a skill's name and id, its tags, then those of its examples short enough to be a term. */
+function terms(values: unknown[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const value of values) {
+    const term = text(value);
+    if (!term || term.length > TERM_MAX) continue;
+    const key = term.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(term);
+    if (out.length === TERMS_MAX) break;
+  }
+  return out;
+}
+
+function looksLikeAgentCard(json: Record<string, unknown>): boolean {
+  return Array.isArray(json.skills) && ('supportedInterfaces' in json || 'url' in json || 'protocolVersion' in json || 'capabilities' in json);
+}
+
+function looksLikeMcpServer(json: Record<string, unknown>): boolean {
+  const schema = typeof json.$schema === 'string' ? json.$schema : '';
+  return schema.includes('server.schema.json') || ((Array.isArray(json.packages) || Array.isArray(json.remotes)) && typeof json.name === 'string');
+}
+
+function fromAgentCard(json: Record<string, unknown>): ManifestFields {
+  let card;
+  try {
+    card = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }).normalizeAgentCard(json);
+  } catch (error) {
+    throw invalid(`is not a valid A2A agent card (${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'})`);
+  }
+  const name = text(card.name);
+  const description = text(card.description);
+  if (!name) throw invalid('is an A2A agent card without a name');
+  if (!description) throw invalid('is an A2A agent card without a description');
+  const skills = Array.isArray(card.skills) ? card.skills : [];
+  const capabilities = terms(skills.flatMap((skill) => [skill.name, ...(skill.tags ?? []), ...(skill.examples ?? [])]));
+  const docsUrl = httpUrl(card.documentationUrl);
+  return {
+    name: clip(name, NAME_MAX),
+    description: clip(description, DESCRIPTION_MAX),
+    ...(capabilities.length > 0 ? { capabilities } : {}),
+    protocols: ['a2a'],
+    ...(docsUrl ? { docsUrl } : {}),
+  };
+}
+
+function fromMcpServer(json: Record<string, unknown>): ManifestFields {
+  const name = text(json.title) ?? text(json.name);
+  const description = text(json.description);
+  if (!name) throw invalid('is an MCP server.json without a name');
+  if (!description) throw invalid('is an MCP server.json without a description');
+  const repository = isObject(json.repository) ? json.repository : {};
+  const docsUrl = httpUrl(json.websiteUrl) ?? httpUrl(repository.url);
+  return { name: clip(name, NAME_MAX), description: clip(description, DESCRIPTION_MAX), protocols: ['mcp'], ...(docsUrl ? { docsUrl } : {}) };
+}
+
+/** Reads an already-fetched manifest body: the part that needs no network. */
+export function readManifest(body: string): ManifestFields {
+  let json: unknown;
+  try {
+    json = parseStrictJson(body);
+  } catch (error) {
+    throw invalid(`is not valid JSON (${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'})`);
+  }
+  if (!isObject(json)) throw invalid('is not a JSON object');
+  if (looksLikeAgentCard(json)) return fromAgentCard(json);
+  if (looksLikeMcpServer(json)) return fromMcpServer(json);
+  throw invalid('is neither an A2A agent card (no skills) nor an MCP server.json (no packages or remotes)');
+}
+
+export function createManifestImporter(outbound: OutboundClient): ManifestImporter {
+  return {
+    async load(url) {
+      const outcome = await outbound.send({ url, method: 'GET', headers: { accept: 'application/json', 'user-agent': 'Agentry-Manifests/1' }, requireFullBody: true });
+      if (!outcome.ok) throw invalid(`could not be fetched: ${publicFailureReason(outcome.failure, 'the manifest URL', outcome.response)}`);
+      return readManifest(outcome.response.body);
+    },
+  };
+}
