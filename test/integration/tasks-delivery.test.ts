@@ -221,8 +221,8 @@ describe('tasks: long-poll delivery end to end', () => {
     expectError(await poll(), 401, 'UNAUTHORIZED');
     expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, token: requester.token }), 401, 'UNAUTHORIZED');
     expectError(await poll(signedBy({ id: agent.id, key: newAgentKey() })), 401, 'UNAUTHORIZED');
-    expectError(await poll({ 'x-agent-signature': agentSignature(agent.id, agent.key, now - 301) }), 401, 'UNAUTHORIZED');
-    expectError(await poll({ 'x-agent-signature': agentSignature(agent.id, agent.key, now + 301) }), 401, 'UNAUTHORIZED');
+    expectError(await poll({ 'x-agent-signature': agentSignature(agent.id, agent.key, now - 400) }), 401, 'UNAUTHORIZED');
+    expectError(await poll({ 'x-agent-signature': agentSignature(agent.id, agent.key, now + 400) }), 401, 'UNAUTHORIZED');
     // Signed over another agent's id: a header cannot be carried from one agent to another.
     expectError(await poll({ 'x-agent-signature': agentSignature('another-agent', agent.key, now) }), 401, 'UNAUTHORIZED');
     expectError(await poll({ 'x-agent-signature': 'garbage' }), 401, 'UNAUTHORIZED');

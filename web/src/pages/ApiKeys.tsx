@@ -52,7 +52,8 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () 
     if (!apiKey && dialog.current?.open) dialog.current.close();
   }, [apiKey]);
   return (
-    <dialog ref={dialog} onClose={onClose} aria-labelledby="revoke-title">
+    // The browser reports an Escape's close a moment later; by then the dialog may have been opened again.
+    <dialog ref={dialog} onClose={() => !dialog.current?.open && onClose()} aria-labelledby="revoke-title">
       {apiKey && (
         <>
           <h2 id="revoke-title">Revoke “{apiKey.name}”?</h2>
@@ -158,7 +159,8 @@ function KeysBody() {
                   {key.revokedAt ? (
                     <span className="badge">revoked</span>
                   ) : (
-                    <button type="button" className="button button-danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                    // A fresh object, so a click opens the dialog again even before the last close has been reported.
+                    <button type="button" className="button button-danger" onClick={() => setRevoking({ ...key })} aria-label={`Revoke ${key.name}`}>
                       Revoke
                     </button>
                   )}
