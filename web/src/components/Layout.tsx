@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, ScrollRestoration, useLocation, useNavigate, useSearchParams } from 'react-router';
-import { useAccount, useProfile, useSignOut } from '../session';
+import { useAccount, useProfile } from '../session';
 import { GridIcon, HomeIcon, SearchIcon, UserIcon } from './Icons';
+import { LogOutButton } from './LogOutButton';
 
 function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
@@ -44,8 +45,6 @@ function SearchBox() {
 function AccountMenu() {
   const account = useAccount();
   const profile = useProfile(Boolean(account.data));
-  const signOut = useSignOut();
-  const navigate = useNavigate();
   const location = useLocation();
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
@@ -93,16 +92,7 @@ function AccountMenu() {
           {!profile.data && profile.isSuccess && <Link to="/signup/profile">Create your profile</Link>}
           <Link to="/settings">Settings</Link>
           <Link to="/settings/keys">API keys</Link>
-          <button
-            type="button"
-            className="link-button"
-            onClick={async () => {
-              await signOut().catch(() => undefined);
-              navigate('/');
-            }}
-          >
-            Log out
-          </button>
+          <LogOutButton className="link-button" />
         </div>
       )}
     </div>

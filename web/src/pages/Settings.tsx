@@ -1,11 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
+import { LogOutButton } from '../components/LogOutButton';
 import { RequireAccount } from '../components/RequireAccount';
 import { ErrorState, SkeletonRows } from '../components/States';
 import { exactTime } from '../lib/format';
-import { useAccount, useProfile, useSignOut } from '../session';
+import { useAccount, useProfile } from '../session';
 
 function ProfileEditor({ displayName: initialName, bio: initialBio }: { displayName: string; bio: string }) {
   const client = useQueryClient();
@@ -59,8 +60,6 @@ function ProfileEditor({ displayName: initialName, bio: initialBio }: { displayN
 function SettingsBody() {
   const account = useAccount();
   const profile = useProfile(true);
-  const signOut = useSignOut();
-  const navigate = useNavigate();
   const a = account.data!;
   return (
     <div className="page page-narrow">
@@ -96,16 +95,7 @@ function SettingsBody() {
         </p>
       )}
       <h2>Session</h2>
-      <button
-        type="button"
-        className="button"
-        onClick={async () => {
-          await signOut().catch(() => undefined);
-          navigate('/');
-        }}
-      >
-        Log out
-      </button>
+      <LogOutButton className="button" />
     </div>
   );
 }
