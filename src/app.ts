@@ -12,21 +12,18 @@ import type { RouteEntry } from './http/route-table.ts';
 import { createServer, waitForRequestsToFinish } from './http/server.ts';
 import { defaultWebRoot } from './http/web-app.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
-import { createAuthService, createAuthStore, createLoginThrottle, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
-import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
+import { createAuthService, createAuthStore, createLoginThrottle, createOidcVerifier, createPrincipalCache, type OidcVerifier, registerAuthRoutes } from './modules/auth/index.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
 import { registerAgentCardRoute } from './modules/a2a/index.ts';
-import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
+import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, createSignatureVerifier, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import { createManifestImporter, createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
 import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
-import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './modules/tasks/extract/index.ts';
-import { createAssigner, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
+import { createAssigner, createBuiltinExtractor, createModelExtractor, outboundFetch, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
-import { createSignatureVerifier } from './lib/signature-verifier.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
 
 export interface AppOverrides {

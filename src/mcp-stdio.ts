@@ -3,7 +3,7 @@
  * (default http://localhost:8080); AGENTRY_TOKEN is a session token or API key (without one only
  * the public tools work). Nothing but MCP messages may go to stdout, so problems go to stderr.
  */
-import { runStdioServer } from './modules/mcp/stdio.ts';
+import { runStdioServer } from './modules/mcp/index.ts';
 
 const url = process.env.AGENTRY_URL && process.env.AGENTRY_URL !== '' ? process.env.AGENTRY_URL : 'http://localhost:8080';
 try {

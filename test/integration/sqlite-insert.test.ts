@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { createSqliteInsert, type InsertOutcome } from '../../src/db/sqlite-insert.ts';
+import { createSqliteInsert, type InsertOutcome } from '../../src/modules/receipts/sqlite-insert.ts';
 
 type Row = { id: string; unique_key: string; body: string };
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import canonicalize from 'canonicalize';
 import { verifyStrict } from '../../src/lib/ed25519.ts';
-import { createWorkerVerifier } from '../../src/lib/signature-verifier.ts';
+import { createWorkerVerifier } from '../../src/modules/receipts/signature-verifier.ts';
 import { canonicalForms } from '../../src/modules/receipts/service.ts';
 
 interface CctvVector {

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Migration } from './index.ts';
+import type { Migration } from '../migration.ts';
 
 export const social: Migration = {
   async up(db: Kysely<unknown>) {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
-import type { Migration } from './index.ts';
+import type { Migration } from '../migration.ts';
 
 /**
  * Discovery keeps two things in step with `agents`, by triggers so that every writer (registry,
@@ -11,20 +11,20 @@ import type { Migration } from './index.ts';
  *    node in the next request.
  * Only columns that discovery reads fire the update triggers: heartbeats (last_seen_at) do not.
  */
-export const WATCHED_COLUMNS = 'name, slug, description, protocols, categories, capabilities, tags, visibility, org_id, status, owner_id, registration_pubkey';
+const WATCHED_COLUMNS = 'name, slug, description, protocols, categories, capabilities, tags, visibility, org_id, status, owner_id, registration_pubkey';
 
 /** The text the lexical index holds for capability terms, from the row `prefix` names (`new.` in a trigger). */
 const sqliteTerms = (prefix: 'new.' | '') => `${prefix}capabilities || ' ' || ${prefix}tags || ' ' || ${prefix}categories`;
 
-/** SQLite's update trigger on `agents`; later migrations recreate it when discovery reads more columns. */
-export const sqliteAgentsUpdateTrigger = (watchedColumns: string) =>
+/** SQLite's update trigger on `agents`; 0008 recreates it when discovery reads more columns. */
+const sqliteAgentsUpdateTrigger = (watchedColumns: string) =>
   `CREATE TRIGGER agents_discovery_au AFTER UPDATE OF ${watchedColumns} ON agents BEGIN
        UPDATE discovery_documents SET name = new.name, description = new.description, terms = ${sqliteTerms('new.')} WHERE agent_id = new.id;
        INSERT INTO discovery_changes(agent_id) VALUES (new.id);
      END`;
 
 /** PostgreSQL's trigger on `agents` (its function, `discovery_agent_changed`, is created in upPostgres); recreated like SQLite's. */
-export const postgresAgentsTrigger = (watchedColumns: string) =>
+const postgresAgentsTrigger = (watchedColumns: string) =>
   `CREATE TRIGGER agents_discovery AFTER INSERT OR DELETE OR UPDATE OF ${watchedColumns} ON agents FOR EACH ROW EXECUTE FUNCTION discovery_agent_changed()`;
 
 export const discovery: Migration = {

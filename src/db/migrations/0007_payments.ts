@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Migration } from './index.ts';
+import type { Migration } from '../migration.ts';
 
 /**
  * Prices on agents, the price a task was assigned at, and the money tables (docs/payments.md).

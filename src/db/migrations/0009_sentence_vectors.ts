@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
-import type { Migration } from './index.ts';
+import type { Migration } from '../migration.ts';
 
 /**
  * `discovery_sentence_vectors`: each agent's sentence-encoder vector (docs/discovery.md), so that a

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Migration } from './index.ts';
+import type { Migration } from '../migration.ts';
 
 /**
  * `kind` joins the two indexes that list receipts by subject. Listing (and counting) a subject's

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
-import type { Migration } from './index.ts';
+import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../advisory-locks.ts';
+import type { Migration } from '../migration.ts';
 
 /**
  * Trust and list totals read sums kept up to date by triggers on `trust_receipts`, instead of
@@ -23,12 +24,6 @@ import type { Migration } from './index.ts';
  * Only inserts are summed. Receipts are never updated or deleted today; whatever starts to (a
  * retention job, a re-verification) must change the sums in the same transaction.
  */
-/**
- * The advisory lock between inserts and the sweep, as (class, object): this class, and the schema's
- * name hashed, since advisory locks span the database and each schema has sums of its own.
- */
-export const SWEEP_LOCK_CLASS = 0x74727573; // "trus"
-export const SWEEP_LOCK_OBJECT = 'hashtext(current_schema())';
 
 const EXPIRING_OUTCOMES = `kind = 'outcome' AND signature_verified = 1 AND expires_at IS NOT NULL`;
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
-import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from './0011_trust_evidence_sums.ts';
-import type { Migration } from './index.ts';
+import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../advisory-locks.ts';
+import type { Migration } from '../migration.ts';
 
 const EXPIRING_OUTCOMES = `kind = 'outcome' AND signature_verified = 1 AND expires_at IS NOT NULL`;
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Migration } from './index.ts';
+import type { Migration } from '../migration.ts';
 
 /**
  * An agent keeps its few most recent challenges instead of one: anyone may ask for a claim

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { lookalikeKeys } from '../../lib/confusables.ts';
-import type { Migration } from './index.ts';
+import type { Migration } from '../migration.ts';
 
 const BATCH = 500;
 

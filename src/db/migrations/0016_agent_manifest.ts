@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Migration } from './index.ts';
+import type { Migration } from '../migration.ts';
 
 /** What an agent's manifest (A2A agent card or MCP server.json) filled in, and when. */
 export const agentManifest: Migration = {

@@ -3,7 +3,8 @@
  * statements that differ (full-text search, partial indexes) can be written per engine, right
  * next to the portable ones. Kysely's Migrator records what ran in `kysely_migration`.
  */
-import type { Kysely, Migration as KyselyMigration, MigrationProvider } from 'kysely';
+import type { Migration as KyselyMigration, MigrationProvider } from 'kysely';
+import type { Migration } from '../migration.ts';
 import type { DialectName } from '../dialect.ts';
 import { identity } from './0001_identity.ts';
 import { registry } from './0002_registry.ts';
@@ -22,9 +23,6 @@ import { recentChallenges } from './0014_recent_challenges.ts';
 import { agentNameLookalikes } from './0015_agent_name_lookalikes.ts';
 import { agentManifest } from './0016_agent_manifest.ts';
 
-export interface Migration {
-  up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
-}
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],

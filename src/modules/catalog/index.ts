@@ -1,2 +1,3 @@
 export { registerCatalogRoutes } from './routes.ts';
+export type { Capability } from './capabilities.ts';
 export { capabilities, capabilityCategories, findCapability, expandCapabilityTerms, normalizeCapabilityTerm, categoryCounts } from './capabilities.ts';

@@ -5,8 +5,7 @@
  * word can still land on the same capability. Explicit Semantic Analysis, with the catalogue as the
  * concept base.
  */
-import { capabilities, findCapability } from '../catalog/index.ts';
-import type { Capability } from '../catalog/capabilities.ts';
+import { capabilities, findCapability, type Capability } from '../catalog/index.ts';
 import { normalize, type Embedder } from './embedder.ts';
 import { contentWords, stem, wordsOf } from './tokenize.ts';
 

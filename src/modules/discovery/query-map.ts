@@ -20,8 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { capabilities } from '../catalog/index.ts';
-import type { Capability } from '../catalog/capabilities.ts';
+import { capabilities, type Capability } from '../catalog/index.ts';
 import { createVectorMatrix } from '../../lib/vector-matrix.ts';
 import { normalize } from './embedder.ts';
 import { SENTENCE_ENCODER_MODEL } from './sentence-encoder.ts';

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import { parsePublicKey, tryParseSignature } from '../../lib/ed25519.ts';
-import type { SignatureVerifier } from '../../lib/signature-verifier.ts';
+import type { SignatureVerifier } from './signature-verifier.ts';
 import { badRequest, conflict } from '../../lib/errors.ts';
 import { newTimeOrderedId } from '../../lib/ids.ts';
 import { canonicalJson } from '../../lib/jcs.ts';

@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kys
 import { createBatcher } from '../../db/batcher.ts';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from '../../db/sqlite-insert.ts';
+import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from './sqlite-insert.ts';
 import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
 import { insertReceipts, sumStatements, takeSweepLock } from './sums.ts';
 import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
@@ -22,7 +22,7 @@ export type InsertOutcome = GenericInsertOutcome<NewReceiptRow, ReceiptRow>;
 export interface ReceiptsStoreOptions {
   /** Required: on PostgreSQL inserts and the sweep take a lock between them (sums.ts). */
   dialect: DialectName;
-  /** The SQLite database file: receipts are then inserted from a worker thread (db/sqlite-insert.ts). */
+  /** The SQLite database file: receipts are then inserted from a worker thread (sqlite-insert.ts). */
   sqliteFile?: string | null;
   onInsertWorkerError?(error: unknown): void;
 }

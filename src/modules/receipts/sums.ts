@@ -9,12 +9,12 @@
  * kernel (bench/RESULTS.md, "Trust receipts: ingestion"). Statements after the rows journal a few pages once per
  * transaction instead.
  *
- * The same SQL text runs on the SQLite insert worker's own connection (db/sqlite-insert-worker.ts),
+ * The same SQL text runs on the SQLite insert worker's own connection (sqlite-insert-worker.ts),
  * and through Kysely for PostgreSQL, the worker's fallback and bulk loads.
  */
 import { CompiledQuery, sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
-import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/migrations/0011_trust_evidence_sums.ts';
+import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/advisory-locks.ts';
 import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
 
 type NewReceiptRow = Insertable<TrustReceiptsTable>;

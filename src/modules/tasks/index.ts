@@ -3,3 +3,4 @@ export { createTasksService, type TasksService } from './service.ts';
 export { createAssigner } from './assignment.ts';
 export { createDeliveryWorker, type DeliveryWorker, type DeliveryOptions } from './delivery-worker.ts';
 export { registerTasksRoutes } from './routes.ts';
+export { createBuiltinExtractor, createModelExtractor, outboundFetch } from './extract/index.ts';

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, literals, PageQuery } from '../../http/schemas.ts';
 import { MAX_AMOUNT_CENTS } from '../../lib/money.ts';
-import { TaskClass } from '../receipts/schemas.ts';
+import { TaskClass } from '../receipts/index.ts';
 
 export const priorities = ['low', 'normal', 'high', 'urgent'] as const;
 export const taskStatuses = ['pending', 'matched', 'in_progress', 'completed', 'failed', 'cancelled', 'expired', 'unmatched'] as const;

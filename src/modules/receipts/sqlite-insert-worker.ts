@@ -6,8 +6,8 @@
  */
 import SQLite from 'better-sqlite3';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { nameThisThread } from '../lib/thread-name.ts';
-import { configureSqlite } from './sqlite-pragmas.ts';
+import { nameThisThread } from '../../lib/thread-name.ts';
+import { configureSqlite } from '../../db/sqlite-pragmas.ts';
 
 export interface InsertWorkerData {
   path: string;

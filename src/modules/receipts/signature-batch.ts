@@ -1,5 +1,5 @@
 /** The message a batch of verifications travels in between signature-verifier.ts and its workers. */
-import { verifyStrict } from './ed25519.ts';
+import { verifyStrict } from '../../lib/ed25519.ts';
 
 /**
  * One buffer per batch, transferred rather than copied: n keys of 32 bytes, n signatures of 64,

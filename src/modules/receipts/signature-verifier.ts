@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
-import { verifyStrict } from './ed25519.ts';
-import { startModuleWorker } from './module-worker.ts';
+import { verifyStrict } from '../../lib/ed25519.ts';
+import { startModuleWorker } from '../../lib/module-worker.ts';
 import { packBatch, type VerifyVerdicts } from './signature-batch.ts';
-import { createTurnBatches } from './turn-batches.ts';
+import { createTurnBatches } from '../../lib/turn-batches.ts';
 
 /**
  * Strict Ed25519 verification off the event loop. A verification costs ~0.1 ms of CPU, more than

@@ -14,8 +14,8 @@
  * before dying comes back as already stored rather than twice.
  */
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../lib/module-worker.ts';
-import { createTurnBatches } from '../lib/turn-batches.ts';
+import { startModuleWorker } from '../../lib/module-worker.ts';
+import { createTurnBatches } from '../../lib/turn-batches.ts';
 import type { InsertAnswer, InsertBatch, InsertWorkerData } from './sqlite-insert-worker.ts';
 
 export type InsertOutcome<Row, Stored> = { inserted: true; row: Row } | { inserted: false; existing: Stored };
