@@ -8,6 +8,7 @@ import {
   categoryCounts,
   expandCapabilityTerms,
   findCapability,
+  loadCatalogue,
   normalizeCapabilityTerm,
 } from '../../src/modules/catalog/capabilities.ts';
 
@@ -236,5 +237,21 @@ describe('categoryCounts', () => {
     const coding = counts.find((c) => c.slug === 'coding');
     assert.equal(coding?.name, 'Coding & Software Development');
     assert.equal(coding?.count, capabilities.filter((c) => c.category === 'coding').length);
+  });
+});
+
+describe('catalogue.json schema check', () => {
+  const valid = { agentCategories: agentCategorySlugs, categories: capabilityCategories, capabilities };
+
+  it('accepts the shipped catalogue', () => {
+    assert.equal(loadCatalogue(valid).capabilities.length, capabilities.length);
+  });
+
+  it('refuses a malformed entry, naming where it is', () => {
+    const broken = structuredClone(valid);
+    broken.capabilities[3] = { ...broken.capabilities[3]!, slug: 'Not A Slug' };
+    assert.throws(() => loadCatalogue(broken), /catalogue\.json does not match its schema at \/capabilities\/3\/slug/);
+    assert.throws(() => loadCatalogue({ ...valid, extra: true }), /does not match its schema/);
+    assert.throws(() => loadCatalogue({ ...valid, capabilities: [{ ...capabilities[0]!, aliases: ['one'] }] }), /\/capabilities\/0\/aliases/);
   });
 });
