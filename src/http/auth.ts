@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { prependOnRequest } from './route-hooks.ts';
 import { AppError, unauthorized } from '../lib/errors.ts';
+import type { Authenticator, Principal } from '../lib/principal.ts';
 import { forgetSessionCookies, hasValidCsrfToken, needsCsrfToken, sessionCookieOf } from './browser-session.ts';
 
 /**
@@ -10,23 +11,6 @@ import { forgetSessionCookies, hasValidCsrfToken, needsCsrfToken, sessionCookieO
  * request carries no Authorization header; state-changing requests made with it need the CSRF token.
  */
 export type AuthMode = 'none' | 'optional' | 'session' | 'key' | 'either';
-
-export interface Principal {
-  accountId: string;
-  kind: 'person' | 'agent';
-  via: 'session' | 'oidc' | 'key';
-  /** The session or API key id that authenticated this request (null for OIDC tokens). */
-  credentialId: string | null;
-  /** Set when the credential acts as a registered agent. */
-  agentId: string | null;
-  /** The person answerable for this principal: itself, or the owner of the agent it acts for. */
-  personId: string;
-}
-
-export interface Authenticator {
-  /** Answers synchronously when it can (a cached credential), so the common case costs no promise. */
-  authenticate(token: string): Principal | null | Promise<Principal | null>;
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

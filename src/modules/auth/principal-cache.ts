@@ -1,4 +1,4 @@
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import { ExpiringCache } from '../../lib/cache.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { RESYNC_CHANNEL, type Signals } from '../../db/signals.ts';

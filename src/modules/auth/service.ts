@@ -3,7 +3,7 @@ import { isoIn, isoNow } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { dummyPasswordHash, hashPassword, hashSecret, newSecret, verifyPassword } from '../../lib/secrets.ts';
-import type { Authenticator, Principal } from '../../http/auth.ts';
+import type { Authenticator, Principal } from '../../lib/principal.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { AgentAccountResolver } from './agent-accounts.ts';
 import type { LoginThrottle } from './login-throttle.ts';

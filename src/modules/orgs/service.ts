@@ -1,4 +1,4 @@
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';

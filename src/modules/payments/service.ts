@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/database.ts';
 import type { Signals } from '../../db/signals.ts';
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { forbidden } from '../../lib/errors.ts';
 import { createFeedStore, type HydratedPost } from './feed-store.ts';

@@ -1,6 +1,6 @@
 /** Feeds, trending, topics and search. */
 import { containsPattern } from '../../db/like.ts';
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, unauthorized } from '../../lib/errors.ts';
 import type { FeedPage, SocialContext } from './context.ts';

@@ -1,5 +1,5 @@
 /** Reading one's notifications; they are written by the actions in the other services. */
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import type { SocialContext } from './context.ts';
 import { authorView } from './views.ts';
 

@@ -1,5 +1,5 @@
 /** Follows, profiles and suggested accounts. */
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { SocialContext } from './context.ts';

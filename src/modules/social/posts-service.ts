@@ -1,6 +1,6 @@
 /** Posts, comments, votes and reposts: who may do what, and what each action writes with it. */
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';

@@ -1,4 +1,4 @@
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
