@@ -14,6 +14,22 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware checks where a mistake costs most: promises nobody awaits or catches, and `any`
+    // leaking into the service's code.
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unsafe-assignment': 'error',
+      '@typescript-eslint/no-unsafe-call': 'error',
+      '@typescript-eslint/no-unsafe-member-access': 'error',
+      '@typescript-eslint/no-unsafe-return': 'error',
+      '@typescript-eslint/no-unsafe-argument': 'error',
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     plugins: { agentry: { rules: { 'module-boundaries': moduleBoundaries } } },
     rules: { 'agentry/module-boundaries': 'error' },

@@ -26,6 +26,6 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       done(badRequest(`Body nests deeper than ${MAX_JSON_DEPTH} levels (at position ${tooDeep})`), undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
 }

@@ -93,7 +93,7 @@ export async function createServer({ config, authenticator, redis, logger, webRo
     },
     routerOptions: { ignoreTrailingSlash: true },
     // Bad percent-encoding and over-long path segments are refused before routing; same error body.
-    frameworkErrors: sendError,
+    frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -79,7 +79,7 @@ function readTextFields(data: Record<string, unknown>, schema: Schema): ErrorObj
     if (value === undefined) continue;
     const declaredList = typesOf(property).has('array');
     if (declaredList) {
-      const items = Array.isArray(value) ? value : [value];
+      const items: unknown[] = Array.isArray(value) ? value : [value];
       data[name] = items.map((item) => (typeof item === 'string' ? readText(item, property.items as Schema | undefined) : item));
     } else if (Array.isArray(value)) {
       return { instancePath: `/${escapePointer(name)}`, schemaPath: '#', keyword: 'repeated', params: {}, message: 'must be given once' };

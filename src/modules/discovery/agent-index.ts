@@ -212,7 +212,7 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
     if (deleted.length > 0 && storesVectors) void store.deleteSentenceVectors(deleted).catch(onEmbedderError);
     // Another node may have embedded the new texts already.
     const newTexts = rows.filter((row) => agents.get(row.id)?.text !== agentText(row)).map((row) => row.id);
-    await upsert(rows, newTexts.length > 0 ? await storedSentences(newTexts) : new Map());
+    await upsert(rows, newTexts.length > 0 ? await storedSentences(newTexts) : new Map<string, StoredSentenceVector>());
   }
 
   /**

@@ -93,7 +93,7 @@ export function createRemoteEmbedder({ url, model, apiKey, timeoutMs = 10_000, f
     });
     if (!response.ok) throw new Error(`embeddings endpoint answered ${response.status}`);
     const body = (await response.json()) as { data?: { index?: number; embedding?: unknown }[] };
-    const vectors: Float32Array[] = new Array(texts.length);
+    const vectors = new Array<Float32Array>(texts.length);
     for (const [position, item] of (body.data ?? []).entries()) {
       const index = item.index ?? position;
       if (!Array.isArray(item.embedding) || index < 0 || index >= texts.length) throw new Error('embeddings endpoint answered an unexpected shape');

@@ -12,7 +12,7 @@ import type { DiscoverQuery } from './schemas.ts';
 import { createSentenceEncoder, SENTENCE_ENCODER_MODEL, withRecentVectors } from './sentence-encoder.ts';
 import type { AgentRow, DiscoveryStore } from './store.ts';
 import { contentWords, stem, wordsOf } from './tokenize.ts';
-import type { TrustLookup } from '../receipts/index.ts';
+import type { ClassTrust, TrustLookup } from '../receipts/index.ts';
 import { NEUTRAL_TRUST, trustWithSample } from './trust.ts';
 
 /** What discovery uses of the registry: its one visibility rule and its agent view. */
@@ -192,7 +192,7 @@ export function createDiscoveryService<View extends object>({
 
       // Only proven keys bring their trust: an agent registered under someone else's key stays neutral.
       const pubkeys = [...new Set(shortlist.map((c) => provenKeyOf(c.agent.row)).filter((k): k is string => k !== null))];
-      const evidence = pubkeys.length > 0 ? await trust.trustBySubject(pubkeys) : new Map();
+      const evidence = pubkeys.length > 0 ? await trust.trustBySubject(pubkeys) : new Map<string, ClassTrust[]>();
       const queryStems = new Set([...(relevant?.stems ?? []), ...(query.capability ? wordsOf(query.capability).map(stem) : [])]);
       for (const candidate of shortlist) {
         const key = provenKeyOf(candidate.agent.row);

@@ -60,7 +60,7 @@ export function scoreClasses(evidence: readonly IssuerEvidence[], registered: Re
     if (issuer.ownerId && subjectOwners.has(issuer.ownerId)) continue;
     // All agents of one owner are one party; an unclaimed key is a party of its own.
     const party = issuer.ownerId ? `owner:${issuer.ownerId}` : `key:${issuer.pubkey}`;
-    const parties = byClass.get(item.taskClass) ?? new Map();
+    const parties = byClass.get(item.taskClass) ?? new Map<string, { receipts: number; valueSum: number; factor: number }>();
     byClass.set(item.taskClass, parties);
     const entry = parties.get(party) ?? { receipts: 0, valueSum: 0, factor: issuer.ownerId ? 1 : UNCLAIMED_ISSUER_FACTOR };
     entry.receipts += item.receipts;
