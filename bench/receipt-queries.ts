@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/database.ts';
 import type { TrustReceiptsTable } from '../src/db/schema.ts';
 import { formatPublicKey, publicKeyFromSeed } from '../src/lib/ed25519.ts';
 import { newTimeOrderedId } from '../src/lib/ids.ts';
-import { canonicalJson } from '../src/lib/jcs.ts';
+import canonicalize from 'canonicalize';
 import { insertReceipts } from '../src/modules/receipts/sums.ts';
 import { benchDatabase, benchSeconds, machine, markdownTable, measureAll, problemsOf, provisionalAgentRow, seededRandom, startService, withCleanup, writeResult, type Target } from './lib.ts';
 
@@ -102,7 +102,7 @@ async function seed(url: string): Promise<Seeded> {
         expires_at: expires,
         signature_verified: random() < 0.97 ? 1 : 0,
         outcome_value: kind === 'outcome' ? { success: 1, partial: 0.5, failure: 0 }[outcome] : null,
-        envelope: canonicalJson(envelope),
+        envelope: canonicalize(envelope)!,
         received_at: new Date(receivedMs).toISOString(),
       };
     });

@@ -3,7 +3,7 @@ import { parsePublicKey, tryParseSignature } from '../../lib/ed25519.ts';
 import type { SignatureVerifier } from './signature-verifier.ts';
 import { badRequest, conflict } from '../../lib/errors.ts';
 import { newTimeOrderedId } from '../../lib/ids.ts';
-import { canonicalJson } from '../../lib/jcs.ts';
+import canonicalize from 'canonicalize';
 import { receiptKinds, type ReceiptEnvelope, type ReceiptQuery } from './schemas.ts';
 import type { NewReceiptRow, ReceiptRow, ReceiptsStore } from './store.ts';
 import { findRegisteredIssuer, outcomeValue, scoreClasses, type ClassTrust } from './trust.ts';
@@ -37,7 +37,7 @@ export function canonicalForms(envelope: Record<string, unknown>): { signed: str
   const members = Object.keys(envelope)
     .filter((key) => envelope[key] !== undefined) // as JSON.stringify leaves them out
     .sort()
-    .map((key) => ({ key, text: `${JSON.stringify(key)}:${canonicalJson(envelope[key])}` }));
+    .map((key) => ({ key, text: `${JSON.stringify(key)}:${canonicalize(envelope[key])}` }));
   return {
     signed: `{${members.filter((member) => member.key !== 'signature').map((member) => member.text).join(',')}}`,
     stored: `{${members.map((member) => member.text).join(',')}}`,

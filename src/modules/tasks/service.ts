@@ -5,7 +5,7 @@ import type { Principal } from '../../lib/principal.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { canonicalJson } from '../../lib/jcs.ts';
+import canonicalize from 'canonicalize';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
@@ -168,7 +168,7 @@ export function createTasksService(deps: TasksDeps) {
 
   return {
     async create(principal: Principal, input: CreateTaskInput, idempotencyKey: string | undefined) {
-      const requestHash = createHash('sha256').update(canonicalJson(input)).digest('hex');
+      const requestHash = createHash('sha256').update(canonicalize(input) ?? '').digest('hex');
       if (idempotencyKey) {
         const existing = await store.findByIdempotencyKey(principal.accountId, idempotencyKey);
         if (existing) return replay(existing, requestHash);

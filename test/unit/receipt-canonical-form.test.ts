@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import canonicalize from 'canonicalize';
-import { canonicalJson } from '../../src/lib/jcs.ts';
+import { signedBytes } from '../../src/modules/receipts/index.ts';
 
-describe('canonicalJson (RFC 8785)', () => {
+/** What the service canonicalises a receipt to before verifying its signature. */
+const canonicalJson = (value: Record<string, unknown>) => signedBytes(value).toString('utf8');
+
+describe('receipt canonical form (RFC 8785)', () => {
   it('sorts members by UTF-16 code units, as RFC 8785 section 3.2.3 shows', () => {
     const text = '{"\\u20ac":"Euro Sign","\\r":"Carriage Return","\\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One","\\ud83d\\ude00":"Emoji: Grinning Face","\\u0080":"Control","\\u00f6":"Latin Small Letter O With Diaeresis"}';
     // The canonical text's own order is what counts (Object.keys would put "1" first whatever it says).
@@ -20,15 +23,18 @@ describe('canonicalJson (RFC 8785)', () => {
     );
   });
 
-  it('agrees with the canonicalize package on every receipt vector', () => {
-    const vectors = JSON.parse(readFileSync(new URL('../fixtures/vectors/receipts.json', import.meta.url), 'utf8')) as { receipts: { receipt: unknown }[] };
+  it('is the canonical form of every receipt vector without its signature member', () => {
+    const vectors = JSON.parse(readFileSync(new URL('../fixtures/vectors/receipts.json', import.meta.url), 'utf8')) as { receipts: { receipt: Record<string, unknown> }[] };
     assert.ok(vectors.receipts.length > 0);
-    for (const { receipt } of vectors.receipts) assert.equal(canonicalJson(receipt), canonicalize(receipt));
+    for (const { receipt } of vectors.receipts) {
+      const { signature: _signature, ...signed } = receipt;
+      assert.equal(canonicalJson(receipt), canonicalize(signed));
+    }
   });
 
   it('leaves out undefined members and refuses numbers JSON cannot write', () => {
     assert.equal(canonicalJson({ b: 1, a: undefined, c: [undefined] }), '{"b":1,"c":[null]}');
-    assert.throws(() => canonicalJson({ a: Number.NaN }), TypeError);
-    assert.throws(() => canonicalJson([Infinity]), TypeError);
+    assert.throws(() => canonicalJson({ a: Number.NaN }));
+    assert.throws(() => canonicalJson({ a: [Infinity] }));
   });
 });
