@@ -1,11 +1,11 @@
-import type { Kysely, SelectQueryBuilder, Selectable } from 'kysely';
-import type { Db } from './database.ts';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { DialectName } from './dialect.ts';
-import type { Database } from './schema.ts';
 
-/** Outbox tables worked by a leasing worker: the columns the claim reads and writes. */
-type LeasedTable = 'task_deliveries' | 'payment_transfers';
-interface LeasedColumns {
+/**
+ * The columns every outbox table worked by a leasing worker has: what the claim reads and writes.
+ * The module that owns the table names it and its row type; this file knows no table.
+ */
+export interface LeasedColumns {
   id: string;
   state: string;
   run_at: string;
@@ -14,14 +14,8 @@ interface LeasedColumns {
   updated_at: string;
 }
 
-/**
- * Takes up to `limit` due jobs of an outbox table: pending ones whose time has come, and running ones
- * whose lease ran out (their worker died), marking them running until `leaseUntil`. On PostgreSQL
- * `SKIP LOCKED` lets any number of nodes share the table; the outer state check makes a job claimed
- * by two statements go to one of them.
- */
 /** The due jobs of an outbox table, oldest first: the claim's inner select, also what its query-plan test reads. */
-export function dueJobs(db: Db, table: LeasedTable, now: string, limit: number): SelectQueryBuilder<{ job: LeasedColumns }, 'job', { id: string }> {
+export function dueJobs<DB>(db: Kysely<DB>, table: string, now: string, limit: number): SelectQueryBuilder<{ job: LeasedColumns }, 'job', { id: string }> {
   // Typed as one table with the shared columns; the real table name goes into the SQL.
   const jobs = db as unknown as Kysely<{ job: LeasedColumns }>;
   return jobs
@@ -32,7 +26,13 @@ export function dueJobs(db: Db, table: LeasedTable, now: string, limit: number):
     .limit(limit);
 }
 
-export async function claimLeasedJobs<T extends LeasedTable>(db: Db, dialect: DialectName, table: T, now: string, leaseUntil: string, limit: number): Promise<Selectable<Database[T]>[]> {
+/**
+ * Takes up to `limit` due jobs of an outbox table: pending ones whose time has come, and running ones
+ * whose lease ran out (their worker died), marking them running until `leaseUntil`. On PostgreSQL
+ * `SKIP LOCKED` lets any number of nodes share the table; the outer state check makes a job claimed
+ * by two statements go to one of them. `Row` is the table's row type, which its owner knows.
+ */
+export async function claimLeasedJobs<Row extends LeasedColumns, DB = unknown>(db: Kysely<DB>, dialect: DialectName, table: string, now: string, leaseUntil: string, limit: number): Promise<Row[]> {
   const jobs = db as unknown as Kysely<{ job: LeasedColumns }>;
   const due = dueJobs(db, table, now, limit);
   const lockedDue = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
@@ -43,5 +43,5 @@ export async function claimLeasedJobs<T extends LeasedTable>(db: Db, dialect: Di
     .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('lease_until', '<=', now)])]))
     .returningAll()
     .execute();
-  return claimed as unknown as Selectable<Database[T]>[];
+  return claimed as unknown as Row[];
 }
