@@ -37,7 +37,6 @@ export function registerMediaRoutes(root: FastifyInstance, media: MediaService):
         summary: 'Upload an image: the request body is the raw bytes of a PNG, JPEG, GIF or WebP of at most 5 MB',
         description:
           'The type is read from the bytes; the declared Content-Type is ignored, and SVG is never accepted. Counts against your storage quota (409 when it would be exceeded). The answer\'s url is readable by anyone who has it.',
-        consumes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/octet-stream'],
         response: { 201: dataOf(Media), ...errorResponses },
       },
       handler: async (request, reply) => reply.status(201).send({ data: await media.upload(principalOf(request), Buffer.isBuffer(request.body) ? request.body : undefined) }),
