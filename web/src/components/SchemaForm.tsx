@@ -1,8 +1,11 @@
 import { useId, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { controlFor, type FieldErrors, type FormValue, type FormValues, type InputFieldDefinition, type InputSchema } from '../lib/input-schema';
 
-/** Puts a file somewhere the agent can fetch it and answers its address. Throws an Error with a message people can read. */
-export type ImageUploader = (file: File) => Promise<string>;
+/**
+ * Puts a file somewhere the agent can fetch it: its address, and where this page may show it from
+ * (a path of this site). Throws an Error with a message people can read.
+ */
+export type ImageUploader = (file: File) => Promise<{ url: string; preview: string }>;
 
 export interface SchemaFormProps {
   schema: InputSchema;
@@ -160,7 +163,9 @@ function ImageField({
   const [uploading, setUploading] = useState(false);
   const [uploadError, setUploadError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  const [uploaded, setUploaded] = useState<{ url: string; preview: string } | null>(null);
   const text = typeof value === 'string' ? value : '';
+  const preview = uploaded?.url === text ? uploaded.preview : isOwnImage(text) ? text : null;
   const statusId = `${id}-upload`;
 
   const upload = async (file: File | undefined) => {
@@ -168,7 +173,9 @@ function ImageField({
     setUploading(true);
     setUploadError(null);
     try {
-      onChange(await uploadImage(file));
+      const result = await uploadImage(file);
+      setUploaded(result);
+      onChange(result.url);
     } catch (failure) {
       setUploadError(failure instanceof Error ? failure.message : 'The upload failed.');
     } finally {
@@ -210,7 +217,7 @@ function ImageField({
       <p id={statusId} className={uploadError ? 'field-error' : 'field-hint'} role={uploadError ? 'alert' : undefined}>
         {uploadError ?? (uploadImage ? 'PNG, JPEG, GIF or WebP up to 5 MB; or drop an image here. Anyone with its address can see it.' : '')}
       </p>
-      {isOwnImage(text) && !error && <img className="image-preview" src={text} alt={`Preview of the image for ${name}`} />}
+      {preview && !error && <img className="image-preview" src={preview} alt={`Preview of the image for ${name}`} />}
       {errorLine}
     </div>
   );
