@@ -217,7 +217,7 @@ function ImageField({
       <p id={statusId} className={uploadError ? 'field-error' : 'field-hint'} role={uploadError ? 'alert' : undefined}>
         {uploadError ?? (uploadImage ? 'PNG, JPEG, GIF or WebP up to 5 MB; or drop an image here. Anyone with its address can see it.' : '')}
       </p>
-      {preview && !error && <img className="image-preview" src={preview} alt={`Preview of the image for ${name}`} />}
+      {preview && !error && <img className="image-preview" width={160} height={120} src={preview} alt={`Preview of the image for ${name}`} />}
       {errorLine}
     </div>
   );
