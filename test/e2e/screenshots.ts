@@ -92,7 +92,9 @@ try {
     await words.page.getByText('Not found in your description: fill it in.').waitFor();
     await settled(words.page);
     // On a phone the top and tab bars stay put, so the shot is of the screen at the extracted fields.
+    // The flagged field took the focus and scrolled the page: a full-page shot starts from the top again.
     if (width === 390) await words.page.getByRole('heading', { name: 'What was understood' }).evaluate((heading) => heading.scrollIntoView());
+    else await words.page.evaluate(() => window.scrollTo(0, 0));
     await words.page.screenshot({ path: `${out}task-form-preview-${width}.png`, fullPage: width > 390 });
     await words.close();
   }
