@@ -65,7 +65,7 @@ export function createMediaService({ store, clock, publicUrl, quotaBytes }: { st
     async content(id: string) {
       const row = await store.content(id);
       if (!row) throw notFound('Media not found');
-      return { contentType: row.content_type, data: Buffer.from(row.data) };
+      return { contentType: row.content_type, data: row.data };
     },
   };
 }
