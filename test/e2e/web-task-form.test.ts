@@ -211,6 +211,28 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     await close();
   });
 
+  it("shows the server's refusal under the field it names", async () => {
+    const person = await personWithProfile(harness, 'refused@example.test', 'refused_user');
+    const { page, assertClean, close } = await openPage(harness, { expected: [{ status: 400, url: /\/v1\/tasks$/ }] });
+    await signIn(page, person, `/agents/${agent.slug}/task`);
+    await page.getByLabel('What you need done').fill('Translate this.');
+    // A character no stored text may hold: only the server knows that rule.
+    await page.getByLabel('sourceText').fill('before\u0000after');
+    await page.getByLabel('targetLanguage').selectOption('French');
+    await page.getByRole('button', { name: 'Send task' }).click();
+    const sourceText = page.getByLabel('sourceText');
+    await page.waitForFunction(() => document.querySelector('[name="sourceText"]')?.getAttribute('aria-invalid') === 'true');
+    const messageId = (await sourceText.getAttribute('aria-describedby'))!.split(' ').pop()!;
+    assert.match((await page.locator(`#${messageId}`).textContent()) ?? '', /U\+0000|NUL|character/i);
+    // Fixing the field clears the refusal, and the task goes.
+    await sourceText.fill('before after');
+    await page.getByRole('button', { name: 'Send task' }).click();
+    const task = await createdTask(harness, page, person);
+    assert.equal(task.input?.sourceText, 'before after');
+    assertClean();
+    await close();
+  });
+
   it('previews a task described in own words, flags the required field it lacks, and sends the corrected fields', async () => {
     const person = await personWithProfile(harness, 'words@example.test', 'words_user');
     const { page, assertClean, close } = await openPage(harness);
