@@ -56,6 +56,16 @@ interface FieldProps {
   uploadImage: ImageUploader | undefined;
 }
 
+/** What every control of a field carries: its identity, state and the texts that describe it. */
+interface ControlAttributes {
+  id: string;
+  name: string;
+  disabled: boolean;
+  'aria-invalid': boolean;
+  'aria-describedby': string;
+  'aria-required': boolean;
+}
+
 function SchemaField(props: FieldProps) {
   const { id, name, definition, value, onChange, error, disabled } = props;
   const control = controlFor(name, definition);
@@ -63,7 +73,7 @@ function SchemaField(props: FieldProps) {
   const errorId = `${id}-error`;
   const describedBy = [definition.description ? hintId : null, errorId].filter(Boolean).join(' ');
   const text = typeof value === 'string' ? value : '';
-  const common = {
+  const common: ControlAttributes = {
     id,
     name,
     disabled,
@@ -158,7 +168,7 @@ function ImageField({
   hint,
   errorLine,
   common,
-}: FieldProps & { label: ReactNode; hint: ReactNode; errorLine: ReactNode; common: Record<string, unknown> }) {
+}: FieldProps & { label: ReactNode; hint: ReactNode; errorLine: ReactNode; common: ControlAttributes }) {
   const fileInput = useRef<HTMLInputElement>(null);
   const [uploading, setUploading] = useState(false);
   const [uploadError, setUploadError] = useState<string | null>(null);
@@ -200,11 +210,11 @@ function ImageField({
     : {};
 
   return (
-    <div className={`field image-field${dragging ? ' image-field-dragging' : ''}`} {...dropHandlers} data-testid={`drop-${id}`}>
+    <div className={`field image-field${dragging ? ' image-field-dragging' : ''}`} {...dropHandlers}>
       {label}
       {hint}
       <div className="image-row">
-        <input {...common} type="url" inputMode="url" placeholder="https://…" value={text} onChange={(e) => onChange(e.target.value)} aria-describedby={`${String(common['aria-describedby'])} ${statusId}`} />
+        <input {...common} type="url" inputMode="url" placeholder="https://…" value={text} onChange={(e) => onChange(e.target.value)} aria-describedby={`${common['aria-describedby']} ${statusId}`} />
         {uploadImage && (
           <>
             <button type="button" className="button" disabled={disabled || uploading} onClick={() => fileInput.current?.click()}>
