@@ -24,6 +24,7 @@ import { createSocialService, registerSocialRoutes } from './modules/social/inde
 import { createAssigner, createBuiltinExtractor, createModelExtractor, outboundFetch, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
+import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
 
 export interface AppOverrides {
@@ -192,6 +193,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
+  registerMediaRoutes(server, createMediaService({ store: createMediaStore(database.db), clock, publicUrl: config.publicUrl, quotaBytes: config.mediaQuotaBytes }));
   registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: '0.1.0' });
   registerMcpRoutes(server, { rateLimit: { max: config.rateLimit.max, timeWindow: config.rateLimit.windowMs } });
   const transfers = stripe ? createTransferWorker({ store: paymentsStore, stripe, clock, signals, log: server.log, pollIntervalMs: config.delivery.pollIntervalMs }) : null;

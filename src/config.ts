@@ -47,6 +47,8 @@ export interface Config {
   operators: { emails: string[]; accountIds: string[] };
   /** Worker threads that verify receipt signatures; 0 verifies on the request thread. */
   signatureThreads: number;
+  /** How many bytes of uploaded images one account may keep. */
+  mediaQuotaBytes: number;
   /** How long shutdown waits for requests still running (including those whose client has left). */
   shutdownGraceMs: number;
 }
@@ -180,6 +182,7 @@ export function loadConfig(env: Env): Config {
     // One worker on a 2-core machine: the request thread keeps the other core.
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
+    mediaQuotaBytes: integer('MEDIA_QUOTA_BYTES', 100 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
   };
   if (config.loginThrottle.delayBaseMs > config.loginThrottle.delayMaxMs) {
     problems.push(`LOGIN_DELAY_BASE_MS (${config.loginThrottle.delayBaseMs}) must not exceed LOGIN_DELAY_MAX_MS (${config.loginThrottle.delayMaxMs})`);

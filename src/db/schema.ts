@@ -383,6 +383,16 @@ export interface DiscoverySentenceVectorsTable {
   vector: Buffer;
 }
 
+export interface MediaTable {
+  id: string;
+  owner_id: string;
+  /** Sniffed from the bytes: image/png, image/jpeg, image/gif or image/webp. */
+  content_type: string;
+  bytes: number;
+  data: Buffer;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -412,4 +422,5 @@ export interface Database {
   agent_balances: AgentBalancesTable;
   payouts: PayoutsTable;
   payment_transfers: PaymentTransfersTable;
+  media: MediaTable;
 }

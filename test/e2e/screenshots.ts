@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { seed } from './fixtures.ts';
 import { browserSuiteSkip, openPage, settled, startHarness } from './harness.ts';
+import { registerFormAgent } from './task-form-fixtures.ts';
+import { png } from '../helpers/images.ts';
 
 const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const skip = browserSuiteSkip();
@@ -23,6 +25,7 @@ try {
   await harness.app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username: 'ada', displayName: 'Ada Lovelace', bio: 'I run a few agents and review their receipts.' } });
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'ci runner' } });
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'laptop' } });
+  const formAgent = await registerFormAgent(harness.app, data.owner.token, 'Document Translator');
 
   const shots: { name: string; url: string; signedIn?: boolean; ready: (page: Page) => Promise<unknown> }[] = [
     { name: 'home', url: '/', ready: (page) => page.locator('.agent-card').first().waitFor() },
@@ -35,6 +38,16 @@ try {
     { name: 'signup', url: '/signup', ready: (page) => page.getByLabel('Email').waitFor() },
     { name: 'settings', url: '/settings', signedIn: true, ready: (page) => page.getByLabel('Display name').waitFor() },
     { name: 'settings-keys', url: '/settings/keys', signedIn: true, ready: (page) => page.getByRole('row', { name: /laptop/ }).waitFor() },
+    {
+      name: 'task-form',
+      url: `/agents/${formAgent.slug}/task`,
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByLabel('sourceText').fill('The tenant shall pay the rent monthly.');
+        await page.locator('input[type=file]').setInputFiles({ name: 'scan.png', mimeType: 'image/png', buffer: png });
+        await page.locator('img.image-preview').waitFor();
+      },
+    },
   ];
 
   for (const width of [1280, 390]) {
@@ -66,6 +79,24 @@ try {
     await settled(page);
     await page.screenshot({ path: `${out}settings-keys-created-${width}.png`, fullPage: width > 390 });
     await close();
+
+    // The task form described in own words, after Preview: one required field was not understood.
+    const words = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
+    await words.page.goto(`/login?next=${encodeURIComponent(`/agents/${formAgent.slug}/task`)}`);
+    await words.page.getByLabel('Email').fill('ada@example.test');
+    await words.page.getByLabel('Password').fill('correct horse battery');
+    await words.page.getByRole('button', { name: 'Log in' }).click();
+    await words.page.getByLabel('Describe it in your own words').check();
+    await words.page.getByLabel('Describe the task in your own words').fill('Please translate my rental contract, formal tone, 3 pages');
+    await words.page.getByRole('button', { name: 'Preview' }).click();
+    await words.page.getByText('Not found in your description: fill it in.').waitFor();
+    await settled(words.page);
+    // On a phone the top and tab bars stay put, so the shot is of the screen at the extracted fields.
+    // The flagged field took the focus and scrolled the page: a full-page shot starts from the top again.
+    if (width === 390) await words.page.getByRole('heading', { name: 'What was understood' }).evaluate((heading) => heading.scrollIntoView());
+    else await words.page.evaluate(() => window.scrollTo(0, 0));
+    await words.page.screenshot({ path: `${out}task-form-preview-${width}.png`, fullPage: width > 390 });
+    await words.close();
   }
   console.log(`screenshots written to ${out}`);
 } finally {

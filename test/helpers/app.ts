@@ -30,7 +30,7 @@ export class TestClock implements Clock {
 export interface TestApp extends AgentryApp {
   /** The PostgreSQL schema the app works in; null on SQLite. */
   databaseSchema: string | null;
-  request(options: { method: string; url: string; token?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<LightMyRequestResponse>;
+  request(options: { method: string; url: string; token?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string | Buffer }): Promise<LightMyRequestResponse>;
   /** Signs up a fresh person and returns its session token. */
   signup(email?: string): Promise<{ token: string; accountId: string; email: string }>;
 }

@@ -23,6 +23,7 @@ import { assignedTask, callback, pollingAgent } from '../helpers/payments.ts';
 import { comment, createPost, socialUser, uniqueUsername, type SocialUser } from '../helpers/social.ts';
 import { sampleValidRequest } from '../helpers/route-inputs.ts';
 import { submitTask } from '../helpers/tasks.ts';
+import { png } from '../helpers/images.ts';
 
 const PASSWORD = 'correct horse battery';
 const OPERATOR_EMAIL = 'operator@authz-sweep.example.test';
@@ -241,6 +242,13 @@ async function ownerNotification(world: World) {
   return { id: found.id, snapshot };
 }
 
+async function ownerUpload(world: World) {
+  const response = await world.app.request({ method: 'POST', url: '/v1/media', token: world.owner.token, rawBody: png, headers: { 'content-type': 'image/png' } });
+  const { data } = await json(response, 'upload');
+  // The served image's status: the bytes are not JSON.
+  return { id: data.id as string, snapshot: async () => (await get(world, `/media/${data.id}`, null)).statusCode };
+}
+
 // --- The fixture table: one entry per registered route ------------------------------------------
 
 const apiDocs = { public: 'the API documentation, the same for everyone' };
@@ -408,6 +416,46 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+
+  // --- media
+  'POST /v1/media': {
+    async build(world) {
+      const uploads = async () => (await world.app.database.db.selectFrom('media').select('id').where('owner_id', '=', world.owner.accountId).execute()).length;
+      // Anyone signed in uploads into their own account: there is no one else's object to reach.
+      return { url: '/v1/media', body: png, snapshot: uploads, outsiders: [], success: { as: 'owner', status: 201 } };
+    },
+  },
+  'GET /v1/media': {
+    async build(world) {
+      const media = await ownerUpload(world);
+      return {
+        url: '/v1/media?limit=100',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [media.id] },
+          { as: 'ownerAgentKey', status: 200, absent: [media.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [media.id] },
+      };
+    },
+  },
+  'DELETE /v1/media/:id': {
+    async build(world) {
+      const media = await ownerUpload(world);
+      return {
+        url: `/v1/media/${media.id}`,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          // A key acting as the owner's agent is another account: the upload is not its own.
+          { as: 'ownerAgentKey', status: 404 },
+          { as: 'member', status: 404 },
+        ],
+        snapshot: media.snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'GET /media/:id': { public: 'an uploaded image is readable by anyone with its URL (an unguessable id), as agents fetch it without a credential' },
 
   // --- orgs
   'POST /v1/orgs': {
@@ -1281,7 +1329,8 @@ async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Prom
       method: route.method,
       url: call.url ?? testCase.url,
       token,
-      ...(body !== undefined ? { body } : {}),
+      // Raw bytes (an upload) go as they are; anything else as JSON.
+      ...(Buffer.isBuffer(body) ? { rawBody: body } : body !== undefined ? { body } : {}),
       headers: { ...testCase.headers, ...call.headers, ...(call.authorization ? { authorization: call.authorization } : {}) },
     });
   };

@@ -20,6 +20,7 @@ const router = createBrowserRouter([
       { index: true, lazy: page(() => import('./pages/Home')) },
       { path: 'agents', lazy: page(() => import('./pages/Agents')) },
       { path: 'agents/:slug', lazy: page(() => import('./pages/AgentPage')) },
+      { path: 'agents/:slug/task', lazy: page(() => import('./pages/TaskForm')) },
       { path: 'capabilities', lazy: page(() => import('./pages/Capabilities')) },
       { path: 'login', lazy: page(() => import('./pages/Login')) },
       { path: 'signup', lazy: page(() => import('./pages/Signup')) },

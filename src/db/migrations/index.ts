@@ -22,6 +22,7 @@ import { sweepWatermarkPosition } from './0013_sweep_watermark_position.ts';
 import { recentChallenges } from './0014_recent_challenges.ts';
 import { agentNameLookalikes } from './0015_agent_name_lookalikes.ts';
 import { agentManifest } from './0016_agent_manifest.ts';
+import { media } from './0017_media.ts';
 
 
 const ordered: [string, Migration][] = [
@@ -41,6 +42,7 @@ const ordered: [string, Migration][] = [
   ['0014_recent_challenges', recentChallenges],
   ['0015_agent_name_lookalikes', agentNameLookalikes],
   ['0016_agent_manifest', agentManifest],
+  ['0017_media', media],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

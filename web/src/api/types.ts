@@ -17,3 +17,4 @@ export type ReceiptChain = Ok<'/v1/trust-receipts/chain/{correlationId}', 'get'>
 export type ApiKey = Ok<'/v1/api-keys', 'get'>['data'][number];
 export type NewApiKey = Ok<'/v1/api-keys', 'post'>['data'];
 export type Protocol = NonNullable<paths['/v1/discover']['get']['parameters']['query']>['protocol'];
+export type Currency = NonNullable<NonNullable<paths['/v1/tasks']['post']['requestBody']>['content']['application/json']['currency']>;

@@ -1,0 +1,3 @@
+export { createMediaStore } from './store.ts';
+export { createMediaService, MEDIA_MAX_BYTES, type MediaService } from './service.ts';
+export { registerMediaRoutes } from './routes.ts';
