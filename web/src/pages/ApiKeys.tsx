@@ -1,44 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
 import type { ApiKey, NewApiKey } from '../api/types';
+import { ConfirmDialog } from '../components/ConfirmDialog';
 import { RequireAccount } from '../components/RequireAccount';
+import { SecretBox } from '../components/SecretBox';
 import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
 import { exactTime, relativeTime } from '../lib/format';
 
-function SecretBox({ created, onDone }: { created: NewApiKey; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => box.current?.focus(), []);
-  return (
-    <div className="secret-box" ref={box} tabIndex={-1} role="region" aria-label="Your new API key">
-      <strong>Key “{created.name}” created.</strong>
-      <div className="secret-row">
-        <code className="mono" data-testid="new-key">
-          {created.key}
-        </code>
-        <button
-          type="button"
-          className="button"
-          onClick={async () => {
-            await navigator.clipboard.writeText(created.key);
-            setCopied(true);
-          }}
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <p>You will not see this again. Store it somewhere safe now; afterwards only its prefix is shown.</p>
-      <button type="button" className="link-button" onClick={onDone}>
-        I have stored it
-      </button>
-    </div>
-  );
-}
-
 function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const client = useQueryClient();
   const revoke = useMutation({
     mutationFn: (id: string) => unwrap(api.DELETE('/v1/api-keys/{id}', { params: { path: { id } } })),
@@ -47,31 +18,20 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () 
       onClose();
     },
   });
-  useEffect(() => {
-    if (apiKey && !dialog.current?.open) dialog.current?.showModal();
-    if (!apiKey && dialog.current?.open) dialog.current.close();
-  }, [apiKey]);
   return (
-    // The browser reports an Escape's close a moment later; by then the dialog may have been opened again.
-    <dialog ref={dialog} onClose={() => !dialog.current?.open && onClose()} aria-labelledby="revoke-title">
-      {apiKey && (
-        <>
-          <h2 id="revoke-title">Revoke “{apiKey.name}”?</h2>
-          <p>
-            Programs using the key <span className="mono">{apiKey.prefix}…</span> stop working at once. This cannot be undone.
-          </p>
-          {revoke.isError && <p className="form-error">{revoke.error.message}</p>}
-          <div className="dialog-actions">
-            <button type="button" className="button" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="button" className="button button-danger" disabled={revoke.isPending} onClick={() => revoke.mutate(apiKey.id)}>
-              Revoke key
-            </button>
-          </div>
-        </>
-      )}
-    </dialog>
+    <ConfirmDialog
+      subject={apiKey}
+      title={`Revoke “${apiKey?.name ?? ''}”?`}
+      confirmLabel="Revoke key"
+      busy={revoke.isPending}
+      error={revoke.isError ? revoke.error.message : null}
+      onConfirm={() => apiKey && revoke.mutate(apiKey.id)}
+      onClose={onClose}
+    >
+      <p>
+        Programs using the key <span className="mono">{apiKey?.prefix}…</span> stop working at once. This cannot be undone.
+      </p>
+    </ConfirmDialog>
   );
 }
 
@@ -109,7 +69,7 @@ function KeysBody() {
         </Link>
       </nav>
       <p className="muted">Keys let your programs call the API as you. Send one as “Authorization: Bearer agk_…”.</p>
-      {created && <SecretBox created={created} onDone={() => setCreated(null)} />}
+      {created && <SecretBox title={`Key “${created.name}” created.`} label="Your new API key" secret={created.key} testId="new-key" onDone={() => setCreated(null)} />}
       <form className="inline-form" onSubmit={create} noValidate>
         <div className="field">
           <label htmlFor="key-name">New key name</label>
