@@ -6,8 +6,9 @@ export function useMyAgents() {
   return useQuery({ queryKey: ['my-agents'], queryFn: () => unwrap(api.GET('/v1/agents', { params: { query: { limit: 100, offset: 0 } } })) });
 }
 
+/** One of them; read again every half minute, as its availability follows its heartbeats. */
 export function useMyAgent(id: string) {
-  return useQuery({ queryKey: ['my-agent', id], queryFn: () => unwrap(api.GET('/v1/agents/{id}', { params: { path: { id } } })) });
+  return useQuery({ queryKey: ['my-agent', id], queryFn: () => unwrap(api.GET('/v1/agents/{id}', { params: { path: { id } } })), refetchInterval: 30_000 });
 }
 
 export const deliveryLabel = (mode: string) => (mode === 'webhook' ? 'webhook' : 'polls');

@@ -235,7 +235,6 @@ function SettingsTab({ agent }: { agent: OwnedAgent }) {
   const remove = useMutation({
     mutationFn: () => unwrap(api.DELETE('/v1/agents/{id}', { params: { path: { id: agent.id } } })),
     onSuccess: () => {
-      client.removeQueries({ queryKey: ['my-agent', agent.id] });
       void client.invalidateQueries({ queryKey: ['my-agents'] });
       navigate('/me/agents', { replace: true });
     },
