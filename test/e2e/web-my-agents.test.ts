@@ -372,7 +372,7 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     assert.deepEqual(stored.json().data, { provider: 'ledger', status: 'active' });
 
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Trust' }).click();
-    await page.getByText('This agent has not proven it holds its registration key').waitFor();
+    await page.getByText('It was registered without a public key.').waitFor();
     assert.equal(await page.getByRole('link', { name: 'See its public page' }).getAttribute('href'), `/agents/${agent.slug}`);
     await assertAccessible(page, 'trust tab');
     assertClean();

@@ -172,7 +172,7 @@ export function AgentFields({
         <legend>What it does</legend>
         <fieldset className="field checkbox-group" aria-describedby="agent-categories-message">
           <legend className="label">Categories</legend>
-          <div className="checkbox-row">
+          <div className="checkbox-grid">
             {catalogueCategories.map((category) => (
               <label key={category.slug} className="checkbox">
                 <input

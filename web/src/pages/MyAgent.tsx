@@ -130,7 +130,7 @@ function Overview({ agent }: { agent: OwnedAgent }) {
         <h2>Recent tasks</h2>
         <AgentTasks agentId={agent.id} mode="overview" deliveryMode={agent.deliveryMode} />
         <h2>Trust by task class</h2>
-        <TrustClasses pubkey={agent.keyVerified ? agent.registrationPubkey : null} />
+        <AgentTrust agent={agent} />
       </div>
       <aside className="card" aria-label="Status">
         <dl className="facts">
@@ -163,6 +163,14 @@ function Overview({ agent }: { agent: OwnedAgent }) {
       </aside>
     </div>
   );
+}
+
+/** Trust of the agent's key, or why it has none. */
+function AgentTrust({ agent }: { agent: OwnedAgent }) {
+  if (!agent.registrationPubkey) {
+    return <p className="muted">It was registered without a public key. Trust is scored per key (receipts are signed with it), so it carries none.</p>;
+  }
+  return <TrustClasses pubkey={agent.keyVerified ? agent.registrationPubkey : null} />;
 }
 
 function taskError(task: AgentTask): { code?: string; message?: string } {
@@ -376,7 +384,7 @@ function DeliveryTab({ agent }: { agent: OwnedAgent }) {
       </form>
 
       <h2>Webhook signing secret</h2>
-      {secret && <SecretBox title="New webhook signing secret" label="The new webhook signing secret" secret={secret} testId="webhook-secret" onDone={() => setSecret(null)} />}
+      {secret && <SecretBox title="New webhook signing secret" label="The new webhook signing secret" secret={secret} testId="webhook-secret" afterwards="afterwards you can only replace it with a new one (Delivery, Rotate secret)" onDone={() => setSecret(null)} />}
       <p className="muted">
         {agent.hasWebhookSecret
           ? 'Deliveries are signed with a secret (Standard Webhooks). Rotating replaces it at once: deliveries signed with the old one stop.'
@@ -415,7 +423,7 @@ function TrustTab({ agent }: { agent: OwnedAgent }) {
         Trust comes from verified outcome receipts other agents sign about this agent’s key.{' '}
         <Link to={`/agents/${encodeURIComponent(agent.slug)}`}>See its public page</Link> for the receipts themselves.
       </p>
-      <TrustClasses pubkey={agent.keyVerified ? agent.registrationPubkey : null} />
+      <AgentTrust agent={agent} />
     </div>
   );
 }
