@@ -76,7 +76,7 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     await page.locator('#agent-name-message').getByText('Give the agent a name').waitFor();
     await page.locator('#agent-protocols-message').getByText('Choose at least one protocol').waitFor();
     await page.locator('#agent-categories-message').getByText('Choose at least one category').waitFor();
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'agent-name');
+    await page.waitForFunction(() => document.activeElement?.id === 'agent-name');
 
     await page.keyboard.type('Clause Checker');
     await type('One-line description', 'Checks contract clauses against the law of a country');
