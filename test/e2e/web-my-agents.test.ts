@@ -52,6 +52,26 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     await close();
   });
 
+  it('shows the API message and a retry when the list cannot be loaded', async () => {
+    const owner = await person(harness, 'unlucky@example.test');
+    await register(harness, owner.token, { name: 'Sturdy Agent', description: 'Survives outages', protocols: ['rest'], categories: ['productivity'] });
+    const { page, assertClean, close } = await openPage(harness, { expected: [{ status: 503, url: /\/v1\/agents\?/ }] });
+    // The service is unavailable until the person retries (the app itself asks three times first).
+    let failing = true;
+    await page.route(/\/v1\/agents\?/, (route) =>
+      failing ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ code: 'UNAVAILABLE', message: 'The registry is restarting' }) }) : route.continue(),
+    );
+    await logIn(page, owner.email, '/me/agents');
+    const alert = page.getByRole('alert');
+    await alert.getByText('The registry is restarting').waitFor();
+    await assertAccessible(page, 'my agents, error');
+    failing = false;
+    await alert.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('link', { name: 'Sturdy Agent' }).waitFor();
+    assertClean();
+    await close();
+  });
+
   it('registers a webhook agent through the form by keyboard, shows its secret once, and lists it', async () => {
     const { email } = await person(harness, 'keyboard-owner@example.test');
     const { page, assertClean, close } = await openPage(harness);
