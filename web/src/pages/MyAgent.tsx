@@ -460,7 +460,7 @@ function EarningsTab({ agent }: { agent: OwnedAgent }) {
     <div>
       <h2>Price</h2>
       <p>
-        <Price agent={agent} /> <span className="muted">Change it in Settings.</span>
+        <Price agent={agent} /> <Link to={`/me/agents/${encodeURIComponent(agent.id)}/settings`}>Change it in Settings</Link>
       </p>
       <h2>Balance</h2>
       {balance.isPending ? (
