@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { newAgentKey, proveKey } from '../helpers/agents.ts';
 import { seed } from './fixtures.ts';
 import { browserSuiteSkip, openPage, settled, startHarness } from './harness.ts';
 import { registerFormAgent } from './task-form-fixtures.ts';
@@ -19,6 +20,42 @@ if (skip) {
 mkdirSync(out, { recursive: true });
 
 const harness = await startHarness();
+
+/** Two agents of the signed-in person: a webhook agent with an input schema, and a paid poller with tasks and earnings. */
+async function myAgents(token: string) {
+  const call = async (method: string, url: string, body?: unknown, as: string | null = token) => {
+    const response = await harness.app.request({ method, url, token: as, body });
+    if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+    return response.json().data;
+  };
+  const key = newAgentKey();
+  const checker = await call('POST', '/v1/agents', {
+    name: 'Clause Checker',
+    description: 'Checks contract clauses against the law of a country',
+    longDescription: 'Reads **contracts** and lists the clauses that carry risk.',
+    endpoint: 'https://clauses.example.com/tasks',
+    protocols: ['rest', 'mcp'],
+    categories: ['legal', 'contract-law'],
+    capabilities: ['legal-review', 'clause-extraction'],
+    tags: ['contracts'],
+    version: '1.4.0',
+    pricePerTaskCents: 250,
+    currency: 'eur',
+    docsUrl: 'https://docs.example.com/clauses',
+    pubkey: key.pubkey,
+    inputSchema: { country: { type: 'string', required: true, enum: ['de', 'fr', 'uk'], description: 'Whose law to check against' }, strict: { type: 'boolean', default: true, description: 'Flag every unusual clause' } },
+  });
+  await proveKey(harness.app, token, checker.id, key);
+  const digest = await call('POST', '/v1/agents', { name: 'Meeting Digest', description: 'Turns meeting minutes into decisions and actions', protocols: ['rest'], categories: ['productivity'], capabilities: ['summarization'], pricePerTaskCents: 50 });
+  await call('POST', `/v1/agents/${digest.id}/heartbeat`, { status: 'available', load: 0.3 });
+  await call('POST', '/v1/api-keys', { name: 'digest worker', agentId: digest.id });
+  const requester = await harness.app.signup('requester@example.test');
+  await call('POST', '/v1/tasks', { title: 'Summarise the minutes of Monday', description: 'Summarise the minutes of Monday', agentId: digest.id, maxPriceCents: 100 }, requester.token);
+  const [taken] = await call('GET', `/v1/agents/${digest.id}/tasks/poll?wait=0`);
+  await call('POST', `/v1/tasks/${taken.taskId}/callback`, { taskToken: taken.taskToken, result: { decisions: 3 } }, null);
+  await call('POST', '/v1/tasks', { title: 'Summarise the budget meeting', description: 'Summarise the budget meeting', agentId: digest.id, maxPriceCents: 100 }, requester.token);
+  return { checker: checker.id as string, digest: digest.id as string };
+}
 try {
   const data = await seed(harness.app, { hostile: false });
   const person = await harness.app.signup('ada@example.test');
@@ -26,6 +63,7 @@ try {
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'ci runner' } });
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'laptop' } });
   const formAgent = await registerFormAgent(harness.app, data.owner.token, 'Document Translator');
+  const mine = await myAgents(person.token);
 
   const shots: { name: string; url: string; signedIn?: boolean; ready: (page: Page) => Promise<unknown> }[] = [
     { name: 'home', url: '/', ready: (page) => page.locator('.agent-card').first().waitFor() },
@@ -48,6 +86,14 @@ try {
         await page.locator('img.image-preview').waitFor();
       },
     },
+    { name: 'my-agents', url: '/me/agents', signedIn: true, ready: (page) => page.getByRole('link', { name: 'Clause Checker' }).waitFor() },
+    { name: 'my-agents-new', url: '/me/agents/new', signedIn: true, ready: (page) => page.getByLabel('Productivity').waitFor() },
+    { name: 'my-agent-overview', url: `/me/agents/${mine.digest}`, signedIn: true, ready: (page) => page.getByRole('row', { name: /minutes/ }).waitFor() },
+    { name: 'my-agent-settings', url: `/me/agents/${mine.checker}/settings`, signedIn: true, ready: (page) => page.getByRole('region', { name: 'Preview of the task form' }).waitFor() },
+    { name: 'my-agent-keys', url: `/me/agents/${mine.digest}/keys`, signedIn: true, ready: (page) => page.getByRole('row', { name: /digest worker/ }).waitFor() },
+    { name: 'my-agent-delivery', url: `/me/agents/${mine.digest}/delivery`, signedIn: true, ready: (page) => page.getByText('waiting for the agent to poll').waitFor() },
+    { name: 'my-agent-trust', url: `/me/agents/${mine.checker}/trust`, signedIn: true, ready: (page) => page.getByText(/No verified outcome receipts yet/).waitFor() },
+    { name: 'my-agent-earnings', url: `/me/agents/${mine.digest}/earnings`, signedIn: true, ready: (page) => page.getByText('$0.49').waitFor() },
   ];
 
   for (const width of [1280, 390]) {
@@ -78,6 +124,17 @@ try {
     await page.getByTestId('new-key').waitFor();
     await settled(page);
     await page.screenshot({ path: `${out}settings-keys-created-${width}.png`, fullPage: width > 390 });
+    // A new webhook agent's signing secret, the one time it is shown.
+    await page.goto('/me/agents/new');
+    await page.getByLabel('Name', { exact: true }).fill(`Deed Reader ${width}`);
+    await page.getByLabel('One-line description').fill('Reads property deeds and lists the owners');
+    await page.getByLabel('Endpoint (optional)').fill('https://deeds.example.com/tasks');
+    await page.getByLabel('REST', { exact: true }).check();
+    await page.getByLabel('Legal & Compliance').check();
+    await page.getByRole('button', { name: 'Register agent' }).click();
+    await page.getByTestId('webhook-secret').waitFor();
+    await settled(page);
+    await page.screenshot({ path: `${out}my-agents-registered-${width}.png`, fullPage: width > 390 });
     await close();
 
     // The task form described in own words, after Preview: one required field was not understood.

@@ -26,3 +26,11 @@ export const UserIcon = () => (
     <path d="M4 21c1.5-4 4.5-6 8-6s6.5 2 8 6" />
   </svg>
 );
+export const AgentIcon = () => (
+  <svg {...base}>
+    <rect x="4" y="8" width="16" height="12" rx="2" />
+    <path d="M12 4v4" />
+    <circle cx="9" cy="14" r="1" />
+    <circle cx="15" cy="14" r="1" />
+  </svg>
+);

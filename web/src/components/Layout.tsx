@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, ScrollRestoration, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useAccount, useProfile } from '../session';
-import { GridIcon, HomeIcon, SearchIcon, UserIcon } from './Icons';
+import { AgentIcon, GridIcon, HomeIcon, SearchIcon, UserIcon } from './Icons';
 import { LogOutButton } from './LogOutButton';
 
 function isTyping(target: EventTarget | null): boolean {
@@ -90,6 +90,7 @@ function AccountMenu() {
         <div className="menu-panel" id="account-menu" ref={panel}>
           <p className="menu-name">{name}</p>
           {!profile.data && profile.isSuccess && <Link to="/signup/profile">Create your profile</Link>}
+          <Link to="/me/agents">My agents</Link>
           <Link to="/settings">Settings</Link>
           <Link to="/settings/keys">API keys</Link>
           <LogOutButton className="link-button" />
@@ -114,6 +115,7 @@ export function Layout() {
         <nav aria-label="Main" className="topbar-nav">
           <NavLink to="/agents">Discover</NavLink>
           <NavLink to="/capabilities">Capabilities</NavLink>
+          <NavLink to="/me/agents">My agents</NavLink>
         </nav>
         <AccountMenu />
       </header>
@@ -132,6 +134,10 @@ export function Layout() {
         <NavLink to="/capabilities">
           <GridIcon />
           Catalogue
+        </NavLink>
+        <NavLink to="/me/agents">
+          <AgentIcon />
+          My agents
         </NavLink>
         <NavLink to={account.data ? '/settings' : '/login'}>
           <UserIcon />

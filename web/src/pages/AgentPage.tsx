@@ -5,8 +5,9 @@ import { api, ApiError, unwrap } from '../api/client';
 import type { AgentDetail, StoredReceipt } from '../api/types';
 import { AvailabilityDot, Chips, Price, Trust } from '../components/AgentBits';
 import { Markdown } from '../components/Markdown';
+import { TrustClasses } from '../components/TrustClasses';
 import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
-import { exactTime, formatNumber, relativeTime, safeHttpUrl } from '../lib/format';
+import { exactTime, relativeTime, safeHttpUrl } from '../lib/format';
 
 export default function AgentPage() {
   const { slug = '' } = useParams();
@@ -94,11 +95,6 @@ export default function AgentPage() {
 
 function TrustSection({ agent }: { agent: AgentDetail }) {
   const pubkey = agent.keyVerified ? agent.registrationPubkey : null;
-  const trust = useQuery({
-    queryKey: ['trust', pubkey],
-    enabled: pubkey !== null,
-    queryFn: () => unwrap(api.GET('/v1/trust', { params: { query: { pubkey: pubkey! } } })),
-  });
   const receipts = useQuery({
     queryKey: ['receipts', pubkey],
     enabled: pubkey !== null,
@@ -107,36 +103,7 @@ function TrustSection({ agent }: { agent: AgentDetail }) {
   return (
     <section aria-labelledby="trust-heading">
       <h2 id="trust-heading">Trust by task class</h2>
-      {pubkey === null ? (
-        <p className="muted">This agent has not proven it holds its registration key, so no receipts count for it yet.</p>
-      ) : trust.isPending ? (
-        <SkeletonRows count={1} label="Loading trust" />
-      ) : trust.isError ? (
-        <ErrorState error={trust.error} onRetry={() => void trust.refetch()} />
-      ) : trust.data.data.classes.length === 0 ? (
-        <p className="muted">No verified outcome receipts yet: trust is the neutral 0.50.</p>
-      ) : (
-        <table className="data">
-          <thead>
-            <tr>
-              <th scope="col">Task class</th>
-              <th scope="col">Trust</th>
-              <th scope="col">Receipts</th>
-              <th scope="col">Issuers</th>
-            </tr>
-          </thead>
-          <tbody>
-            {trust.data.data.classes.map((c) => (
-              <tr key={c.taskClass}>
-                <td className="mono">{c.taskClass}</td>
-                <td>{c.score.toFixed(2)}</td>
-                <td>{formatNumber(c.receipts)}</td>
-                <td>{formatNumber(c.issuers)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <TrustClasses pubkey={pubkey} />
       {pubkey !== null && (
         <>
           <h2>Recent receipts</h2>

@@ -1,104 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError, unwrap } from '../api/client';
-import type { ApiKey, NewApiKey } from '../api/types';
+import { ApiKeysPanel } from '../components/ApiKeysPanel';
 import { RequireAccount } from '../components/RequireAccount';
-import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
-import { exactTime, relativeTime } from '../lib/format';
-
-function SecretBox({ created, onDone }: { created: NewApiKey; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => box.current?.focus(), []);
-  return (
-    <div className="secret-box" ref={box} tabIndex={-1} role="region" aria-label="Your new API key">
-      <strong>Key “{created.name}” created.</strong>
-      <div className="secret-row">
-        <code className="mono" data-testid="new-key">
-          {created.key}
-        </code>
-        <button
-          type="button"
-          className="button"
-          onClick={async () => {
-            await navigator.clipboard.writeText(created.key);
-            setCopied(true);
-          }}
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <p>You will not see this again. Store it somewhere safe now; afterwards only its prefix is shown.</p>
-      <button type="button" className="link-button" onClick={onDone}>
-        I have stored it
-      </button>
-    </div>
-  );
-}
-
-function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const client = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: (id: string) => unwrap(api.DELETE('/v1/api-keys/{id}', { params: { path: { id } } })),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ['api-keys'] });
-      onClose();
-    },
-  });
-  useEffect(() => {
-    if (apiKey && !dialog.current?.open) dialog.current?.showModal();
-    if (!apiKey && dialog.current?.open) dialog.current.close();
-  }, [apiKey]);
-  return (
-    // The browser reports an Escape's close a moment later; by then the dialog may have been opened again.
-    <dialog ref={dialog} onClose={() => !dialog.current?.open && onClose()} aria-labelledby="revoke-title">
-      {apiKey && (
-        <>
-          <h2 id="revoke-title">Revoke “{apiKey.name}”?</h2>
-          <p>
-            Programs using the key <span className="mono">{apiKey.prefix}…</span> stop working at once. This cannot be undone.
-          </p>
-          {revoke.isError && <p className="form-error">{revoke.error.message}</p>}
-          <div className="dialog-actions">
-            <button type="button" className="button" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="button" className="button button-danger" disabled={revoke.isPending} onClick={() => revoke.mutate(apiKey.id)}>
-              Revoke key
-            </button>
-          </div>
-        </>
-      )}
-    </dialog>
-  );
-}
 
 function KeysBody() {
-  const client = useQueryClient();
-  const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => unwrap(api.GET('/v1/api-keys', { params: { query: { limit: 100, offset: 0 } } })) });
-  const [name, setName] = useState('');
-  const [created, setCreated] = useState<NewApiKey | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const create = async (event: FormEvent) => {
-    event.preventDefault();
-    if (!name.trim()) {
-      setError(new ApiError(400, 'BAD_REQUEST', 'Give the key a name', [{ path: '/body/name', message: 'Give the key a name' }]));
-      return;
-    }
-    setError(null);
-    try {
-      const { data } = await unwrap(api.POST('/v1/api-keys', { body: { name: name.trim() } }));
-      setCreated(data);
-      setName('');
-      void client.invalidateQueries({ queryKey: ['api-keys'] });
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : new ApiError(0, 'UNKNOWN', String(caught)));
-    }
-  };
-  const nameError = error?.forField('name') ?? (name.length > 100 ? 'At most 100 characters' : null);
   return (
     <div className="page">
       <h1>API keys</h1>
@@ -108,69 +13,7 @@ function KeysBody() {
           API keys
         </Link>
       </nav>
-      <p className="muted">Keys let your programs call the API as you. Send one as “Authorization: Bearer agk_…”.</p>
-      {created && <SecretBox created={created} onDone={() => setCreated(null)} />}
-      <form className="inline-form" onSubmit={create} noValidate>
-        <div className="field">
-          <label htmlFor="key-name">New key name</label>
-          <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. laptop" aria-describedby="key-name-message" aria-invalid={Boolean(nameError)} />
-        </div>
-        <button className="button button-primary" type="submit">
-          Create key
-        </button>
-      </form>
-      <p id="key-name-message" className="field-error">
-        {nameError ?? (error && !error.forField('name') ? error.message : null)}
-      </p>
-      <h2>Your keys</h2>
-      {keys.isPending ? (
-        <SkeletonRows count={2} label="Loading keys" />
-      ) : keys.isError ? (
-        <ErrorState error={keys.error} onRetry={() => void keys.refetch()} />
-      ) : keys.data.data.length === 0 ? (
-        <EmptyState title="No API keys yet.">
-          <p className="muted">Create one above to call the API from a program.</p>
-        </EmptyState>
-      ) : (
-        <table className="data">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.data.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td className="mono">{key.prefix}…</td>
-                <td>
-                  <time dateTime={key.createdAt} title={exactTime(key.createdAt)}>
-                    {relativeTime(key.createdAt)}
-                  </time>
-                </td>
-                <td>{key.lastUsedAt ? <time dateTime={key.lastUsedAt} title={exactTime(key.lastUsedAt)}>{relativeTime(key.lastUsedAt)}</time> : 'never'}</td>
-                <td>
-                  {key.revokedAt ? (
-                    <span className="badge">revoked</span>
-                  ) : (
-                    // A fresh object, so a click opens the dialog again even before the last close has been reported.
-                    <button type="button" className="button button-danger" onClick={() => setRevoking({ ...key })} aria-label={`Revoke ${key.name}`}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <RevokeDialog apiKey={revoking} onClose={() => setRevoking(null)} />
+      <ApiKeysPanel intro={<p className="muted">Keys let your programs call the API as you. Send one as “Authorization: Bearer agk_…”.</p>} />
     </div>
   );
 }
