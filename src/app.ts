@@ -15,6 +15,7 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, createLoginThrottle, createPrincipalCache, registerAuthRoutes } from './modules/auth/index.ts';
 import { createOidcVerifier, type OidcVerifier } from './modules/auth/oidc.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
+import { createEventsService, createEventsStore, type EventsService, registerEventsRoutes } from './modules/events/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
 import { registerAgentCardRoute } from './modules/a2a/index.ts';
 import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, registerReceiptsRoutes } from './modules/receipts/index.ts';
@@ -56,6 +57,8 @@ export interface AgentryApp {
   deliveryWorker: DeliveryWorker;
   /** The Stripe transfer worker, when Stripe is configured. */
   transferWorker: TransferWorker | null;
+  /** GET /v1/events; tests with a manual clock run its prune pass when they need one. */
+  events: EventsService;
   close(): Promise<void>;
 }
 
@@ -83,6 +86,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ...(overrides.databaseSchema ? { schema: overrides.databaseSchema } : {}),
     onError: reportSignalError,
   });
+  // Triggers raise signals in SQL (task status events); on SQLite this process hands them on.
+  database.relaySqlSignals((channel, payload) => void signals.publish(channel, payload).catch(reportSignalError));
 
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
 
@@ -161,6 +166,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
   });
   const tasks = createTasksService({ store: tasksStore, clock, registry, trust: receipts, assigner, signals, settlement: payments.settlement });
+  const events = createEventsService({
+    store: createEventsStore(database.db),
+    signals,
+    clock,
+    ...config.events,
+    onError: (error) => log?.error({ err: error }, 'events: a read or prune failed; streams look again shortly'),
+  });
   const social = createSocialService({
     database,
     clock,
@@ -194,6 +206,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerReceiptsRoutes(server, receipts);
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
+  registerEventsRoutes(server, events);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
   registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: '0.1.0' });
   registerMcpRoutes(server, { rateLimit: { max: config.rateLimit.max, timeWindow: config.rateLimit.windowMs } });
@@ -210,6 +223,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
   });
 
+  // Open event streams would keep their connections, and so the server's close, waiting forever.
+  server.addHook('preClose', async () => events.stop());
   server.addHook('onClose', async () => {
     // Requests whose clients left are no longer tracked by the HTTP server but may still be running.
     await waitForRequestsToFinish(server, config.shutdownGraceMs);
@@ -230,6 +245,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await deliveries.start();
   transfers?.start();
   evidenceSweep.start();
+  events.start();
 
-  return { server, routes, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, deliveryWorker: deliveries, transferWorker: transfers, close: () => server.close() };
+  return { server, routes, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, deliveryWorker: deliveries, transferWorker: transfers, events, close: () => server.close() };
 }
