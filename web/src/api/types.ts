@@ -17,3 +17,6 @@ export type ReceiptChain = Ok<'/v1/trust-receipts/chain/{correlationId}', 'get'>
 export type ApiKey = Ok<'/v1/api-keys', 'get'>['data'][number];
 export type NewApiKey = Ok<'/v1/api-keys', 'post'>['data'];
 export type Protocol = NonNullable<paths['/v1/discover']['get']['parameters']['query']>['protocol'];
+export type Task = Ok<'/v1/tasks/{id}', 'get'>['data'];
+export type TaskStatus = Task['status'];
+export type OwnedAgent = Ok<'/v1/agents', 'get'>['data'][number];
