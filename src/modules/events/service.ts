@@ -3,6 +3,10 @@
  * (raised by the database triggers that record events, on whichever node made the change), reads
  * the account's new rows, and writes them out. A timer looks again now and then in case a signal
  * was lost; signals carry no data, the table is the record.
+ *
+ * A stream sends every row of its account whatever its `type`: another kind of event (social
+ * notifications) needs only rows of its own type in `account_events`, written in its cause's
+ * transaction, and the `events` signal with the account id.
  */
 import { PassThrough } from 'node:stream';
 import { RESYNC_CHANNEL, type Signals } from '../../db/signals.ts';
