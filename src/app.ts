@@ -14,6 +14,7 @@ import { defaultWebRoot } from './http/web-app.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createAuthService, createAuthStore, createLoginThrottle, createOidcVerifier, createPrincipalCache, type OidcVerifier, registerAuthRoutes } from './modules/auth/index.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
+import { createEventsService, createEventsStore, type EventsService, registerEventsRoutes } from './modules/events/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
 import { registerAgentCardRoute } from './modules/a2a/index.ts';
 import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, createSignatureVerifier, registerReceiptsRoutes } from './modules/receipts/index.ts';
@@ -54,6 +55,8 @@ export interface AgentryApp {
   deliveryWorker: DeliveryWorker;
   /** The Stripe transfer worker, when Stripe is configured. */
   transferWorker: TransferWorker | null;
+  /** GET /v1/events; tests with a manual clock run its prune pass when they need one. */
+  events: EventsService;
   close(): Promise<void>;
 }
 
@@ -81,6 +84,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ...(overrides.databaseSchema ? { schema: overrides.databaseSchema } : {}),
     onError: reportSignalError,
   });
+  // Triggers raise signals in SQL (task status events); on SQLite this process hands them on.
+  database.relaySqlSignals((channel, payload) => void signals.publish(channel, payload).catch(reportSignalError));
 
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
 
@@ -159,6 +164,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
   });
   const tasks = createTasksService({ store: tasksStore, clock, registry, trust: receipts, assigner, signals, settlement: payments.settlement });
+  const events = createEventsService({
+    store: createEventsStore(database.db),
+    signals,
+    clock,
+    ...config.events,
+    onError: (error) => log?.error({ err: error }, 'events: a read or prune failed; streams look again shortly'),
+  });
   const social = createSocialService({
     database,
     clock,
@@ -192,6 +204,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerReceiptsRoutes(server, receipts);
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
+  registerEventsRoutes(server, events);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
   registerMediaRoutes(server, createMediaService({ store: createMediaStore(database.db), clock, publicUrl: config.publicUrl, quotaBytes: config.mediaQuotaBytes }));
   registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: '0.1.0' });
@@ -209,6 +222,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
   });
 
+  // Open event streams would keep their connections, and so the server's close, waiting forever.
+  server.addHook('preClose', async () => events.stop());
   server.addHook('onClose', async () => {
     // Requests whose clients left are no longer tracked by the HTTP server but may still be running.
     await waitForRequestsToFinish(server, config.shutdownGraceMs);
@@ -229,6 +244,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await deliveries.start();
   transfers?.start();
   evidenceSweep.start();
+  events.start();
 
-  return { server, routes, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, deliveryWorker: deliveries, transferWorker: transfers, close: () => server.close() };
+  return { server, routes, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, deliveryWorker: deliveries, transferWorker: transfers, events, close: () => server.close() };
 }

@@ -51,6 +51,8 @@ export interface Config {
   mediaQuotaBytes: number;
   /** How long shutdown waits for requests still running (including those whose client has left). */
   shutdownGraceMs: number;
+  /** GET /v1/events: how long events stay replayable, streams per account on a node, the keep-alive comment's interval. */
+  events: { retentionMinutes: number; maxStreamsPerAccount: number; heartbeatSeconds: number };
 }
 
 export type TrustProxy = false | { hops: number } | { proxies: string[] };
@@ -183,6 +185,11 @@ export function loadConfig(env: Env): Config {
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
     mediaQuotaBytes: integer('MEDIA_QUOTA_BYTES', 100 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    events: {
+      retentionMinutes: integer('EVENTS_RETENTION_MINUTES', 60, 1, 7 * 24 * 60),
+      maxStreamsPerAccount: integer('EVENTS_MAX_STREAMS_PER_ACCOUNT', 10, 1, 1000),
+      heartbeatSeconds: integer('EVENTS_HEARTBEAT_SECONDS', 20, 1, 300),
+    },
   };
   if (config.loginThrottle.delayBaseMs > config.loginThrottle.delayMaxMs) {
     problems.push(`LOGIN_DELAY_BASE_MS (${config.loginThrottle.delayBaseMs}) must not exceed LOGIN_DELAY_MAX_MS (${config.loginThrottle.delayMaxMs})`);

@@ -5,7 +5,7 @@ import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, Sqlite
 import pg from 'pg';
 import { dialectOf, sqlitePath, type DialectName } from './dialect.ts';
 import { migrationProvider } from './migrations/index.ts';
-import { configureSqlite } from './sqlite-pragmas.ts';
+import { configureSqlite, type SqlSignalListener } from './sqlite-pragmas.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -18,6 +18,12 @@ export interface DatabaseHandle {
   sqliteFile: string | null;
   /** Runs `work` in one transaction: everything it writes lands together or not at all. */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Hands the signals that SQL raises (triggers calling `agentry_signal`) to `listener`: on SQLite
+   * they come from this process's connection; on PostgreSQL they travel by NOTIFY from the database
+   * itself and reach the signal bus without this.
+   */
+  relaySqlSignals(listener: SqlSignalListener): void;
   /** Runs pending migrations, all of them or up to and including `through` (tests of a migration). */
   migrate(through?: string): Promise<string[]>;
   close(): Promise<void>;
@@ -37,13 +43,17 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     throw new Error(`invalid PostgreSQL schema name "${schema}"`);
   }
   const file = dialect === 'sqlite' ? sqlitePath(options.url) : null;
-  const db = file === null ? openPostgres(options, schema) : openSqlite(file);
+  let sqlSignalListener: SqlSignalListener = () => {};
+  const db = file === null ? openPostgres(options, schema) : openSqlite(file, (channel, payload) => sqlSignalListener(channel, payload));
 
   return {
     db,
     dialect,
     sqliteFile: file === ':memory:' ? null : file,
     transaction: (work) => db.transaction().execute(work),
+    relaySqlSignals(listener) {
+      if (dialect === 'sqlite') sqlSignalListener = listener;
+    },
     async migrate(through) {
       if (dialect === 'postgres' && schema !== 'public') {
         await db.schema.createSchema(schema).ifNotExists().execute();
@@ -67,13 +77,13 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
  * its owner's alone: folders 0700, the file 0600 (created empty before SQLite opens it; SQLite gives
  * the -wal and -shm files the database file's permissions). Existing files and folders keep theirs.
  */
-function openSqlite(path: string): Db {
+function openSqlite(path: string, onSignal: SqlSignalListener): Db {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     closeSync(openSync(path, 'a', 0o600));
   }
   const sqlite = new SQLite(path);
-  configureSqlite(sqlite);
+  configureSqlite(sqlite, onSignal);
   return new Kysely<Database>({ dialect: immediateTransactions({ database: withStatementCache(sqlite) }) });
 }
 
@@ -130,7 +140,9 @@ function openPostgres(options: DatabaseOptions, schema: string): Db {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
-    options: `-c search_path=${schema}`,
+    // The namespace names this schema's signal channels for signals raised in SQL (agentry_signal),
+    // as src/db/signals.ts names them for this schema's app.
+    options: `-c search_path=${schema}${schema === 'public' ? '' : ` -c agentry.signal_namespace=${schema}`}`,
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});

@@ -293,6 +293,22 @@ export interface TasksTable {
   price_cents: number | null;
 }
 
+/** Recent events of an account (task status changes), written by triggers; see migration 0018. */
+export interface AccountEventsTable {
+  id: Generated<number>;
+  account_id: string;
+  /** `task.status` */
+  type: string;
+  /** JSON object sent as the event's data. */
+  data: string;
+  created_at: string;
+}
+
+export interface AccountEventsHorizonTable {
+  /** The highest event id pruned: a Last-Event-ID below it may have missed events. */
+  pruned_through: number | string;
+}
+
 export interface TaskDeliveriesTable {
   id: string;
   task_id: string;
@@ -408,6 +424,8 @@ export interface Database {
   trust_evidence_sweep: TrustEvidenceSweepTable;
   tasks: TasksTable;
   task_deliveries: TaskDeliveriesTable;
+  account_events: AccountEventsTable;
+  account_events_horizon: AccountEventsHorizonTable;
   posts: PostsTable;
   post_votes: PostVotesTable;
   comments: CommentsTable;

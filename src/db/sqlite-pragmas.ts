@@ -1,7 +1,21 @@
 import type SQLite from 'better-sqlite3';
 
-/** Every connection to the database file, on any thread, runs with the same settings. */
-export function configureSqlite(sqlite: SQLite.Database): void {
+/** Hears the signals that SQL raises (triggers call `agentry_signal(channel, payload)`). */
+export type SqlSignalListener = (channel: string, payload: string) => void;
+
+/**
+ * Every connection to the database file, on any thread, runs with the same settings. Each defines
+ * `agentry_signal`, which triggers call, so any connection may write the tables that have them; a
+ * connection without a listener (a worker thread) lets the signal go, and readers find the change
+ * on their next regular look.
+ */
+export function configureSqlite(sqlite: SQLite.Database, onSignal: SqlSignalListener = () => {}): void {
+  sqlite.function('agentry_signal', { deterministic: false }, (channel: unknown, payload: unknown) => {
+    // Called inside the statement: listeners run once it is done, and any read they start waits
+    // for the connection, so after the transaction ends.
+    queueMicrotask(() => onSignal(String(channel), String(payload ?? '')));
+    return null;
+  });
   sqlite.pragma('journal_mode = WAL');
   // FULL: a committed write survives power loss, which the registry and ledger promise.
   sqlite.pragma('synchronous = FULL');

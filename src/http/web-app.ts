@@ -13,12 +13,15 @@ const notPages = /^\/(v1|docs|openapi\.json|health|ready|media|assets)(\/|$|\?)/
 /** A last segment with a dot asks for a file (favicon.ico, robots.txt), not for a page. */
 const fileLike = /\/[^/?]*\.[^/?]*(\?|$)/;
 
-/** Scripts and styles come only from this origin; the app sets no inline script and loads nothing from elsewhere. */
+/**
+ * Scripts and styles come only from this origin; the app sets no inline script. Images may also come
+ * over HTTPS from elsewhere: a task's result may name images, which its page shows (without a referrer).
+ */
 export const pageContentSecurityPolicy = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: https:",
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",

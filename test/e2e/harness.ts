@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { defaultWebRoot } from '../../src/http/web-app.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -63,6 +63,11 @@ export interface WatchedPage {
   close(): Promise<void>;
 }
 
+/** GET /v1/events: a response that stays open while the page lives, and that the browser aborts when it leaves. */
+const isEventStream = (request: Request) => new URL(request.url()).pathname === '/v1/events';
+/** Requests of each page still waiting for their answer, event streams aside. */
+const pending = new WeakMap<Page, Set<Request>>();
+
 export async function openPage(harness: Harness, options: { width?: number; height?: number; expected?: ExpectedFailure[] } = {}): Promise<WatchedPage> {
   const context = await harness.browser.newContext({
     viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
@@ -86,7 +91,17 @@ export async function openPage(harness: Harness, options: { width?: number; heig
     if (failedLoad && isExpected(Number(failedLoad[1]), message.location().url)) return;
     problems.push(`console error: ${message.text()} (${message.location().url})`);
   });
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  const inFlight = new Set<Request>();
+  pending.set(page, inFlight);
+  page.on('request', (request) => {
+    if (!isEventStream(request)) inFlight.add(request);
+  });
+  page.on('requestfinished', (request) => inFlight.delete(request));
+  page.on('requestfailed', (request) => {
+    inFlight.delete(request);
+    if (isEventStream(request) && request.failure()?.errorText === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText ?? ''}`);
+  });
   page.on('response', (response) => {
     if (response.status() >= 400 && !isExpected(response.status(), response.url())) problems.push(`unexpected ${response.status()} for ${response.request().method()} ${response.url()}`);
   });
@@ -128,7 +143,18 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
   );
 }
 
-/** Waits until every fetch the page started has answered (React Query settles). */
+/**
+ * Waits until every fetch the page started has answered (React Query settles): the page's load is
+ * done and no request but its event stream has been open for half a second, as Playwright's
+ * `networkidle` would say if it did not count the stream, which never ends.
+ */
 export async function settled(page: Page): Promise<void> {
-  await page.waitForLoadState('networkidle');
+  await page.waitForLoadState('load');
+  const inFlight = pending.get(page);
+  if (!inFlight) return page.waitForLoadState('networkidle');
+  let quietSince = Date.now();
+  while (Date.now() - quietSince < 500) {
+    if (inFlight.size > 0) quietSince = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

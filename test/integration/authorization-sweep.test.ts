@@ -988,6 +988,22 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'GET /v1/events': {
+    async build(world) {
+      const { task } = await queuedTask(world);
+      // Without following, the answer ends after the events kept since Last-Event-ID 0: all of them.
+      return {
+        url: '/v1/events?follow=false',
+        headers: { 'last-event-id': '0' },
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [task.id] },
+          { as: 'strangerAgentKey', status: 200, absent: [task.id] },
+          { as: 'ownerAgentKey', status: 200, absent: [task.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [task.id] },
+      };
+    },
+  },
   'GET /v1/tasks/:id': {
     async build(world) {
       const { task, snapshot } = await queuedTask(world);

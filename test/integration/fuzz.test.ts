@@ -45,6 +45,9 @@ interface Seeds {
   correlationId: string;
 }
 
+/** Server-sent events: a text answer, not JSON. */
+const EVENT_STREAM = '/v1/events';
+
 /** Routes the fuzz test sends requests to: the API and health; the docs pages are static. */
 const fuzzed = (route: RouteEntry) => route.url.startsWith('/v1/') || route.url === '/health' || route.url === '/ready';
 
@@ -176,6 +179,10 @@ describe('fuzz: every route, generated from its schemas', () => {
 
   /** Long polls hold a request up to 30 s: generated ones never wait. */
   function noWaiting(route: RouteEntry, request: HostileInput): HostileInput {
+    // The event stream answers without following, so the response ends (a second `follow` is a 400, which ends it too).
+    if (route.url === EVENT_STREAM) {
+      return request.rawQuery !== null ? { ...request, rawQuery: `${request.rawQuery}&follow=false` } : { ...request, query: { ...request.query, follow: 'false' } };
+    }
     if (!route.url.endsWith('/tasks/poll')) return request;
     if (request.rawQuery !== null) return { ...request, rawQuery: request.rawQuery.replace(/(^|&)wait=\d+/g, '$1wait=0') };
     const wait = request.query.wait;
@@ -263,6 +270,8 @@ describe('fuzz: every route, generated from its schemas', () => {
           } else if (response.statusCode >= 200 && response.statusCode < 300 && Object.values(params).some((value) => /^\.*$/.test(value))) {
             // An empty or dot-only segment reaches another route (`/v1/agents/` is the list): its answer is that route's.
             await replenish(route, url, auth);
+          } else if (response.statusCode >= 200 && response.statusCode < 300 && route.url === EVENT_STREAM) {
+            if (!String(response.headers['content-type']).startsWith('text/event-stream')) failure = `${response.statusCode} is not an event stream for ${what}`;
           } else if (response.statusCode >= 200 && response.statusCode < 300) {
             const validate = responseValidator(route, response.statusCode);
             if (!validate) failure = `${response.statusCode} is not a declared response for ${what}`;

@@ -5440,6 +5440,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-sent events of your account: your tasks' status changes (and those of tasks assigned to your agents)
+         * @description Each event: `id` (resume with Last-Event-ID), `event` (`task.status`), `data` ({ taskId, status, at, role }). A `reset` event means the events since the given id are no longer kept: load the data again. A `: keep-alive` comment comes every EVENTS_HEARTBEAT_SECONDS.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description false: send what is missed since Last-Event-ID, then end the response */
+                    follow: boolean;
+                };
+                header?: {
+                    /** @description the id of the last event received: the stream resumes after it */
+                    "last-event-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/payment-account": {
         parameters: {
             query?: never;

@@ -23,6 +23,7 @@ import { recentChallenges } from './0014_recent_challenges.ts';
 import { agentNameLookalikes } from './0015_agent_name_lookalikes.ts';
 import { agentManifest } from './0016_agent_manifest.ts';
 import { media } from './0017_media.ts';
+import { accountEvents } from './0018_account_events.ts';
 
 
 const ordered: [string, Migration][] = [
@@ -43,6 +44,7 @@ const ordered: [string, Migration][] = [
   ['0015_agent_name_lookalikes', agentNameLookalikes],
   ['0016_agent_manifest', agentManifest],
   ['0017_media', media],
+  ['0018_account_events', accountEvents],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

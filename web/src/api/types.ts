@@ -24,3 +24,5 @@ export type RegisteredAgent = Ok<'/v1/agents', 'post'>['data'];
 export type AgentTask = Ok<'/v1/tasks', 'get'>['data'][number];
 export type PaymentAccount = Ok<'/v1/agents/{id}/payment-account', 'get'>['data'];
 export type Currency = NonNullable<NewAgentInput['currency']>;
+export type Task = Ok<'/v1/tasks/{id}', 'get'>['data'];
+export type TaskStatus = Task['status'];

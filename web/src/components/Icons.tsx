@@ -34,3 +34,9 @@ export const AgentIcon = () => (
     <circle cx="15" cy="14" r="1" />
   </svg>
 );
+export const TasksIcon = () => (
+  <svg {...base}>
+    <path d="M9 6h11M9 12h11M9 18h11" />
+    <path d="M4 6l1 1 2-2M4 12l1 1 2-2M4 18l1 1 2-2" />
+  </svg>
+);

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, ScrollRestoration, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useAccount, useProfile } from '../session';
-import { AgentIcon, GridIcon, HomeIcon, SearchIcon, UserIcon } from './Icons';
+import { AgentIcon, GridIcon, HomeIcon, SearchIcon, TasksIcon, UserIcon } from './Icons';
 import { LogOutButton } from './LogOutButton';
 
 function isTyping(target: EventTarget | null): boolean {
@@ -114,6 +114,7 @@ export function Layout() {
         <SearchBox />
         <nav aria-label="Main" className="topbar-nav">
           <NavLink to="/agents">Discover</NavLink>
+          <NavLink to="/tasks">Tasks</NavLink>
           <NavLink to="/capabilities">Capabilities</NavLink>
           <NavLink to="/me/agents">My agents</NavLink>
         </nav>
@@ -130,6 +131,10 @@ export function Layout() {
         <NavLink to="/agents">
           <SearchIcon />
           Discover
+        </NavLink>
+        <NavLink to="/tasks">
+          <TasksIcon />
+          Tasks
         </NavLink>
         <NavLink to="/capabilities">
           <GridIcon />

@@ -4,7 +4,77 @@ import { Link, useNavigate } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { AgentCard } from '../components/AgentCard';
 import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
+import { TaskRow } from '../components/TaskBits';
 import { useAccount } from '../session';
+import { useMyTasks } from '../lib/my-tasks';
+
+const LATEST = 3;
+
+/** The signed-in person's latest tasks, live. */
+function MyTasks() {
+  const tasks = useMyTasks(LATEST, 0);
+  return (
+    <section aria-labelledby="my-tasks" className="home-section">
+      <div className="section-head">
+        <h2 id="my-tasks">My tasks</h2>
+        <Link to="/tasks">All tasks</Link>
+      </div>
+      {tasks.isPending ? (
+        <SkeletonRows count={2} label="Loading your tasks" />
+      ) : tasks.isError ? (
+        <ErrorState error={tasks.error} onRetry={() => void tasks.refetch()} />
+      ) : tasks.data.data.length === 0 ? (
+        <EmptyState title="No tasks yet.">
+          <p className="muted">Search above for an agent, then give it a task from its page.</p>
+        </EmptyState>
+      ) : (
+        <ul className="list">
+          {tasks.data.data.map((task) => (
+            <TaskRow key={task.id} task={task} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** The agents the signed-in person runs, latest first. */
+function MyAgents() {
+  const agents = useQuery({ queryKey: ['agents', 'mine', LATEST], queryFn: () => unwrap(api.GET('/v1/agents', { params: { query: { limit: LATEST, offset: 0 } } })) });
+  return (
+    <section aria-labelledby="my-agents" className="home-section">
+      <div className="section-head">
+        <h2 id="my-agents">My agents</h2>
+        <Link to="/me/agents">All agents</Link>
+      </div>
+      {agents.isPending ? (
+        <SkeletonRows count={2} label="Loading your agents" />
+      ) : agents.isError ? (
+        <ErrorState error={agents.error} onRetry={() => void agents.refetch()} />
+      ) : agents.data.data.length === 0 ? (
+        <EmptyState title="You run no agents yet.">
+          <Link className="button" to="/me/agents/new">
+            Register an agent
+          </Link>
+        </EmptyState>
+      ) : (
+        <ul className="list">
+          {agents.data.data.map((agent) => (
+            <li key={agent.id} className="card task-row">
+              <div className="task-row-head">
+                <Link to={`/me/agents/${agent.id}`} className="task-row-title">
+                  {agent.name}
+                </Link>
+                <span className="badge">{agent.status}</span>
+              </div>
+              <p className="agent-card-desc">{agent.description}</p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
 
 const examples = ['translate a contract to German', 'review my pull request', 'summarise a PDF'];
 
@@ -41,6 +111,12 @@ export default function Home() {
           ))}
         </div>
       </section>
+      {account.data && (
+        <div className="home-mine">
+          <MyTasks />
+          <MyAgents />
+        </div>
+      )}
       <h2>Agents people rely on</h2>
       {top.isPending ? (
         <SkeletonRows count={3} label="Loading agents" />

@@ -1,0 +1,3 @@
+export { createEventsStore } from './store.ts';
+export { createEventsService, EVENTS_CHANNEL, type EventsService } from './service.ts';
+export { registerEventsRoutes } from './routes.ts';

@@ -1,0 +1,48 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../../http/auth.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import type { EventsService } from './service.ts';
+
+const EventsQuery = Type.Object(
+  {
+    follow: Type.Boolean({ default: true, description: 'false: send what is missed since Last-Event-ID, then end the response' }),
+  },
+  { additionalProperties: false },
+);
+
+const EventsHeaders = Type.Object({
+  'last-event-id': Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'the id of the last event received: the stream resumes after it' })),
+});
+
+export function registerEventsRoutes(root: FastifyInstance, events: EventsService): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/v1/events', {
+    config: { auth: 'either' },
+    schema: {
+      tags: ['events'],
+      security: [{ bearer: [] }],
+      summary: "Server-sent events of your account: your tasks' status changes (and those of tasks assigned to your agents)",
+      description:
+        'Each event: `id` (resume with Last-Event-ID), `event` (`task.status`), `data` ({ taskId, status, at, role }). ' +
+        'A `reset` event means the events since the given id are no longer kept: load the data again. ' +
+        'A `: keep-alive` comment comes every EVENTS_HEARTBEAT_SECONDS.',
+      querystring: EventsQuery,
+      headers: EventsHeaders,
+      response: { 200: { content: { 'text/event-stream': { schema: Type.String() } } }, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const stream = await events.open(principalOf(request), request.headers['last-event-id'], request.query.follow);
+      // The response closing before it finished is the client leaving.
+      reply.raw.once('close', () => stream.close());
+      return reply
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-cache, no-transform')
+        // Proxies such as nginx would otherwise hold events back to fill a buffer.
+        .header('x-accel-buffering', 'no')
+        .send(stream.body);
+    },
+  });
+}

@@ -1,0 +1,210 @@
+/**
+ * Streams of an account's events (server-sent events). Each stream listens on the `events` signal
+ * (raised by the database triggers that record events, on whichever node made the change), reads
+ * the account's new rows, and writes them out. A timer looks again now and then in case a signal
+ * was lost; signals carry no data, the table is the record.
+ *
+ * A stream sends every row of its account whatever its `type`: another kind of event (social
+ * notifications) needs only rows of its own type in `account_events`, written in its cause's
+ * transaction, and the `events` signal with the account id.
+ */
+import { PassThrough } from 'node:stream';
+import { RESYNC_CHANNEL, type Signals } from '../../db/signals.ts';
+import type { Principal } from '../../lib/principal.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { EventsStore, StoredEvent } from './store.ts';
+
+/** The signal channel the triggers raise, with the account id as payload. */
+export const EVENTS_CHANNEL = 'events';
+
+/** Rows read per query; a stream behind by more reads again at once. */
+const READ_BATCH = 200;
+/** A stream looks again this often even unwoken: a backstop should a signal be lost. */
+const RECHECK_MS = 5000;
+/**
+ * On PostgreSQL ids are handed out when a row is written but become visible at commit, so a lower id
+ * can appear after a higher one was sent. A stream keeps reading from the oldest id it sent within
+ * this window and skips what it already sent; a transaction open longer than this could be missed.
+ */
+const LATE_COMMIT_WINDOW_MS = 10_000;
+/** A client that reads slower than events come is cut off past this much unsent data; it resumes by Last-Event-ID. */
+const MAX_BUFFERED_BYTES = 256 * 1024;
+/** What a browser waits before reconnecting after the stream ends. */
+const RETRY_MS = 3000;
+
+export interface EventsOptions {
+  store: EventsStore;
+  signals: Signals;
+  clock: Clock;
+  retentionMinutes: number;
+  maxStreamsPerAccount: number;
+  heartbeatSeconds: number;
+  onError: (error: unknown) => void;
+}
+
+export interface EventStream {
+  /** The text/event-stream body. */
+  body: PassThrough;
+  /** Ends the stream and lets go of its listeners and timers (idempotent). */
+  close(): void;
+}
+
+const frame = (fields: Record<string, string | number>): string =>
+  `${Object.entries(fields)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n')}\n\n`;
+
+export function createEventsService(options: EventsOptions) {
+  const { store, signals, clock } = options;
+  const openStreams = new Map<string, Set<EventStream>>();
+  let pruneTimer: NodeJS.Timeout | null = null;
+  let pruning: Promise<void> | null = null;
+
+  /** Where a stream starts, and whether the client must reload instead of replaying. */
+  async function startingPoint(lastEventId: string | undefined): Promise<{ cursor: number; reset: boolean }> {
+    const latest = await store.latestId();
+    if (lastEventId === undefined) return { cursor: latest, reset: false };
+    const given = Number(lastEventId);
+    // Older than what is kept, or from before the events were cleared: what came since is unknown.
+    if (given < (await store.prunedThrough()) || given > latest) return { cursor: latest, reset: true };
+    return { cursor: given, reset: false };
+  }
+
+  async function prunePass(): Promise<void> {
+    const cutoff = new Date(clock.now().getTime() - options.retentionMinutes * 60_000).toISOString();
+    while ((await store.prune(cutoff, 5000)) === 5000);
+  }
+
+  return {
+    /**
+     * Opens a stream of the principal's events: those after `lastEventId` first (or a `reset` event
+     * when they are no longer kept), then, with `follow`, new ones as they happen.
+     */
+    async open(principal: Principal, lastEventId: string | undefined, follow: boolean): Promise<EventStream> {
+      const accountId = principal.accountId;
+      const { cursor, reset } = await startingPoint(lastEventId);
+      // Counted after the await, so streams opening at the same moment all see each other.
+      const mine = openStreams.get(accountId) ?? new Set<EventStream>();
+      if (follow && mine.size >= options.maxStreamsPerAccount) {
+        throw new AppError('RATE_LIMITED', `This account already has ${mine.size} open event streams on this server, the most allowed; close one first`);
+      }
+      const body = new PassThrough();
+      let closed = false;
+      let floor = cursor;
+      /** Ids sent within the late-commit window, with when. */
+      const recent = new Map<number, number>();
+      const write = (text: string) => {
+        if (closed) return;
+        body.write(text);
+        if (body.writableLength > MAX_BUFFERED_BYTES) stream.close();
+      };
+      const send = (event: StoredEvent) => {
+        recent.set(event.id, Date.now());
+        write(frame({ id: event.id, event: event.type, data: JSON.stringify(JSON.parse(event.data)) }));
+      };
+
+      async function readNew(): Promise<void> {
+        for (;;) {
+          const rows = await store.after(accountId, floor, READ_BATCH);
+          for (const row of rows) if (!recent.has(row.id)) send(row);
+          const settled = Date.now() - LATE_COMMIT_WINDOW_MS;
+          for (const [id, sentAt] of recent) {
+            if (sentAt > settled) continue;
+            floor = Math.max(floor, id);
+            recent.delete(id);
+          }
+          if (rows.length < READ_BATCH || closed) return;
+          // A full batch of rows already sent: move on past them.
+          floor = Math.max(floor, rows[rows.length - 1]!.id);
+        }
+      }
+
+      // One read at a time; a wake during a read makes one more read after it.
+      let reading: Promise<void> | null = null;
+      let again = false;
+      const wake = () => {
+        if (closed) return;
+        if (reading) {
+          again = true;
+          return;
+        }
+        reading = readNew()
+          .catch(options.onError)
+          .finally(() => {
+            reading = null;
+            if (again) {
+              again = false;
+              wake();
+            }
+          });
+      };
+      // Written as a function so the type checker does not take `reading` as still null after wake().
+      const readsSettled = async () => {
+        while (reading) await reading;
+      };
+
+      const unsubscribe = [
+        signals.subscribe(EVENTS_CHANNEL, (payload) => {
+          if (payload === accountId || payload === '') wake();
+        }),
+        signals.subscribe(RESYNC_CHANNEL, wake),
+      ];
+      const recheck = setInterval(wake, RECHECK_MS);
+      const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatSeconds * 1000);
+      recheck.unref();
+      heartbeat.unref();
+
+      const stream: EventStream = {
+        body,
+        close() {
+          if (closed) return;
+          closed = true;
+          for (const stop of unsubscribe) stop();
+          clearInterval(recheck);
+          clearInterval(heartbeat);
+          mine.delete(stream);
+          if (mine.size === 0) openStreams.delete(accountId);
+          body.end();
+        },
+      };
+      mine.add(stream);
+      openStreams.set(accountId, mine);
+
+      // The id line sets the client's Last-Event-ID, so a reconnect resumes from here.
+      write(`retry: ${RETRY_MS}\n`);
+      write(reset ? frame({ id: cursor, event: 'reset', data: JSON.stringify({ reason: 'The events since that id are no longer kept; load the data again' }) }) : frame({ id: cursor }));
+      if (!reset) {
+        wake();
+        await readsSettled();
+      }
+      if (!follow) stream.close();
+      return stream;
+    },
+
+    /** Streams open on this node for an account (the per-account cap counts them). */
+    openCount: (accountId: string) => openStreams.get(accountId)?.size ?? 0,
+
+    /** Deletes events past the retention; runs once a minute on every node, and in tests on demand. */
+    prune(): Promise<void> {
+      pruning ??= prunePass()
+        .catch(options.onError)
+        .finally(() => (pruning = null));
+      return pruning;
+    },
+
+    start(): void {
+      pruneTimer = setInterval(() => void this.prune(), 60_000);
+      pruneTimer.unref();
+    },
+
+    /** Ends every open stream (shutdown): clients reconnect to another node and resume. */
+    async stop(): Promise<void> {
+      if (pruneTimer) clearInterval(pruneTimer);
+      for (const streams of [...openStreams.values()]) for (const stream of [...streams]) stream.close();
+      await pruning;
+    },
+  };
+}
+
+export type EventsService = ReturnType<typeof createEventsService>;
