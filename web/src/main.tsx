@@ -21,6 +21,7 @@ const router = createBrowserRouter([
       { path: 'agents', lazy: page(() => import('./pages/Agents')) },
       { path: 'agents/:slug', lazy: page(() => import('./pages/AgentPage')) },
       { path: 'capabilities', lazy: page(() => import('./pages/Capabilities')) },
+      { path: 'claim/:agentId', lazy: page(() => import('./pages/Claim')) },
       { path: 'login', lazy: page(() => import('./pages/Login')) },
       { path: 'signup', lazy: page(() => import('./pages/Signup')) },
       { path: 'signup/profile', lazy: page(() => import('./pages/CreateProfile')) },
