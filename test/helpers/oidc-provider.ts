@@ -271,6 +271,12 @@ export async function startOidcProvider(opts: {
     const path = (req.url ?? '/').split('?')[0]!;
     requests.set(path, (requests.get(path) ?? 0) + 1);
     if (app.interaction && path.startsWith('/interaction/')) return app.interaction(req, res);
+    // A browser on the login page asks for one; a 404 there would read as an error of the page.
+    if (app.interaction && path === '/favicon.ico') {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
     if (app.handler) return app.handler(req, res);
     res.statusCode = 503;
     res.end();
