@@ -281,9 +281,10 @@ function ClaimBody() {
             <pre className="mono command" data-testid="openssl-command">
               {opensslCommand}
             </pre>
-            <p className="muted">
-              Or let the command-line tool do the whole claim for you: <code className="mono">agentry claim {a.id} --key {keyFileName}</code>
-            </p>
+            <p className="muted">Or let the command-line tool do the whole claim (challenge, signature and claim) for you:</p>
+            <pre className="mono command" data-testid="cli-command">
+              agentry claim {a.id} --key {keyFileName}
+            </pre>
             <label htmlFor={ids.paste}>Signature (base64 or base64url)</label>
             <textarea
               id={ids.paste}
