@@ -166,7 +166,7 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
       await page.getByTestId('openssl-command').innerText(),
       `printf '%s' '${nonce}' > nonce.txt\nopenssl pkeyutl -sign -rawin -inkey agent-key.pem -in nonce.txt | openssl base64 -A`,
     );
-    await page.getByText(`agentry claim ${agent.id} --key agent-key.pem`).waitFor();
+    assert.equal(await page.getByTestId('cli-command').innerText(), `agentry claim ${agent.id} --key agent-key.pem`);
     await settled(page);
     await assertAccessible(page, 'claim by pasting');
 
