@@ -198,6 +198,21 @@ describe('browser sign-in with a public client (PKCE, no secret)', () => {
   });
 });
 
+describe('browser sign-in while the issuer is unreachable', () => {
+  it('sends the browser back to the login page saying so, with no transaction started', async () => {
+    // Nothing listens on port 1: discovery fails at once.
+    const app = await startTestApp({ OIDC_ISSUER: 'http://127.0.0.1:1', OIDC_AUDIENCE: 'agentry-test', OIDC_CLIENT_ID: 'agentry-web', PUBLIC_URL });
+    try {
+      const response = await app.request({ method: 'GET', url: '/v1/auth/oidc/start?next=%2Fcapabilities' });
+      assert.equal(response.statusCode, 302);
+      assert.equal(response.headers.location, '/login?next=%2Fcapabilities&oidc_error=unavailable');
+      assert.equal(setCookies(response).get('agentry_oidc'), undefined);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('browser sign-in not configured', () => {
   it('offers no OIDC button and answers the flow’s routes with 404', async () => {
     const app = await startTestApp();

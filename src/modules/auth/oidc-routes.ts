@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { setSessionCookies, type BrowserSessionCookies } from '../../http/browser-session.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { notFound } from '../../lib/errors.ts';
-import { OIDC_CALLBACK_PATH, OIDC_TRANSACTION_COOKIE, OIDC_TRANSACTION_TTL_MS, OidcLoginError, type OidcLogin } from './oidc-login.ts';
+import { OIDC_CALLBACK_PATH, OIDC_TRANSACTION_COOKIE, OIDC_TRANSACTION_TTL_MS, OidcLoginError, safeNextPath, type OidcLogin } from './oidc-login.ts';
 import type { AuthService } from './service.ts';
 
 export interface OidcRoutesOptions {
@@ -68,7 +68,7 @@ export function registerOidcRoutes(root: FastifyInstance, auth: AuthService, { o
     handler: async (request, reply) => {
       if (!oidcLogin) throw notFound('Signing in through an OpenID Connect issuer is not configured here');
       const started = await oidcLogin.login.start(request.query.next);
-      if (!started) return reply.redirect(failurePage(oidcLogin.login.nextOf(undefined), new OidcLoginError('unavailable', 'unreachable')), 302);
+      if (!started) return reply.redirect(failurePage(safeNextPath(request.query.next), new OidcLoginError('unavailable', 'The identity provider could not be reached')), 302);
       reply.setCookie(OIDC_TRANSACTION_COOKIE, started.transaction, {
         path: OIDC_CALLBACK_PATH,
         httpOnly: true,
