@@ -350,8 +350,15 @@ export async function startOidcProvider(opts: {
         },
       },
     },
+    // Every lifetime set, so the provider does not announce its defaults on stderr.
     ttl: {
       ClientCredentials: () => extras.ttlSeconds ?? 600,
+      AccessToken: 600,
+      AuthorizationCode: 60,
+      Grant: 3600,
+      IdToken: 600,
+      Interaction: 600,
+      Session: 3600,
     },
     extraTokenClaims: () => {
       const claims: Record<string, unknown> = {};
