@@ -12,7 +12,7 @@ import type { RouteEntry } from './http/route-table.ts';
 import { createServer, waitForRequestsToFinish } from './http/server.ts';
 import { defaultWebRoot } from './http/web-app.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
-import { createAuthService, createAuthStore, createLoginThrottle, createOidcVerifier, createPrincipalCache, type OidcVerifier, registerAuthRoutes } from './modules/auth/index.ts';
+import { createAuthService, createAuthStore, createLoginThrottle, createOidcLogin, createOidcVerifier, createPrincipalCache, OIDC_CALLBACK_PATH, type OidcVerifier, registerAuthRoutes, registerOidcRoutes } from './modules/auth/index.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { createEventsService, createEventsStore, type EventsService, registerEventsRoutes } from './modules/events/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
@@ -192,9 +192,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   log = server.log;
   registerHealthRoutes(server, database.db);
-  registerAuthRoutes(server, auth, {
-    credentialRateLimit: { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs },
-    cookies: { secure: config.publicUrl.startsWith('https:') },
+  const credentialRateLimit = { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs };
+  const cookies = { secure: config.publicUrl.startsWith('https:') };
+  registerAuthRoutes(server, auth, { credentialRateLimit, cookies });
+  registerOidcRoutes(server, auth, {
+    oidcLogin:
+      oidc && config.oidcIssuer && config.oidcClient
+        ? {
+            issuer: config.oidcIssuer,
+            login: createOidcLogin({ issuer: config.oidcIssuer, verifier: oidc, client: config.oidcClient, redirectUri: `${config.publicUrl}${OIDC_CALLBACK_PATH}`, clock }),
+          }
+        : null,
+    credentialRateLimit,
+    cookies,
   });
   registerUsersRoutes(server, users);
   registerOrgsRoutes(server, orgs);

@@ -14,6 +14,11 @@ export interface Config {
   publicUrl: string;
   oidcIssuer: string | null;
   oidcAudience: string | null;
+  /**
+   * Browser sign-in through the OIDC issuer (authorization code with PKCE): our client at the
+   * issuer, and its secret for a confidential client (null: a public client). Null: no such sign-in.
+   */
+  oidcClient: { id: string; secret: string | null } | null;
   redisUrl: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
@@ -113,6 +118,13 @@ export function loadConfig(env: Env): Config {
   const oidcAudience = env.OIDC_AUDIENCE && env.OIDC_AUDIENCE !== '' ? env.OIDC_AUDIENCE : null;
   if (oidcIssuer && !oidcAudience) problems.push('OIDC_AUDIENCE is required when OIDC_ISSUER is set');
   if (oidcAudience && !oidcIssuer) problems.push('OIDC_ISSUER is required when OIDC_AUDIENCE is set');
+  const oidcClientId = env.OIDC_CLIENT_ID && env.OIDC_CLIENT_ID !== '' ? env.OIDC_CLIENT_ID : null;
+  const oidcClientSecret = env.OIDC_CLIENT_SECRET && env.OIDC_CLIENT_SECRET !== '' ? env.OIDC_CLIENT_SECRET : null;
+  if (oidcClientId && !oidcIssuer) problems.push('OIDC_ISSUER is required when OIDC_CLIENT_ID is set');
+  if (oidcClientId && !/^[\x21-\x7e]{1,255}$/.test(oidcClientId)) problems.push('OIDC_CLIENT_ID must be 1-255 printable characters without spaces');
+  if (oidcClientSecret && !oidcClientId) problems.push('OIDC_CLIENT_ID is required when OIDC_CLIENT_SECRET is set');
+  // The issuer sends the browser back to PUBLIC_URL; a guessed default would only fail at the issuer.
+  if (oidcClientId && !env.PUBLIC_URL) problems.push('PUBLIC_URL is required when OIDC_CLIENT_ID is set (the sign-in returns to PUBLIC_URL/v1/auth/oidc/callback)');
 
   const embeddingsUrl = url('EMBEDDINGS_URL', env.EMBEDDINGS_URL, ['http:', 'https:']);
   const embeddingsModel = env.EMBEDDINGS_MODEL && env.EMBEDDINGS_MODEL !== '' ? env.EMBEDDINGS_MODEL : null;
@@ -145,6 +157,7 @@ export function loadConfig(env: Env): Config {
     publicUrl: url('PUBLIC_URL', env.PUBLIC_URL, ['http:', 'https:']) ?? `http://localhost:${port}`,
     oidcIssuer,
     oidcAudience,
+    oidcClient: oidcClientId && oidcIssuer ? { id: oidcClientId, secret: oidcClientSecret } : null,
     redisUrl: url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
     logLevel,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer, type AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { defaultWebRoot } from '../../src/http/web-app.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -24,6 +25,18 @@ export function browserSuiteSkip(): string | false {
   return `Chromium is not installed at ${chromiumPath}; install it with: ${installChromium}`;
 }
 
+/** A loopback port free right now, for a service whose public address must be configured before it listens. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export interface Harness {
   app: TestApp;
   baseUrl: string;
@@ -31,10 +44,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** `port`: listen there (for a PUBLIC_URL known before the app starts, see `freePort`); default any free port. */
+export async function startHarness(env: Record<string, string> = {}, { port = 0 }: { port?: number } = {}): Promise<Harness> {
   if (!existsSync(`${defaultWebRoot}/index.html`)) throw new Error('dist/web is not built: run npm run build:web (npm test does it first)');
   const app = await startTestApp(env, { webRoot: defaultWebRoot });
-  await app.server.listen({ port: 0, host: '127.0.0.1' });
+  await app.server.listen({ port, host: '127.0.0.1' });
   const address = app.server.server.address();
   if (!address || typeof address === 'string') throw new Error('no port');
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });

@@ -2,16 +2,21 @@
  * `npm run screenshots`: every page of the web app at 1280 and 390 px, from the browser tests'
  * data, into docs/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { newAgentKey, proveKey } from '../helpers/agents.ts';
 import { callback, pollingAgent } from '../helpers/payments.ts';
 import { submitTask } from '../helpers/tasks.ts';
 import { seed } from './fixtures.ts';
-import { browserSuiteSkip, openPage, settled, startHarness } from './harness.ts';
 import { registerFormAgent } from './task-form-fixtures.ts';
 import { png } from '../helpers/images.ts';
+import { publicKeyString } from '../../packages/sdk/src/keys.ts';
+import { startOidcProvider } from '../helpers/oidc-provider.ts';
+import { browserSuiteSkip, freePort, openPage, settled, startHarness } from './harness.ts';
 
 const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const skip = browserSuiteSkip();
@@ -21,7 +26,11 @@ if (skip) {
 }
 mkdirSync(out, { recursive: true });
 
-const harness = await startHarness();
+// An OpenID Connect issuer for browsers, so the log-in and sign-up pages show its button.
+const port = await freePort();
+const publicUrl = `http://127.0.0.1:${port}`;
+const provider = await startOidcProvider({ audience: 'agentry', webClient: { clientId: 'agentry-web', redirectUri: `${publicUrl}/v1/auth/oidc/callback` } });
+const harness = await startHarness({ OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: 'agentry', OIDC_CLIENT_ID: 'agentry-web', PUBLIC_URL: publicUrl }, { port });
 
 /** Two agents of the signed-in person: a webhook agent with an input schema, and a paid poller with tasks and earnings. */
 async function myAgents(token: string) {
@@ -57,6 +66,20 @@ async function myAgents(token: string) {
   await call('POST', `/v1/tasks/${taken.taskId}/callback`, { taskToken: taken.taskToken, result: { decisions: 3 } }, null);
   await call('POST', '/v1/tasks', { title: 'Summarise the budget meeting', description: 'Summarise the budget meeting', agentId: digest.id, maxPriceCents: 100 }, requester.token);
   return { checker: checker.id as string, digest: digest.id as string };
+}
+
+const keyDir = mkdtempSync(join(tmpdir(), 'agentry-shots-'));
+/** A provisional agent as `agentry register --provisional` makes one, and its key file. */
+async function provisionalAgent(name: string) {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const keyFile = join(keyDir, `${name.replace(/\W+/g, '-')}.pem`);
+  writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, { mode: 0o600 });
+  const response = await harness.app.request({
+    method: 'POST',
+    url: '/v1/agents/provisional',
+    body: { name, description: 'Crawls public pages overnight and reports broken links', endpoint: 'https://crawler.example.com/hook', pubkey: publicKeyString(privateKey) },
+  });
+  return { id: (response.json() as { data: { id: string } }).data.id, keyFile };
 }
 try {
   const data = await seed(harness.app, { hostile: false });
@@ -109,6 +132,7 @@ try {
     { name: 'capabilities', url: '/capabilities', ready: (page) => page.locator('.catalogue section').first().waitFor() },
     { name: 'login', url: '/login?next=%2Fsettings', ready: (page) => page.getByLabel('Email').waitFor() },
     { name: 'signup', url: '/signup', ready: (page) => page.getByLabel('Email').waitFor() },
+    { name: 'login-oidc-cancelled', url: '/login?next=%2F&oidc_error=provider&oidc_detail=access_denied', ready: (page) => page.getByRole('link', { name: /Sign in with/ }).waitFor() },
     { name: 'settings', url: '/settings', signedIn: true, ready: (page) => page.getByLabel('Display name').waitFor() },
     { name: 'settings-keys', url: '/settings/keys', signedIn: true, ready: (page) => page.getByRole('row', { name: /laptop/ }).waitFor() },
     {
@@ -137,7 +161,41 @@ try {
   ];
 
   for (const width of [1280, 390]) {
-    for (const shot of shots) {
+    const crawler = await provisionalAgent(`Night Crawler ${width}`);
+    const claimShots: typeof shots = [
+      { name: 'claim', url: `/claim/${crawler.id}`, signedIn: true, ready: (page) => page.getByTestId('nonce').waitFor() },
+      {
+        name: 'claim-paste',
+        url: `/claim/${crawler.id}`,
+        signedIn: true,
+        ready: async (page) => {
+          await page.getByLabel('Paste a signature made elsewhere').check();
+          await page.getByTestId('openssl-command').waitFor();
+        },
+      },
+      {
+        name: 'claim-wrong-key',
+        url: `/claim/${crawler.id}`,
+        signedIn: true,
+        ready: async (page) => {
+          const other = await provisionalAgent(`Other ${width}`);
+          await page.getByLabel('Private key file (PKCS#8 PEM, Ed25519)').setInputFiles(other.keyFile);
+          await page.getByRole('button', { name: /^Claim / }).click();
+          await page.getByRole('alert').waitFor();
+        },
+      },
+      {
+        name: 'claim-done',
+        url: `/claim/${crawler.id}`,
+        signedIn: true,
+        ready: async (page) => {
+          await page.getByLabel('Private key file (PKCS#8 PEM, Ed25519)').setInputFiles(crawler.keyFile);
+          await page.getByRole('button', { name: /^Claim / }).click();
+          await page.getByText(/is yours now/).waitFor();
+        },
+      },
+    ];
+    for (const shot of [...shots, ...claimShots]) {
       const { page, close } = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
       await shot.prepare?.(page);
       if (shot.signedIn) {
@@ -145,7 +203,7 @@ try {
         await page.getByLabel('Email').fill('ada@example.test');
         await page.getByLabel('Password').fill('correct horse battery');
         await page.getByRole('button', { name: 'Log in' }).click();
-        await page.waitForURL((url) => url.pathname === shot.url);
+        await page.waitForURL((url) => url.pathname === new URL(shot.url, harness.baseUrl).pathname);
       } else {
         await page.goto(shot.url);
       }
@@ -199,4 +257,6 @@ try {
   console.log(`screenshots written to ${out}`);
 } finally {
   await harness.close();
+  await provider.close();
+  rmSync(keyDir, { recursive: true, force: true });
 }

@@ -11,6 +11,11 @@
  * Per-call extras (email claim, lifetime, backdating for expired tokens) go through the provider's
  * `extraTokenClaims`, `ttl.ClientCredentials` and `formats.customizers.jwt` hooks; calls are
  * serialised so each token request sees its own extras.
+ *
+ * With `webClient`, it also serves the authorization-code flow for a web app (the service's browser
+ * sign-in): that one client with its redirect URI, PKCE required, consent taken as given, and a
+ * minimal login page of its own at `/interaction/<uid>` (a "Subject" field, "Sign in" and "Cancel",
+ * the latter answering `access_denied`). `signIn()` walks that page over HTTP as a browser would.
  */
 import { generateKeyPair as generateKeyPairCallback, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
@@ -30,9 +35,23 @@ export interface IssueOptions {
   audience?: string;
 }
 
+export interface WebClient {
+  clientId: string;
+  /** Where the provider sends the browser back with `code` and `state`. */
+  redirectUri: string;
+  /** A confidential client (client_secret_basic at the token endpoint); without, a public one (PKCE only). */
+  secret?: string;
+}
+
 export interface TestOidcProvider {
   /** `http://127.0.0.1:<port>`, exactly the `iss` of its tokens. */
   issuer: string;
+  /**
+   * Follows an authorization request (`start`: the provider's /auth URL with its query) through the
+   * login page as a browser would, signing in as `subject` (or pressing "Cancel"), and answers the
+   * address the provider finally sends the browser to: the web client's redirect URI with its query.
+   */
+  signIn(start: string, subject: string, options?: { cancel?: boolean }): Promise<string>;
   /** A genuine JWT access token with `sub` = subject and `aud` = the audience. */
   issueToken(subject: string, claims?: IssueOptions): Promise<string>;
   /** Same, but issued with `iat`/`exp` moved into the past: expired by `expiredForSeconds` (default 300). */
@@ -46,6 +65,24 @@ export interface TestOidcProvider {
 interface ProviderInstance {
   callback(): RequestListener;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+/** The parts of the provider's interaction API the login page uses. */
+interface InteractionApi {
+  interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; prompt: { name: string } }>;
+  interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+}
+interface GrantInstance {
+  addOIDCScope(scope: string): void;
+  save(): Promise<string>;
+}
+/** What `loadExistingGrant` reads from the provider's context. */
+interface GrantContext {
+  oidc: {
+    result?: { consent?: { grantId?: string } };
+    session: { accountId: string; grantIdFor(clientId: string): string | undefined };
+    client: { clientId: string };
+    provider: { Grant: { new (init: { clientId: string; accountId: string }): GrantInstance; find(id: string): Promise<GrantInstance | undefined> } };
+  };
 }
 type ProviderConstructor = new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance;
 interface OidcProviderModule {
@@ -89,17 +126,55 @@ function loadOidcProvider(): Promise<OidcProviderModule> {
  * to the provider that turns stale on close() and could then trip up the code under test.
  */
 function httpPost(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+  return httpCall('POST', url, body, headers);
+}
+
+interface HttpAnswer {
+  status: number;
+  text: string;
+  location: string | undefined;
+  setCookies: string[];
+}
+
+function httpCall(method: 'GET' | 'POST', url: string, body: string | null, headers: Record<string, string>): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const sized = body === null ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const req = httpRequest(url, { method, agent: false, headers: sized }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          location: res.headers.location,
+          setCookies: res.headers['set-cookie'] ?? [],
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.setTimeout(5000, () => req.destroy(new Error(`POST ${url} timed out`)));
-    req.end(body);
+    req.setTimeout(5000, () => req.destroy(new Error(`${method} ${url} timed out`)));
+    req.end(body ?? undefined);
   });
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The provider's login page: plain HTML, one field, two buttons, labelled for a screen reader. */
+function loginPage(uid: string, clientId: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test identity provider: sign in</title></head>
+<body><main><h1>Sign in to continue to ${escapeHtml(clientId)}</h1>
+<form method="post" action="/interaction/${escapeHtml(uid)}/login">
+<label for="subject">Subject</label> <input id="subject" name="subject" autocomplete="username" required>
+<button type="submit">Sign in</button>
+<button type="submit" name="cancel" value="1" formnovalidate>Cancel</button>
+</form></main></body></html>`;
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
 /** RFC 8707 resource indicators must be absolute URIs; any other audience travels inside a URN. */
@@ -142,7 +217,13 @@ function memoryAdapter(): new (model: string) => object {
     async findByUserCode() {
       return undefined;
     }
-    async findByUid() {
+    /** Sessions by uid: codes bound to a session look it up at the token endpoint. */
+    async findByUid(uid: string) {
+      for (const key of store.keys()) {
+        if (!key.startsWith(`${this.model}:`)) continue;
+        const payload = live(key);
+        if (payload?.uid === uid) return payload;
+      }
       return undefined;
     }
     async consume(id: string) {
@@ -178,15 +259,24 @@ export async function startOidcProvider(opts: {
   signingAlg?: 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
   /** Listen on this port (e.g. to bring an issuer back after `close()`). Default: a random free port. */
   port?: number;
+  /** A web app client for the authorization-code flow (see the top of this file). */
+  webClient?: WebClient;
 }): Promise<TestOidcProvider> {
   const [{ default: Provider, errors }, keys] = await Promise.all([loadOidcProvider(), signingKeys()]);
 
   // The issuer URL needs the port, so the server listens before the provider exists.
-  const app: { handler?: RequestListener } = {};
+  const app: { handler?: RequestListener; interaction?: RequestListener } = {};
   const requests = new Map<string, number>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
     requests.set(path, (requests.get(path) ?? 0) + 1);
+    if (app.interaction && path.startsWith('/interaction/')) return app.interaction(req, res);
+    // A browser on the login page asks for one; a 404 there would read as an error of the page.
+    if (app.interaction && path === '/favicon.ico') {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
     if (app.handler) return app.handler(req, res);
     res.statusCode = 503;
     res.end();
@@ -204,10 +294,33 @@ export async function startOidcProvider(opts: {
   let extras: CallExtras = {};
   let lastServerError: unknown;
 
+  const web = opts.webClient;
   const provider = new Provider(issuer, {
     adapter: memoryAdapter(),
     jwks: { keys },
-    clients: [],
+    clients: web
+      ? [
+          {
+            client_id: web.clientId,
+            ...(web.secret ? { client_secret: web.secret, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+            redirect_uris: [web.redirectUri],
+            response_types: ['code'],
+            grant_types: ['authorization_code'],
+          },
+        ]
+      : [],
+    pkce: { required: () => true },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
+    // The web client is first-party: whoever signs in has consented to the scopes it asks for.
+    loadExistingGrant: async (ctx: GrantContext) => {
+      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
+      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+      grant.addOIDCScope('openid');
+      await grant.save();
+      return grant;
+    },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -237,8 +350,15 @@ export async function startOidcProvider(opts: {
         },
       },
     },
+    // Every lifetime set, so the provider does not announce its defaults on stderr.
     ttl: {
       ClientCredentials: () => extras.ttlSeconds ?? 600,
+      AccessToken: 600,
+      AuthorizationCode: 60,
+      Grant: 3600,
+      IdToken: 600,
+      Interaction: 600,
+      Session: 3600,
     },
     extraTokenClaims: () => {
       const claims: Record<string, unknown> = {};
@@ -262,6 +382,31 @@ export async function startOidcProvider(opts: {
     lastServerError = error;
   });
   app.handler = provider.callback();
+  if (web) {
+    const interactions = provider as unknown as InteractionApi;
+    app.interaction = (req, res) => {
+      const fail = (error: unknown) => {
+        res.statusCode = 400;
+        res.setHeader('content-type', 'text/plain; charset=utf-8');
+        res.end(`interaction failed: ${error instanceof Error ? error.message : String(error)}`);
+      };
+      (async () => {
+        const details = await interactions.interactionDetails(req, res);
+        if (req.method === 'GET') {
+          res.setHeader('content-type', 'text/html; charset=utf-8');
+          res.end(loginPage(details.uid, web.clientId));
+          return;
+        }
+        const form = await readForm(req);
+        const subject = form.get('subject') ?? '';
+        if (form.get('cancel') === '1' || subject === '') {
+          await interactions.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person cancelled the sign-in' }, { mergeWithLastSubmission: false });
+          return;
+        }
+        await interactions.interactionFinished(req, res, { login: { accountId: subject } }, { mergeWithLastSubmission: false });
+      })().catch(fail);
+    };
+  }
 
   const post = async (path: string, body: URLSearchParams | object, headers: Record<string, string> = {}) => {
     const json = !(body instanceof URLSearchParams);
@@ -321,9 +466,43 @@ export async function startOidcProvider(opts: {
       }
     });
 
+  /** Cookies by name, as a browser would keep them for this one host. */
+  async function signIn(start: string, subject: string, options: { cancel?: boolean } = {}): Promise<string> {
+    const jar = new Map<string, string>();
+    const remember = (setCookies: string[]) => {
+      for (const line of setCookies) {
+        const [pair] = line.split(';');
+        const at = pair!.indexOf('=');
+        const name = pair!.slice(0, at).trim();
+        const value = pair!.slice(at + 1).trim();
+        if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') jar.delete(name);
+        else jar.set(name, value);
+      }
+    };
+    const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+    let url = new URL(start, issuer).href;
+    for (let hop = 0; hop < 10; hop++) {
+      if (!url.startsWith(issuer)) return url;
+      const path = new URL(url).pathname;
+      let answer: HttpAnswer;
+      if (/^\/interaction\/[^/]+$/.test(path)) {
+        // The login page: submit its form.
+        const form = new URLSearchParams(options.cancel ? { subject: '', cancel: '1' } : { subject });
+        answer = await httpCall('POST', `${url}/login`, form.toString(), { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieHeader() });
+      } else {
+        answer = await httpCall('GET', url, null, { cookie: cookieHeader() });
+      }
+      remember(answer.setCookies);
+      if (!answer.location) throw new Error(`the provider answered ${answer.status} at ${url} without a redirect: ${answer.text.slice(0, 300)}`);
+      url = new URL(answer.location, url).href;
+    }
+    throw new Error('the provider redirected more than 10 times');
+  }
+
   let closed = false;
   return {
     issuer,
+    signIn,
     requestCount: (path) => requests.get(path) ?? 0,
     issueToken(subject, claims = {}) {
       return requestToken(subject, claims.audience, {

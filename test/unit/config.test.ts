@@ -32,6 +32,17 @@ describe('config', () => {
     assert.equal(loadConfig({ OIDC_ISSUER: 'https://id.example.test/', OIDC_AUDIENCE: 'agentry' }).oidcIssuer, 'https://id.example.test');
   });
 
+  it('takes the browser sign-in client with its issuer and the public address it returns to', () => {
+    const issuer = { OIDC_ISSUER: 'https://id.example.test', OIDC_AUDIENCE: 'agentry' };
+    assert.equal(loadConfig(issuer).oidcClient, null);
+    assert.deepEqual(loadConfig({ ...issuer, OIDC_CLIENT_ID: 'agentry-web', PUBLIC_URL: 'https://agentry.example.test' }).oidcClient, { id: 'agentry-web', secret: null });
+    assert.deepEqual(loadConfig({ ...issuer, OIDC_CLIENT_ID: 'agentry-web', OIDC_CLIENT_SECRET: 's3cret', PUBLIC_URL: 'https://agentry.example.test' }).oidcClient, { id: 'agentry-web', secret: 's3cret' });
+    assert.throws(() => loadConfig({ OIDC_CLIENT_ID: 'agentry-web', PUBLIC_URL: 'https://agentry.example.test' }), /OIDC_ISSUER is required when OIDC_CLIENT_ID is set/);
+    assert.throws(() => loadConfig({ ...issuer, OIDC_CLIENT_ID: 'agentry-web' }), /PUBLIC_URL is required when OIDC_CLIENT_ID is set/);
+    assert.throws(() => loadConfig({ ...issuer, OIDC_CLIENT_SECRET: 's3cret' }), /OIDC_CLIENT_ID is required when OIDC_CLIENT_SECRET is set/);
+    assert.throws(() => loadConfig({ ...issuer, OIDC_CLIENT_ID: 'has space', PUBLIC_URL: 'https://agentry.example.test' }), /OIDC_CLIENT_ID must be/);
+  });
+
   it('takes TRUST_PROXY as a hop count or a list of proxies, never as "trust every hop"', () => {
     assert.equal(loadConfig({}).trustProxy, false);
     assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);

@@ -6,6 +6,7 @@ import { RouterProvider } from 'react-router/dom';
 import { ApiError } from './api/client';
 import { Layout } from './components/Layout';
 import { RouteError } from './components/States';
+import { discoverQueryOptions, searchOf } from './discover-query';
 import './styles.css';
 
 const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({ Component: (await load()).default });
@@ -24,6 +25,7 @@ const router = createBrowserRouter([
       { path: 'capabilities', lazy: page(() => import('./pages/Capabilities')) },
       { path: 'tasks', lazy: page(() => import('./pages/Tasks')) },
       { path: 'tasks/:id', lazy: page(() => import('./pages/Task')) },
+      { path: 'claim/:agentId', lazy: page(() => import('./pages/Claim')) },
       { path: 'login', lazy: page(() => import('./pages/Login')) },
       { path: 'signup', lazy: page(() => import('./pages/Signup')) },
       { path: 'signup/profile', lazy: page(() => import('./pages/CreateProfile')) },
@@ -46,6 +48,12 @@ const queryClient = new QueryClient({
     },
   },
 });
+
+// The search page exists to show its results: ask for them now, while the page's own code is still
+// loading, instead of after it has rendered. The page finds the answer (or the request in flight) in the cache.
+if (window.location.pathname === '/agents') {
+  void queryClient.prefetchQuery(discoverQueryOptions(searchOf(new URLSearchParams(window.location.search)).query));
+}
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -36,9 +36,23 @@ export interface OidcVerifierOptions {
   onIssuerError?: (error: unknown) => void;
 }
 
+/** Where a browser signs in and where its code is exchanged, from the issuer's discovery document. */
+export interface OidcEndpoints {
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+}
+
 export interface OidcVerifier {
   /** The identity behind a valid token, or null for any invalid token or unreachable issuer. */
   verify(token: string): Promise<OidcIdentity | null>;
+  /**
+   * The identity behind an ID token from the browser sign-in: checked as `verify` checks a bearer
+   * token (issuer, keys, algorithms, expiry), but addressed to our client (`audience`, and `azp` when
+   * it names several audiences) and carrying the `nonce` this sign-in sent.
+   */
+  verifyIdToken(token: string, expected: { audience: string; nonce: string }): Promise<OidcIdentity | null>;
+  /** The issuer's authorization and token endpoints; null while it cannot be reached or has none. */
+  endpoints(): Promise<OidcEndpoints | null>;
   /** A cheap syntactic test (three base64url parts, JSON header with an `alg`), no signature check. */
   looksLikeJwt(token: string): boolean;
 }
@@ -91,6 +105,8 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
     /** The issuer exactly as the provider spells it (its tokens' `iss`). */
     issuer: string;
     keys: JWTVerifyGetKey;
+    /** Absent when the issuer serves no authorization-code flow (bearer tokens only). */
+    endpoints: OidcEndpoints | null;
   }
   let discovered: Discovered | null = null;
   let pending: Promise<Discovered> | null = null;
@@ -103,6 +119,18 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
       // a logging hook must not change the answer
     }
   };
+
+  function httpUrl(field: string, value: unknown): URL {
+    if (typeof value !== 'string') throw new IssuerError(`OIDC discovery document at ${discoveryUrl} has no ${field}`);
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new IssuerError(`OIDC discovery ${field} ${JSON.stringify(value)} is not a URL`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new IssuerError(`OIDC discovery ${field} ${value} is not http(s)`);
+    return url;
+  }
 
   async function discover(): Promise<Discovered> {
     const request = () =>
@@ -128,25 +156,28 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
     if (typeof metadata !== 'object' || metadata === null) {
       throw new IssuerError(`OIDC discovery document at ${discoveryUrl} is not an object`);
     }
-    const { issuer, jwks_uri: jwksUri } = metadata as { issuer?: unknown; jwks_uri?: unknown };
+    const {
+      issuer,
+      jwks_uri: jwksUri,
+      authorization_endpoint: authorizationEndpoint,
+      token_endpoint: tokenEndpoint,
+    } = metadata as { issuer?: unknown; jwks_uri?: unknown; authorization_endpoint?: unknown; token_endpoint?: unknown };
     // OpenID Connect Discovery 1.0 §4.3: the document's issuer must be the one we asked about.
     // Only a trailing slash may differ (the configuration strips it; some providers keep it).
     if (typeof issuer !== 'string' || stripSlash(issuer) !== stripSlash(opts.issuer)) {
       throw new IssuerError(`OIDC discovery document names issuer ${JSON.stringify(issuer)}, expected ${opts.issuer}`);
     }
-    if (typeof jwksUri !== 'string') throw new IssuerError(`OIDC discovery document at ${discoveryUrl} has no jwks_uri`);
-    let jwksUrl: URL;
-    try {
-      jwksUrl = new URL(jwksUri);
-    } catch {
-      throw new IssuerError(`OIDC discovery jwks_uri ${JSON.stringify(jwksUri)} is not a URL`);
-    }
-    if (jwksUrl.protocol !== 'https:' && jwksUrl.protocol !== 'http:') {
-      throw new IssuerError(`OIDC discovery jwks_uri ${jwksUri} is not http(s)`);
-    }
+    const jwksUrl = httpUrl('jwks_uri', jwksUri);
+    const endpoints =
+      authorizationEndpoint === undefined && tokenEndpoint === undefined
+        ? null
+        : {
+            authorizationEndpoint: httpUrl('authorization_endpoint', authorizationEndpoint).href,
+            tokenEndpoint: httpUrl('token_endpoint', tokenEndpoint).href,
+          };
     // jose caches the key set (cacheMaxAge, 10 min), refetches on an unknown kid (after a 30 s
     // cooldown) and does not remember a failed fetch, so the next call simply tries again.
-    return { issuer, keys: createRemoteJWKSet(jwksUrl, { timeoutDuration: timeoutMs }) };
+    return { issuer, keys: createRemoteJWKSet(jwksUrl, { timeoutDuration: timeoutMs }), endpoints };
   }
 
   /** The discovered issuer, fetched once; a failure is forgotten after `discoveryRetryMs`. */
@@ -204,7 +235,8 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
     }
   }
 
-  async function verifyNow(token: string): Promise<OidcIdentity | null> {
+  /** `expected`: an ID token's audience and nonce; without, a bearer token for the configured audience. */
+  async function verifyNow(token: string, expected?: { audience: string; nonce: string }): Promise<OidcIdentity | null> {
     if (!looksLikeJwt(token)) return null;
     const typ: unknown = decodeProtectedHeader(token).typ;
     if (typ !== undefined && !(typeof typ === 'string' && ACCEPTED_TYPES.has(typ.toLowerCase()))) return null;
@@ -223,7 +255,7 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
 
     const options: JWTVerifyOptions = {
       issuer: issuer.issuer,
-      audience: opts.audience,
+      audience: expected?.audience ?? opts.audience,
       algorithms: ALLOWED_ALGORITHMS,
       clockTolerance,
       requiredClaims: ['sub', 'exp'],
@@ -247,6 +279,11 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
       email_verified?: unknown;
     };
     if (typeof sub !== 'string' || sub === '' || typeof payload.iss !== 'string') return null;
+    if (expected) {
+      // OpenID Connect Core §3.1.3.7: the nonce we sent, and `azp` naming us when there are several audiences.
+      if (payload.nonce !== expected.nonce) return null;
+      if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== expected.audience) return null;
+    }
     return {
       issuer: payload.iss,
       subject: sub,
@@ -255,7 +292,7 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
     };
   }
 
-  async function verify(token: string): Promise<OidcIdentity | null> {
+  async function verify(token: string, expected?: { audience: string; nonce: string }): Promise<OidcIdentity | null> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), timeoutMs);
@@ -264,11 +301,16 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
     try {
       // verifyNow never rejects, so whichever loses the race is harmless; a discovery or key fetch
       // still running after the deadline completes in the background and is cached for next time.
-      return await Promise.race([verifyNow(token).catch(() => null), deadline]);
+      return await Promise.race([verifyNow(token, expected).catch(() => null), deadline]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  return { verify, looksLikeJwt };
+  return {
+    verify: (token) => verify(token),
+    verifyIdToken: (token, expected) => verify(token, expected),
+    endpoints: async () => (await getDiscovered())?.endpoints ?? null,
+    looksLikeJwt,
+  };
 }

@@ -7,7 +7,7 @@ import type { Authenticator, Principal } from '../../lib/principal.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { AgentAccountResolver } from './agent-accounts.ts';
 import type { LoginThrottle } from './login-throttle.ts';
-import type { OidcVerifier } from './oidc.ts';
+import type { OidcIdentity, OidcVerifier } from './oidc.ts';
 import type { PrincipalCache } from './principal-cache.ts';
 import type { AccountRow, ApiKeyRow, AuthStore, CredentialMatch } from './store.ts';
 
@@ -60,10 +60,8 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
     return { token, expiresAt, account: accountView(account) };
   }
 
-  async function oidcPrincipal(token: string): Promise<Principal | null> {
-    if (!oidc || !oidc.looksLikeJwt(token)) return null;
-    const identity = await oidc.verify(token);
-    if (!identity) return null;
+  /** The person's account for an issuer's (issuer, subject), made on first sight. */
+  async function accountForOidc(identity: OidcIdentity): Promise<AccountRow> {
     let account = await store.findAccountByOidc(identity.issuer, identity.subject);
     if (!account) {
       const row: AccountRow = {
@@ -86,6 +84,14 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
         if (!account) throw error;
       }
     }
+    return account;
+  }
+
+  async function oidcPrincipal(token: string): Promise<Principal | null> {
+    if (!oidc || !oidc.looksLikeJwt(token)) return null;
+    const identity = await oidc.verify(token);
+    if (!identity) return null;
+    const account = await accountForOidc(identity);
     return { accountId: account.id, kind: 'person', via: 'oidc', credentialId: null, agentId: null, personId: account.id };
   }
 
@@ -154,6 +160,11 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
       if (!account || !account.password_hash || !valid) throw unauthorized('Invalid email or password');
       await loginThrottle.succeeded(normalized, clientAddress, admission.budget);
       return startSession(account);
+    },
+
+    /** A built-in session for the person an issuer vouched for in the browser sign-in (src/modules/auth/oidc-login.ts). */
+    async signInWithOidc(identity: OidcIdentity) {
+      return startSession(await accountForOidc(identity));
     },
 
     async logout(principal: Principal) {

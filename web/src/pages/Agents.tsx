@@ -1,41 +1,20 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, unwrap } from '../api/client';
-import type { Protocol } from '../api/types';
 import { AgentCard } from '../components/AgentCard';
 import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
 import { useCatalogue } from '../catalogue';
+import { discoverQueryOptions, protocols, searchOf } from '../discover-query';
 import { formatNumber } from '../lib/format';
-
-const PAGE_SIZE = 20;
-const protocols: NonNullable<Protocol>[] = ['mcp', 'a2a', 'rest', 'graphql', 'grpc', 'webhook', 'other'];
 
 export default function Agents() {
   const [params, setParams] = useSearchParams();
-  const q = params.get('q') ?? '';
-  const category = params.get('category') ?? '';
-  const capability = params.get('capability') ?? '';
-  const protocolParam = params.get('protocol') ?? '';
-  const protocol = protocols.includes(protocolParam as NonNullable<Protocol>) ? (protocolParam as NonNullable<Protocol>) : undefined;
-  const page = Math.max(1, Number.parseInt(params.get('page') ?? '1', 10) || 1);
+  const { q, category, capability, protocol, page, query } = searchOf(params);
   const catalogue = useCatalogue();
   const [capabilityText, setCapabilityText] = useState(capability);
   useEffect(() => setCapabilityText(capability), [capability]);
 
-  const query = {
-    ...(q ? { q } : {}),
-    ...(category ? { category } : {}),
-    ...(capability ? { capability } : {}),
-    ...(protocol ? { protocol } : {}),
-    limit: PAGE_SIZE,
-    offset: (page - 1) * PAGE_SIZE,
-  };
-  const results = useQuery({
-    queryKey: ['discover', query],
-    queryFn: () => unwrap(api.GET('/v1/discover', { params: { query } })),
-    placeholderData: keepPreviousData,
-  });
+  const results = useQuery({ ...discoverQueryOptions(query), placeholderData: keepPreviousData });
 
   const update = (changes: Record<string, string>) => {
     const next = new URLSearchParams(params);

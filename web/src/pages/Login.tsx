@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { CredentialsForm } from '../components/CredentialsForm';
+import { OidcFailure, OidcSignIn } from '../components/OidcSignIn';
 import { safeNext } from '../lib/format';
 
 export default function Login() {
@@ -16,6 +17,7 @@ export default function Login() {
   return (
     <div className="page page-narrow">
       <h1>Log in</h1>
+      <OidcFailure />
       <CredentialsForm
         submitLabel="Log in"
         newPassword={false}
@@ -29,6 +31,7 @@ export default function Login() {
       <p className="muted after-form">
         No account yet? <Link to={`/signup?next=${encodeURIComponent(next)}`}>Sign up</Link>
       </p>
+      <OidcSignIn next={next} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { CredentialsForm } from '../components/CredentialsForm';
+import { OidcFailure, OidcSignIn } from '../components/OidcSignIn';
 import { safeNext } from '../lib/format';
 
 export default function Signup() {
@@ -16,6 +17,7 @@ export default function Signup() {
   return (
     <div className="page page-narrow">
       <h1>Create your account</h1>
+      <OidcFailure />
       <CredentialsForm
         submitLabel="Sign up"
         newPassword
@@ -29,6 +31,7 @@ export default function Signup() {
       <p className="muted after-form">
         Already have one? <Link to={`/login?next=${encodeURIComponent(next)}`}>Log in</Link>
       </p>
+      <OidcSignIn next={`/signup/profile?next=${encodeURIComponent(next)}`} />
     </div>
   );
 }
