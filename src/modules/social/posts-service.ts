@@ -6,6 +6,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { votesOf, type SocialContext, type SocialStores } from './context.ts';
 import { mentionNotifications, notification } from './notify.ts';
+import { createPostWriter } from './post-writer.ts';
 import { nextVote, voteDeltas, type PostRow, type VoteValue } from './posts-store.ts';
 import { extractHashtags, isBlank } from './text.ts';
 import { assertTopic, FALLBACK_TOPIC, inferTopic } from './topics.ts';
@@ -35,6 +36,7 @@ async function removePost(tx: SocialStores, post: PostRow, authorId: string): Pr
 
 export function createPostsService(ctx: SocialContext) {
   const { stores, clock } = ctx;
+  const writePost = createPostWriter(ctx);
 
   async function findPost(id: string): Promise<PostRow> {
     const post = await stores.posts.findPost(id);
@@ -65,11 +67,7 @@ export function createPostsService(ctx: SocialContext) {
         repost_of: null,
         created_at: now,
       };
-      await ctx.write(async (tx) => {
-        await tx.posts.insertPost(row);
-        await tx.posts.countHashtags(hashtags, now);
-        await tx.notifications.insert(await mentionNotifications(tx, actor, input.body, { postId: row.id, commentId: null, postText: input.body }, [], now));
-      });
+      await writePost({ row, hashtags, actor });
       ctx.postsChanged();
       const counts = { like_count: 0, dislike_count: 0, comment_count: 0, repost_count: 0 };
       return { post: postView({ ...row, hashtags, ...counts, ...authorColumns(actor), original: null }, new Map()) };
