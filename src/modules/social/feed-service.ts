@@ -43,6 +43,21 @@ export function createFeedService(ctx: SocialContext) {
     return { asOf, rows, hasMore: offset + limit < trending.length || rest.length > wanted };
   }
 
+  /**
+   * One page of `following`: its ids (one more than `limit`, to tell whether there is a next page)
+   * from the reader's timeline when it holds them. A post the timeline names but the database no
+   * longer has (its author's account was deleted) sends the page to the database.
+   */
+  async function followingPage(profileId: string, asOf: string, topic: string | undefined, limit: number, offset: number) {
+    const kept = await ctx.timelines.page(profileId, topic, asOf, offset, limit + 1);
+    if (kept) {
+      const rows = await stores.feed.hydrate(kept.slice(0, limit));
+      if (rows.length === Math.min(limit, kept.length)) return { ids: kept, rows };
+    }
+    const ids = (await stores.feed.followingPosts(profileId, asOf, topic, limit + 1, offset)).map((entry) => entry.id);
+    return { ids, rows: await stores.feed.hydrate(ids.slice(0, limit)) };
+  }
+
   return {
     /**
      * `before` pins the feed to a moment: posts created later are left out and the trending slice is
@@ -61,8 +76,7 @@ export function createFeedService(ctx: SocialContext) {
         if (!principal) throw unauthorized('The following feed needs a credential');
         const profileId = await ctx.profileIdOf(principal);
         const asOf = pinned ?? now;
-        const ids = await stores.feed.followingIds(profileId, asOf, topic, limit + 1, offset);
-        const rows = await stores.feed.hydrate(ids.slice(0, limit));
+        const { ids, rows } = await followingPage(profileId, asOf, topic, limit, offset);
         return { asOf, rows, votes: await ctx.votesOn(rows, { profileId }), pagination: { limit, offset, hasMore: ids.length > limit } };
       }
 

@@ -39,8 +39,11 @@ export function createPostsStore(db: Kysely<Database>) {
       return Number(deleted.numDeletedRows) === 1;
     },
 
-    /** Pure reposts mean nothing without their original; quote posts keep their own text. */
-    deletePureRepostsOf: (originalId: string) => db.deleteFrom('posts').where('repost_of', '=', originalId).where('kind', '=', 'repost').execute(),
+    /** Pure reposts mean nothing without their original; quote posts keep their own text. Returns the reposters. */
+    async deletePureRepostsOf(originalId: string): Promise<string[]> {
+      const deleted = await db.deleteFrom('posts').where('repost_of', '=', originalId).where('kind', '=', 'repost').returning('author_id').execute();
+      return deleted.map((row) => row.author_id);
+    },
 
     /** Returns whether the post exists; on PostgreSQL it stays locked until the transaction ends. */
     async addReposts(id: string, delta: number): Promise<boolean> {
