@@ -73,6 +73,8 @@ export function createSocialContext({ database, clock, searchServices, profilesC
   const stores = storesOn(database.db, database.dialect);
   const trending = createReadCache<string[]>(clock, feedCacheMs, 200);
   const pages = createReadCache<FeedPage>(clock, feedCacheMs, 500);
+  // Per reader, so kept apart: many readers must not push the shared foryou pages out.
+  const followingPages = createReadCache<FeedPage>(clock, feedCacheMs, 2000);
   const timelines = createTimelines({
     clock,
     signals,
@@ -112,6 +114,7 @@ export function createSocialContext({ database, clock, searchServices, profilesC
     profilesChanged,
     trending,
     pages,
+    followingPages,
     timelines,
     /**
      * After any write that changes posts, their counters or their order: cached reads are stale.
@@ -120,6 +123,7 @@ export function createSocialContext({ database, clock, searchServices, profilesC
     postsChanged(authors: readonly string[] = []): void {
       trending.clear();
       pages.clear();
+      followingPages.clear();
       if (authors.length > 0) timelines.authorsChanged(authors);
     },
     /** Runs `work` in one transaction with every store bound to it. */

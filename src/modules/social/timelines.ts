@@ -21,6 +21,8 @@ const LOAD_STEP = 50;
 const MAX_ENTRIES = 500;
 
 interface Timeline {
+  /** Changes with every load, so what was derived from one timeline can be told from the next. */
+  version: number;
   readerId: string;
   followees: ReadonlySet<string>;
   /** Newest first, with no time bound: pinned pages skip the newer ones. */
@@ -60,6 +62,7 @@ export function createTimelines({ clock, signals, source, maxAgeMs, maxTimelines
   /** Loads in flight by key; readers who arrive meanwhile share one, until a change may be missing from it. */
   const loads = new Map<string, { load: Load; timeline: Promise<Timeline> }>();
   const keyOf = (readerId: string, topic: string | undefined) => `${readerId}:${topic ?? ''}`;
+  let versions = 0;
 
   function dropAuthors(authorIds: readonly string[]): void {
     for (const [key, timeline] of timelines) if (authorIds.some((id) => timeline.followees.has(id))) timelines.delete(key);
@@ -111,6 +114,7 @@ export function createTimelines({ clock, signals, source, maxAgeMs, maxTimelines
     try {
       const [followees, entries] = await Promise.all([source.followees(load.readerId), source.newest(load.readerId, topic, load.size)]);
       const timeline: Timeline = {
+        version: ++versions,
         readerId: load.readerId,
         followees: new Set(followees),
         entries,
@@ -133,16 +137,17 @@ export function createTimelines({ clock, signals, source, maxAgeMs, maxTimelines
   return {
     /**
      * Ids of the posts at `offset` and after, up to `count`, created at `until` or before, newest
-     * first; null when the page lies deeper than a timeline keeps (the caller reads the database).
+     * first, with the version of the timeline they come from (the same version, the same ids); null
+     * when the page lies deeper than a timeline keeps (the caller reads the database).
      */
-    async page(readerId: string, topic: string | undefined, until: string, offset: number, count: number): Promise<string[] | null> {
+    async page(readerId: string, topic: string | undefined, until: string, offset: number, count: number): Promise<{ ids: string[]; version: string } | null> {
       const needed = offset + count;
-      const answer = (timeline: Timeline): string[] | null => {
+      const answer = (timeline: Timeline) => {
         // Posts newer than `until` are a prefix of the entries; skipping them leaves the page's own.
         let start = 0;
         while (start < timeline.entries.length && timeline.entries[start]!.created_at > until) start++;
         if (!timeline.complete && timeline.entries.length - start < needed) return null;
-        return timeline.entries.slice(start + offset, start + needed).map((entry) => entry.id);
+        return { ids: timeline.entries.slice(start + offset, start + needed).map((entry) => entry.id), version: `${timeline.version}:${start}` };
       };
       const key = keyOf(readerId, topic);
       const kept = timelines.get(key);
