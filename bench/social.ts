@@ -6,6 +6,7 @@
  *   npx tsx bench/social.ts                       # SQLite in a temporary file
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/social.ts
  *   BENCH_SECONDS=5 (default) sets each measurement's length.
+ *   BENCH_ONLY=following measures only the routes whose name contains it (beside hello-world).
  *
  * The network is written straight into the database in bulk transactions (with the counters it
  * implies) before the service starts; the bench user signs up, makes a profile and follows 100
@@ -227,6 +228,7 @@ await withCleanup(async (cleanup) => {
   for (let i = 0; i < 100; i++) await postJson(`${service.url}/v1/social/users/user${i * 37}/follow`, {}, session);
 
   const auth = { authorization: `Bearer ${session}` };
+  const only = process.env.BENCH_ONLY;
   const results = await measureAll(
     [
       { name: BASELINE, url: `${hello.url}/` },
@@ -241,13 +243,13 @@ await withCleanup(async (cleanup) => {
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ body: 'Benchmarking the feed: kubernetes on AWS again #bench' }),
       },
-    ],
+    ].filter((route) => !only || route.name === BASELINE || route.name.includes(only)),
     { seconds, connections, pipelining },
   );
 
   const table = resultsTable(results, BASELINE);
   const baseline = results[0]!.rps;
-  const foryou = results.find((r) => r.name === FORYOU)!;
+  const foryou = results.find((r) => r.name === FORYOU) ?? { rps: Number.NaN, p99: Number.NaN };
   const ratio = foryou.rps / baseline;
   const met = ratio >= TARGET_RATIO && foryou.p99 < TARGET_P99_MS;
   console.log(`\n## Social on ${database.dialect} (${seconds} s each, ${connections} connections, pipelining ${pipelining})\n`);

@@ -181,6 +181,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       return { agents: data, pagination };
     },
     profilesChanged: async (accountIds) => void (await Promise.all(accountIds.map(users.profileChanged))),
+    signals,
+    onSignalError: reportSignalError,
   });
 
   const { app: server, routes } = await createServer({

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
+import { createLocalSignals } from '../../src/db/signals.ts';
 import { createSocialService } from '../../src/modules/social/index.ts';
-import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
+import { expectError, otherNode, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { comment, createPost, follow, getJson, socialUser, vote, type SocialUser } from '../helpers/social.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -234,6 +237,8 @@ describe('social feed: a fixed number of queries whatever the page size', () => 
       profilesChanged: async () => {},
       // Nothing cached: every call reads everything it shows.
       feedCacheMs: 0,
+      timelineMaxAgeMs: 0,
+      signals: createLocalSignals(),
     });
     const principal = { accountId: reader.accountId, kind: 'person' as const, via: 'session' as const, credentialId: null, agentId: null, personId: reader.accountId };
     const count = async (read: () => Promise<unknown>) => {
@@ -256,5 +261,114 @@ describe('social feed: a fixed number of queries whatever the page size', () => 
     assert.equal(await feedQueries(60, 'following'), await feedQueries(8, 'following'));
     const search = (limit: number) => count(() => social.feed.search(principal, { q: 'kubernetes', tab: 'posts', limit, offset: 0 }));
     assert.equal(await search(50), await search(5));
+  });
+});
+
+describe('social feed: following timelines kept by each node', () => {
+  let app: TestApp;
+  /** On PostgreSQL a second node on the same schema; on SQLite the same app (one node per file). */
+  let other: TestApp;
+  const clock = new TestClock();
+  before(async () => {
+    app = await startTestApp({ CREDENTIAL_RATE_LIMIT_MAX: '1000' }, { clock });
+    other = await otherNode(app, { overrides: { clock } });
+  });
+  after(async () => {
+    await other.close();
+    await app.close();
+  });
+
+  const following = async (node: TestApp, reader: SocialUser, query = '') => (await getJson(node, `/v1/social/posts?feed=following${query}`, reader.token)) as FeedPage;
+  const idsOf = (page: FeedPage) => page.posts.map((p) => p.id);
+
+  /** A reader following two writers with three posts each, the reader's timeline read (so kept) on `node`. */
+  async function network(node: TestApp) {
+    const [reader, friend, other, stranger] = await Promise.all([socialUser(app), socialUser(app), socialUser(app), socialUser(app)]);
+    await follow(app, reader.token, friend.username);
+    await follow(app, reader.token, other.username);
+    const posts: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      clock.advance(1000);
+      posts.unshift((await createPost(app, (i % 2 ? friend : other).token, `timeline post ${i}`)).id);
+    }
+    assert.deepEqual(idsOf(await following(node, reader)), posts);
+    return { reader, friend, other, stranger, posts };
+  }
+
+  it('shows a new post or repost by someone followed at once, and nothing by others', async () => {
+    const { reader, friend, stranger, posts } = await network(app);
+    clock.advance(1000);
+    const fresh = await createPost(app, friend.token, 'just now');
+    await createPost(app, stranger.token, 'not followed');
+    assert.deepEqual(idsOf(await following(app, reader)), [fresh.id, ...posts]);
+    clock.advance(1000);
+    const strangersPost = await createPost(app, stranger.token, 'worth sharing');
+    const repost = (await app.request({ method: 'POST', url: `/v1/social/posts/${strangersPost.id}/repost`, token: friend.token, body: {} })).json().post;
+    assert.deepEqual(idsOf(await following(app, reader)), [repost.id, fresh.id, ...posts]);
+  });
+
+  it('follows and unfollows change the feed at once', async () => {
+    const { reader, friend, stranger, posts } = await network(app);
+    clock.advance(1000);
+    const strangers = await createPost(app, stranger.token, 'now followed');
+    await follow(app, reader.token, stranger.username);
+    assert.deepEqual(idsOf(await following(app, reader)), [strangers.id, ...posts]);
+    assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/users/${friend.username}/follow`, token: reader.token })).statusCode, 200);
+    // Newest first: the friend wrote posts 0, 2 and 4 of the list.
+    assert.deepEqual(idsOf(await following(app, reader)), [strangers.id, ...posts.filter((_, i) => i % 2 === 1)]);
+  });
+
+  it('drops a deleted post, and the pure reposts of it by people followed', async () => {
+    const { reader, friend, stranger, posts } = await network(app);
+    clock.advance(1000);
+    const shared = await createPost(app, stranger.token, 'to be reposted then deleted');
+    const repost = (await app.request({ method: 'POST', url: `/v1/social/posts/${shared.id}/repost`, token: friend.token, body: {} })).json().post;
+    assert.deepEqual(idsOf(await following(app, reader)), [repost.id, ...posts]);
+    assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/posts/${posts[0]}`, token: friend.token })).statusCode, 200);
+    assert.deepEqual(idsOf(await following(app, reader)), [repost.id, ...posts.slice(1)]);
+    assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/posts/${shared.id}`, token: stranger.token })).statusCode, 200);
+    assert.deepEqual(idsOf(await following(app, reader)), posts.slice(1));
+  });
+
+  it('pages and topics from a kept timeline: newest first, ties by id, no overlap, pinned with `before`', async () => {
+    const { reader, friend, other } = await network(app);
+    // Three posts at one moment: ties are ordered by id, descending.
+    clock.advance(1000);
+    const tied = await Promise.all([friend, other, friend].map((writer, i) => createPost(app, writer.token, `tied ${i}`)));
+    clock.advance(1000);
+    const food = await createPost(app, other.token, 'Baked sourdough bread with a new recipe');
+    const all = idsOf(await following(app, reader, '&limit=100'));
+    assert.deepEqual(all.slice(1, 4), tied.map((p) => p.id).sort().reverse());
+    const first = await app.request({ method: 'GET', url: '/v1/social/posts?feed=following&limit=4', token: reader.token });
+    const asOf = encodeURIComponent(first.headers['x-feed-before'] as string);
+    clock.advance(1000);
+    await createPost(app, friend.token, 'arrives between pages');
+    const second = await following(app, reader, `&limit=4&offset=4&before=${asOf}`);
+    const third = await following(app, reader, `&limit=4&offset=8&before=${asOf}`);
+    assert.deepEqual([...idsOf(first.json() as FeedPage), ...idsOf(second), ...idsOf(third)], all);
+    assert.deepEqual([second.pagination.hasMore, third.pagination.hasMore], [true, false]);
+    assert.deepEqual(idsOf(await following(app, reader, '&topic=food')), [food.id]);
+  });
+
+  it('another node on the same database agrees once the signal arrives: new posts, unfollows and deletions', async () => {
+    const { reader, friend, posts } = await network(other);
+    clock.advance(1000);
+    const fresh = await createPost(app, friend.token, 'written through the first node');
+    await waitFor('the new post on the other node', async () => idsOf(await following(other, reader)), (ids) => ids[0] === fresh.id);
+    assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/posts/${posts[0]}`, token: friend.token })).statusCode, 200);
+    await waitFor('the deletion on the other node', async () => idsOf(await following(other, reader)), (ids) => !ids.includes(posts[0]!));
+    assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/users/${friend.username}/follow`, token: reader.token })).statusCode, 200);
+    const remaining = posts.filter((_, i) => i % 2 === 1);
+    await waitFor('the unfollow on the other node', async () => idsOf(await following(other, reader)), (ids) => ids.join() === remaining.join());
+    assert.deepEqual(idsOf(await following(app, reader)), remaining);
+  });
+
+  it('shows a post no signal announced once the timeline is a minute old', async () => {
+    const { reader, friend, posts } = await network(app);
+    clock.advance(1000);
+    const unannounced = { id: randomUUID(), author_id: friend.profileId, kind: 'post' as const, body: 'written behind the service', topic: 'general', hashtags: '[]', repost_of: null, created_at: clock.now().toISOString() };
+    await app.database.db.insertInto('posts').values(unannounced).execute();
+    clock.advance(60_000);
+    assert.deepEqual(idsOf(await following(app, reader)), [unannounced.id, ...posts]);
   });
 });

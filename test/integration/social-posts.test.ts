@@ -79,6 +79,32 @@ describe('social posts: create', () => {
     }
   });
 
+  it('stores posts sent at the same moment each with its own hashtags, counts and mentions', async () => {
+    const fresh = await startTestApp();
+    try {
+      const [bob, carol, dave] = await Promise.all([socialUser(fresh), socialUser(fresh), socialUser(fresh)]);
+      const authors = [bob, carol, bob, carol, bob, carol, bob, carol];
+      const posts = await Promise.all(
+        authors.map((author, i) => createPost(fresh, author.token, `Number ${i} for @${dave.username} and @${bob.username} #together #solo${i}`)),
+      );
+      assert.deepEqual(
+        posts.map((post) => post.hashtags),
+        authors.map((_, i) => ['together', `solo${i}`]),
+      );
+      const tags = (await getJson(fresh, '/v1/social/hashtags?limit=100')).data as { tag: string; count: number }[];
+      assert.deepEqual(tags[0], { tag: 'together', count: 8 });
+      assert.deepEqual(tags.slice(1).map((t) => t.count), Array(8).fill(1));
+      for (const post of posts) assert.equal((await getJson(fresh, `/v1/social/posts/${post.id}`)).post.body, post.body);
+      // Dave is named in all 8, Bob only in Carol's 4 (nobody is notified of their own post).
+      const mentionsOf = async (user: SocialUser) => (await notificationsOf(fresh, user.token)).filter((n) => n.type === 'mention').map((n) => n.postId).sort();
+      assert.deepEqual(await mentionsOf(dave), posts.map((p) => p.id).sort());
+      assert.deepEqual(await mentionsOf(bob), posts.filter((_, i) => authors[i] === carol).map((p) => p.id).sort());
+      assert.deepEqual(await mentionsOf(carol), []);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('refuses blank, missing, mistyped and unknown fields, and malformed JSON, with 400', async () => {
     for (const body of [{}, { body: '' }, { body: '   \n\t ' }, { body: 42 }, { body: 'ok', topic: 7 }, { body: 'ok', extra: true }, { body: ['a'] }, null, 'text']) {
       expectError(await create(alice.token, body), 400, 'BAD_REQUEST');

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Database } from '../../db/schema.ts';
+import type { Signals } from '../../db/signals.ts';
 import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { forbidden } from '../../lib/errors.ts';
@@ -14,6 +15,7 @@ import { createNotificationsStore } from './notifications-store.ts';
 import { createPeopleStore, type Identity } from './people-store.ts';
 import { createPostsStore, type VoteValue } from './posts-store.ts';
 import { createReadCache } from './read-cache.ts';
+import { createTimelines } from './timelines.ts';
 import { idsWithOriginals, postView, type PostView } from './views.ts';
 
 /** Discovery's search, for the `services` tab of social search. */
@@ -32,6 +34,12 @@ export interface SocialDeps {
   profilesChanged(accountIds: string[]): Promise<void>;
   /** How long trending ids and live feed pages are reused when no write of this process changed them (default 5 s). */
   feedCacheMs?: number;
+  /** Tells other nodes which following timelines to drop. */
+  signals: Signals;
+  /** A signal that could not be sent to other nodes. */
+  onSignalError?: (error: unknown) => void;
+  /** The longest a following timeline is kept without a signal (default 60 s; 0 keeps none). */
+  timelineMaxAgeMs?: number;
 }
 
 const storesOn = (db: Kysely<Database>, dialect: DialectName) => ({
@@ -61,10 +69,22 @@ export interface FeedPage {
 const NO_PROFILE_MESSAGE = 'This needs a social profile: create one with POST /v1/users';
 const PROFILE_IDS_KEPT = 10_000;
 
-export function createSocialContext({ database, clock, searchServices, profilesChanged, feedCacheMs = 5000 }: SocialDeps) {
+export function createSocialContext({ database, clock, searchServices, profilesChanged, feedCacheMs = 5000, signals, onSignalError, timelineMaxAgeMs = 60_000 }: SocialDeps) {
   const stores = storesOn(database.db, database.dialect);
   const trending = createReadCache<string[]>(clock, feedCacheMs, 200);
   const pages = createReadCache<FeedPage>(clock, feedCacheMs, 500);
+  // Per reader, so kept apart: many readers must not push the shared foryou pages out.
+  const followingPages = createReadCache<FeedPage>(clock, feedCacheMs, 2000);
+  const timelines = createTimelines({
+    clock,
+    signals,
+    source: {
+      followees: (readerId) => stores.people.followeesOf(readerId),
+      newest: (readerId, topic, limit) => stores.feed.followingPosts(readerId, null, topic, limit, 0),
+    },
+    maxAgeMs: timelineMaxAgeMs,
+    ...(onSignalError ? { onError: onSignalError } : {}),
+  });
 
   // An account's profile id never changes (profiles are never deleted apart from their account),
   // so readers find theirs without a query. Accounts without a profile are not remembered: they may make one.
@@ -94,10 +114,17 @@ export function createSocialContext({ database, clock, searchServices, profilesC
     profilesChanged,
     trending,
     pages,
-    /** After any write that changes posts, their counters or their order: cached reads are stale. */
-    postsChanged(): void {
+    followingPages,
+    timelines,
+    /**
+     * After any write that changes posts, their counters or their order: cached reads are stale.
+     * `authors`: whose posts were added or removed, so the following timelines that show them go too.
+     */
+    postsChanged(authors: readonly string[] = []): void {
       trending.clear();
       pages.clear();
+      followingPages.clear();
+      if (authors.length > 0) timelines.authorsChanged(authors);
     },
     /** Runs `work` in one transaction with every store bound to it. */
     write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesOn(tx, database.dialect))),

@@ -43,6 +43,23 @@ export function createFeedService(ctx: SocialContext) {
     return { asOf, rows, hasMore: offset + limit < trending.length || rest.length > wanted };
   }
 
+  /**
+   * One page of `following`: its ids (one more than `limit`, to tell whether there is a next page)
+   * from the reader's timeline when it holds them. Live pages share the posts loaded for them while
+   * the timeline is unchanged, as the live `foryou` pages do. A post the timeline names but the
+   * database no longer has (its author's account was deleted) sends the page to the database.
+   */
+  async function followingPage(profileId: string, asOf: string, live: boolean, topic: string | undefined, limit: number, offset: number) {
+    const kept = await ctx.timelines.page(profileId, topic, asOf, offset, limit + 1);
+    if (kept) {
+      const load = async (): Promise<FeedPage> => ({ asOf, rows: await stores.feed.hydrate(kept.ids.slice(0, limit)), hasMore: kept.ids.length > limit });
+      const page = live ? await ctx.followingPages.get(`${profileId}:${topic ?? ''}:${limit}:${offset}:${kept.version}`, load) : await load();
+      if (page.rows.length === Math.min(limit, kept.ids.length)) return { rows: page.rows, hasMore: page.hasMore };
+    }
+    const ids = (await stores.feed.followingPosts(profileId, asOf, topic, limit + 1, offset)).map((entry) => entry.id);
+    return { rows: await stores.feed.hydrate(ids.slice(0, limit)), hasMore: ids.length > limit };
+  }
+
   return {
     /**
      * `before` pins the feed to a moment: posts created later are left out and the trending slice is
@@ -61,9 +78,8 @@ export function createFeedService(ctx: SocialContext) {
         if (!principal) throw unauthorized('The following feed needs a credential');
         const profileId = await ctx.profileIdOf(principal);
         const asOf = pinned ?? now;
-        const ids = await stores.feed.followingIds(profileId, asOf, topic, limit + 1, offset);
-        const rows = await stores.feed.hydrate(ids.slice(0, limit));
-        return { asOf, rows, votes: await ctx.votesOn(rows, { profileId }), pagination: { limit, offset, hasMore: ids.length > limit } };
+        const { rows, hasMore } = await followingPage(profileId, asOf, pinned === null, topic, limit, offset);
+        return { asOf, rows, votes: await ctx.votesOn(rows, { profileId }), pagination: { limit, offset, hasMore } };
       }
 
       const [viewer, page] = await Promise.all([

@@ -51,10 +51,18 @@ export interface ChronologicalPage {
 
 interface FollowingPage {
   followerId: string;
-  until: string;
+  /** null: however new. */
+  until: string | null;
   topic: string | undefined;
   limit: number;
   offset: number;
+}
+
+/** A post's place in a feed: enough to order, pin and filter it without loading it. */
+export interface FeedEntry {
+  id: string;
+  created_at: string;
+  topic: string;
 }
 
 /**
@@ -62,37 +70,36 @@ interface FollowingPage {
  * every post newest first and test each author (tens of milliseconds for someone following a few
  * quiet accounts), so it is asked for each author's newest `offset + limit` posts, then those merged.
  */
-const followingIdsBy: Record<DialectName, (db: Kysely<Database>, page: FollowingPage) => Promise<string[]>> = {
+const followingPostsBy: Record<DialectName, (db: Kysely<Database>, page: FollowingPage) => Promise<FeedEntry[]>> = {
   async sqlite(db, { followerId, until, topic, limit, offset }) {
     let query = db
       .selectFrom('follows as f')
       .innerJoin('posts as p', 'p.author_id', 'f.followee_id')
-      .select('p.id')
-      .where('f.follower_id', '=', followerId)
-      .where('p.created_at', '<=', until);
+      .select(['p.id', 'p.created_at', 'p.topic'])
+      .where('f.follower_id', '=', followerId);
+    if (until !== null) query = query.where('p.created_at', '<=', until);
     if (topic) query = query.where('p.topic', '=', topic);
-    const rows = await query.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).offset(offset).execute();
-    return rows.map((r) => r.id);
+    return query.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).offset(offset).execute();
   },
   async postgres(db, { followerId, until, topic, limit, offset }) {
-    const rows = await db
+    return db
       .selectFrom('follows as f')
       .innerJoinLateral(
         (eb) => {
-          let newest = eb.selectFrom('posts').select(['posts.id', 'posts.created_at']).whereRef('posts.author_id', '=', 'f.followee_id').where('posts.created_at', '<=', until);
+          let newest = eb.selectFrom('posts').select(['posts.id', 'posts.created_at', 'posts.topic']).whereRef('posts.author_id', '=', 'f.followee_id');
+          if (until !== null) newest = newest.where('posts.created_at', '<=', until);
           if (topic) newest = newest.where('posts.topic', '=', topic);
           return newest.orderBy('posts.created_at', 'desc').orderBy('posts.id', 'desc').limit(offset + limit).as('p');
         },
         (join) => join.onTrue(),
       )
-      .select('p.id')
+      .select(['p.id', 'p.created_at', 'p.topic'])
       .where('f.follower_id', '=', followerId)
       .orderBy('p.created_at', 'desc')
       .orderBy('p.id', 'desc')
       .limit(limit)
       .offset(offset)
       .execute();
-    return rows.map((r) => r.id);
   },
 };
 
@@ -128,9 +135,9 @@ export function createFeedStore(db: Kysely<Database>, dialect: DialectName) {
       return rows.map((r) => r.id);
     },
 
-    /** Posts by the people `followerId` follows, newest first. */
-    followingIds: (followerId: string, until: string, topic: string | undefined, limit: number, offset: number): Promise<string[]> =>
-      followingIdsBy[dialect](db, { followerId, until, topic, limit, offset }),
+    /** Posts by the people `followerId` follows, newest first (created at `until` or before, unless null). */
+    followingPosts: (followerId: string, until: string | null, topic: string | undefined, limit: number, offset: number): Promise<FeedEntry[]> =>
+      followingPostsBy[dialect](db, { followerId, until, topic, limit, offset }),
 
     /** `pattern` from containsPattern(); newest first. */
     async searchIds(pattern: string, limit: number, offset: number): Promise<string[]> {

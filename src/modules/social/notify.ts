@@ -42,6 +42,12 @@ export async function mentionNotifications(
   now: string,
 ): Promise<NewNotification[]> {
   const mentioned = await tx.people.identitiesByUsername(extractMentions(text));
+  return mentionsAmong(mentioned, actor, text, subject, alreadyNotified, now);
+}
+
+/** mentionNotifications() with the people it may name already loaded (`known`, which may hold others too). */
+export function mentionsAmong(known: readonly Identity[], actor: Identity, text: string, subject: NotificationSubject, alreadyNotified: string[], now: string): NewNotification[] {
+  const named = new Set(extractMentions(text));
   const skip = new Set(alreadyNotified);
-  return mentioned.filter((person) => !skip.has(person.id)).flatMap((person) => notification('mention', person.id, actor, subject, now));
+  return known.filter((person) => named.has(person.username) && !skip.has(person.id)).flatMap((person) => notification('mention', person.id, actor, subject, now));
 }

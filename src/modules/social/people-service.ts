@@ -28,7 +28,7 @@ export function createPeopleService(ctx: SocialContext) {
         await tx.notifications.insert(notification('follow', target.id, actor, { postId: null, commentId: null, postText: null }, now));
         return true;
       });
-      if (added) await ctx.profilesChanged([actor.account_id, target.account_id]);
+      if (added) await Promise.all([ctx.profilesChanged([actor.account_id, target.account_id]), ctx.timelines.followerChanged(actor.id)]);
       return { following: true };
     },
 
@@ -41,7 +41,7 @@ export function createPeopleService(ctx: SocialContext) {
         await tx.notifications.withdraw('follow', actor.id, { recipientId: target.id });
         return true;
       });
-      if (removed) await ctx.profilesChanged([actor.account_id, target.account_id]);
+      if (removed) await Promise.all([ctx.profilesChanged([actor.account_id, target.account_id]), ctx.timelines.followerChanged(actor.id)]);
       return { following: false };
     },
 

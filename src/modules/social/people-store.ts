@@ -34,6 +34,12 @@ export function createPeopleStore(db: Kysely<Database>) {
       return row !== undefined;
     },
 
+    /** The profile ids `followerId` follows. */
+    async followeesOf(followerId: string): Promise<string[]> {
+      const rows = await db.selectFrom('follows').select('followee_id').where('follower_id', '=', followerId).execute();
+      return rows.map((r) => r.followee_id);
+    },
+
     /** Returns whether a follow was added (false: it existed already). Counters move only then. */
     async follow(followerId: string, followeeId: string, now: string): Promise<boolean> {
       const inserted = await db

@@ -6,6 +6,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { votesOf, type SocialContext, type SocialStores } from './context.ts';
 import { mentionNotifications, notification } from './notify.ts';
+import { createPostWriter } from './post-writer.ts';
 import { nextVote, voteDeltas, type PostRow, type VoteValue } from './posts-store.ts';
 import { extractHashtags, isBlank } from './text.ts';
 import { assertTopic, FALLBACK_TOPIC, inferTopic } from './topics.ts';
@@ -24,17 +25,20 @@ async function textOf(tx: SocialStores, post: PostRow): Promise<string> {
 /**
  * Deletes a post its author wrote, with what hangs on it: votes, comments and notifications (by
  * foreign key), pure reposts of it, its hashtag counts and its place in the original's repost count.
+ * Returns the authors who lost posts (the author, and whoever had reposted it), or null when
+ * `authorId` has no such post.
  */
-async function removePost(tx: SocialStores, post: PostRow, authorId: string): Promise<boolean> {
-  if (!(await tx.posts.deletePost(post.id, authorId))) return false;
+async function removePost(tx: SocialStores, post: PostRow, authorId: string): Promise<string[] | null> {
+  if (!(await tx.posts.deletePost(post.id, authorId))) return null;
   await tx.posts.uncountHashtags(JSON.parse(post.hashtags) as string[]);
   if (post.repost_of) await tx.posts.addReposts(post.repost_of, -1);
-  if (post.kind !== 'repost') await tx.posts.deletePureRepostsOf(post.id);
-  return true;
+  const reposters = post.kind === 'repost' ? [] : await tx.posts.deletePureRepostsOf(post.id);
+  return [authorId, ...reposters];
 }
 
 export function createPostsService(ctx: SocialContext) {
   const { stores, clock } = ctx;
+  const writePost = createPostWriter(ctx);
 
   async function findPost(id: string): Promise<PostRow> {
     const post = await stores.posts.findPost(id);
@@ -65,12 +69,8 @@ export function createPostsService(ctx: SocialContext) {
         repost_of: null,
         created_at: now,
       };
-      await ctx.write(async (tx) => {
-        await tx.posts.insertPost(row);
-        await tx.posts.countHashtags(hashtags, now);
-        await tx.notifications.insert(await mentionNotifications(tx, actor, input.body, { postId: row.id, commentId: null, postText: input.body }, [], now));
-      });
-      ctx.postsChanged();
+      await writePost({ row, hashtags, actor });
+      ctx.postsChanged([actor.id]);
       const counts = { like_count: 0, dislike_count: 0, comment_count: 0, repost_count: 0 };
       return { post: postView({ ...row, hashtags, ...counts, ...authorColumns(actor), original: null }, new Map()) };
     },
@@ -87,9 +87,9 @@ export function createPostsService(ctx: SocialContext) {
       const actor = await ctx.actorOf(principal);
       const post = await findPost(id);
       if (post.author_id !== actor.id) throw forbidden('Only the author can delete a post');
-      const deleted = await ctx.write((tx) => removePost(tx, post, actor.id));
-      if (!deleted) throw notFound('Post not found');
-      ctx.postsChanged();
+      const removedFrom = await ctx.write((tx) => removePost(tx, post, actor.id));
+      if (!removedFrom) throw notFound('Post not found');
+      ctx.postsChanged(removedFrom);
       return { id, deleted: true };
     },
 
@@ -178,7 +178,7 @@ export function createPostsService(ctx: SocialContext) {
         if (isUniqueViolation(error)) throw duplicate();
         throw error;
       }
-      ctx.postsChanged();
+      ctx.postsChanged([actor.id]);
       const [post] = await ctx.postsFor([row.id], { profileId: actor.id });
       return { post: post! };
     },
@@ -194,8 +194,9 @@ export function createPostsService(ctx: SocialContext) {
       const actor = await ctx.actorOf(principal);
       const target = await repostTarget(id);
       const repost = await stores.posts.findPureRepost(actor.id, target.id);
-      if (!repost || !(await ctx.write((tx) => removePost(tx, repost, actor.id)))) throw notFound('You have not reposted this post');
-      ctx.postsChanged();
+      const removedFrom = repost ? await ctx.write((tx) => removePost(tx, repost, actor.id)) : null;
+      if (!removedFrom) throw notFound('You have not reposted this post');
+      ctx.postsChanged(removedFrom);
       return { reposted: false, repostId: null };
     },
 

@@ -30,14 +30,20 @@ export function createPostsStore(db: Kysely<Database>) {
 
     insertPost: (row: Insertable<PostsTable>) => db.insertInto('posts').values(row).execute(),
 
+    /** Several posts in one statement. */
+    insertPosts: (rows: Insertable<PostsTable>[]) => db.insertInto('posts').values(rows).execute(),
+
     /** Deletes the post if `authorId` wrote it; its votes, comments and notifications go with it (foreign keys). */
     async deletePost(id: string, authorId: string): Promise<boolean> {
       const deleted = await db.deleteFrom('posts').where('id', '=', id).where('author_id', '=', authorId).executeTakeFirst();
       return Number(deleted.numDeletedRows) === 1;
     },
 
-    /** Pure reposts mean nothing without their original; quote posts keep their own text. */
-    deletePureRepostsOf: (originalId: string) => db.deleteFrom('posts').where('repost_of', '=', originalId).where('kind', '=', 'repost').execute(),
+    /** Pure reposts mean nothing without their original; quote posts keep their own text. Returns the reposters. */
+    async deletePureRepostsOf(originalId: string): Promise<string[]> {
+      const deleted = await db.deleteFrom('posts').where('repost_of', '=', originalId).where('kind', '=', 'repost').returning('author_id').execute();
+      return deleted.map((row) => row.author_id);
+    },
 
     /** Returns whether the post exists; on PostgreSQL it stays locked until the transaction ends. */
     async addReposts(id: string, delta: number): Promise<boolean> {
@@ -124,12 +130,18 @@ export function createPostsStore(db: Kysely<Database>) {
       return new Map(rows.map((r) => [r.comment_id, r.value]));
     },
 
+    /**
+     * Counts one post for each tag in `tags` (a tag may repeat: posts written together count in one
+     * statement). Tags are written in sorted order, so two writers lock their rows in the same order.
+     */
     async countHashtags(tags: string[], now: string): Promise<void> {
       if (tags.length === 0) return;
+      const counts = new Map<string, number>();
+      for (const tag of tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
       await db
         .insertInto('hashtags')
-        .values(tags.map((tag) => ({ tag, post_count: 1, last_used_at: now })))
-        .onConflict((oc) => oc.column('tag').doUpdateSet({ post_count: sql`hashtags.post_count + 1`, last_used_at: (eb) => eb.ref('excluded.last_used_at') }))
+        .values([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([tag, count]) => ({ tag, post_count: count, last_used_at: now })))
+        .onConflict((oc) => oc.column('tag').doUpdateSet({ post_count: sql`hashtags.post_count + excluded.post_count`, last_used_at: (eb) => eb.ref('excluded.last_used_at') }))
         .execute();
     },
 
