@@ -226,7 +226,10 @@ describe('MCP over stdio: agentry mcp', () => {
 
   test('a URL that is not http(s) is a usage error before any MCP traffic; --help explains the command', async () => {
     const run = promisify(execFile);
-    const refused = await run(process.execPath, [builtAgentryBin(), '--url', 'ftp://example.test', 'mcp'], { env: { ...process.env, ...isolatedHome() } }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    const refused = await run(process.execPath, [builtAgentryBin(), '--url', 'ftp://example.test', 'mcp'], { env: { ...process.env, ...isolatedHome() } }).then(
+      () => assert.fail('expected exit code 2'),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
     assert.equal(refused.code, 2);
     assert.equal(refused.stdout, '');
     assert.match(refused.stderr, /must be an http\(s\) URL/);

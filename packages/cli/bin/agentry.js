@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The compiled CLI (`npm run build` in a checkout; a published package ships dist/ built).
+import process from 'node:process';
+
 let main;
 try {
   ({ main } = await import('../dist/main.js'));
