@@ -21,6 +21,7 @@ import { sweepWatermarkPosition } from './0013_sweep_watermark_position.ts';
 import { recentChallenges } from './0014_recent_challenges.ts';
 import { agentNameLookalikes } from './0015_agent_name_lookalikes.ts';
 import { agentManifest } from './0016_agent_manifest.ts';
+import { a2aDelivery } from './0019_a2a_delivery.ts';
 
 export interface Migration {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -43,6 +44,7 @@ const ordered: [string, Migration][] = [
   ['0014_recent_challenges', recentChallenges],
   ['0015_agent_name_lookalikes', agentNameLookalikes],
   ['0016_agent_manifest', agentManifest],
+  ['0019_a2a_delivery', a2aDelivery],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {
