@@ -1315,6 +1315,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -1384,8 +1386,8 @@ export interface paths {
                         /** Format: uri */
                         manifestUrl?: string;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
-                        deliveryMode?: "webhook" | "poll";
+                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                        deliveryMode?: "webhook" | "poll" | "a2a";
                         /** @description price of one completed task in cents of `currency`; 0 (default) is free */
                         pricePerTaskCents?: number;
                         /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
@@ -1394,6 +1396,8 @@ export interface paths {
                         /** Format: uri */
                         docsUrl?: string;
                         authType?: "none" | "api_key" | "oauth2" | "bearer" | "custom";
+                        /** @description write-only: the API key or bearer token the agent's A2A endpoint wants (authType api_key or bearer); stored encrypted, never returned */
+                        authCredential?: string;
                         visibility?: "public" | "org" | "private";
                         orgId?: string;
                         /** @description ed25519:<base64>: the key this agent signs trust receipts with; trust is scored per key */
@@ -1440,6 +1444,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -1519,8 +1525,8 @@ export interface paths {
                         /** Format: uri */
                         manifestUrl?: string;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
-                        deliveryMode?: "webhook" | "poll";
+                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                        deliveryMode?: "webhook" | "poll" | "a2a";
                         /** @description price of one completed task in cents of `currency`; 0 (default) is free */
                         pricePerTaskCents?: number;
                         /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
@@ -1632,6 +1638,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -1744,11 +1752,12 @@ export interface paths {
                         tags?: string[];
                         manifestUrl?: string | null;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
-                        deliveryMode?: "webhook" | "poll";
+                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                        deliveryMode?: "webhook" | "poll" | "a2a";
                         longDescription?: string | null;
                         docsUrl?: string | null;
                         authType?: "none" | "api_key" | "oauth2" | "bearer" | "custom";
+                        authCredential?: string | null;
                         visibility?: "public" | "org" | "private";
                         orgId?: string | null;
                         inputSchema?: (string | Record<string, never>) | null;
@@ -1795,6 +1804,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -2412,6 +2423,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -2527,6 +2540,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
