@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
+import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { startA2aAgent, type A2aAgent, type A2aBehaviour } from '../helpers/a2a-agent.ts';
 import { registerAgent } from '../helpers/agents.ts';
 import { deadUrl } from '../helpers/listening.ts';
@@ -152,5 +152,30 @@ describe('tasks: A2A delivery to an @a2a-js/sdk agent', () => {
     const agent = await registerAgent(app, owner.token, { endpoint: 'https://agent.example.test/a2a', protocols: ['a2a'] });
     assert.equal(agent.deliveryMode, 'webhook');
     assert.equal((await taskOf(app, owner.token, (await submitTask(app, owner.token, { agentId: agent.id })).id)).status, 'matched');
+  });
+});
+
+describe('tasks: an A2A task still running when ours expires', () => {
+  it('is cancelled at the agent', async () => {
+    const clock = new TestClock(Date.now());
+    const app = await startTestApp(fastDelivery, { clock });
+    const remote = await startA2aAgent({ behaviour: 'long' });
+    try {
+      const requester = await app.signup();
+      const owner = await app.signup();
+      const agent = await registerAgent(app, owner.token, { endpoint: remote.url, deliveryMode: 'a2a', capabilities: ['summarize'] });
+      await heartbeat(app, owner.token, agent.id);
+      const submitted = await submitTask(app, requester.token, { agentId: agent.id, expiresInMinutes: 1 });
+      await waitForTask(app, requester.token, submitted.id, (task) => task.status === 'in_progress');
+      clock.advance(61_000);
+      await app.deliveryWorker.settled();
+      assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'expired');
+      const cancel = await waitFor('CancelTask at the agent', () => remote.calls.find((call) => call.method === 'CancelTask'));
+      assert.match((cancel.params as { id: string }).id, /.+/);
+      assert.equal((cancel.params as { metadata: { agentryTaskId: string } }).metadata.agentryTaskId, submitted.id);
+    } finally {
+      await app.close();
+      await remote.close();
+    }
   });
 });
