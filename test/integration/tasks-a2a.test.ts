@@ -148,6 +148,13 @@ describe('tasks: A2A delivery to an @a2a-js/sdk agent', () => {
     assert.equal(cleared.json().data.hasAuthCredential, false);
   });
 
+  it('an A2A agent cannot also poll for its tasks', async () => {
+    const agent = await registerAgent(app, owner.token, { endpoint: 'https://agent.example.test/a2a', deliveryMode: 'a2a' });
+    const polled = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=0`, token: owner.token });
+    expectError(polled, 409, 'CONFLICT');
+    assert.match(polled.json().message, /by A2A message/);
+  });
+
   it('the a2a protocol tag alone keeps an agent on webhook delivery', async () => {
     const agent = await registerAgent(app, owner.token, { endpoint: 'https://agent.example.test/a2a', protocols: ['a2a'] });
     assert.equal(agent.deliveryMode, 'webhook');
