@@ -178,6 +178,7 @@ describe('tasks: an A2A task still running when ours expires', () => {
       await app.deliveryWorker.settled();
       assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'expired');
       const cancel = await waitFor('CancelTask at the agent', () => remote.calls.find((call) => call.method === 'CancelTask'));
+      assert.ok(cancel);
       assert.match((cancel.params as { id: string }).id, /.+/);
       assert.equal((cancel.params as { metadata: { agentryTaskId: string } }).metadata.agentryTaskId, submitted.id);
     } finally {
