@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import { moduleBoundaries } from './scripts/eslint/module-boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'web/dist/**', 'bench/.out/**', 'web/src/api/schema.d.ts'] },
+  { ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'data/**', 'web/dist/**', 'bench/.out/**', 'web/src/api/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

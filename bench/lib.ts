@@ -208,7 +208,8 @@ export function startService(
       name: 'service',
       entry: 'src/main.ts',
       readyPath: '/health',
-      env: { HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', ...extra.env },
+      // Any fixed key: a benchmark's database is thrown away with its sealed credentials.
+      env: { HOST: '127.0.0.1', DATABASE_URL: databaseUrl, SECRETS_KEY: '0'.repeat(64), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', ...extra.env },
       nodeArgs,
     },
     cleanup,

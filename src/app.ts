@@ -2,6 +2,8 @@
  * The composition root: everything the service is made of is built here from one validated Config.
  * Tests build the same app with overrides (a clock, a PostgreSQL schema of their own, an OIDC verifier).
  */
+import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
@@ -22,9 +24,10 @@ import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './module
 import { createManifestImporter, createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
 import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
-import { createAssigner, createBuiltinExtractor, createModelExtractor, outboundFetch, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
+import { createA2aSender, createAssigner, createBuiltinExtractor, createModelExtractor, outboundFetch, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
+import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
 
@@ -72,6 +75,18 @@ async function connectRedis(url: string): Promise<Redis> {
   return redis;
 }
 
+/**
+ * SQLite without SECRETS_KEY: the key file `secrets.key` beside the database, made on first start
+ * (a throwaway key for an in-memory database, whose rows die with it).
+ */
+function secretsKeyBeside(database: DatabaseHandle): { key: Buffer; createdFile: string | null } {
+  if (database.dialect === 'postgres') throw new Error('SECRETS_KEY is required with PostgreSQL');
+  if (!database.sqliteFile) return { key: randomBytes(32), createdFile: null };
+  const path = join(dirname(database.sqliteFile), 'secrets.key');
+  const { key, created } = keyFromFile(path);
+  return { key, createdFile: created ? path : null };
+}
+
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<AgentryApp> {
   const clock = overrides.clock ?? systemClock;
   const database = openDatabase({ url: config.databaseUrl, ...(overrides.databaseSchema ? { schema: overrides.databaseSchema } : {}) });
@@ -100,6 +115,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
   const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
+  const secretsKey = config.secretsKey ? { key: config.secretsKey, createdFile: null } : secretsKeyBeside(database);
+  const secrets = createSecretBox(secretsKey.key);
   const registry = createRegistryService({
     store: createRegistryStore(database.db, database.dialect),
     clock,
@@ -108,6 +125,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     allowUnsignedProvisionalPoll: config.allowUnsignedProvisionalPoll,
     agentRemoved: principals.forgetAgent,
     manifests: createManifestImporter(outbound),
+    secrets,
   });
   const { agentAccounts } = registry;
   const loginThrottle = createLoginThrottle({
@@ -193,6 +211,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}),
   });
   log = server.log;
+  if (secretsKey.createdFile) server.log.warn({ file: secretsKey.createdFile }, 'SECRETS_KEY is not set: created a key file for stored agent credentials; back it up with the database');
   registerHealthRoutes(server, database.db);
   const credentialRateLimit = { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs };
   const cookies = { secure: config.publicUrl.startsWith('https:') };
@@ -230,6 +249,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     assigner,
     findAgent: registry.findRow,
+    a2a: createA2aSender({ outbound, secrets, clock, log: server.log, findAgent: registry.findRow, remoteTaskOf: tasksStore.remoteTaskOf, pollBaseMs: config.delivery.retryBaseMs }),
+    settlement: payments.settlement,
     log: server.log,
     options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
   });

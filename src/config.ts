@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
+import { parseSecretsKey } from './lib/secret-box.ts';
 
 export interface Config {
   port: number;
@@ -32,6 +33,8 @@ export interface Config {
   heartbeatIntervalSeconds: number;
   sessionTtlHours: number;
   allowPrivateEndpoints: boolean;
+  /** SECRETS_KEY: seals stored agent credentials; null on SQLite means a key file beside the database. */
+  secretsKey: Buffer | null;
   /**
    * Lets anyone who knows a provisional agent's id poll its tasks without X-Agent-Signature (the
    * spec's id-only polling, for old clients). Unsafe: agent ids are public.
@@ -114,6 +117,12 @@ export function loadConfig(env: Env): Config {
     problems.push(`DATABASE_URL must be a postgres:// URL or a SQLite path (got "${databaseUrl}")`);
   }
 
+  const secretsKeyText = env.SECRETS_KEY && env.SECRETS_KEY !== '' ? env.SECRETS_KEY : null;
+  const secretsKey = secretsKeyText ? parseSecretsKey(secretsKeyText) : null;
+  if (secretsKeyText && !secretsKey) problems.push('SECRETS_KEY must be 32 bytes as 64 hex digits or base64 (make one with `openssl rand -base64 32`)');
+  // Every node must open what another sealed, so a shared database needs the key from the environment.
+  if (!secretsKeyText && /^(postgres|postgresql):\/\//.test(databaseUrl)) problems.push('SECRETS_KEY is required with PostgreSQL: every node must use the same key (make one with `openssl rand -base64 32`)');
+
   const oidcIssuer = url('OIDC_ISSUER', env.OIDC_ISSUER, ['http:', 'https:']);
   const oidcAudience = env.OIDC_AUDIENCE && env.OIDC_AUDIENCE !== '' ? env.OIDC_AUDIENCE : null;
   if (oidcIssuer && !oidcAudience) problems.push('OIDC_AUDIENCE is required when OIDC_ISSUER is set');
@@ -180,6 +189,7 @@ export function loadConfig(env: Env): Config {
     heartbeatIntervalSeconds: integer('HEARTBEAT_INTERVAL_SECONDS', 60, 1, 86_400),
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
     allowPrivateEndpoints: boolean('ALLOW_PRIVATE_ENDPOINTS', false),
+    secretsKey,
     allowUnsignedProvisionalPoll: boolean('ALLOW_UNSIGNED_PROVISIONAL_POLL', false),
     trustProxy: trustProxy(env.TRUST_PROXY, problems),
     delivery: {

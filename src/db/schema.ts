@@ -87,6 +87,8 @@ export interface AgentsTable {
   docs_url: string | null;
   manifest_url: string | null;
   auth_type: string;
+  /** The credential for the agent's A2A endpoint, sealed (AES-256-GCM) with the service's secrets key. */
+  auth_credential: string | null;
   version: string;
   visibility: 'public' | 'org' | 'private';
   org_id: string | null;
@@ -98,7 +100,7 @@ export interface AgentsTable {
   claimed_at: string | null;
   /** When holding `registration_pubkey` was first proven; until then the agent carries none of its trust (migration 0008). */
   key_verified_at: string | null;
-  delivery_mode: 'webhook' | 'poll';
+  delivery_mode: 'webhook' | 'poll' | 'a2a';
   /** Kept as issued: signing a webhook needs the secret itself, as with any HMAC scheme. */
   webhook_secret: string | null;
   last_seen_at: string | null;
@@ -321,6 +323,8 @@ export interface TaskDeliveriesTable {
   /** The exact JSON sent (it holds the task token), cleared once delivered. */
   payload: string | null;
   last_error: string | null;
+  /** A2A delivery: the agent's task id while its accepted task is followed to its end. */
+  remote_task_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -14,6 +14,8 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || null;
+/** The SECRETS_KEY of test apps on PostgreSQL (any 32 bytes: tests seal nothing that outlives them). */
+export const TEST_SECRETS_KEY = '0'.repeat(64);
 export const dialectUnderTest = testDatabaseUrl ? 'postgres' : 'sqlite';
 
 export class TestClock implements Clock {
@@ -99,7 +101,9 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
 
-  const config: Config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', ...env });
+  // PostgreSQL needs a shared secrets key; on SQLite the app makes its key file beside the database.
+  const secretsKey = testDatabaseUrl ? { SECRETS_KEY: TEST_SECRETS_KEY } : {};
+  const config: Config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', ...secretsKey, ...env });
   const build = () => buildApp(config, { logger: false, webRoot: null, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
   const app = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
 

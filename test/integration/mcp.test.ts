@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -7,14 +11,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { registerAgent } from '../helpers/agents.ts';
+import { builtAgentryBin } from '../helpers/built-packages.ts';
 import { heartbeat } from '../helpers/tasks.ts';
 
 let app: TestApp;
 let baseUrl: string;
 
-async function connect(token?: string): Promise<Client> {
+async function connect(token?: string, service = baseUrl): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', service), {
     ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
   });
   await client.connect(transport);
@@ -119,7 +124,7 @@ describe('MCP server at /mcp', () => {
   });
 });
 
-describe('MCP over stdio', () => {
+describe('MCP over stdio: agentry mcp', () => {
   let app: TestApp;
   let baseUrl: string;
   before(async () => {
@@ -128,31 +133,73 @@ describe('MCP over stdio', () => {
   });
   after(() => app.close());
 
-  const spawnClient = async (env: Record<string, string>) => {
+  /** A config folder of its own, so no login stored on the machine running the tests leaks in. */
+  const isolatedHome = () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentry-mcp-'));
+    return { HOME: home, XDG_CONFIG_HOME: join(home, 'config') };
+  };
+
+  const spawnClient = async (env: Record<string, string>, args: string[] = []) => {
     const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', fileURLToPath(new URL('../../src/mcp-stdio.ts', import.meta.url))],
-      env: { PATH: process.env.PATH ?? '', ...env },
+      args: [builtAgentryBin(), ...args, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', ...isolatedHome(), ...env },
       stderr: 'pipe',
     });
     await client.connect(transport);
     return client;
   };
 
-  test('a spawned stdio server answers the same tools through the configured service and credential', async () => {
+  test('offers exactly the tools of /mcp, and searches and submits through the configured service and credential', async () => {
     const owner = await app.signup();
-    const agent = await registerAgent(app, owner.token, { description: 'Writes haiku about the weather', capabilities: ['poetry'], deliveryMode: 'poll' });
+    const agent = await registerAgent(app, owner.token, { description: 'Writes haiku about the weather', capabilities: ['poetry'], deliveryMode: 'poll', visibility: 'public' });
     await heartbeat(app, owner.token, agent.id);
+    const overHttp = await connect(owner.token, baseUrl);
     const client = await spawnClient({ AGENTRY_URL: baseUrl, AGENTRY_TOKEN: owner.token });
     try {
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 5);
+      assert.deepEqual(tools, (await overHttp.listTools()).tools);
+      const found = jsonOf(await call(client, 'search_agents', { query: 'a haiku about the weather' }));
+      assert.ok(found.data.some((hit: { id: string }) => hit.id === agent.id));
       const shown = jsonOf(await call(client, 'get_agent', { agent: agent.slug }));
       assert.equal(shown.agent.id, agent.id);
       const task = jsonOf(await call(client, 'submit_task', { description: 'A haiku about rain, please', agentId: agent.id }));
       assert.equal(task.assignedAgent.id, agent.id);
+      assert.equal(task.status, 'matched');
       assert.equal(jsonOf(await call(client, 'get_task', { taskId: task.id })).id, task.id);
+      const stored = await app.request({ method: 'GET', url: `/v1/tasks/${task.id}`, token: owner.token });
+      assert.equal(stored.json().data.description, 'A haiku about rain, please');
+    } finally {
+      await client.close();
+      await overHttp.close();
+    }
+  });
+
+  test("uses the CLI's stored login and URL when no flag or variable names them", async () => {
+    const owner = await app.signup();
+    const agent = await registerAgent(app, owner.token, { description: 'Summarises news', capabilities: ['summarization'], deliveryMode: 'poll' });
+    const env = isolatedHome();
+    mkdirSync(join(env.XDG_CONFIG_HOME, 'agentry'), { recursive: true });
+    writeFileSync(join(env.XDG_CONFIG_HOME, 'agentry', 'config.json'), JSON.stringify({ url: baseUrl, token: owner.token }), { mode: 0o600 });
+    const client = await spawnClient(env);
+    try {
+      const task = jsonOf(await call(client, 'submit_task', { description: 'Summarise this week in one line', agentId: agent.id }));
+      assert.equal(typeof task.id, 'string');
+      const mine = await app.request({ method: 'GET', url: `/v1/tasks/${task.id}`, token: owner.token });
+      assert.equal(mine.statusCode, 200);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('--url names the service; a wrong token is a tool error that says so', async () => {
+    const client = await spawnClient({ AGENTRY_TOKEN: 'agk_not_a_real_key' }, ['--url', baseUrl]);
+    try {
+      assert.ok(jsonOf(await call(client, 'list_capabilities')).data.length > 0);
+      const refused = await call(client, 'get_task', { taskId: 'nope' });
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /^UNAUTHORIZED: .*agentry login/s);
     } finally {
       await client.close();
     }
@@ -175,5 +222,18 @@ describe('MCP over stdio', () => {
     } finally {
       await nowhere.close();
     }
+  });
+
+  test('a URL that is not http(s) is a usage error before any MCP traffic; --help explains the command', async () => {
+    const run = promisify(execFile);
+    const refused = await run(process.execPath, [builtAgentryBin(), '--url', 'ftp://example.test', 'mcp'], { env: { ...process.env, ...isolatedHome() } }).then(
+      () => assert.fail('expected exit code 2'),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /must be an http\(s\) URL/);
+    const help = await run(process.execPath, [builtAgentryBin(), 'mcp', '--help']);
+    assert.match(help.stdout, /mcpServers/);
   });
 });

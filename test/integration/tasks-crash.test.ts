@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/database.ts';
-import { testDatabaseUrl } from '../helpers/app.ts';
+import { TEST_SECRETS_KEY, testDatabaseUrl } from '../helpers/app.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -71,6 +71,7 @@ describe('tasks: kill -9 mid-delivery', () => {
         PORT: String(port),
         HOST: '127.0.0.1',
         DATABASE_URL: databaseUrl,
+        SECRETS_KEY: TEST_SECRETS_KEY,
         LOG_LEVEL: 'silent',
         ALLOW_PRIVATE_ENDPOINTS: 'true',
         WEBHOOK_TIMEOUT_MS: '1000',

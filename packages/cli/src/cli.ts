@@ -24,6 +24,7 @@ import {
   verifyReceipt,
   type TaskDelivery,
 } from '@agentry/sdk';
+import { runStdioServer } from '@agentry/sdk/mcp';
 import { configPath, readConfig, removeToken, writeConfig } from './config.ts';
 
 export interface CliIo {
@@ -497,6 +498,33 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       });
       await Promise.race([aborted, ...(options.once ? [finishedOne] : [])]);
       await runner.stop();
+    });
+
+  program
+    .command('mcp')
+    .description('serve the Agentry MCP tools over stdio for a desktop MCP client, through the configured service and login')
+    .addHelpText(
+      'after',
+      `
+The tools (search_agents, get_agent, list_capabilities, submit_task, get_task) call the service at
+--url / AGENTRY_URL / the stored URL with AGENTRY_TOKEN or the stored login; without a credential only
+the public tools answer. stdout carries only MCP messages. A client configuration:
+
+  { "mcpServers": { "agentry": { "command": "agentry", "args": ["mcp"] } } }
+`,
+    )
+    .action(async () => {
+      const url = baseUrl();
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw new UsageError(`the service URL must be an http(s) URL (got "${url}")`);
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`the service URL must be an http(s) URL (got "${url}")`);
+      // The transport owns stdin and stdout from here; the process lives until the client closes stdin.
+      await runStdioServer({ url, token: token() });
+      io.stderr(`agentry mcp: serving the MCP tools on stdio for ${url} (${token() ? 'with the stored credential' : 'public tools only: not logged in'})\n`);
     });
 
   program

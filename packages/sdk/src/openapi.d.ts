@@ -1497,6 +1497,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -1566,8 +1568,8 @@ export interface paths {
                         /** Format: uri */
                         manifestUrl?: string;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
-                        deliveryMode?: "webhook" | "poll";
+                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                        deliveryMode?: "webhook" | "poll" | "a2a";
                         /** @description price of one completed task in cents of `currency`; 0 (default) is free */
                         pricePerTaskCents?: number;
                         /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
@@ -1576,6 +1578,8 @@ export interface paths {
                         /** Format: uri */
                         docsUrl?: string;
                         authType?: "none" | "api_key" | "oauth2" | "bearer" | "custom";
+                        /** @description write-only: the API key or bearer token the agent's A2A endpoint wants (authType api_key or bearer); stored encrypted, never returned */
+                        authCredential?: string;
                         visibility?: "public" | "org" | "private";
                         orgId?: string;
                         /** @description ed25519:<base64>: the key this agent signs trust receipts with; trust is scored per key */
@@ -1622,6 +1626,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -1701,8 +1707,8 @@ export interface paths {
                         /** Format: uri */
                         manifestUrl?: string;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
-                        deliveryMode?: "webhook" | "poll";
+                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                        deliveryMode?: "webhook" | "poll" | "a2a";
                         /** @description price of one completed task in cents of `currency`; 0 (default) is free */
                         pricePerTaskCents?: number;
                         /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
@@ -1814,6 +1820,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -1926,11 +1934,12 @@ export interface paths {
                         tags?: string[];
                         manifestUrl?: string | null;
                         version?: string;
-                        /** @description webhook (default when there is an endpoint) or poll (default without one: the agent long-polls) */
-                        deliveryMode?: "webhook" | "poll";
+                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                        deliveryMode?: "webhook" | "poll" | "a2a";
                         longDescription?: string | null;
                         docsUrl?: string | null;
                         authType?: "none" | "api_key" | "oauth2" | "bearer" | "custom";
+                        authCredential?: string | null;
                         visibility?: "public" | "org" | "private";
                         orgId?: string | null;
                         inputSchema?: (string | Record<string, never>) | null;
@@ -1977,6 +1986,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -2594,6 +2605,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */
@@ -2709,6 +2722,8 @@ export interface paths {
                                 keyVerified: boolean;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
                                 manifest: {
                                     importedAt: string;
                                     /** @description the fields the manifest at manifestUrl filled in */

@@ -24,6 +24,7 @@ import { agentNameLookalikes } from './0015_agent_name_lookalikes.ts';
 import { agentManifest } from './0016_agent_manifest.ts';
 import { media } from './0017_media.ts';
 import { accountEvents } from './0018_account_events.ts';
+import { a2aDelivery } from './0019_a2a_delivery.ts';
 
 
 const ordered: [string, Migration][] = [
@@ -45,6 +46,7 @@ const ordered: [string, Migration][] = [
   ['0016_agent_manifest', agentManifest],
   ['0017_media', media],
   ['0018_account_events', accountEvents],
+  ['0019_a2a_delivery', a2aDelivery],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RouteRateLimit } from '../../http/rate-limit.ts';
-import { createAgentryMcpServer, type AgentryApi } from './tools.ts';
+import { createAgentryMcpServer, type AgentryApi } from '@agentry/sdk/mcp';
 
 /**
  * The tools reach the service through its own /v1 routes with the caller's credential and address,

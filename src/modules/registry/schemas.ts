@@ -12,8 +12,14 @@ const SemVer = Type.String({
   pattern: '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$',
   maxLength: 64,
 });
-const DeliveryMode = Type.Union([Type.Literal('webhook'), Type.Literal('poll')], {
-  description: 'webhook (default when there is an endpoint) or poll (default without one: the agent long-polls)',
+const DeliveryMode = Type.Union([Type.Literal('webhook'), Type.Literal('poll'), Type.Literal('a2a')], {
+  description:
+    'webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls)',
+});
+const AuthCredential = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  description: "write-only: the API key or bearer token the agent's A2A endpoint wants (authType api_key or bearer); stored encrypted, never returned",
 });
 const WebhookSecretOnce = Type.Optional(
   Type.String({ description: 'whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret)' }),
@@ -43,6 +49,7 @@ const ownedFields = {
   longDescription: Type.Optional(Type.String({ maxLength: 20000 })),
   docsUrl: Type.Optional(httpUrl),
   authType: Type.Optional(literals(['none', 'api_key', 'oauth2', 'bearer', 'custom'] as const)),
+  authCredential: Type.Optional(AuthCredential),
   visibility: Type.Optional(literals(['public', 'org', 'private'] as const)),
   orgId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   pubkey: Type.Optional(
@@ -92,6 +99,7 @@ export const UpdateAgent = Type.Object(
     longDescription: Type.Optional(Type.Union([Type.String({ maxLength: 20000 }), Type.Null()])),
     docsUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
     authType: ownedFields.authType,
+    authCredential: Type.Optional(Type.Union([AuthCredential, Type.Null()])),
     visibility: ownedFields.visibility,
     orgId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])),
     inputSchema: Type.Optional(Type.Union([InputSchemaField, Type.Null()])),
@@ -129,6 +137,7 @@ export const Agent = Type.Object({
   keyVerified: Type.Boolean({ description: 'holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust' }),
   deliveryMode: Type.String(),
   hasWebhookSecret: Type.Boolean(),
+  hasAuthCredential: Type.Boolean({ description: 'a credential for the A2A endpoint is stored (it is never shown)' }),
   manifest: Type.Union([
     Type.Object({
       importedAt: Type.String(),

@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { decodeBase64Strict } from '../../lib/base64.ts';
 import { parsePublicKey, verifyStrict } from '../../lib/ed25519.ts';
 import { newId } from '../../lib/ids.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
@@ -22,6 +23,9 @@ const AWAY_LIMIT_MS = 24 * 3600 * 1000;
 /** `unknown`: never heard from (no heartbeat or poll yet); routable, so a new agent works at once. */
 export type Availability = 'available' | 'away' | 'offline' | 'unknown';
 
+/** The auth types whose credential the service holds and sends: an API key or a bearer token. */
+const CREDENTIAL_AUTH_TYPES = new Set(['api_key', 'bearer']);
+
 const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 export interface RegistryDeps {
@@ -35,6 +39,8 @@ export interface RegistryDeps {
   agentRemoved(agentId: string): Promise<void>;
   /** Reads manifests at manifestUrl; without it a manifestUrl is only stored. */
   manifests?: ManifestImporter;
+  /** Seals the credentials owners store for their agents' A2A endpoints. */
+  secrets: SecretBox;
 }
 
 /** A registration once the request and its manifest together give every required field. */
@@ -50,7 +56,7 @@ const parseList = (json: string): string[] => JSON.parse(json) as string[];
  */
 const loadOf = (load: number): number => Math.round(load * 10_000) / 10_000;
 
-export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, allowUnsignedProvisionalPoll, agentRemoved, manifests }: RegistryDeps) {
+export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, allowUnsignedProvisionalPoll, agentRemoved, manifests, secrets }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
   function availabilityOf(row: AgentRow): Availability {
@@ -87,6 +93,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       keyVerified: row.key_verified_at !== null,
       deliveryMode: row.delivery_mode,
       hasWebhookSecret: row.webhook_secret !== null,
+      hasAuthCredential: row.auth_credential !== null,
       manifest: row.manifest_imported_at ? { importedAt: row.manifest_imported_at, fields: parseList(row.manifest_fields ?? '[]') } : null,
       availability: availabilityOf(row),
       lastSeenAt: row.last_seen_at,
@@ -140,13 +147,26 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
     return result.text;
   }
 
-  /** Webhook when there is an endpoint, else poll, unless asked for; webhook delivery needs an endpoint. */
-  function deliveryModeFor(endpoint: string | null | undefined, requested: 'webhook' | 'poll' | undefined): 'webhook' | 'poll' {
+  /** Webhook when there is an endpoint, else poll, unless asked for; webhook and A2A delivery need an endpoint. */
+  function deliveryModeFor(endpoint: string | null | undefined, requested: AgentRow['delivery_mode'] | undefined): AgentRow['delivery_mode'] {
     const mode = requested ?? (endpoint ? 'webhook' : 'poll');
-    if (mode === 'webhook' && !endpoint) {
-      throw badRequest('endpoint is required unless deliveryMode is "poll"', [{ path: '/body/endpoint', message: 'is required for webhook delivery' }]);
+    if (mode !== 'poll' && !endpoint) {
+      throw badRequest('endpoint is required unless deliveryMode is "poll"', [{ path: '/body/endpoint', message: `is required for ${mode} delivery` }]);
     }
     return mode;
+  }
+
+  /**
+   * The sealed credential to store: a new one sealed for this agent, null when removed or when the
+   * auth type takes none, else the stored one.
+   */
+  function credentialFor(agentId: string, authType: string, given: string | null | undefined, stored: string | null): string | null {
+    const takesCredential = CREDENTIAL_AUTH_TYPES.has(authType);
+    if (typeof given === 'string' && !takesCredential) {
+      throw badRequest('authCredential goes with authType "api_key" or "bearer"', [{ path: '/body/authCredential', message: `authType is "${authType}"` }]);
+    }
+    if (!takesCredential || given === null) return null;
+    return given === undefined ? stored : secrets.seal(given, agentId);
   }
 
   /** The fields of `input` left undefined that the manifest at `url` gives, and their names. */
@@ -267,13 +287,16 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const inputSchema = checkInputSchema(input.inputSchema);
       const pubkey = input.pubkey === undefined ? null : parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
+      const base = baseRow(input, await namingFor(input.name, principal.personId), now);
+      const authType = input.authType ?? 'none';
       const row = await insertAgent({
-        ...baseRow(input, await namingFor(input.name, principal.personId), now),
+        ...base,
         manifest_imported_at: imported.fields.length > 0 ? now : null,
         manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
         long_description: input.longDescription ?? null,
         docs_url: input.docsUrl ?? null,
-        auth_type: input.authType ?? 'none',
+        auth_type: authType,
+        auth_credential: credentialFor(base.id, authType, input.authCredential, null),
         visibility,
         org_id: orgId,
         input_schema: inputSchema,
@@ -297,6 +320,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         long_description: null,
         docs_url: null,
         auth_type: 'none',
+        auth_credential: null,
         visibility: 'public',
         org_id: null,
         input_schema: null,
@@ -349,6 +373,7 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         ...(input.longDescription !== undefined ? { long_description: input.longDescription } : {}),
         ...(input.docsUrl !== undefined ? { docs_url: input.docsUrl } : {}),
         ...(input.authType !== undefined ? { auth_type: input.authType } : {}),
+        auth_credential: credentialFor(row.id, input.authType ?? row.auth_type, input.authCredential, row.auth_credential),
         visibility,
         org_id: orgId,
         ...(input.inputSchema !== undefined ? { input_schema: checkInputSchema(input.inputSchema) } : {}),

@@ -1,9 +1,9 @@
 /**
- * Works the webhook outbox (`task_deliveries`): sends due jobs with Standard Webhooks signatures,
- * retries with exponential backoff inside the task's expiry, moves a task to its next candidate after
- * repeated failure, and expires tasks nobody finished. Every state change is a conditional update,
- * so any number of workers (one per node) can share the table, and a worker killed mid-delivery
- * leaves a job whose lease runs out and is sent again: the same task, the same webhook-id.
+ * Works the delivery outbox (`task_deliveries`): sends due jobs with Standard Webhooks signatures,
+ * or as A2A messages to agents with deliveryMode "a2a" (a2a-sender.ts), retries with exponential
+ * backoff inside the task's expiry, moves a task to its next candidate after repeated failure, and
+ * expires tasks nobody finished. Every state change is a conditional update, so any number of
+ * workers (one per node) can share the table, and a worker killed mid-delivery leaves a job whose lease runs out and is sent again: the same task, the same webhook-id.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { DialectName } from '../../db/dialect.ts';
@@ -11,9 +11,10 @@ import type { Signals } from '../../db/signals.ts';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
 import { publicFailureReason, type OutboundClient } from '../../lib/outbound-http.ts';
 import type { AgentRow } from '../registry/index.ts';
+import type { A2aSender } from './a2a-sender.ts';
 import type { Assigner } from './assignment.ts';
 import { AGENT_TASKS_CHANNEL, assignableOf, DELIVERY_CHANNEL } from './service.ts';
-import type { DeliveryRow, TaskRow, TasksStore } from './store.ts';
+import type { DeliveryRow, TaskRow, TaskSettlement, TasksStore } from './store.ts';
 import { standardWebhookHeaders } from './webhook-signature.ts';
 
 export interface DeliveryOptions {
@@ -35,6 +36,10 @@ export interface DeliveryWorkerDeps {
   signals: Signals;
   assigner: Assigner;
   findAgent(id: string): Promise<AgentRow | undefined>;
+  /** Sends to agents with deliveryMode "a2a"; the others get webhooks. */
+  a2a: A2aSender;
+  /** Completes paid tasks that an A2A agent finished (payments writes the ledger entries). */
+  settlement: TaskSettlement;
   log: FastifyBaseLogger;
   options: DeliveryOptions;
 }
@@ -71,14 +76,60 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     await store.reassign(task.id, task.candidate_index, { status: 'failed', error: JSON.stringify(error), token_hash: null, completed_at: now, updated_at: now }, null, { id: job.id, error: reason, now });
   }
 
+  /** A failed send: again later while attempts and time remain, else the task moves to its next candidate. */
+  async function retryOrFallBack(job: DeliveryRow, task: TaskRow, agentId: string, reason: string, detail: string): Promise<void> {
+    const retryAt = isoIn(clock, options.retryBaseMs * 4 ** (job.attempts - 1));
+    if (job.attempts < options.maxAttempts && retryAt < task.expires_at) {
+      log.info({ taskId: task.id, agentId, attempt: job.attempts, reason: detail }, 'delivery failed; retrying');
+      await store.retryLater(job, retryAt, reason, isoNow(clock));
+    } else {
+      log.info({ taskId: task.id, agentId, attempts: job.attempts, reason: detail }, 'delivery failed; trying the next candidate');
+      await fallBack(task, job, reason);
+    }
+  }
+
+  async function deliverA2a(job: DeliveryRow, task: TaskRow, agent: AgentRow): Promise<void> {
+    const outcome = await deps.a2a.deliver(job, task, agent);
+    const now = isoNow(clock);
+    switch (outcome.kind) {
+      case 'failed':
+        return retryOrFallBack(job, task, agent.id, outcome.reason, outcome.detail);
+      case 'following':
+        return store.following(job, outcome.remoteTaskId, outcome.runAt, now);
+      case 'finished': {
+        const finished = await store.finish(task.id, deps.settlement, {
+          status: outcome.status,
+          result: outcome.status === 'completed' ? JSON.stringify(outcome.result) : null,
+          error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+          completed_at: now,
+          updated_at: now,
+          delivered_at: task.delivered_at ?? now,
+        });
+        if (finished?.status === 'completed') deps.settlement.afterCommit(finished);
+        await store.retire(job.id, now);
+      }
+    }
+  }
+
   async function deliver(job: DeliveryRow): Promise<void> {
     const task = await store.find(job.task_id);
     const now = isoNow(clock);
-    if (!task || task.status !== 'matched' || task.assigned_agent_id !== job.agent_id || !job.payload) {
+    // A job following an A2A agent's task waits on a task in progress; a fresh one on a matched task.
+    const following = job.remote_task_id !== null;
+    if (!task || task.status !== (following ? 'in_progress' : 'matched') || task.assigned_agent_id !== job.agent_id || (!following && !job.payload)) {
       await store.retire(job.id, now);
       return;
     }
     const agent = await findAgent(job.agent_id);
+    if (agent?.delivery_mode === 'a2a' && agent.endpoint) {
+      await deliverA2a(job, task, agent);
+      return;
+    }
+    // The agent left A2A delivery while its task was followed: nothing to send; the task runs to its expiry.
+    if (following || !job.payload) {
+      await store.retire(job.id, now);
+      return;
+    }
     if (!agent?.endpoint || !agent.webhook_secret) {
       await fallBack(task, job, 'the agent has no endpoint or webhook secret any more');
       return;
@@ -95,15 +146,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
     // The detail stays in the log: it can name what the endpoint's host resolved to inside our network.
     const detail = `${outcome.failure.kind}: ${outcome.failure.message}`;
-    const reason = publicFailureReason(outcome.failure, "the agent's endpoint", outcome.response);
-    const retryAt = isoIn(clock, options.retryBaseMs * 4 ** (job.attempts - 1));
-    if (job.attempts < options.maxAttempts && retryAt < task.expires_at) {
-      log.info({ taskId: task.id, agentId: agent.id, attempt: job.attempts, reason: detail }, 'webhook delivery failed; retrying');
-      await store.retryLater(job, retryAt, reason, isoNow(clock));
-    } else {
-      log.info({ taskId: task.id, agentId: agent.id, attempts: job.attempts, reason: detail }, 'webhook delivery failed; trying the next candidate');
-      await fallBack(task, job, reason);
-    }
+    await retryOrFallBack(job, task, agent.id, publicFailureReason(outcome.failure, "the agent's endpoint", outcome.response), detail);
   }
 
   async function tick(): Promise<void> {
@@ -116,7 +159,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       do {
         again = false;
         if (stopped) return;
-        await store.expireDue(isoNow(clock));
+        const expired = await store.expireDue(isoNow(clock));
+        if (expired.length > 0) void deps.a2a.cancelAtAgents(expired).catch((error: unknown) => log.warn({ err: error }, 'cancelling expired tasks at their A2A agents failed'));
         const room = options.concurrency - inFlight.size;
         if (room <= 0) return;
         const jobs = await store.claimDue(isoNow(clock), isoIn(clock, options.leaseMs), room);

@@ -98,6 +98,7 @@ function exclusionOf(row: AgentRow, availability: Availability, request: Routing
     if (!row.endpoint) return { code: 'no_endpoint', reason: 'no endpoint and not polling' };
     if (!row.webhook_secret) return { code: 'no_webhook_secret', reason: 'no webhook secret (POST /v1/agents/:id/webhook-secret) to sign deliveries with' };
   }
+  if (row.delivery_mode === 'a2a' && !row.endpoint) return { code: 'no_endpoint', reason: 'no A2A endpoint' };
   return priceExclusion(row, request);
 }
 

@@ -326,7 +326,7 @@ export function createTasksService(deps: TasksDeps) {
      */
     async poll(principal: Principal | null, agentId: string, signedHeader: string | undefined, waitSeconds: number, limit: number, clientGone: AbortSignal): Promise<DeliveryPayload[]> {
       const agent = await registry.authorizePoll(principal, agentId, signedHeader);
-      if (agent.delivery_mode !== 'poll') throw conflict('This agent receives its tasks by webhook; set deliveryMode "poll" to poll');
+      if (agent.delivery_mode !== 'poll') throw conflict(`This agent receives its tasks by ${agent.delivery_mode === 'a2a' ? 'A2A message' : 'webhook'}; set deliveryMode "poll" to poll`);
       let wake: () => void = () => {};
       const unsubscribe = signals.subscribe(AGENT_TASKS_CHANNEL, (payload) => {
         if (payload === agentId) wake();

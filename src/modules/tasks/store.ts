@@ -207,6 +207,33 @@ export function createTasksStore(db: Db, dialect: DialectName) {
       });
     },
 
+    /**
+     * An A2A agent took the task and works on it: the task is in progress, and the job comes back at
+     * `runAt` to ask the agent how it goes (its polls counted afresh from here).
+     */
+    async following(job: DeliveryRow, remoteTaskId: string, runAt: string, now: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await tx
+          .updateTable('task_deliveries')
+          .set({ state: 'pending', run_at: runAt, lease_until: null, payload: null, last_error: null, remote_task_id: remoteTaskId, attempts: job.remote_task_id ? job.attempts : 0, updated_at: now })
+          .where('id', '=', job.id)
+          .execute();
+        await tx.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', job.task_id).where('status', '=', 'matched').execute();
+      });
+    },
+
+    /** The agent-side id of the A2A task a delivery of this task followed, to cancel it there. */
+    remoteTaskOf: async (taskId: string): Promise<{ agentId: string; remoteTaskId: string } | undefined> => {
+      const row = await db
+        .selectFrom('task_deliveries')
+        .select(['agent_id', 'remote_task_id'])
+        .where('task_id', '=', taskId)
+        .where('remote_task_id', 'is not', null)
+        .orderBy('updated_at', 'desc')
+        .executeTakeFirst();
+      return row?.remote_task_id ? { agentId: row.agent_id, remoteTaskId: row.remote_task_id } : undefined;
+    },
+
     retryLater: (job: DeliveryRow, runAt: string, error: string, now: string) =>
       db.updateTable('task_deliveries').set({ state: 'pending', run_at: runAt, lease_until: null, last_error: error, updated_at: now }).where('id', '=', job.id).execute(),
 

@@ -21,7 +21,9 @@ export interface AgentryApi {
 export const MCP_SERVER_NAME = 'agentry';
 export const MCP_SERVER_VERSION = '0.1.0';
 
-const AUTHENTICATE = 'This tool needs a credential: connect with "Authorization: Bearer <session token or API key>" (the same credentials as the /v1 API).';
+const AUTHENTICATE =
+  'This tool needs a credential: over HTTP send "Authorization: Bearer <session token or API key>" (the same credentials as the /v1 API); ' +
+  'with `agentry mcp`, run `agentry login` first or set AGENTRY_TOKEN.';
 
 const text = (value: unknown, isError = false): CallToolResult => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],

@@ -1,0 +1,115 @@
+/**
+ * The published form of the SDK and CLI: `npm pack` tarballs, unpacked into a folder outside the
+ * repository with nothing but their declared dependencies beside them, run by plain Node (no tsx,
+ * no sources) against a running service.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { TestApp } from '../helpers/app.ts';
+import { builtAgentryBin } from '../helpers/built-packages.ts';
+import { startListeningApp } from '../helpers/listening.ts';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Packs a workspace package (already built: packing must not rebuild dist/ under other running tests). */
+async function pack(name: 'sdk' | 'cli', into: string): Promise<string> {
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], { cwd: join(root, 'packages', name) });
+  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  return join(into, packed!.filename);
+}
+
+/**
+ * Unpacks a tarball as `npm install` would place it, and links each declared dependency from the
+ * repository's install: an import the package.json does not declare finds nothing here.
+ */
+async function install(tarball: string, modules: string): Promise<Record<string, unknown>> {
+  const staging = mkdtempSync(join(tmpdir(), 'agentry-unpack-'));
+  await run('tar', ['-xzf', tarball, '-C', staging]);
+  const manifest = JSON.parse(readFileSync(join(staging, 'package', 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string>; bin?: Record<string, string> };
+  const target = join(modules, manifest.name);
+  mkdirSync(dirname(target), { recursive: true });
+  await run('mv', [join(staging, 'package'), target]);
+  for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+    if (dependency.startsWith('@agentry/')) continue;
+    const link = join(modules, dependency);
+    mkdirSync(dirname(link), { recursive: true });
+    try {
+      symlinkSync(join(root, 'node_modules', dependency), link);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  for (const [command, file] of Object.entries(manifest.bin ?? {})) {
+    mkdirSync(join(modules, '.bin'), { recursive: true });
+    symlinkSync(join(target, file), join(modules, '.bin', command));
+  }
+  return manifest;
+}
+
+describe('the packed @agentry/sdk and @agentry/cli', () => {
+  let app: TestApp;
+  let url: string;
+  let folder: string;
+  let cliManifest: Record<string, unknown>;
+  let sdkFiles: string[];
+
+  before(async () => {
+    builtAgentryBin();
+    ({ app, url } = await startListeningApp());
+    folder = mkdtempSync(join(tmpdir(), 'agentry-installed-'));
+    writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'uses-agentry', private: true, type: 'module' }));
+    const sdkTarball = await pack('sdk', folder);
+    const cliTarball = await pack('cli', folder);
+    sdkFiles = (await run('tar', ['-tzf', sdkTarball])).stdout.split('\n').filter(Boolean);
+    await install(sdkTarball, join(folder, 'node_modules'));
+    cliManifest = await install(cliTarball, join(folder, 'node_modules'));
+  });
+  after(() => app.close());
+
+  /** Plain Node in the folder: no tsx loader, no repository on the module path. */
+  const agentry = (args: string[], env: Record<string, string> = {}) =>
+    run(join(folder, 'node_modules', '.bin', 'agentry'), args, {
+      cwd: folder,
+      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: folder, XDG_CONFIG_HOME: join(folder, 'config'), ...env },
+    });
+
+  test('ship compiled JavaScript with types, and no sources or tests', () => {
+    assert.ok(sdkFiles.includes('package/dist/index.js'));
+    assert.ok(sdkFiles.includes('package/dist/index.d.ts'));
+    assert.ok(sdkFiles.includes('package/dist/openapi.d.ts'));
+    assert.ok(sdkFiles.includes('package/dist/mcp/index.d.ts'));
+    assert.ok(!sdkFiles.some((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')));
+    assert.deepEqual(cliManifest.bin, { agentry: './bin/agentry.js' });
+  });
+
+  test('`agentry --help` runs on plain Node', async () => {
+    const { stdout } = await agentry(['--help']);
+    assert.match(stdout, /Usage: agentry/);
+    assert.match(stdout, /\bmcp\b/);
+  });
+
+  test('signs up, registers an agent and finds it against a running service', async () => {
+    const email = `packed-${process.pid}-${Date.now()}@example.test`;
+    await agentry(['--url', url, 'signup', '--email', email, '--password', 'correct horse battery']);
+    writeFileSync(join(folder, 'agent.json'), JSON.stringify({ protocols: ['rest'], categories: ['productivity'] }));
+    const registered = await agentry(['--json', 'register', '--manifest', 'agent.json', '--name', `Packed Agent ${process.pid}`, '--description', 'Checks that the packed CLI works', '--delivery-mode', 'poll']);
+    const agent = JSON.parse(registered.stdout).data as { id: string };
+    const { stdout } = await agentry(['agents', 'show', agent.id]);
+    assert.match(stdout, new RegExp(`id: ${agent.id}`));
+    const mine = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}` });
+    assert.equal(mine.json().data.name, `Packed Agent ${process.pid}`);
+  });
+
+  test("the SDK's entry points import on plain Node", async () => {
+    const script = "const sdk = await import('@agentry/sdk'); const mcp = await import('@agentry/sdk/mcp'); console.log(typeof sdk.AgentryClient, typeof mcp.createAgentryMcpServer);";
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: folder, env: { PATH: '/usr/bin:/bin' } });
+    assert.equal(stdout.trim(), 'function function');
+  });
+});
