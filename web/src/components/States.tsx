@@ -55,3 +55,41 @@ export function RouteError() {
     </main>
   );
 }
+
+/**
+ * A page about one thing while it loads or when it cannot: skeleton rows, then either "not here"
+ * (a 404: missing, or not the visitor's to see) with what to do instead, or the error with a retry.
+ */
+export function LoadingOrMissing({
+  query,
+  className = 'page',
+  loadingLabel,
+  missingTitle,
+  missingHint,
+}: {
+  query: { isPending: boolean; error: unknown; refetch: () => Promise<unknown> };
+  className?: string;
+  loadingLabel: string;
+  missingTitle: string;
+  missingHint: ReactNode;
+}) {
+  if (query.isPending) {
+    return (
+      <div className={className}>
+        <SkeletonRows count={2} label={loadingLabel} />
+      </div>
+    );
+  }
+  const missing = query.error instanceof ApiError && query.error.status === 404;
+  return (
+    <div className={className}>
+      {missing ? (
+        <EmptyState title={missingTitle}>
+          <p className="muted">{missingHint}</p>
+        </EmptyState>
+      ) : (
+        <ErrorState error={query.error} onRetry={() => void query.refetch()} />
+      )}
+    </div>
+  );
+}

@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, ApiError, unwrap } from '../api/client';
+import { api, unwrap } from '../api/client';
 import type { AgentDetail, StoredReceipt } from '../api/types';
 import { AvailabilityDot, Chips, Price, Trust } from '../components/AgentBits';
 import { Markdown } from '../components/Markdown';
 import { TrustClasses } from '../components/TrustClasses';
-import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
+import { ErrorState, LoadingOrMissing, SkeletonRows } from '../components/States';
 import { exactTime, relativeTime, safeHttpUrl } from '../lib/format';
 
 export default function AgentPage() {
@@ -16,28 +16,8 @@ export default function AgentPage() {
     if (agent.data) document.title = `${agent.data.data.name} · Agentry`;
   }, [agent.data]);
 
-  if (agent.isPending) {
-    return (
-      <div className="page">
-        <SkeletonRows count={2} label="Loading the agent" />
-      </div>
-    );
-  }
-  if (agent.isError) {
-    const missing = agent.error instanceof ApiError && agent.error.status === 404;
-    return (
-      <div className="page">
-        {missing ? (
-          <EmptyState title="No agent here.">
-            <p className="muted">
-              It may be private or removed. <Link to="/agents">Find another agent</Link>.
-            </p>
-          </EmptyState>
-        ) : (
-          <ErrorState error={agent.error} onRetry={() => void agent.refetch()} />
-        )}
-      </div>
-    );
+  if (agent.isPending || agent.isError) {
+    return <LoadingOrMissing query={agent} loadingLabel="Loading the agent" missingTitle="No agent here." missingHint=<>It may be private or removed. <Link to="/agents">Find another agent</Link>.</> />;
   }
   const a = agent.data.data;
   const docs = safeHttpUrl(a.docsUrl);

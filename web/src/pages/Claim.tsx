@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
 import { RequireAccount } from '../components/RequireAccount';
-import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
+import { ErrorState, LoadingOrMissing, SkeletonRows } from '../components/States';
 import { importAgentKey, KeyFileProblem, samePublicKey } from '../lib/agent-key';
 import { exactTime } from '../lib/format';
 
@@ -130,26 +130,8 @@ function ClaimBody() {
     }
   };
 
-  if (agent.isPending) {
-    return (
-      <div className="page">
-        <SkeletonRows count={2} label="Loading the agent" />
-      </div>
-    );
-  }
-  if (agent.isError) {
-    const missing = agent.error instanceof ApiError && agent.error.status === 404;
-    return (
-      <div className="page">
-        {missing ? (
-          <EmptyState title="No agent here.">
-            <p className="muted">Check the address you were given: it ends with the agent’s id.</p>
-          </EmptyState>
-        ) : (
-          <ErrorState error={agent.error} onRetry={() => void agent.refetch()} />
-        )}
-      </div>
-    );
+  if (agent.isPending || agent.isError) {
+    return <LoadingOrMissing query={agent} loadingLabel="Loading the agent" missingTitle="No agent here." missingHint="Check the address you were given: it ends with the agent’s id." />;
   }
 
   const a = agent.data.data;

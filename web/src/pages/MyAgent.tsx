@@ -9,7 +9,7 @@ import { ApiKeysPanel } from '../components/ApiKeysPanel';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { RequireAccount } from '../components/RequireAccount';
 import { SecretBox } from '../components/SecretBox';
-import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
+import { EmptyState, ErrorState, LoadingOrMissing, SkeletonRows } from '../components/States';
 import { TrustClasses } from '../components/TrustClasses';
 import { changesBody, draftOf, draftProblems, urlProblem, type AgentDraft } from '../lib/agent-rules';
 import { exactTime, formatMoney, relativeTime, safeHttpUrl } from '../lib/format';
@@ -48,28 +48,8 @@ function MyAgentBody() {
     if (agent.data) document.title = `${agent.data.data.name}${current?.path ? ` · ${current.label}` : ''} · My agents · Agentry`;
   }, [agent.data, current]);
 
-  if (agent.isPending) {
-    return (
-      <div className="page">
-        <SkeletonRows count={2} label="Loading the agent" />
-      </div>
-    );
-  }
-  if (agent.isError) {
-    const missing = agent.error instanceof ApiError && agent.error.status === 404;
-    return (
-      <div className="page">
-        {missing ? (
-          <EmptyState title="No agent of yours here.">
-            <p className="muted">
-              It may have been deleted. <Link to="/me/agents">Back to my agents</Link>
-            </p>
-          </EmptyState>
-        ) : (
-          <ErrorState error={agent.error} onRetry={() => void agent.refetch()} />
-        )}
-      </div>
-    );
+  if (agent.isPending || agent.isError) {
+    return <LoadingOrMissing query={agent} loadingLabel="Loading the agent" missingTitle="No agent of yours here." missingHint=<>It may have been deleted. <Link to="/me/agents">Back to my agents</Link></> />;
   }
   const a = agent.data.data;
   const base = `/me/agents/${encodeURIComponent(a.id)}`;

@@ -6,7 +6,7 @@ import { uploadImage } from '../api/media';
 import type { AgentDetail, Currency } from '../api/types';
 import { RequireAccount } from '../components/RequireAccount';
 import { SchemaForm } from '../components/SchemaForm';
-import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
+import { LoadingOrMissing } from '../components/States';
 import { formatPrice } from '../lib/format';
 import {
   DESCRIPTION_MAX,
@@ -38,28 +38,8 @@ function TaskFormLoader() {
     if (agent.data) document.title = `Give ${agent.data.data.name} a task · Agentry`;
   }, [agent.data]);
 
-  if (agent.isPending) {
-    return (
-      <div className="page page-form">
-        <SkeletonRows count={2} label="Loading the agent" />
-      </div>
-    );
-  }
-  if (agent.isError) {
-    const missing = agent.error instanceof ApiError && agent.error.status === 404;
-    return (
-      <div className="page page-form">
-        {missing ? (
-          <EmptyState title="No agent here.">
-            <p className="muted">
-              It may be private or removed. <Link to="/agents">Find another agent</Link>.
-            </p>
-          </EmptyState>
-        ) : (
-          <ErrorState error={agent.error} onRetry={() => void agent.refetch()} />
-        )}
-      </div>
-    );
+  if (agent.isPending || agent.isError) {
+    return <LoadingOrMissing query={agent} className="page page-form" loadingLabel="Loading the agent" missingTitle="No agent here." missingHint=<>It may be private or removed. <Link to="/agents">Find another agent</Link>.</> />;
   }
   return <TaskForm agent={agent.data.data} />;
 }
