@@ -47,6 +47,8 @@ const LOAD_LOOKBACK = 100;
 const HEARTBEAT_OVERLAP_MS = 5_000;
 /** How long agents the embedder failed on wait before it is tried on them again. */
 const EMBED_RETRY_MS = 30_000;
+/** Agents indexed between turns of the event loop: a node's first load (seconds of CPU at 10,000) must not hold up requests. */
+const AGENTS_PER_TURN = 100;
 
 const parseList = (json: string): string[] => {
   const value: unknown = JSON.parse(json);
@@ -136,6 +138,7 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
     const newText: IndexedAgent[] = [];
     const stillWaiting: IndexedAgent[] = [];
     for (const [i, row] of rows.entries()) {
+      if (i > 0 && i % AGENTS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       const vector = vectors[i] ?? null;
       const text = agentText(row);
       const terms = [...parseList(row.capabilities), ...parseList(row.tags)];

@@ -208,6 +208,11 @@ export function createDiscoveryService<View extends object>({
   }
 
   return {
+    /** Loads the index now (at start), so the first search does not wait for it. */
+    warm(): void {
+      void index.refresh().catch(onEmbedderError);
+    },
+
     search(viewer: Principal | null, query: DiscoverQuery) {
       const running = search(viewer, query);
       searching.add(running);
