@@ -30,8 +30,22 @@ export interface Scorer {
   close(): Promise<void>;
 }
 
-/** `inProcess`: no worker (tests of the scorer's fallback); `onReset`: the scorer lost its agents. */
-export function createScorer({ inProcess = false, onReset = () => {}, onError = () => {} }: { inProcess?: boolean; onReset?(): void; onError?(error: unknown): void } = {}): Scorer {
+export interface ScorerOptions {
+  /** Score on this thread from the start (no worker). */
+  inProcess?: boolean;
+  /** The scorer lost its agents (its worker died): put them all again. */
+  onReset?(): void;
+  onError?(error: unknown): void;
+  /** Tests: the worker, to watch or stop it. */
+  startWorker?(): Worker;
+}
+
+export function createScorer({
+  inProcess = false,
+  onReset = () => {},
+  onError = () => {},
+  startWorker = () => startModuleWorker('scoring-worker', import.meta.url),
+}: ScorerOptions = {}): Scorer {
   let local = inProcess ? createRelevanceScorer() : null;
   let worker: Worker | null = null;
   let changes: ScoringChange[] = [];
@@ -51,7 +65,7 @@ export function createScorer({ inProcess = false, onReset = () => {}, onError = 
   }
 
   function start(): Worker {
-    const started = startModuleWorker('scoring-worker', import.meta.url);
+    const started = startWorker();
     started.on('message', (answer: ScoringAnswer) => {
       const request = pending.get(answer.id);
       if (!request) return;
