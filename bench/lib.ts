@@ -105,7 +105,7 @@ export interface StartOptions {
  * Spawns `node --import tsx <entry>` (a .js entry: plain `node <entry>`) with PORT set, and resolves
  * once readyPath answers 2xx, with how long that took from the spawn.
  */
-export async function startNodeServer(options: StartOptions, cleanup?: Cleanup): Promise<Server & { readyMs: number }> {
+export async function startNodeServer(options: StartOptions, cleanup?: Cleanup): Promise<Server & { readyMs: number; readyCpuSeconds: number }> {
   const port = await freePort();
   const spawned = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(options.entry.endsWith('.js') ? [] : ['--import', 'tsx']), options.entry], {
@@ -131,7 +131,8 @@ export async function startNodeServer(options: StartOptions, cleanup?: Cleanup):
 
   const url = `http://127.0.0.1:${port}`;
   await waitUntilReady(`${url}${options.readyPath ?? '/'}`, child, options.readyTimeoutMs ?? 60_000);
-  return { name: options.name, url, child, stop, readyMs: performance.now() - spawned };
+  const readyMs = performance.now() - spawned;
+  return { name: options.name, url, child, stop, readyMs, readyCpuSeconds: cpuSeconds(child.pid!) };
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -212,14 +213,15 @@ export const profileDir = join(outDir, 'prof');
 export function startService(
   databaseUrl: string,
   cleanup?: Cleanup,
-  extra: { env?: Record<string, string>; nodeArgs?: string[]; entry?: string; cwd?: string } = {},
-): Promise<Server & { readyMs: number }> {
+  extra: { env?: Record<string, string>; nodeArgs?: string[]; entry?: string; cwd?: string; readyTimeoutMs?: number } = {},
+): Promise<Server & { readyMs: number; readyCpuSeconds: number }> {
   const nodeArgs = [...(extra.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   return startNodeServer(
     {
       name: 'service',
       entry: extra.entry ?? 'src/main.ts',
       ...(extra.cwd ? { cwd: extra.cwd } : {}),
+      ...(extra.readyTimeoutMs ? { readyTimeoutMs: extra.readyTimeoutMs } : {}),
       readyPath: '/health',
       env: { HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', ...extra.env },
       nodeArgs,

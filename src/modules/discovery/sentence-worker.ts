@@ -21,7 +21,13 @@ export interface EncodeRequest {
 export type EncodeAnswer = { id: number; vectors: Float32Array[] } | { id: number; error: string };
 
 nameThisThread('agentry-encode');
-const model = initModel(modelSource);
+const model = initModel(modelSource).then((loaded) => {
+  // The graph keeps the weights as read from disk (28 MB) after copying them into the WebAssembly
+  // heap, only to save the model again, which this worker never does: let them go.
+  const graph = (loaded as unknown as { model?: { artifacts?: { weightData?: unknown } } }).model;
+  if (graph?.artifacts) graph.artifacts.weightData = undefined;
+  return loaded;
+});
 // A failed load is answered to every request (below), not thrown as an unhandled rejection.
 model.catch(() => {});
 
