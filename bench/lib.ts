@@ -96,14 +96,20 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Path answering 2xx once the server is ready. */
   readyPath?: string;
+  /** Another checkout to run `entry` in (a side-by-side comparison with an older commit). */
+  cwd?: string;
   readyTimeoutMs?: number;
 }
 
-/** Spawns `node --import tsx <entry>` with PORT set, and resolves once readyPath answers 2xx. */
-export async function startNodeServer(options: StartOptions, cleanup?: Cleanup): Promise<Server> {
+/**
+ * Spawns `node --import tsx <entry>` (a .js entry: plain `node <entry>`) with PORT set, and resolves
+ * once readyPath answers 2xx, with how long that took from the spawn.
+ */
+export async function startNodeServer(options: StartOptions, cleanup?: Cleanup): Promise<Server & { readyMs: number; readyCpuSeconds: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.entry], {
-    cwd: repoRoot,
+  const spawned = performance.now();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(options.entry.endsWith('.js') ? [] : ['--import', 'tsx']), options.entry], {
+    cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -125,7 +131,8 @@ export async function startNodeServer(options: StartOptions, cleanup?: Cleanup):
 
   const url = `http://127.0.0.1:${port}`;
   await waitUntilReady(`${url}${options.readyPath ?? '/'}`, child, options.readyTimeoutMs ?? 60_000);
-  return { name: options.name, url, child, stop };
+  const readyMs = performance.now() - spawned;
+  return { name: options.name, url, child, stop, readyMs, readyCpuSeconds: cpuSeconds(child.pid!) };
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
@@ -141,13 +148,19 @@ async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: numbe
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
+/** Resident memory of a process now, in MB (Linux: /proc/<pid>/status VmRSS). */
+export function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
 /** CPU seconds a process has used so far (Linux: /proc/<pid>/stat utime + stime, in clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -200,13 +213,15 @@ export const profileDir = join(outDir, 'prof');
 export function startService(
   databaseUrl: string,
   cleanup?: Cleanup,
-  extra: { env?: Record<string, string>; nodeArgs?: string[] } = {},
-): Promise<Server> {
+  extra: { env?: Record<string, string>; nodeArgs?: string[]; entry?: string; cwd?: string; readyTimeoutMs?: number } = {},
+): Promise<Server & { readyMs: number; readyCpuSeconds: number }> {
   const nodeArgs = [...(extra.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   return startNodeServer(
     {
       name: 'service',
-      entry: 'src/main.ts',
+      entry: extra.entry ?? 'src/main.ts',
+      ...(extra.cwd ? { cwd: extra.cwd } : {}),
+      ...(extra.readyTimeoutMs ? { readyTimeoutMs: extra.readyTimeoutMs } : {}),
       readyPath: '/health',
       // Any fixed key: a benchmark's database is thrown away with its sealed credentials.
       env: { HOST: '127.0.0.1', DATABASE_URL: databaseUrl, SECRETS_KEY: '0'.repeat(64), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', ...extra.env },

@@ -22,7 +22,7 @@ import { registerAgentCardRoute } from './modules/a2a/index.ts';
 import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, createSignatureVerifier, registerReceiptsRoutes } from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import { createManifestImporter, createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
-import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
+import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes, type DiscoveryService } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
 import { createA2aSender, createAssigner, createBuiltinExtractor, createModelExtractor, outboundFetch, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
@@ -50,6 +50,8 @@ export interface AgentryApp {
   clock: Clock;
   /** Cross-node "look again" signals: in-process on SQLite, LISTEN/NOTIFY on PostgreSQL. */
   signals: Signals;
+  /** Discovery; the entry point warms its index once the server listens. */
+  discovery: Pick<DiscoveryService, 'warm'>;
   /** Every route the server registered, with its declared auth mode and schemas. */
   routes: readonly RouteEntry[];
   /** Runs once a minute; tests with a manual clock run a pass when they need one. */
@@ -279,5 +281,5 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   evidenceSweep.start();
   events.start();
 
-  return { server, routes, database, config, clock, signals, trustEvidenceSweep: evidenceSweep, deliveryWorker: deliveries, transferWorker: transfers, events, close: () => server.close() };
+  return { server, routes, database, config, clock, signals, discovery, trustEvidenceSweep: evidenceSweep, deliveryWorker: deliveries, transferWorker: transfers, events, close: () => server.close() };
 }

@@ -14,6 +14,8 @@ async function main(): Promise<void> {
   }
   const app = await buildApp(config);
   await app.server.listen({ port: config.port, host: config.host });
+  // Agents and their stored vectors are read now, not by the first search.
+  app.discovery.warm();
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -11,7 +11,7 @@ let checked = false;
 /** The path of the `agentry` binary, with its dist/ up to date. */
 export function builtAgentryBin(): string {
   if (!checked) {
-    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-packages-if-stale.ts'], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-if-stale.ts', 'packages'], { cwd: root, stdio: 'inherit' });
     checked = true;
   }
   return `${root}packages/cli/bin/agentry.js`;

@@ -1,6 +1,7 @@
 /**
- * Every agent, in memory, with what ranking needs: its row, its embedding, its catalogue concepts and
- * its filter terms. Kept fresh from the database on each search, so it is exact across nodes:
+ * Every agent, in memory: its row and filter terms here, and what relevance needs (embeddings,
+ * catalogue concepts, stemmed words) in the scorer (scoring.ts), which runs on a worker thread. Kept
+ * fresh from the database on each search, so it is exact across nodes:
  *  - agent writes: the trigger-written change log (`discovery_changes`) is read from this node's last
  *    position; changed agents are reloaded, deleted ones dropped;
  *  - heartbeats (which do not touch the log): rows seen since the last look, by an indexed column.
@@ -13,8 +14,9 @@ import type { Clock } from '../../lib/clock.ts';
 import { createTurnBatches } from '../../lib/turn-batches.ts';
 import { declaredCapabilities, type ConceptMapper, type Concepts } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
+import type { Candidates, RelevanceQuery } from './relevance-scorer.ts';
+import { createScorer } from './scoring.ts';
 import { createSentenceVectors } from './sentence-vectors.ts';
-import { createVectorMatrix } from '../../lib/vector-matrix.ts';
 import type { AgentRow, DiscoveryStore, StoredSentenceVector } from './store.ts';
 import { contentWords, stem } from './tokenize.ts';
 
@@ -28,16 +30,10 @@ export interface IndexedAgent {
   declared: string[];
   /** What is embedded: name, description, capabilities, tags. */
   text: string;
-  /** The content words of `text`, stemmed: how much of a query the text covers (ranking.ts `queryCoverage`). */
-  stems: Set<string>;
-  /** Null while the embedder could not embed it (retried on the next refresh). */
-  vector: Float32Array | null;
-  /**
-   * Where its sentence-encoder vector is in the index's matrix (`sentenceSimilarities`); -1 until
-   * embedded (ranking then uses `vector`) or without an encoder.
-   */
-  sentenceSlot: number;
-  concepts: Concepts;
+  /** Its place in the scorer, kept while the agent is in the index. */
+  slot: number;
+  /** Whether the scorer has its sentence-encoder vector (until then ranking uses its word vector). */
+  hasSentence: boolean;
 }
 
 /**
@@ -51,6 +47,8 @@ const LOAD_LOOKBACK = 100;
 const HEARTBEAT_OVERLAP_MS = 5_000;
 /** How long agents the embedder failed on wait before it is tried on them again. */
 const EMBED_RETRY_MS = 30_000;
+/** Agents indexed between turns of the event loop: a node's first load (seconds of CPU at 10,000) must not hold up requests. */
+const AGENTS_PER_TURN = 100;
 
 const parseList = (json: string): string[] => {
   const value: unknown = JSON.parse(json);
@@ -72,12 +70,17 @@ export interface AgentIndexDeps {
   sentenceModel: string | null;
   clock: Clock;
   onEmbedderError(error: unknown): void;
+  /** Score on the request thread instead of a worker (tests that count what runs). */
+  scoreInProcess?: boolean;
 }
 
-export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, sentenceModel, clock, onEmbedderError }: AgentIndexDeps) {
+export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, sentenceModel, clock, onEmbedderError, scoreInProcess = false }: AgentIndexDeps) {
   const agents = new Map<string, IndexedAgent>();
-  // Sentence vectors in one block, so a search compares the query with all of them in one SIMD call.
-  const sentenceMatrix = createVectorMatrix();
+  // Slots in the scorer: by slot, and those free to hand out again.
+  const bySlot: (IndexedAgent | undefined)[] = [];
+  const freeSlots: number[] = [];
+  // A scorer that lost its agents (its worker died) gets them all again from a full load.
+  const scorer = createScorer({ inProcess: scoreInProcess, onError: onEmbedderError, onReset: () => reset() });
   // Vectors are stored only when there is an encoder and a model to key them by.
   const storesVectors = sentenceEncoder !== null && sentenceModel !== null;
   const textHash = (text: string) => createHash('sha256').update(`${sentenceModel}\n${text}`).digest('hex');
@@ -93,7 +96,8 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
         encoder: sentenceEncoder,
         isCurrent: (agent) => agents.get(agent.row.id) === agent,
         store: (agent, vector) => {
-          agent.sentenceSlot = sentenceMatrix.put(agent.sentenceSlot, vector);
+          agent.hasSentence = true;
+          scorer.setSentence(agent.slot, vector);
           if (storesVectors) saving.add({ agentId: agent.row.id, textHash: textHash(agent.text), vector });
         },
         onError: onEmbedderError,
@@ -134,6 +138,7 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
     const newText: IndexedAgent[] = [];
     const stillWaiting: IndexedAgent[] = [];
     for (const [i, row] of rows.entries()) {
+      if (i > 0 && i % AGENTS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       const vector = vectors[i] ?? null;
       const text = agentText(row);
       const terms = [...parseList(row.capabilities), ...parseList(row.tags)];
@@ -143,7 +148,6 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
       // Most changes (status, endpoint, price) leave the text alone: its sentence vector still holds.
       const previous = agents.get(row.id);
       const sameText = previous?.text === text;
-      if (previous && !sameText) sentenceMatrix.free(previous.sentenceSlot);
       const agent: IndexedAgent = {
         row,
         categories: parseList(row.categories),
@@ -151,16 +155,19 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
         terms: new Set(terms.map(normalizeCapabilityTerm)),
         declared,
         text,
-        stems: new Set(contentWords(text).map(stem)),
-        vector,
-        sentenceSlot: sameText ? previous.sentenceSlot : -1,
-        concepts: await concepts.conceptsOf(text, vector, declared),
+        slot: previous?.slot ?? freeSlots.pop() ?? bySlot.length,
+        hasSentence: sameText ? previous.hasSentence : false,
       };
       agents.set(row.id, agent);
+      bySlot[agent.slot] = agent;
+      const agentConcepts: Concepts = await concepts.conceptsOf(text, vector, declared);
+      scorer.put(agent.slot, { vector, stems: [...new Set(contentWords(text).map(stem))], concepts: agentConcepts }, sameText);
       const kept = sameText ? undefined : stored.get(row.id);
-      if (kept && kept.vector.length > 0 && kept.textHash === textHash(text)) agent.sentenceSlot = sentenceMatrix.put(-1, kept.vector);
-      else if (!sameText) newText.push(agent);
-      else if (agent.sentenceSlot < 0) stillWaiting.push(agent);
+      if (kept && kept.vector.length > 0 && kept.textHash === textHash(text)) {
+        agent.hasSentence = true;
+        scorer.setSentence(agent.slot, kept.vector);
+      } else if (!sameText) newText.push(agent);
+      else if (!agent.hasSentence) stillWaiting.push(agent);
       noteSeen(row.last_seen_at);
     }
     sentences?.later(stillWaiting);
@@ -205,7 +212,12 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
     const found = new Set(rows.map((r) => r.id));
     const deleted = [...changed].filter((id) => !found.has(id));
     for (const id of deleted) {
-      sentenceMatrix.free(agents.get(id)?.sentenceSlot ?? -1);
+      const agent = agents.get(id);
+      if (agent) {
+        scorer.remove(agent.slot);
+        bySlot[agent.slot] = undefined;
+        freeSlots.push(agent.slot);
+      }
       agents.delete(id);
       unembedded.delete(id);
     }
@@ -231,6 +243,15 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
       if (agent) agent.row = { ...agent.row, last_seen_at: seen.last_seen_at, reported_status: seen.reported_status, reported_load: seen.reported_load };
       noteSeen(seen.last_seen_at);
     }
+  }
+
+  /** Forgets every agent: the next refresh loads them all again (into a scorer that lost them). */
+  function reset(): void {
+    agents.clear();
+    bySlot.length = 0;
+    freeSlots.length = 0;
+    unembedded.clear();
+    loaded = false;
   }
 
   async function refreshOnce(): Promise<void> {
@@ -266,8 +287,26 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
       saving.flush();
       await Promise.all(writes);
     },
-    /** Dot product of a sentence vector with every agent's, by `sentenceSlot`. */
-    sentenceSimilarities: (vector: Float32Array): Float32Array => sentenceMatrix.dotAll(vector),
+    /** The agent in a scorer slot (of the candidates `score` found). */
+    agentAt: (slot: number): IndexedAgent | undefined => bySlot[slot],
+    /** Agents that may make a query's results, best first (relevance-scorer.ts). */
+    score: (query: Omit<RelevanceQuery, 'lexicalSlots' | 'lexicalScores' | 'only'> & { lexical: Map<string, number>; only: IndexedAgent[] | null }): Promise<Candidates> => {
+      const hits = [...query.lexical].flatMap(([id, score]) => {
+        const agent = agents.get(id);
+        return agent ? [{ slot: agent.slot, score }] : [];
+      });
+      return scorer.score({
+        sentence: query.sentence,
+        vector: query.vector,
+        concepts: query.concepts,
+        stems: query.stems,
+        maxResults: query.maxResults,
+        lexicalSlots: Int32Array.from(hits, (hit) => hit.slot),
+        lexicalScores: Float64Array.from(hits, (hit) => hit.score),
+        only: query.only ? Int32Array.from(query.only, (agent) => agent.slot) : null,
+      });
+    },
+    close: () => scorer.close(),
   };
 }
 

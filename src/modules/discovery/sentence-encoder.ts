@@ -5,9 +5,12 @@
  * "package"). It is slow (15-30 ms per text on one core), which is why discovery uses it for
  * queries and keeps the agents' vectors in memory, filled in the background (sentence-vectors.ts).
  *
+ * One worker, so one copy of the model (about 120 MB), serves queries and the agents' background
+ * fill: `background` is the same encoder whose batches wait for every query batch waiting beside them.
+ *
  * The worker starts on first use. A call rejects when the model could not be loaded (each later call
  * is answered at once, the load is not retried); once the worker has died, every call rejects at
- * once. Callers fall back to the word-vector embedder rather than fail.
+ * once. Callers fall back to the word-vector embedder rather than fail. Closing either closes both.
  */
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
@@ -25,7 +28,7 @@ export const SENTENCE_ENCODER_MODEL = (() => {
   return `${name}@${version}`;
 })();
 
-export function createSentenceEncoder(): Embedder {
+export function createSentenceEncoder(): Embedder & { background: Embedder } {
   let worker: Worker | null = null;
   let broken: Error | null = null;
   let nextId = 0;
@@ -54,23 +57,28 @@ export function createSentenceEncoder(): Embedder {
     return started;
   }
 
+  function embed(texts: string[], background: boolean): Promise<Float32Array[]> {
+    if (broken) return Promise.reject(broken);
+    if (texts.length === 0) return Promise.resolve([]);
+    worker ??= start();
+    worker.ref();
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker!.postMessage({ id, texts, background } satisfies EncodeRequest);
+    });
+  }
+
+  async function close(): Promise<void> {
+    const running = worker;
+    fail(new Error('sentence encoder closed'));
+    await running?.terminate();
+  }
+
   return {
-    embed(texts) {
-      if (broken) return Promise.reject(broken);
-      if (texts.length === 0) return Promise.resolve([]);
-      worker ??= start();
-      worker.ref();
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker!.postMessage({ id, texts } satisfies EncodeRequest);
-      });
-    },
-    async close() {
-      const running = worker;
-      fail(new Error('sentence encoder closed'));
-      await running?.terminate();
-    },
+    embed: (texts) => embed(texts, false),
+    close,
+    background: { embed: (texts) => embed(texts, true), close },
   };
 }
 

@@ -4,9 +4,10 @@ import { notFound } from '../../lib/errors.ts';
 import { findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
 import { provenKeyOf, type Availability } from '../registry/index.ts';
 import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
-import { conceptSimilarity, createConceptMapper, dot, mentionedCapabilities } from './concepts.ts';
+import { createConceptMapper, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
-import { MAX_RESULTS, MIN_RELEVANCE, queryCoverage, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, scoreOf, sentenceSimilarity } from './ranking.ts';
+import { MAX_RESULTS, scoreOf } from './ranking.ts';
+import type { Candidates } from './relevance-scorer.ts';
 import { lazyQueryMap, type QueryMap } from './query-map.ts';
 import type { DiscoverQuery } from './schemas.ts';
 import { createSentenceEncoder, SENTENCE_ENCODER_MODEL, withRecentVectors } from './sentence-encoder.ts';
@@ -29,8 +30,8 @@ export interface DiscoveryDeps<View> {
   trust: TrustLookup;
   embedder: Embedder;
   /**
-   * The semantic signal's encoder, for queries and for agents (two instances, so a query never
-   * waits behind a batch of agents). Default: the built-in sentence encoder; null: none, the
+   * The semantic signal's encoder, for queries and for agents (the built-in one runs both on one
+   * model, a query going before waiting agent batches). Default: the built-in sentence encoder; null: none, the
    * semantic signal uses `embedder` (as it does for any agent or query the encoder fails on).
    */
   sentenceEncoders?: { queries: Embedder; agents: Embedder } | null;
@@ -65,7 +66,11 @@ const LEXICAL_DEPTH = 200;
 /** Query vectors remembered (a few hundred KB): a repeated query skips the 15-30 ms model run. */
 const RECENT_QUERIES = 256;
 
-const builtInSentenceEncoders = () => ({ queries: withRecentVectors(createSentenceEncoder(), RECENT_QUERIES), agents: createSentenceEncoder() });
+/** One model for both: agents' batches give way to queries (sentence-worker.ts). */
+function builtInSentenceEncoders() {
+  const encoder = createSentenceEncoder();
+  return { queries: withRecentVectors(encoder, RECENT_QUERIES), agents: encoder.background };
+}
 
 /** The map given, else the shipped one, which only fits the built-in encoder's vector space. */
 function queryMapFor(given: QueryMap | null | undefined, builtInEncoder: boolean, onError: (error: unknown) => void): () => QueryMap | null {
@@ -121,10 +126,11 @@ export function createDiscoveryService<View extends object>({
   }
 
   /**
-   * Relevance of each of `agents` to `q` (by position; 0 = not a result), or null when `q` has no
-   * words to search by (browse). The hot loop of a search: one pass, no allocation per agent.
+   * The agents among `agents` (null: all) that may be results of `q`, best relevance first, or null
+   * when `q` has no words to search by (browse). The query's parts are worked out here; the pass over
+   * every agent runs in the scorer (scoring.ts).
    */
-  async function relevanceByAgent(q: string | undefined, agents: IndexedAgent[]): Promise<{ relevance: Float64Array; stems: Set<string> } | null> {
+  async function candidatesFor(q: string | undefined, agents: IndexedAgent[] | null): Promise<{ candidates: Candidates; stems: Set<string> } | null> {
     const words = q ? contentWords(q) : [];
     if (!q || words.length === 0) return null;
     const named = mentionedCapabilities(q);
@@ -137,90 +143,93 @@ export function createDiscoveryService<View extends object>({
     ]);
     const queryConcepts = await concepts.conceptsOf(q, vector, named, { scaleByConfidence: true });
     const stems = new Set([...words, ...namedWords].map(stem));
-    let bestLexical = 0;
-    for (const score of lexical.values()) bestLexical = Math.max(bestLexical, score);
+    const candidates = await index.score({ sentence, vector, concepts: queryConcepts, stems: [...stems], lexical, only: agents, maxResults: MAX_RESULTS });
+    return { candidates, stems };
+  }
 
-    const sentenceCosines = sentence ? index.sentenceSimilarities(sentence) : null;
-    const relevance = new Float64Array(agents.length);
-    let best = 0;
-    for (let i = 0; i < agents.length; i++) {
-      const agent = agents[i]!;
-      const hit = lexical.get(agent.row.id);
-      const lexicalScore = hit && bestLexical > 0 ? (hit / bestLexical) * queryCoverage(stems, agent.stems) : 0;
-      // The sentence encoder where both sides have its vector, else the word-vector embedder.
-      const semantic =
-        sentenceCosines && agent.sentenceSlot >= 0 ? sentenceSimilarity(sentenceCosines[agent.sentenceSlot]!) : vector ? (agent.vector ? dot(vector, agent.vector) : 0) : null;
-      const value = relevanceOf(semantic, lexicalScore, conceptSimilarity(queryConcepts, agent.concepts));
-      relevance[i] = value;
-      if (value > best) best = value;
+  // Searches under way, so that closing lets them finish before the scorer stops.
+  const searching = new Set<Promise<unknown>>();
+
+  async function search(viewer: Principal | null, query: DiscoverQuery) {
+    await index.refresh();
+    const filtered = Boolean(query.category || query.protocol || query.capability);
+    const passes = filterFor(query);
+    const relevant = await candidatesFor(query.q, filtered ? [...index.agents()].filter(passes) : null);
+    const mayBeSeen = registry.visibilityFor(viewer?.personId ?? null);
+
+    // With a query, only the scorer's candidates (those that can make the cut); browsing, every agent.
+    const considered: { agent: IndexedAgent; relevance: number }[] = [];
+    if (relevant) {
+      const { slots, relevance } = relevant.candidates;
+      for (let i = 0; i < slots.length; i++) {
+        const agent = index.agentAt(slots[i]!);
+        // An agent replaced while the query was scored is left out, not shown under another's score.
+        if (agent && passes(agent)) considered.push({ agent, relevance: relevance[i]! });
+      }
+    } else for (const agent of index.agents()) if (passes(agent)) considered.push({ agent, relevance: 1 });
+    const pool: { agent: IndexedAgent; relevance: number }[] = [];
+    for (const { agent, relevance } of considered) {
+      const visible = mayBeSeen(agent.row);
+      if (visible === true || (visible !== false && (await visible))) pool.push({ agent, relevance });
     }
-    const floor = Math.max(MIN_RELEVANCE, RELATIVE_RELEVANCE_FLOOR * best);
-    for (let i = 0; i < relevance.length; i++) if (relevance[i]! < floor) relevance[i] = 0;
-    return { relevance, stems };
+    // Neutral trust first: trust is looked up only for the MAX_RESULTS best by relevance and availability.
+    const shortlist: Candidate[] = pool
+      .map(({ agent, relevance }) => {
+        const availability = registry.availabilityOf(agent.row);
+        return { agent, relevance, availability, trust: NEUTRAL_TRUST, trustReceipts: 0, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
+      })
+      .sort((a, b) => b.score - a.score)
+      .slice(0, MAX_RESULTS);
+
+    // Only proven keys bring their trust: an agent registered under someone else's key stays neutral.
+    const pubkeys = [...new Set(shortlist.map((c) => provenKeyOf(c.agent.row)).filter((k): k is string => k !== null))];
+    const evidence = pubkeys.length > 0 ? await trust.trustBySubject(pubkeys) : new Map<string, ClassTrust[]>();
+    const queryStems = new Set([...(relevant?.stems ?? []), ...(query.capability ? wordsOf(query.capability).map(stem) : [])]);
+    for (const candidate of shortlist) {
+      const key = provenKeyOf(candidate.agent.row);
+      const { trust: classTrust, receipts } = trustWithSample(key ? evidence.get(key) : undefined, queryStems);
+      candidate.trust = classTrust;
+      candidate.trustReceipts = receipts;
+      candidate.score = scoreOf(candidate.relevance, candidate.trust, candidate.availability);
+    }
+    shortlist.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.agent.row.name.localeCompare(b.agent.row.name) || a.agent.row.id.localeCompare(b.agent.row.id));
+
+    const page = shortlist.slice(query.offset, query.offset + query.limit);
+    // Views come from fresh rows: endpoint, docs and other fields search does not index may have changed.
+    const fresh = new Map((await store.agentsByIds(page.map((c) => c.agent.row.id))).map((row) => [row.id, row]));
+    const data = page.flatMap((c) => {
+      const row = fresh.get(c.agent.row.id);
+      return row ? [{ ...registry.view(row), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust), trustReceipts: c.trustReceipts }] : [];
+    });
+    return {
+      data,
+      pagination: { limit: query.limit, offset: query.offset, total: shortlist.length, hasMore: query.offset + page.length < shortlist.length },
+    };
   }
 
   return {
-    async search(viewer: Principal | null, query: DiscoverQuery) {
-      await index.refresh();
-      const passes = filterFor(query);
-      const matching = [...index.agents()].filter(passes);
-      const relevant = await relevanceByAgent(query.q, matching);
-      const mayBeSeen = registry.visibilityFor(viewer?.personId ?? null);
-
-      // Trust and availability scale relevance by SCORE_WEIGHTS.base..1: an agent below base x the
-      // MAX_RESULTS-th best relevance cannot make the cut, whatever its trust.
-      let cut = Number.MIN_VALUE;
-      if (relevant) {
-        const ranked = relevant.relevance.filter((r) => r > 0).sort();
-        if (ranked.length > MAX_RESULTS) cut = ranked[ranked.length - MAX_RESULTS]! * SCORE_WEIGHTS.base;
-      }
-      const pool: { agent: IndexedAgent; relevance: number }[] = [];
-      for (const [i, agent] of matching.entries()) {
-        const relevance = relevant ? relevant.relevance[i]! : 1;
-        if (relevance < cut) continue;
-        const visible = mayBeSeen(agent.row);
-        if (visible === true || (visible !== false && (await visible))) pool.push({ agent, relevance });
-      }
-      // Neutral trust first: trust is looked up only for the MAX_RESULTS best by relevance and availability.
-      const shortlist: Candidate[] = pool
-        .map(({ agent, relevance }) => {
-          const availability = registry.availabilityOf(agent.row);
-          return { agent, relevance, availability, trust: NEUTRAL_TRUST, trustReceipts: 0, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
-        })
-        .sort((a, b) => b.score - a.score)
-        .slice(0, MAX_RESULTS);
-
-      // Only proven keys bring their trust: an agent registered under someone else's key stays neutral.
-      const pubkeys = [...new Set(shortlist.map((c) => provenKeyOf(c.agent.row)).filter((k): k is string => k !== null))];
-      const evidence = pubkeys.length > 0 ? await trust.trustBySubject(pubkeys) : new Map<string, ClassTrust[]>();
-      const queryStems = new Set([...(relevant?.stems ?? []), ...(query.capability ? wordsOf(query.capability).map(stem) : [])]);
-      for (const candidate of shortlist) {
-        const key = provenKeyOf(candidate.agent.row);
-        const { trust: classTrust, receipts } = trustWithSample(key ? evidence.get(key) : undefined, queryStems);
-        candidate.trust = classTrust;
-        candidate.trustReceipts = receipts;
-        candidate.score = scoreOf(candidate.relevance, candidate.trust, candidate.availability);
-      }
-      shortlist.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.agent.row.name.localeCompare(b.agent.row.name) || a.agent.row.id.localeCompare(b.agent.row.id));
-
-      const page = shortlist.slice(query.offset, query.offset + query.limit);
-      // Views come from fresh rows: endpoint, docs and other fields search does not index may have changed.
-      const fresh = new Map((await store.agentsByIds(page.map((c) => c.agent.row.id))).map((row) => [row.id, row]));
-      const data = page.flatMap((c) => {
-        const row = fresh.get(c.agent.row.id);
-        return row ? [{ ...registry.view(row), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust), trustReceipts: c.trustReceipts }] : [];
-      });
-      return {
-        data,
-        pagination: { limit: query.limit, offset: query.offset, total: shortlist.length, hasMore: query.offset + page.length < shortlist.length },
-      };
+    /** Loads the index now (at start), so the first search does not wait for it. */
+    warm(): void {
+      void index.refresh().catch(onEmbedderError);
     },
 
-    /** Writes the agent vectors made so far, then stops the sentence encoder's workers (at shutdown). */
+    search(viewer: Principal | null, query: DiscoverQuery) {
+      const running = search(viewer, query);
+      searching.add(running);
+      void running.catch(() => {}).finally(() => searching.delete(running));
+      return running;
+    },
+
+    /**
+     * Writes the agent vectors made so far, stops the sentence encoder (searches under way go on
+     * without it), lets those searches finish, then stops the scorer (at shutdown).
+     */
     async close() {
       closed = true;
       await index.flush();
       await Promise.all([sentences?.queries.close?.(), sentences?.agents.close?.()]);
+      await Promise.allSettled([...searching]);
+      await index.close();
     },
 
     async get(viewer: Principal | null, slug: string) {

@@ -1,0 +1,28 @@
+/**
+ * Worker side of scoring.ts: keeps the agents' scoring data (relevance-scorer.ts) and scores
+ * queries, so the request thread spends no time in the loop over every agent.
+ */
+import { parentPort } from 'node:worker_threads';
+import { nameThisThread } from '../../lib/thread-name.ts';
+import { createRelevanceScorer } from './relevance-scorer.ts';
+import type { ScoringAnswer, ScoringMessage } from './scoring.ts';
+
+nameThisThread('agentry-score');
+const scorer = createRelevanceScorer();
+
+parentPort?.on('message', (message: ScoringMessage) => {
+  if (message.kind === 'changes') {
+    for (const change of message.changes) {
+      if (change.kind === 'put') scorer.put(change.slot, change.agent, change.keepSentence);
+      else if (change.kind === 'sentence') scorer.setSentence(change.slot, change.vector);
+      else scorer.remove(change.slot);
+    }
+    return;
+  }
+  try {
+    const { slots, relevance } = scorer.score(message.query);
+    parentPort!.postMessage({ id: message.id, slots, relevance } satisfies ScoringAnswer, [slots.buffer, relevance.buffer]);
+  } catch (error) {
+    parentPort!.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies ScoringAnswer);
+  }
+});

@@ -1,0 +1,133 @@
+/**
+ * The request thread's side of the scorer: agents' scoring data and queries go to the scoring
+ * worker (scoring-worker.ts), candidates come back. At 10,000 agents a query's scoring (a SIMD dot
+ * product with every sentence vector, then a pass over every agent) costs several ms of CPU, which
+ * on the request thread would hold up every other request meanwhile.
+ *
+ * Changes are queued and sent at the end of the turn, in one message, and always before the next
+ * query: the worker applies messages in order, so a query sees every change made before it.
+ *
+ * If the worker fails or exits, scoring goes on in this thread (`inProcess`) on a fresh, empty
+ * scorer, and `onReset` is told: the caller must put every agent again (the agent index reloads).
+ */
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../lib/module-worker.ts';
+import { createRelevanceScorer, type Candidates, type RelevanceQuery, type ScoredAgent } from './relevance-scorer.ts';
+
+export type ScoringChange =
+  | { kind: 'put'; slot: number; agent: ScoredAgent; keepSentence: boolean }
+  | { kind: 'sentence'; slot: number; vector: Float32Array }
+  | { kind: 'remove'; slot: number };
+
+export type ScoringMessage = { kind: 'changes'; changes: ScoringChange[] } | { kind: 'score'; id: number; query: RelevanceQuery };
+export type ScoringAnswer = ({ id: number } & Candidates) | { id: number; error: string };
+
+export interface Scorer {
+  put(slot: number, agent: ScoredAgent, keepSentence: boolean): void;
+  setSentence(slot: number, vector: Float32Array): void;
+  remove(slot: number): void;
+  score(query: RelevanceQuery): Promise<Candidates>;
+  close(): Promise<void>;
+}
+
+export interface ScorerOptions {
+  /** Score on this thread from the start (no worker). */
+  inProcess?: boolean;
+  /** The scorer lost its agents (its worker died): put them all again. */
+  onReset?(): void;
+  onError?(error: unknown): void;
+  /** Tests: the worker, to watch or stop it. */
+  startWorker?(): Worker;
+}
+
+export function createScorer({
+  inProcess = false,
+  onReset = () => {},
+  onError = () => {},
+  startWorker = () => startModuleWorker('scoring-worker', import.meta.url),
+}: ScorerOptions = {}): Scorer {
+  let local = inProcess ? createRelevanceScorer() : null;
+  let worker: Worker | null = null;
+  let changes: ScoringChange[] = [];
+  let flushScheduled = false;
+  let nextId = 0;
+  const pending = new Map<number, { resolve(candidates: Candidates): void; reject(error: Error): void }>();
+
+  function fallBack(error: Error): void {
+    if (local) return;
+    onError(new Error(`discovery: the scoring worker stopped (${error.message}); scoring on the request thread`, { cause: error }));
+    worker = null;
+    changes = [];
+    local = createRelevanceScorer();
+    for (const request of pending.values()) request.reject(error);
+    pending.clear();
+    onReset();
+  }
+
+  function start(): Worker {
+    const started = startWorker();
+    started.on('message', (answer: ScoringAnswer) => {
+      const request = pending.get(answer.id);
+      if (!request) return;
+      pending.delete(answer.id);
+      if ('error' in answer) request.reject(new Error(`discovery scoring: ${answer.error}`));
+      else request.resolve(answer);
+      if (pending.size === 0) started.unref();
+    });
+    started.on('error', (error) => fallBack(error));
+    started.on('exit', (code) => fallBack(new Error(`exited with code ${code}`)));
+    // An idle worker must not keep the process alive.
+    started.unref();
+    return started;
+  }
+
+  function flush(): void {
+    flushScheduled = false;
+    if (changes.length === 0 || !worker) return;
+    worker.postMessage({ kind: 'changes', changes } satisfies ScoringMessage);
+    changes = [];
+  }
+
+  function change(next: ScoringChange): void {
+    if (local) {
+      if (next.kind === 'put') local.put(next.slot, next.agent, next.keepSentence);
+      else if (next.kind === 'sentence') local.setSentence(next.slot, next.vector);
+      else local.remove(next.slot);
+      return;
+    }
+    worker ??= start();
+    changes.push(next);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  }
+
+  return {
+    put: (slot, agent, keepSentence) => change({ kind: 'put', slot, agent, keepSentence }),
+    setSentence: (slot, vector) => change({ kind: 'sentence', slot, vector }),
+    remove: (slot) => change({ kind: 'remove', slot }),
+    score(query) {
+      if (local) return Promise.resolve(local.score(query));
+      worker ??= start();
+      flush();
+      const id = nextId++;
+      worker.ref();
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        worker!.postMessage({ kind: 'score', id, query } satisfies ScoringMessage);
+      });
+    },
+    async close() {
+      const running = worker;
+      local ??= createRelevanceScorer();
+      worker = null;
+      for (const request of pending.values()) request.reject(new Error('discovery scoring closed'));
+      pending.clear();
+      if (running) {
+        running.removeAllListeners('exit');
+        await running.terminate();
+      }
+    },
+  };
+}
