@@ -23,7 +23,7 @@ import { createManifestImporter, createRegistryService, createRegistryStore, reg
 import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
 import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './modules/tasks/extract/index.ts';
-import { createAssigner, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
+import { createAssigner, createDeliveryHandOff, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
 import { createSignatureVerifier } from './lib/signature-verifier.ts';
@@ -160,7 +160,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     publicUrl: config.publicUrl,
     signals,
   });
-  const tasks = createTasksService({ store: tasksStore, clock, registry, trust: receipts, assigner, signals, settlement: payments.settlement });
+  const deliveryHandOff = createDeliveryHandOff();
+  const tasks = createTasksService({ store: tasksStore, clock, registry, trust: receipts, assigner, signals, settlement: payments.settlement, deliveries: deliveryHandOff });
   const social = createSocialService({
     database,
     clock,
@@ -208,6 +209,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     findAgent: registry.findRow,
     log: server.log,
     options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
+    handOff: deliveryHandOff,
   });
 
   server.addHook('onClose', async () => {

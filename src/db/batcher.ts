@@ -3,6 +3,8 @@
  * transaction, so N concurrent requests cost one commit (one fsync on SQLite) instead of N.
  * Each caller still gets its own result, after its row is durable.
  */
+import type { Tx } from './database.ts';
+
 export type Batcher<T, R> = (item: T) => Promise<R>;
 
 export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatch = 200): Batcher<T, R> {
@@ -30,4 +32,42 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatc
       // setImmediate lets every request already parsed in this turn of the loop join the batch.
       if (!running && queue.length === 1) setImmediate(() => void drain());
     });
+}
+
+/** Runs `work` in a transaction of its own, a group's or alone: it must not assume either. */
+export type GroupCommit = <R>(work: (tx: Tx) => Promise<R>) => Promise<R>;
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Group commit for units of work of any kind: each unit is a function of the transaction, and the
+ * units that arrive together run one after another in one transaction. A unit that throws (a unique
+ * key already taken) must not fail the others, so when the group's transaction fails every unit of
+ * it runs again alone, in its own transaction, and only a unit that fails alone gets its error.
+ */
+export function createGroupCommit(transaction: <R>(work: (tx: Tx) => Promise<R>) => Promise<R>, maxBatch = 200): GroupCommit {
+  const alone = (work: (tx: Tx) => Promise<unknown>): Promise<Outcome> =>
+    transaction(work).then(
+      (value) => ({ ok: true, value }),
+      (error: unknown) => ({ ok: false, error }),
+    );
+  const batcher = createBatcher<(tx: Tx) => Promise<unknown>, Outcome>(async (units) => {
+    if (units.length === 1) return [await alone(units[0]!)];
+    try {
+      return await transaction(async (tx) => {
+        const outcomes: Outcome[] = [];
+        for (const work of units) outcomes.push({ ok: true, value: await work(tx) });
+        return outcomes;
+      });
+    } catch {
+      const outcomes: Outcome[] = [];
+      for (const work of units) outcomes.push(await alone(work));
+      return outcomes;
+    }
+  }, maxBatch);
+  return async <R>(work: (tx: Tx) => Promise<R>): Promise<R> => {
+    const outcome = await batcher(work);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value as R;
+  };
 }

@@ -1,5 +1,5 @@
 export { createTasksStore, type TaskSettlement, type TaskRow } from './store.ts';
 export { createTasksService, type TasksService } from './service.ts';
 export { createAssigner } from './assignment.ts';
-export { createDeliveryWorker, type DeliveryWorker, type DeliveryOptions } from './delivery-worker.ts';
+export { createDeliveryHandOff, createDeliveryWorker, type DeliveryWorker, type DeliveryOptions } from './delivery-worker.ts';
 export { registerTasksRoutes } from './routes.ts';
