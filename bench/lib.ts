@@ -147,7 +147,7 @@ async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: numbe
 }
 
 /** CPU seconds a process has used so far (Linux: /proc/<pid>/stat utime + stime, in clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
