@@ -7,12 +7,19 @@ import type { Tx } from './database.ts';
 
 export type Batcher<T, R> = (item: T) => Promise<R>;
 
-export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatch = 200): Batcher<T, R> {
+/**
+ * `lanes` flushes may run at once, each taking what has queued when it starts: 1 where the database
+ * has one connection (SQLite), more where a pool can commit several transactions side by side
+ * (PostgreSQL), so a flush waiting on its round trips does not hold up the next group.
+ */
+export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatch = 200, lanes = 1): Batcher<T, R> {
   let queue: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];
-  let running = false;
+  let running = 0;
+  let starting = false;
 
   const drain = async () => {
-    running = true;
+    starting = false;
+    running++;
     while (queue.length > 0) {
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
@@ -23,14 +30,17 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatc
         for (const entry of batch) entry.reject(error);
       }
     }
-    running = false;
+    running--;
   };
 
   return (item) =>
     new Promise<R>((resolve, reject) => {
       queue.push({ item, resolve, reject });
       // setImmediate lets every request already parsed in this turn of the loop join the batch.
-      if (!running && queue.length === 1) setImmediate(() => void drain());
+      if (!starting && running < lanes) {
+        starting = true;
+        setImmediate(() => void drain());
+      }
     });
 }
 
@@ -45,7 +55,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * key already taken) must not fail the others, so when the group's transaction fails every unit of
  * it runs again alone, in its own transaction, and only a unit that fails alone gets its error.
  */
-export function createGroupCommit(transaction: <R>(work: (tx: Tx) => Promise<R>) => Promise<R>, maxBatch = 200): GroupCommit {
+export function createGroupCommit(transaction: <R>(work: (tx: Tx) => Promise<R>) => Promise<R>, { maxBatch = 200, lanes = 1 } = {}): GroupCommit {
   const alone = (work: (tx: Tx) => Promise<unknown>): Promise<Outcome> =>
     transaction(work).then(
       (value) => ({ ok: true, value }),
@@ -64,7 +74,7 @@ export function createGroupCommit(transaction: <R>(work: (tx: Tx) => Promise<R>)
       for (const work of units) outcomes.push(await alone(work));
       return outcomes;
     }
-  }, maxBatch);
+  }, maxBatch, lanes);
   return async <R>(work: (tx: Tx) => Promise<R>): Promise<R> => {
     const outcome = await batcher(work);
     if (!outcome.ok) throw outcome.error;
