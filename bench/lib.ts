@@ -200,7 +200,7 @@ export const profileDir = join(outDir, 'prof');
 export function startService(
   databaseUrl: string,
   cleanup?: Cleanup,
-  extra: { env?: Record<string, string>; nodeArgs?: string[] } = {},
+  extra: { env?: Record<string, string>; nodeArgs?: string[]; readyTimeoutMs?: number } = {},
 ): Promise<Server> {
   const nodeArgs = [...(extra.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   return startNodeServer(
@@ -210,6 +210,7 @@ export function startService(
       readyPath: '/health',
       env: { HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', ...extra.env },
       nodeArgs,
+      ...(extra.readyTimeoutMs ? { readyTimeoutMs: extra.readyTimeoutMs } : {}),
     },
     cleanup,
   );

@@ -13,7 +13,7 @@
  *
  *   npx tsx bench/task-history.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/task-history.ts
- *   BENCH_HISTORY_SIZES=1000,100000 npx tsx bench/task-history.ts      (fewer sizes)
+ *   BENCH_HISTORY_SIZES=1000,100000 BENCH_HISTORY_TASKS=100 npx tsx bench/task-history.ts   (a quicker run)
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,7 +24,7 @@ import { benchDatabase, cpuSeconds, machine, markdownTable, percentile, postJson
 
 const ROUNDS = 3;
 const IDLE_SECONDS = 10;
-const TASKS = 300;
+const TASKS = Number(process.env.BENCH_HISTORY_TASKS ?? 300);
 const SEED_BATCH = 100_000;
 const sizes = (process.env.BENCH_HISTORY_SIZES ?? '1000,100000,1000000').split(',').map(Number);
 
@@ -84,7 +84,9 @@ await withCleanup(async (cleanup) => {
   const agentUrl = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/hook`;
 
   const env = { ALLOW_PRIVATE_ENDPOINTS: 'true' };
-  let service: Server = await startService(database.url, cleanup, { env });
+  // A start on a busy machine can take a minute.
+  const startOptions = { env, readyTimeoutMs: 300_000 };
+  let service: Server = await startService(database.url, cleanup, startOptions);
   const signup = (email: string) => postJson<{ data: { token: string; account: { id: string } } }>(`${service.url}/v1/auth/signup`, { email, password: 'correct horse battery' });
   const owner = (await signup('owner@example.test')).data.token;
   const requester = (await signup('req@example.test')).data;
@@ -132,7 +134,7 @@ await withCleanup(async (cleanup) => {
     await seeder.close();
     seeded = size;
     const seedSeconds = (performance.now() - seedStarted) / 1000;
-    service = await startService(database.url, cleanup, { env });
+    service = await startService(database.url, cleanup, startOptions);
     await postJson(`${service.url}/v1/agents/${agent.data.id}/heartbeat`, { status: 'available' }, owner);
     for (let i = 0; i < 20; i++) await oneTask(); // warm up: JIT, caches, statements
 
