@@ -17,8 +17,8 @@ export const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
  * parameters hide them, so the expiry sweep scanned every task ever stored on each wake.
  */
 const isOpen = sql<boolean>`status in (${sql.join(OPEN_STATUSES.map((status) => sql.lit(status)))})`;
-/** Task write groups committed side by side on PostgreSQL; the pool (10) keeps connections for reads. */
-const GROUP_COMMIT_LANES_POSTGRES = 4;
+/** Task write groups committed side by side on PostgreSQL; the pool (10) keeps two connections for reads. */
+const GROUP_COMMIT_LANES_POSTGRES = 8;
 /** Routing weighs an agent's last this-many completed tasks. */
 const STATS_WINDOW = 100;
 
