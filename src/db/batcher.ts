@@ -17,12 +17,21 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatc
   let running = 0;
   let starting = false;
 
+  const startLane = () => {
+    if (starting || running >= lanes) return;
+    starting = true;
+    // setImmediate lets every request already parsed in this turn of the loop join the batch.
+    setImmediate(() => void drain());
+  };
+
   const drain = async () => {
     starting = false;
     running++;
     while (queue.length > 0) {
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(batch.length);
+      // What this batch left behind goes to another lane at once rather than after this flush.
+      if (queue.length > 0) startLane();
       try {
         const results = await flush(batch.map((entry) => entry.item));
         batch.forEach((entry, index) => entry.resolve(results[index] as R));
@@ -36,11 +45,7 @@ export function createBatcher<T, R>(flush: (items: T[]) => Promise<R[]>, maxBatc
   return (item) =>
     new Promise<R>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      // setImmediate lets every request already parsed in this turn of the loop join the batch.
-      if (!starting && running < lanes) {
-        starting = true;
-        setImmediate(() => void drain());
-      }
+      startLane();
     });
 }
 

@@ -17,8 +17,12 @@ export const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
  * parameters hide them, so the expiry sweep scanned every task ever stored on each wake.
  */
 const isOpen = sql<boolean>`status in (${sql.join(OPEN_STATUSES.map((status) => sql.lit(status)))})`;
-/** Task write groups committed side by side on PostgreSQL; the pool (10) keeps two connections for reads. */
-const GROUP_COMMIT_LANES_POSTGRES = 8;
+/**
+ * PostgreSQL already shares a WAL flush among concurrent commits, and a group's writes would run one
+ * after another on one connection: there each write commits alone, as many at once as the pool has
+ * connections (bench/RESULTS.md, "Tasks: end to end").
+ */
+const POSTGRES_COMMITS = { maxBatch: 1, lanes: 10 };
 /** Routing weighs an agent's last this-many completed tasks. */
 const STATS_WINDOW = 100;
 
@@ -45,7 +49,7 @@ export function createTasksStore(db: Db, dialect: DialectName) {
   const openTasksDue = (now: string, limit: number) => db.selectFrom('tasks').select('id').where(isOpen).where('expires_at', '<=', now).limit(limit);
   // The writes of a task's life (creation, delivery made, callback) from concurrent requests and
   // deliveries share commits: under load one fsync covers many tasks instead of one write each.
-  const grouped = createGroupCommit((work) => db.transaction().execute(work), { lanes: dialect === 'postgres' ? GROUP_COMMIT_LANES_POSTGRES : 1 });
+  const grouped = createGroupCommit((work) => db.transaction().execute(work), dialect === 'postgres' ? POSTGRES_COMMITS : { lanes: 1 });
   return {
     /** The queries the delivery worker runs on every wake, compiled, for the test that reads their plans. */
     backgroundQueries: (now: string) => ({
