@@ -226,6 +226,7 @@ export function startService(
       // Any fixed key: a benchmark's database is thrown away with its sealed credentials.
       env: { HOST: '127.0.0.1', DATABASE_URL: databaseUrl, SECRETS_KEY: '0'.repeat(64), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', ...extra.env },
       nodeArgs,
+      ...(extra.readyTimeoutMs ? { readyTimeoutMs: extra.readyTimeoutMs } : {}),
     },
     cleanup,
   );

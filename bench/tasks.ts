@@ -2,6 +2,8 @@
  * Tasks bench (issue 5): tasks submitted and delivered end to end per second to a local agent, and
  * the time from submission to the webhook's arrival (p50, p99). The agent is an HTTP server in this
  * process that verifies nothing and calls back at once; 32 requesters submit in a closed loop.
+ * Every task submitted while measuring must arrive exactly once: the bench counts the ones that never
+ * arrived (lost) and the ones that arrived more than once, and fails unless both are 0.
  *
  *   npx tsx bench/tasks.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/tasks.ts
@@ -26,6 +28,9 @@ await withCleanup(async (cleanup) => {
   let callbackFailures = 0;
   let serviceUrl = '';
   const early = new Map<string, number>();
+  // Webhooks that arrived, by task id, and the tasks submitted while measuring: what lost and twice are counted from.
+  const arrivals = new Map<string, number>();
+  const measured = new Set<string>();
 
   const agentServer = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -35,6 +40,7 @@ await withCleanup(async (cleanup) => {
       const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { taskId: string; taskToken: string };
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       delivered++;
+      arrivals.set(payload.taskId, (arrivals.get(payload.taskId) ?? 0) + 1);
       const sent = submittedAt.get(payload.taskId);
       // The webhook can beat the submitter's own response; note it and match up when the id is known.
       if (sent === undefined) early.set(payload.taskId, arrived);
@@ -50,7 +56,7 @@ await withCleanup(async (cleanup) => {
           const start = submittedAt.get(payload.taskId);
           if (start !== undefined) completedMs.push(performance.now() - start);
         } else callbackFailures++;
-      });
+      }, () => callbackFailures++);
     });
   });
   await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
@@ -70,6 +76,7 @@ await withCleanup(async (cleanup) => {
   await postJson(`${service.url}/v1/agents/${agent.data.id}/heartbeat`, { status: 'available' }, owner);
 
   let submitted = 0;
+  let measuring = false;
   let submitFailures = 0;
   const submitLatency: number[] = [];
   const submitOne = async () => {
@@ -85,6 +92,7 @@ await withCleanup(async (cleanup) => {
       return;
     }
     submitted++;
+    if (measuring) measured.add(body.data.id);
     submitLatency.push(performance.now() - started);
     submittedAt.set(body.data.id, started);
     const arrived = early.get(body.data.id);
@@ -102,11 +110,17 @@ await withCleanup(async (cleanup) => {
   [submitted, delivered, completed] = [0, 0, 0];
 
   process.stderr.write(`measuring tasks for ${seconds} s ...\n`);
+  measuring = true;
   const started = performance.now();
   await run(seconds);
   const elapsed = (performance.now() - started) / 1000;
-  // Let deliveries of the last submissions land before counting.
+  measuring = false;
+  // Let deliveries of the last submissions land before counting: a task still missing a minute after
+  // the load stopped is counted lost.
+  for (let i = 0; i < 600 && [...measured].some((id) => !arrivals.has(id)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   for (let i = 0; i < 100 && completed < submitted; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  const lost = [...measured].filter((id) => !arrivals.has(id)).length;
+  const twice = [...arrivals.values()].filter((count) => count > 1).length;
 
   for (const list of [arrivalMs, completedMs, submitLatency]) list.sort((a, b) => a - b);
   const rows = [
@@ -116,12 +130,15 @@ await withCleanup(async (cleanup) => {
   ];
   const table = markdownTable(['stage', 'per second', 'p50 ms from submit', 'p99 ms from submit'], rows);
   console.log(`\n## Tasks on ${database.dialect} (${seconds} s, ${requesters} requesters in a closed loop)\n\n${table}\n`);
+  console.log(`tasks submitted ${measured.size}, lost (never delivered) ${lost}, delivered more than once ${twice}`);
   const problems = [
+    ...(lost > 0 ? [`${lost} tasks never delivered`] : []),
+    ...(twice > 0 ? [`${twice} tasks delivered more than once`] : []),
     ...(submitFailures > 0 ? [`${submitFailures} submissions failed`] : []),
     ...(callbackFailures > 0 ? [`${callbackFailures} callbacks failed`] : []),
-    ...(completed < submitted ? [`${submitted - completed} tasks not completed within 10 s of the end`] : []),
+    ...(completed < submitted ? [`${submitted - completed} tasks not completed within 10 s after the deliveries`] : []),
   ];
   for (const problem of problems) console.log(`WARNING ${problem}`);
-  writeResult(`tasks-${database.dialect}`, { bench: 'tasks', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), seconds, table, problems });
+  writeResult(`tasks-${database.dialect}`, { bench: 'tasks', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), seconds, table, submitted: measured.size, lost, twice, problems });
   if (problems.length > 0) process.exitCode = 1;
 });

@@ -24,7 +24,7 @@ import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './module
 import { createManifestImporter, createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
 import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes, type DiscoveryService } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
-import { createA2aSender, createAssigner, createBuiltinExtractor, createModelExtractor, outboundFetch, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
+import { createA2aSender, createAssigner, createBuiltinExtractor, createDeliveryHandOff, createModelExtractor, outboundFetch, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
 import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
@@ -183,7 +183,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     publicUrl: config.publicUrl,
     signals,
   });
-  const tasks = createTasksService({ store: tasksStore, clock, registry, trust: receipts, assigner, signals, settlement: payments.settlement });
+  const deliveryHandOff = createDeliveryHandOff();
+  const tasks = createTasksService({ store: tasksStore, clock, registry, trust: receipts, assigner, signals, settlement: payments.settlement, deliveries: deliveryHandOff });
   const events = createEventsService({
     store: createEventsStore(database.db),
     signals,
@@ -255,6 +256,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     settlement: payments.settlement,
     log: server.log,
     options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
+    handOff: deliveryHandOff,
   });
 
   // Open event streams would keep their connections, and so the server's close, waiting forever.

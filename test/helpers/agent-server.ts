@@ -42,7 +42,11 @@ export async function startAgentServer(respond: Responder = () => ({ status: 200
           return false;
         };
         const timer = setTimeout(() => reject(new Error(`expected ${count} webhooks, got ${agent.received.length}`)), timeoutMs);
-        if (!check()) waiters.push(() => void check());
+        // Each arrival wakes every waiter once: one still short of its count waits for the next.
+        const retry = () => {
+          if (!check()) waiters.push(retry);
+        };
+        retry();
       });
     },
     close: () =>

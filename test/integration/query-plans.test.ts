@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
+import { createPaymentsStore } from '../../src/modules/payments/index.ts';
+import { createReceiptsStore } from '../../src/modules/receipts/index.ts';
 import { createTasksStore } from '../../src/modules/tasks/index.ts';
 import { dialectUnderTest, openTestDatabase } from '../helpers/app.ts';
 
@@ -52,6 +54,15 @@ describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleStr
     await sql`
       INSERT INTO task_deliveries (id, task_id, agent_id, attempts, state, run_at, created_at, updated_at)
       SELECT 'delivery-' || id, id, 'agent', 1, 'delivered', created_at, created_at, updated_at FROM tasks`.execute(db);
+    // Paid tasks: every transfer sent long ago.
+    await sql`
+      INSERT INTO payment_transfers (id, task_id, agent_id, destination, amount_cents, currency, state, attempts, run_at, created_at, updated_at)
+      SELECT 'transfer-' || id, id, 'agent', 'acct_1', 100, 'usd', 'sent', 1, created_at, created_at, updated_at FROM tasks`.execute(db);
+    // Receipts of every kind; a third are outcomes, which expire and which the evidence sweep reads.
+    await sql`
+      INSERT INTO trust_receipts (id, receipt_id, correlation_id, kind, task_class, issuer_agent, issuer_pubkey, subject_agent, subject_pubkey, issued_at, expires_at, signature_verified, outcome_value, envelope, received_at)
+      SELECT 'receipt-' || id, 'r-' || id, id, CASE WHEN rowid % 3 = 0 THEN 'outcome' WHEN rowid % 3 = 1 THEN 'offer' ELSE 'decision' END,
+        'general', 'issuer', 'issuer-key', 'subject', 'subject-key', created_at, ${at}, 1, 1, '{}', created_at FROM (SELECT id, created_at, ${dialectUnderTest === 'sqlite' ? sql`rowid` : sql`row_number() over ()`} AS rowid FROM tasks) numbered`.execute(db);
     await sql`ANALYZE`.execute(db);
   });
   after(async () => database?.close());
@@ -64,5 +75,15 @@ describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleStr
   it("the delivery worker's claim reads due jobs by state and time", async () => {
     const { deliveriesDue } = createTasksStore(database.handle.db, dialectUnderTest).backgroundQueries('2026-11-25T00:00:00.000Z');
     assert.ok((await indexesUsed(database, deliveriesDue)).includes('task_deliveries_due'), `the claim does not use task_deliveries_due: ${deliveriesDue.sql}`);
+  });
+
+  it("the transfer worker's claim reads due transfers by state and time", async () => {
+    const { transfersDue } = createPaymentsStore(database.handle.db, dialectUnderTest).backgroundQueries('2026-11-25T00:00:00.000Z');
+    assert.ok((await indexesUsed(database, transfersDue)).includes('payment_transfers_due'), `the claim does not use payment_transfers_due: ${transfersDue.sql}`);
+  });
+
+  it('the evidence sweep reads the partial index of expiring outcomes', async () => {
+    const { sweepBatchEnd } = createReceiptsStore(database.handle.db, { dialect: dialectUnderTest }).backgroundQueries('2026-11-25T00:00:00.000Z');
+    assert.ok((await indexesUsed(database, sweepBatchEnd)).includes('trust_receipts_expiring'), `the sweep does not use trust_receipts_expiring: ${sweepBatchEnd.sql}`);
   });
 });

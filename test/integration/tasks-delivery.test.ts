@@ -143,6 +143,31 @@ describe('tasks: webhook delivery end to end', () => {
   });
 });
 
+describe('tasks: webhook jobs when every delivery slot is busy', () => {
+  it('a task submitted while the only slot is taken waits in the outbox and is sent when the slot frees, without waiting for the timer', async () => {
+    // One slot, and a timer that would not look again within the test: only the slot freeing can send
+    // the later tasks. The attempt timeout is long so that a slow machine cannot turn a delivery into a retry.
+    const app = await startTestApp({ ...fastDelivery, DELIVERY_CONCURRENCY: '1', DELIVERY_POLL_INTERVAL_MS: '60000', WEBHOOK_TIMEOUT_MS: '20000' });
+    const server = await startAgentServer();
+    try {
+      const requester = await app.signup();
+      const owner = await app.signup();
+      await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['text-summarization'] });
+      const submitted = await Promise.all([1, 2, 3].map((n) => submitTask(app, requester.token, { description: `Summarise report ${n}` })));
+      const webhooks = await server.waitFor(3);
+      assert.deepEqual(webhooks.map((webhook) => webhook.json.taskId).sort(), submitted.map((task) => task.id).sort());
+      for (const task of submitted) await waitForTask(app, requester.token, task.id, (t) => t.status === 'in_progress');
+      await app.deliveryWorker.settled();
+      assert.equal(server.received.length, 3, 'each task sent once');
+      const jobs = await app.database.db.selectFrom('task_deliveries').select(['state', 'attempts']).execute();
+      assert.deepEqual(jobs, [1, 2, 3].map(() => ({ state: 'done', attempts: 1 })));
+    } finally {
+      await app.close();
+      await server.close();
+    }
+  });
+});
+
 describe('tasks: long-poll delivery end to end', () => {
   let app: TestApp;
   let requester: { token: string };

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { claimLeasedJobs } from '../../db/leased-jobs.ts';
+import { claimLeasedJobs, dueJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { LedgerEntriesTable, PaymentAccountsTable, PaymentTransfersTable, PayoutsTable } from '../../db/schema.ts';
@@ -87,6 +87,9 @@ async function releaseReserve(tx: Tx, transfer: TransferRow, to: 'paid_out_cents
 
 export function createPaymentsStore(db: Db, dialect: DialectName) {
   return {
+    /** The query the transfer worker claims with on every wake, compiled, for the test that reads its plan. */
+    backgroundQueries: (now: string) => ({ transfersDue: dueJobs(db, 'payment_transfers', now, 8).compile() }),
+
     findAccount: (agentId: string, tx: Db | Tx = db) => tx.selectFrom('payment_accounts').selectAll().where('agent_id', '=', agentId).executeTakeFirst(),
 
     /** Creates or replaces an agent's payment account; answers whether it was new. */

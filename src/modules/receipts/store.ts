@@ -30,7 +30,11 @@ export interface ReceiptsStoreOptions {
 /** What the maintained evidence sums are grouped by. */
 const EVIDENCE_KEY = ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'] as const;
 
-/** Receipts that count in trust and carry an expiry: what the partial indexes of migrations 0012 and 0013 hold. */
+/**
+ * Receipts that count in trust and carry an expiry: what the partial indexes of migrations 0012 and
+ * 0013 hold. SQLite matches `column = ?` to a partial index's condition by the bound value (it
+ * re-plans the statement when that value changes); an `in (?, ?)` list it cannot match.
+ */
 const expiringOutcomes = (db: Kysely<Database>) =>
   db
     .selectFrom('trust_receipts')
@@ -57,6 +61,13 @@ const atOrBeforePosition =
   ({ time, id }: Position) =>
   (eb: ReceiptsWhere) =>
     eb.and([eb('expires_at', '<=', time), eb.or([eb('expires_at', '<', time), eb('trust_receipts.id', '<=', id)])]);
+
+/** Receipts expired by `now` that the sweep has not yet taken out of the sums, after its watermark `mark`. */
+const outstandingExpiries = (db: Kysely<Database>, mark: Position, now: string) => expiringOutcomes(db).where(afterPosition(mark)).where('expires_at', '<=', now);
+
+/** The sweep's first read: where a pass of `limit` receipts after the watermark ends. */
+const sweepBatchEnd = (db: Kysely<Database>, mark: Position, now: string, limit: number) =>
+  outstandingExpiries(db, mark, now).select(['expires_at', 'id']).orderBy('expires_at').orderBy('id').limit(1).offset(limit - 1);
 
 export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
   const filtered = (filter: ReceiptFilter) => {
@@ -116,6 +127,11 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
     : null;
 
   return {
+    /** The query the evidence sweep starts each pass with, compiled, for the test that reads its plan. */
+    backgroundQueries: (now: string) => ({
+      sweepBatchEnd: sweepBatchEnd(db, { time: '1970-01-01T00:00:00.000Z', id: '' }, now, 2_000).compile(),
+    }),
+
     /** Stores a receipt, or answers the one already stored under its receiptId; concurrent calls share a commit. */
     insert: offThread ? offThread.insert : createBatcher(insertHere),
     close: async () => offThread?.close(),
@@ -204,10 +220,10 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
         // The watermark only ever moves to a receipt found here, after it: never back, even when
         // this node's clock is behind the one that last moved it (the receipts between would be
         // subtracted twice).
-        const outstanding = () => expiringOutcomes(tx).where(afterPosition({ time: mark.expired_through, id: mark.expired_through_id })).where('expires_at', '<=', now);
-        const inOrder = (direction: 'asc' | 'desc') => outstanding().select(['expires_at', 'id']).orderBy('expires_at', direction).orderBy('id', direction);
-        const limitReached = await inOrder('asc').limit(1).offset(limit - 1).executeTakeFirst();
-        const last = limitReached ?? (await inOrder('desc').limit(1).executeTakeFirst());
+        const position = { time: mark.expired_through, id: mark.expired_through_id };
+        const outstanding = () => outstandingExpiries(tx, position, now);
+        const limitReached = await sweepBatchEnd(tx, position, now, limit).executeTakeFirst();
+        const last = limitReached ?? (await outstanding().select(['expires_at', 'id']).orderBy('expires_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst());
         if (!last) return { more: false };
         const through = { time: last.expires_at!, id: last.id };
         const swept = () => outstanding().where(atOrBeforePosition(through));

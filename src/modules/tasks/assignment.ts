@@ -9,7 +9,7 @@ import type { AgentRow, InputSchema } from '../registry/index.ts';
 import type { FieldExtractor } from './extract/index.ts';
 import { priceExclusion } from './routing.ts';
 import type { DeliveryPayload } from './schemas.ts';
-import type { NewDeliveryRow, TaskRow } from './store.ts';
+import type { DeliveryRow, TaskRow } from './store.ts';
 
 export type AssignableTask = Pick<TaskRow, 'id' | 'title' | 'description' | 'capabilities' | 'priority' | 'expires_at' | 'max_price_cents' | 'currency'> & {
   /** What the requester gave, not what an earlier candidate's extraction produced. */
@@ -17,7 +17,7 @@ export type AssignableTask = Pick<TaskRow, 'id' | 'title' | 'description' | 'cap
 };
 
 export type Assignment =
-  | { ok: true; changes: Pick<TaskRow, 'assigned_agent_id' | 'status' | 'input' | 'input_extracted' | 'token_hash' | 'price_cents'>; delivery: NewDeliveryRow | null }
+  | { ok: true; changes: Pick<TaskRow, 'assigned_agent_id' | 'status' | 'input' | 'input_extracted' | 'token_hash' | 'price_cents'>; delivery: DeliveryRow | null }
   | { ok: false; error: { code: string; message: string; missing?: string[] }; agentId: string; found?: Record<string, unknown> };
 
 export function deliveryPayload(task: AssignableTask, input: Record<string, unknown> | null, token: string, callbackUrl: string, now: string): DeliveryPayload {
@@ -77,7 +77,7 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
       return {
         ok: true,
         changes: { assigned_agent_id: agent.id, status: 'matched', input: inputText, input_extracted: extracted ? 1 : 0, token_hash: hashSecret(token), price_cents },
-        delivery: { id: newId(), task_id: task.id, agent_id: agent.id, attempts: 0, state: 'pending', run_at: now, lease_until: null, payload: JSON.stringify(payload), last_error: null, created_at: now, updated_at: now },
+        delivery: { id: newId(), task_id: task.id, agent_id: agent.id, attempts: 0, state: 'pending', run_at: now, lease_until: null, payload: JSON.stringify(payload), last_error: null, remote_task_id: null, created_at: now, updated_at: now },
       };
     },
   };

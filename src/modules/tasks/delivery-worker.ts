@@ -28,6 +28,37 @@ export interface DeliveryOptions {
   concurrency: number;
 }
 
+/**
+ * A delivery job claimed by this node's worker in the transaction that creates its task, so the
+ * worker sends it at once instead of claiming it in a commit of its own first. Held from before the
+ * transaction: `send` once it has committed, `release` if it did not.
+ */
+export interface DeliverySlot {
+  leaseUntil: string;
+  send(job: DeliveryRow): void;
+  release(): void;
+}
+
+/**
+ * Where task creation asks this node's worker for a slot. The worker attaches itself while it runs;
+ * without one (not started, stopped, or every slot busy) there is no slot, and the job waits in the
+ * outbox for whichever worker claims it.
+ */
+export function createDeliveryHandOff() {
+  let claimSlot: (() => DeliverySlot | null) | null = null;
+  return {
+    claimSlot: (): DeliverySlot | null => claimSlot?.() ?? null,
+    attach(worker: () => DeliverySlot | null): void {
+      claimSlot = worker;
+    },
+    detach(): void {
+      claimSlot = null;
+    },
+  };
+}
+
+export type DeliveryHandOff = ReturnType<typeof createDeliveryHandOff>;
+
 export interface DeliveryWorkerDeps {
   store: TasksStore;
   dialect: DialectName;
@@ -42,15 +73,20 @@ export interface DeliveryWorkerDeps {
   settlement: TaskSettlement;
   log: FastifyBaseLogger;
   options: DeliveryOptions;
+  handOff: DeliveryHandOff;
 }
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
-  const { store, clock, outbound, signals, assigner, findAgent, log, options } = deps;
+  const { store, clock, outbound, signals, assigner, findAgent, log, options, handOff } = deps;
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   let ticking = false;
   let again = false;
+  // Due jobs may be left in the outbox because every slot was busy: a finished delivery looks again.
+  let backlog = false;
   const inFlight = new Set<Promise<void>>();
+  // Slots promised to tasks being created, not yet sending.
+  let reserved = 0;
   // settled() callers, told when a pass ends with no delivery in flight.
   let idleWaiters: (() => void)[] = [];
   const wakeIdleWaiters = () => {
@@ -149,6 +185,38 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     await retryOrFallBack(job, task, agent.id, publicFailureReason(outcome.failure, "the agent's endpoint", outcome.response), detail);
   }
 
+  function send(job: DeliveryRow): void {
+    const work = deliver(job)
+      .catch((error: unknown) => log.error({ err: error, jobId: job.id }, 'webhook delivery crashed; the job is retried when its lease ends'))
+      .finally(() => {
+        inFlight.delete(work);
+        // Looking again after every delivery would cost a pass per task; only a backlog or a
+        // settled() caller waiting for the last delivery needs one.
+        if (!stopped && (backlog || idleWaiters.length > 0)) void tick();
+      });
+    inFlight.add(work);
+  }
+
+  function claimSlot(): DeliverySlot | null {
+    if (stopped || inFlight.size + reserved >= options.concurrency) return null;
+    reserved++;
+    let held = true;
+    const free = () => {
+      if (held) reserved--;
+      held = false;
+    };
+    return {
+      leaseUntil: isoIn(clock, options.leaseMs),
+      send(job) {
+        free();
+        // Stopping: the job stays claimed in the outbox, and its lease running out (or the next
+        // start, on SQLite) sends it.
+        if (!stopped) send(job);
+      },
+      release: free,
+    };
+  }
+
   async function tick(): Promise<void> {
     if (ticking) {
       again = true;
@@ -161,19 +229,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         if (stopped) return;
         const expired = await store.expireDue(isoNow(clock));
         if (expired.length > 0) void deps.a2a.cancelAtAgents(expired).catch((error: unknown) => log.warn({ err: error }, 'cancelling expired tasks at their A2A agents failed'));
-        const room = options.concurrency - inFlight.size;
+        const room = options.concurrency - inFlight.size - reserved;
+        backlog = room <= 0;
         if (room <= 0) return;
         const jobs = await store.claimDue(isoNow(clock), isoIn(clock, options.leaseMs), room);
-        for (const job of jobs) {
-          const work = deliver(job)
-            .catch((error: unknown) => log.error({ err: error, jobId: job.id }, 'webhook delivery crashed; the job is retried when its lease ends'))
-            .finally(() => {
-              inFlight.delete(work);
-              if (!stopped) void tick();
-            });
-          inFlight.add(work);
-        }
-        if (jobs.length === room) again = true;
+        for (const job of jobs) send(job);
+        if (jobs.length === room) again = backlog = true;
       } while (again);
     } catch (error) {
       log.error({ err: error }, 'delivery worker tick failed');
@@ -191,6 +252,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       unsubscribe = signals.subscribe(DELIVERY_CHANNEL, () => void tick());
       timer = setInterval(() => void tick(), options.pollIntervalMs);
       timer.unref();
+      handOff.attach(claimSlot);
       void tick();
     },
 
@@ -210,6 +272,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
 
     async stop(): Promise<void> {
       stopped = true;
+      handOff.detach();
       unsubscribe();
       if (timer) clearInterval(timer);
       await Promise.allSettled([...inFlight]);

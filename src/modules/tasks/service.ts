@@ -11,6 +11,7 @@ import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
 import { validateInputSchema, type AgentRow, type InputSchema, type RegistryService } from '../registry/index.ts';
 import { deliveryPayload, type AssignableTask, type Assigner } from './assignment.ts';
+import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
 import { OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
@@ -34,6 +35,8 @@ export interface TasksDeps {
   signals: Signals;
   /** Payments: the ledger entries of a completed paid task, written in the completing transaction. */
   settlement: TaskSettlement;
+  /** This node's delivery worker, which takes a new task's webhook job in the creating transaction when it has room. */
+  deliveries: DeliveryHandOff;
 }
 
 const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
@@ -78,7 +81,7 @@ function sameToken(token: string, hash: string | null): boolean {
 }
 
 export function createTasksService(deps: TasksDeps) {
-  const { store, clock, registry, trust, assigner, signals, settlement } = deps;
+  const { store, clock, registry, trust, assigner, signals, settlement, deliveries } = deps;
   const agentRef = (row: AgentRow) => ({ id: row.id, name: row.name, slug: row.slug });
 
   async function views(rows: TaskRow[]): Promise<TaskView[]> {
@@ -160,10 +163,22 @@ export function createTasksService(deps: TasksDeps) {
     return { status: 201 as const, body: JSON.parse(existing.first_response as string) as { data: TaskView } };
   }
 
-  function notify(row: Pick<TaskRow, 'status' | 'assigned_agent_id'>, hasDelivery: boolean) {
-    if (row.status !== 'matched' || !row.assigned_agent_id) return;
-    const [channel, payload] = hasDelivery ? [DELIVERY_CHANNEL, ''] : [AGENT_TASKS_CHANNEL, row.assigned_agent_id];
-    void signals.publish(channel, payload).catch(() => {});
+  // Tasks created in one turn of the event loop whose jobs wait in the outbox wake the workers once.
+  let workersToWake = false;
+  function wakeWorkers() {
+    if (workersToWake) return;
+    workersToWake = true;
+    setImmediate(() => {
+      workersToWake = false;
+      void signals.publish(DELIVERY_CHANNEL, '').catch(() => {});
+    });
+  }
+
+  /** Tells whoever delivers a new matched task: a polling agent's wait, or the workers when no slot here took the job. */
+  function notify(row: Pick<TaskRow, 'status' | 'assigned_agent_id'>, delivery: 'none' | 'claimed' | 'waiting') {
+    if (row.status !== 'matched' || !row.assigned_agent_id || delivery === 'claimed') return;
+    if (delivery === 'waiting') wakeWorkers();
+    else void signals.publish(AGENT_TASKS_CHANNEL, row.assigned_agent_id).catch(() => {});
   }
 
   return {
@@ -231,16 +246,21 @@ export function createTasksService(deps: TasksDeps) {
 
       const body = { data: (await views([row]))[0] as TaskView };
       row.first_response = idempotencyKey ? JSON.stringify(body) : null;
+      // Taken now, the job commits already claimed with the task and is sent once that commit lands.
+      const slot: DeliverySlot | null = delivery ? deliveries.claimSlot() : null;
+      if (delivery && slot) delivery = { ...delivery, state: 'running' as const, attempts: 1, lease_until: slot.leaseUntil };
       try {
         await store.insert(row, delivery);
       } catch (error) {
+        slot?.release();
         if (idempotencyKey && isUniqueViolation(error)) {
           const raced = await store.findByIdempotencyKey(principal.accountId, idempotencyKey);
           if (raced) return replay(raced, requestHash);
         }
         throw error;
       }
-      notify(row, delivery !== null);
+      if (delivery && slot) slot.send(delivery);
+      notify(row, delivery === null ? 'none' : slot ? 'claimed' : 'waiting');
       return { status: 201 as const, body };
     },
 

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { createGroupCommit } from '../../db/batcher.ts';
 import { claimLeasedJobs, dueJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
@@ -16,6 +17,12 @@ export const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
  * parameters hide them, so the expiry sweep scanned every task ever stored on each wake.
  */
 const isOpen = sql<boolean>`status in (${sql.join(OPEN_STATUSES.map((status) => sql.lit(status)))})`;
+/**
+ * PostgreSQL already shares a WAL flush among concurrent commits, and a group's writes would run one
+ * after another on one connection: there each write commits alone, as many at once as the pool has
+ * connections (bench/RESULTS.md, "Tasks: end to end").
+ */
+const POSTGRES_COMMITS = { maxBatch: 1, lanes: 10 };
 /** Routing weighs an agent's last this-many completed tasks. */
 const STATS_WINDOW = 100;
 
@@ -40,6 +47,9 @@ export interface AgentTaskStats {
 
 export function createTasksStore(db: Db, dialect: DialectName) {
   const openTasksDue = (now: string, limit: number) => db.selectFrom('tasks').select('id').where(isOpen).where('expires_at', '<=', now).limit(limit);
+  // The writes of a task's life (creation, delivery made, callback) from concurrent requests and
+  // deliveries share commits: under load one fsync covers many tasks instead of one write each.
+  const grouped = createGroupCommit((work) => db.transaction().execute(work), dialect === 'postgres' ? POSTGRES_COMMITS : { lanes: 1 });
   return {
     /** The queries the delivery worker runs on every wake, compiled, for the test that reads their plans. */
     backgroundQueries: (now: string) => ({
@@ -47,8 +57,9 @@ export function createTasksStore(db: Db, dialect: DialectName) {
       deliveriesDue: dueJobs(db, 'task_deliveries', now, 16).compile(),
     }),
 
+    /** The task and its delivery job (claimed already when this node's worker has room), committed together. */
     async insert(task: Insertable<TasksTable>, delivery: NewDeliveryRow | null): Promise<void> {
-      await db.transaction().execute(async (tx) => {
+      await grouped(async (tx) => {
         await tx.insertInto('tasks').values(task).execute();
         if (delivery) await tx.insertInto('task_deliveries').values(delivery).execute();
       });
@@ -107,7 +118,7 @@ export function createTasksStore(db: Db, dialect: DialectName) {
      * one settles, in the same transaction.
      */
     async finish(id: string, settlement: TaskSettlement, changes: Updateable<TasksTable>): Promise<TaskRow | undefined> {
-      return db.transaction().execute(async (tx) => {
+      return grouped(async (tx) => {
         const task = await tx.updateTable('tasks').set(changes).where('id', '=', id).where('status', 'in', ['matched', 'in_progress']).returningAll().executeTakeFirst();
         if (task?.status === 'completed') await settlement.settle(tx, task);
         return task;
@@ -201,7 +212,7 @@ export function createTasksStore(db: Db, dialect: DialectName) {
     releaseRunning: (now: string) => db.updateTable('task_deliveries').set({ state: 'pending', lease_until: null, run_at: now, updated_at: now }).where('state', '=', 'running').execute(),
 
     async delivered(job: DeliveryRow, now: string): Promise<void> {
-      await db.transaction().execute(async (tx) => {
+      await grouped(async (tx) => {
         await tx.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now }).where('id', '=', job.id).execute();
         await tx.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', job.task_id).where('status', '=', 'matched').execute();
       });
