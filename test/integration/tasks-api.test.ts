@@ -335,6 +335,7 @@ describe('tasks: plain-language input', () => {
   let server: AgentServer;
   let requester: { token: string };
   let owner: { token: string };
+  let painter: { id: string };
   const inputSchema = JSON.stringify({
     style: { type: 'string', enum: ['watercolor', 'pixel art', 'photorealistic'], required: true },
     count: { type: 'number', default: 1 },
@@ -345,7 +346,7 @@ describe('tasks: plain-language input', () => {
     server = await startAgentServer();
     requester = await app.signup();
     owner = await app.signup();
-    await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['image-generation'], inputSchema });
+    painter = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['image-generation'], inputSchema });
   });
   after(async () => {
     await app.close();
@@ -363,6 +364,30 @@ describe('tasks: plain-language input', () => {
   it('given input is delivered as given', async () => {
     const task = await submitTask(app, requester.token, { capabilities: ['image-generation'], description: 'whatever', input: { style: 'pixel art' } });
     assert.deepEqual((await waitForWebhook(server, task.id)).json.input, { style: 'pixel art' });
+  });
+
+  it('input given for a named agent must fit its schema: 400 naming each field, and nothing stored', async () => {
+    const fresh = await app.signup();
+    const refused = await app.request({
+      method: 'POST',
+      url: '/v1/tasks',
+      token: fresh.token,
+      body: { agentId: painter.id, description: 'Paint foxes', input: { style: 'oil', count: 'three', transparent: true, extra: 'kept' } },
+    });
+    const error = expectError(refused, 400, 'BAD_REQUEST');
+    assert.deepEqual(
+      error.details?.map((d) => d.path),
+      ['/body/input/style', '/body/input/count'],
+    );
+    assert.match(error.message, /style must be one of "watercolor", "pixel art", "photorealistic"; count must be a number/);
+    const missing = expectError(await app.request({ method: 'POST', url: '/v1/tasks', token: fresh.token, body: { agentId: painter.id, description: 'Paint foxes', input: { count: 2 } } }), 400, 'BAD_REQUEST');
+    assert.deepEqual(missing.details, [{ path: '/body/input/style', message: 'is required by the agent' }]);
+    assert.equal((await app.request({ method: 'GET', url: '/v1/tasks', token: fresh.token })).json().pagination.total, 0);
+
+    // Fields the schema does not define pass; a field with a default may be left out.
+    const accepted = await submitTask(app, fresh.token, { agentId: painter.id, capabilities: undefined, description: 'Paint foxes', input: { style: 'watercolor', extra: 'kept' } });
+    assert.equal(accepted.status, 'matched');
+    assert.deepEqual(accepted.input, { style: 'watercolor', extra: 'kept' });
   });
 
   it('a required field the description does not give refuses the submission: 400 naming it, with what was found, and nothing stored', async () => {

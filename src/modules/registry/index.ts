@@ -1,7 +1,7 @@
 export { createRegistryStore } from './store.ts';
 export { createRegistryService, type RegistryService, type Availability } from './service.ts';
 export { registerRegistryRoutes } from './routes.ts';
-export { validateInputSchema, type InputSchema, type InputFieldDefinition } from './input-schema.ts';
+export { checkInputAgainstSchema, validateInputSchema, type InputSchema, type InputFieldDefinition } from './input-schema.ts';
 export { Agent, protocolValues } from './schemas.ts';
 export type { AgentRow } from './store.ts';
 export { provenKeyOf } from './proven-key.ts';

@@ -68,3 +68,27 @@ export function validateInputSchema(value: unknown, path = '/body/inputSchema'):
   if (problems.length > 0) return { problems };
   return { text: JSON.stringify(parsed), schema: parsed as InputSchema };
 }
+
+/**
+ * Checks a task's structured `input` against the schema of the agent it names: every required field
+ * without a default is given, and each given field has the declared type and, when the field lists
+ * values, one of them. Fields the schema does not define pass unchecked, since an agent may take more
+ * than its schema describes. Each problem names its field as `/body/input/<field>`.
+ */
+export function checkInputAgainstSchema(schema: InputSchema, input: Record<string, unknown>): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  for (const [name, definition] of Object.entries(schema)) {
+    const path = `/body/input/${name}`;
+    const value = input[name];
+    if (value === undefined || value === null) {
+      if (definition.required && definition.default === undefined) problems.push({ path, message: 'is required by the agent' });
+      continue;
+    }
+    if (typeof value !== definition.type || (definition.type === 'number' && !Number.isFinite(value))) {
+      problems.push({ path, message: `must be a ${definition.type}` });
+    } else if (definition.enum && !definition.enum.includes(value as string | number | boolean)) {
+      problems.push({ path, message: `must be one of ${definition.enum.map((option) => JSON.stringify(option)).join(', ')}` });
+    }
+  }
+  return problems;
+}

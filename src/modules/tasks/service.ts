@@ -9,7 +9,7 @@ import canonicalize from 'canonicalize';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
-import { validateInputSchema, type AgentRow, type InputSchema, type RegistryService } from '../registry/index.ts';
+import { checkInputAgainstSchema, validateInputSchema, type AgentRow, type InputSchema, type RegistryService } from '../registry/index.ts';
 import { deliveryPayload, type AssignableTask, type Assigner } from './assignment.ts';
 import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
@@ -118,13 +118,19 @@ export function createTasksService(deps: TasksDeps) {
   const viewOf = async (row: TaskRow) => (await views([row]))[0] as TaskView;
 
   /** Agents the requester may see that could take the task, ranked; hidden agents never appear, not even as excluded. */
-  async function plan(principal: Principal, input: Pick<CreateTaskInput, 'agentId' | 'capabilities' | 'taskClass' | 'maxPriceCents' | 'currency'>): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
+  async function plan(principal: Principal, input: Pick<CreateTaskInput, 'agentId' | 'input' | 'capabilities' | 'taskClass' | 'maxPriceCents' | 'currency'>): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
     const capabilities = input.capabilities ?? [];
     const request = { capabilities, taskClass: input.taskClass ?? null, maxPriceCents: input.maxPriceCents ?? null, currency: input.currency ?? DEFAULT_CURRENCY };
     const routingDeps = { availabilityOf: registry.availabilityOf, trust, statsFor: store.statsFor };
     if (input.agentId) {
       const row = await registry.findRow(input.agentId);
       if (!row || !(await registry.canSee(row, principal.personId))) throw notFound('Agent not found');
+      // Input given for a named agent must fit its schema, as the task form checks it; routed tasks
+      // may end with any of several agents, so their input is the agents' to judge.
+      if (input.input && row.input_schema) {
+        const problems = checkInputAgainstSchema(JSON.parse(row.input_schema) as InputSchema, input.input);
+        if (problems.length > 0) throw badRequest(`The input does not fit ${row.name}'s input schema: ${problems.map((p) => `${p.path.slice('/body/input/'.length)} ${p.message}`).join('; ')}`, problems);
+      }
       return rankCandidates([row], request, routingDeps, false);
     }
     if (capabilities.length === 0) throw badRequest('Give capabilities to route by, or an agentId', [{ path: '/body/capabilities', message: 'is required without agentId' }]);
