@@ -22,7 +22,20 @@ import { createSentenceEncoder, SENTENCE_ENCODER_MODEL } from '../src/modules/di
 import { fixtureAgents } from '../test/fixtures/discovery/relevance.ts';
 import { agentRow, outDir } from './lib.ts';
 
-const documentedCategories = new Set(['coding', 'data', 'devops', 'finance', 'health', 'legal', 'marketing', 'productivity', 'research', 'security', 'support', 'other']);
+const documentedCategories = new Set([
+  'coding',
+  'data',
+  'devops',
+  'finance',
+  'health',
+  'legal',
+  'marketing',
+  'productivity',
+  'research',
+  'security',
+  'support',
+  'other',
+]);
 
 export function benchAgentRows(count: number, ownerId: string) {
   const now = new Date().toISOString();
@@ -55,7 +68,8 @@ export function benchAgentRows(count: number, ownerId: string) {
 
 type BenchRow = ReturnType<typeof benchAgentRows>[number];
 /** The text the service embeds for a row (agent-index.ts `agentText`). */
-const textOf = (row: BenchRow) => agentText({ ...row, description: row.description ?? '', capabilities: row.capabilities ?? '[]', tags: row.tags ?? '[]' } as Parameters<typeof agentText>[0]);
+const textOf = (row: BenchRow) =>
+  agentText({ ...row, description: row.description ?? '', capabilities: row.capabilities ?? '[]', tags: row.tags ?? '[]' } as Parameters<typeof agentText>[0]);
 
 /** Writes the agents in one transaction; returns them. */
 export async function seedAgents(databaseUrl: string, ownerId: string, count: number): Promise<BenchRow[]> {
@@ -63,7 +77,11 @@ export async function seedAgents(databaseUrl: string, ownerId: string, count: nu
   const database = openDatabase({ url: databaseUrl });
   try {
     await database.transaction(async (tx) => {
-      for (let start = 0; start < rows.length; start += 500) await tx.insertInto('agents').values(rows.slice(start, start + 500)).execute();
+      for (let start = 0; start < rows.length; start += 500)
+        await tx
+          .insertInto('agents')
+          .values(rows.slice(start, start + 500))
+          .execute();
     });
   } finally {
     await database.close();
@@ -128,7 +146,11 @@ export async function seedSentenceVectors(databaseUrl: string, rows: BenchRow[],
         const values = rows.slice(start, start + 100).map((row, i) => {
           const text = texts[start + i]!;
           const vector = vectors.get(vectorTextOf(row))!;
-          return { agent_id: row.id, text_hash: createHash('sha256').update(`${SENTENCE_ENCODER_MODEL}\n${text}`).digest('hex'), vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength) };
+          return {
+            agent_id: row.id,
+            text_hash: createHash('sha256').update(`${SENTENCE_ENCODER_MODEL}\n${text}`).digest('hex'),
+            vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength),
+          };
         });
         await tx.insertInto('discovery_sentence_vectors').values(values).execute();
       }

@@ -28,7 +28,21 @@ import { contentWords } from '../src/modules/discovery/tokenize.ts';
 import { buildServerIfStale } from '../scripts/stale-builds.ts';
 import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings, type RelevanceReport } from '../test/fixtures/discovery/relevance.ts';
 import { seedAgents, seedSentenceVectors } from './discovery-agents.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, percentile, postJson, rssMb, startService, threadCpuSeconds, waitUntilIdle, withCleanup, writeResult, type Cleanup } from './lib.ts';
+import {
+  benchDatabase,
+  benchSeconds,
+  machine,
+  markdownTable,
+  percentile,
+  postJson,
+  rssMb,
+  startService,
+  threadCpuSeconds,
+  waitUntilIdle,
+  withCleanup,
+  writeResult,
+  type Cleanup,
+} from './lib.ts';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -41,7 +55,12 @@ async function relevance(databaseUrl: string): Promise<{ lexical: RelevanceRepor
   const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '10000000' }), { logger: false });
   try {
     const inject = (method: 'GET' | 'POST', url: string, body?: unknown, token?: string) =>
-      app.server.inject({ method, url, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+      app.server.inject({
+        method,
+        url,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
     const token = (await inject('POST', '/v1/auth/signup', { email: 'relevance@example.test', password: 'correct horse battery' })).json().data.token as string;
     const keyById = new Map<string, string>();
     for (const agent of fixtureAgents) keyById.set((await inject('POST', '/v1/agents', registrationOf(agent), token)).json().data.id, agent.key);
@@ -80,7 +99,11 @@ async function openLoad(url: string, pid: number, seconds: number): Promise<Load
   let failures = 0;
   const events: { at: number; path: string; into: number[] }[] = [];
   for (let i = 0; i < seconds * SEARCHES_PER_SECOND; i++) {
-    events.push({ at: (i * 1000) / SEARCHES_PER_SECOND, path: `/v1/discover?q=${encodeURIComponent(fixtureQueries[i % fixtureQueries.length]!.q)}`, into: searchMs });
+    events.push({
+      at: (i * 1000) / SEARCHES_PER_SECOND,
+      path: `/v1/discover?q=${encodeURIComponent(fixtureQueries[i % fixtureQueries.length]!.q)}`,
+      into: searchMs,
+    });
   }
   for (let i = 0; i < seconds * HEALTH_PER_SECOND; i++) events.push({ at: (i * 1000) / HEALTH_PER_SECOND + 7, path: '/health', into: healthMs });
   events.sort((a, b) => a.at - b.at);
@@ -152,9 +175,14 @@ async function round(variant: { name: string; entry: string; cwd?: string }, dat
   return { variant: variant.name, healthMs: service.readyMs, readyToSearchMs, idleRssMb, rssAfterSearchesMb, load };
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 /** Median, and the range over the rounds. */
-const spread = (values: number[], digits = 0) => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
+const spread = (values: number[], digits = 0) =>
+  `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
 
 await withCleanup(async (cleanup) => {
   const seconds = benchSeconds(10);
@@ -166,7 +194,10 @@ await withCleanup(async (cleanup) => {
   const database = await benchDatabase(cleanup);
   // Migrations and an owner: one start of the service.
   const setup = await startService(database.url, cleanup, { entry: 'dist/main.js', readyTimeoutMs: READY_TIMEOUT_MS });
-  const signup = await postJson<{ data: { account: { id: string } } }>(`${setup.url}/v1/auth/signup`, { email: 'bench@example.test', password: 'correct horse battery' });
+  const signup = await postJson<{ data: { account: { id: string } } }>(`${setup.url}/v1/auth/signup`, {
+    email: 'bench@example.test',
+    password: 'correct horse battery',
+  });
   await setup.stop();
   process.stderr.write(`seeding ${AGENTS} agents and their sentence vectors ...\n`);
   const rows = await seedAgents(database.url, signup.data.account.id, AGENTS);
@@ -175,12 +206,21 @@ await withCleanup(async (cleanup) => {
   // An empty node: start and RSS with nothing to load (the README's first run).
   const emptyDb = await benchDatabase(cleanup);
   const empty: { variant: string; healthMs: number; healthCpuMs: number; idleRssMb: number; rssAfterSearchMb: number }[] = [];
-  const variants = [{ name: 'this commit, dist/main.js', entry: 'dist/main.js' }, ...(process.env.BENCH_BASE ? [{ name: `base (${process.env.BENCH_BASE}), src/main.ts through tsx`, entry: 'src/main.ts', cwd: process.env.BENCH_BASE }] : [])];
+  const variants = [
+    { name: 'this commit, dist/main.js', entry: 'dist/main.js' },
+    ...(process.env.BENCH_BASE
+      ? [{ name: `base (${process.env.BENCH_BASE}), src/main.ts through tsx`, entry: 'src/main.ts', cwd: process.env.BENCH_BASE }]
+      : []),
+  ];
   const rounds: Round[] = [];
   for (let r = 1; r <= ROUNDS; r++) {
     for (const variant of variants) {
       process.stderr.write(`round ${r}/${ROUNDS}: ${variant.name} ...\n`);
-      const node = await startService(emptyDb.url, cleanup, { entry: variant.entry, readyTimeoutMs: READY_TIMEOUT_MS, ...(variant.cwd ? { cwd: variant.cwd } : {}) });
+      const node = await startService(emptyDb.url, cleanup, {
+        entry: variant.entry,
+        readyTimeoutMs: READY_TIMEOUT_MS,
+        ...(variant.cwd ? { cwd: variant.cwd } : {}),
+      });
       await waitUntilIdle(node, { windowMs: 1000 });
       const idleRssMb = rssMb(node.child.pid!);
       await (await fetch(`${node.url}/v1/discover?q=${encodeURIComponent('summarise my inbox')}`)).arrayBuffer();
@@ -195,7 +235,10 @@ await withCleanup(async (cleanup) => {
   if (process.env.BENCH_COLD_FILL) {
     const coldDb = await benchDatabase(cleanup);
     const setupCold = await startService(coldDb.url, cleanup, { entry: 'dist/main.js', readyTimeoutMs: READY_TIMEOUT_MS });
-    const owner = await postJson<{ data: { account: { id: string } } }>(`${setupCold.url}/v1/auth/signup`, { email: 'cold@example.test', password: 'correct horse battery' });
+    const owner = await postJson<{ data: { account: { id: string } } }>(`${setupCold.url}/v1/auth/signup`, {
+      email: 'cold@example.test',
+      password: 'correct horse battery',
+    });
     await setupCold.stop();
     await seedAgents(coldDb.url, owner.data.account.id, AGENTS);
     const node = await startService(coldDb.url, cleanup, { entry: 'dist/main.js', readyTimeoutMs: READY_TIMEOUT_MS });
@@ -213,26 +256,89 @@ await withCleanup(async (cleanup) => {
   );
   const of = (variant: string) => rounds.filter((r) => r.variant === variant);
   const loadTable = markdownTable(
-    ['server', 'search p50 (ms)', 'search p99 (ms)', '/health p50 (ms)', '/health p99 (ms)', 'CPU/search, request thread (ms)', 'CPU/search, process (ms)', 'failures'],
+    [
+      'server',
+      'search p50 (ms)',
+      'search p99 (ms)',
+      '/health p50 (ms)',
+      '/health p99 (ms)',
+      'CPU/search, request thread (ms)',
+      'CPU/search, process (ms)',
+      'failures',
+    ],
     variants.map(({ name }) => {
       const loads = of(name).map((r) => r.load);
-      return [name, spread(loads.map((l) => l.searchP50)), spread(loads.map((l) => l.searchP99)), spread(loads.map((l) => l.healthP50), 1), spread(loads.map((l) => l.healthP99), 1), spread(loads.map((l) => l.requestThreadCpuMs), 1), spread(loads.map((l) => l.processCpuMs), 1), loads.reduce((sum, l) => sum + l.failures, 0)];
+      return [
+        name,
+        spread(loads.map((l) => l.searchP50)),
+        spread(loads.map((l) => l.searchP99)),
+        spread(
+          loads.map((l) => l.healthP50),
+          1,
+        ),
+        spread(
+          loads.map((l) => l.healthP99),
+          1,
+        ),
+        spread(
+          loads.map((l) => l.requestThreadCpuMs),
+          1,
+        ),
+        spread(
+          loads.map((l) => l.processCpuMs),
+          1,
+        ),
+        loads.reduce((sum, l) => sum + l.failures, 0),
+      ];
     }),
   );
   const startTable = markdownTable(
-    ['server', 'empty: /health (ms)', 'empty: CPU to /health (ms)', 'empty: idle RSS (MB)', 'empty: RSS after a search (MB)', `${AGENTS} agents: /health (ms)`, 'ready to search (ms)', 'idle RSS (MB)', 'RSS after the load (MB)'],
+    [
+      'server',
+      'empty: /health (ms)',
+      'empty: CPU to /health (ms)',
+      'empty: idle RSS (MB)',
+      'empty: RSS after a search (MB)',
+      `${AGENTS} agents: /health (ms)`,
+      'ready to search (ms)',
+      'idle RSS (MB)',
+      'RSS after the load (MB)',
+    ],
     variants.map(({ name }) => {
       const e = empty.filter((x) => x.variant === name);
       const r = of(name);
-      return [name, spread(e.map((x) => x.healthMs)), spread(e.map((x) => x.healthCpuMs)), spread(e.map((x) => x.idleRssMb)), spread(e.map((x) => x.rssAfterSearchMb)), spread(r.map((x) => x.healthMs)), spread(r.map((x) => x.readyToSearchMs)), spread(r.map((x) => x.idleRssMb)), spread(r.map((x) => x.rssAfterSearchesMb))];
+      return [
+        name,
+        spread(e.map((x) => x.healthMs)),
+        spread(e.map((x) => x.healthCpuMs)),
+        spread(e.map((x) => x.idleRssMb)),
+        spread(e.map((x) => x.rssAfterSearchMb)),
+        spread(r.map((x) => x.healthMs)),
+        spread(r.map((x) => x.readyToSearchMs)),
+        spread(r.map((x) => x.idleRssMb)),
+        spread(r.map((x) => x.rssAfterSearchesMb)),
+      ];
     }),
   );
   console.log(`\n## Discovery on ${database.dialect}\n\nRelevance (${fixtureAgents.length} agents, ${fixtureQueries.length} queries):\n\n${relevanceTable}\n`);
-  console.log(`${AGENTS} agents, ${SEARCHES_PER_SECOND} searches/s and ${HEALTH_PER_SECOND} /health/s offered open loop for ${seconds} s; median (min-max) of ${ROUNDS} rounds:\n\n${loadTable}\n`);
+  console.log(
+    `${AGENTS} agents, ${SEARCHES_PER_SECOND} searches/s and ${HEALTH_PER_SECOND} /health/s offered open loop for ${seconds} s; median (min-max) of ${ROUNDS} rounds:\n\n${loadTable}\n`,
+  );
   console.log(`Start and memory, median (min-max) of ${ROUNDS} rounds:\n\n${startTable}\n`);
   if (cold !== null) console.log(`Cold fill of ${AGENTS} agents' sentence vectors: ${cold.toFixed(0)} s\n`);
   const failures = rounds.reduce((sum, r) => sum + r.load.failures, 0);
   if (failures > 0) console.log(`WARNING ${failures} searches or /health requests failed`);
-  writeResult(`discovery-${database.dialect}`, { bench: 'discovery', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), seconds, agents: AGENTS, relevance: { lexical: scores.lexical, full: scores.full }, rounds, empty, coldFillSeconds: cold });
+  writeResult(`discovery-${database.dialect}`, {
+    bench: 'discovery',
+    dialect: database.dialect,
+    date: new Date().toISOString(),
+    machine: machine(),
+    seconds,
+    agents: AGENTS,
+    relevance: { lexical: scores.lexical, full: scores.full },
+    rounds,
+    empty,
+    coldFillSeconds: cold,
+  });
   if (failures > 0) process.exitCode = 1;
 });

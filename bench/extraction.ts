@@ -39,7 +39,9 @@ export function loadCorpus(): Corpus {
   };
   const schemas: Record<string, InputSchema> = {};
   if (Array.isArray(raw.schemas)) for (const s of raw.schemas) schemas[s.name] = s.inputSchema;
-  else for (const [name, s] of Object.entries(raw.schemas)) schemas[name] = 'inputSchema' in s && typeof s.inputSchema === 'object' ? (s.inputSchema as InputSchema) : (s as InputSchema);
+  else
+    for (const [name, s] of Object.entries(raw.schemas))
+      schemas[name] = 'inputSchema' in s && typeof s.inputSchema === 'object' ? (s.inputSchema as InputSchema) : (s as InputSchema);
   return { schemas, requests: raw.requests };
 }
 
@@ -61,7 +63,13 @@ export interface Verdict {
 /** Strings compare without regard to case, surrounding whitespace and quotes, and trailing punctuation; a partial overlap earns nothing. */
 function same(got: InputValue | undefined, expected: InputValue | undefined): boolean {
   if (typeof got === 'string' && typeof expected === 'string') {
-    const clean = (s: string) => s.trim().replace(/^["'“‘]+|["'”’]+$/g, '').replace(/[.,;:!?]+$/, '').trim().toLowerCase();
+    const clean = (s: string) =>
+      s
+        .trim()
+        .replace(/^["'“‘]+|["'”’]+$/g, '')
+        .replace(/[.,;:!?]+$/, '')
+        .trim()
+        .toLowerCase();
     return clean(got) === clean(expected);
   }
   return got === expected;
@@ -109,7 +117,8 @@ async function main() {
     if (showMisses && (onlyHalf === undefined || onlyHalf === request.half) && (verdict.misses.length > 0 || verdict.wrongValues.length > 0)) {
       console.log(`\n${request.id} [${request.schema}] ${request.text}`);
       for (const field of verdict.misses) console.log(`  miss  ${field}: expected ${JSON.stringify(request.expected[field])}`);
-      for (const w of verdict.wrongValues) console.log(`  WRONG ${w.field}: got ${JSON.stringify(w.got)}, expected ${w.expected === undefined ? 'nothing' : JSON.stringify(w.expected)}`);
+      for (const w of verdict.wrongValues)
+        console.log(`  WRONG ${w.field}: got ${JSON.stringify(w.got)}, expected ${w.expected === undefined ? 'nothing' : JSON.stringify(w.expected)}`);
     }
   }
   const elapsed = performance.now() - started;
@@ -117,7 +126,9 @@ async function main() {
   console.log('| half | requests | fields right / stated | requests fully right | wrong values | refused (required missing) |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const [half, s] of Object.entries(scores)) {
-    console.log(`| ${half} | ${s.requests} | ${s.right} / ${s.stated} (${pct(s.right, s.stated)}) | ${s.fullyRight} (${pct(s.fullyRight, s.requests)}) | ${s.wrong} | ${s.refused} |`);
+    console.log(
+      `| ${half} | ${s.requests} | ${s.right} / ${s.stated} (${pct(s.right, s.stated)}) | ${s.fullyRight} (${pct(s.fullyRight, s.requests)}) | ${s.wrong} | ${s.refused} |`,
+    );
   }
 }
 

@@ -61,7 +61,9 @@ await withCleanup(async (cleanup) => {
 
   console.log(`\n## Foundation on ${database.dialect} (${seconds} s each, ${connections} connections, pipelining ${pipelining})\n`);
   console.log(table);
-  console.log(`\nAuthenticated GET /v1/users/me: ${(worst * 100).toFixed(1)}% of hello-world at worst (target ${TARGET_RATIO * 100}%): ${worst >= TARGET_RATIO ? 'met' : 'MISSED'}`);
+  console.log(
+    `\nAuthenticated GET /v1/users/me: ${(worst * 100).toFixed(1)}% of hello-world at worst (target ${TARGET_RATIO * 100}%): ${worst >= TARGET_RATIO ? 'met' : 'MISSED'}`,
+  );
 
   const problems = problemsOf(results);
   for (const problem of problems) console.log(`WARNING ${problem}`);

@@ -274,7 +274,10 @@ type AgentRow = Insertable<AgentsTable>;
  * An agent row written straight into the table (seeding skips the API for speed): the given columns,
  * and every optional one empty as registration leaves it.
  */
-export function agentRow(fields: Pick<AgentRow, 'id' | 'name' | 'slug' | 'status' | 'owner_id' | 'registration_pubkey' | 'delivery_mode' | 'created_at' | 'updated_at'> & Partial<AgentRow>): AgentRow {
+export function agentRow(
+  fields: Pick<AgentRow, 'id' | 'name' | 'slug' | 'status' | 'owner_id' | 'registration_pubkey' | 'delivery_mode' | 'created_at' | 'updated_at'> &
+    Partial<AgentRow>,
+): AgentRow {
   return {
     description: '',
     long_description: null,
@@ -305,7 +308,17 @@ export function agentRow(fields: Pick<AgentRow, 'id' | 'name' | 'slug' | 'status
 
 /** An unclaimed (provisional) agent holding `pubkey`: an issuer receipts can name. */
 export const provisionalAgentRow = (id: string, slug: string, pubkey: string, now: string): AgentRow =>
-  agentRow({ id, name: slug, slug, status: 'provisional', owner_id: null, registration_pubkey: pubkey, delivery_mode: 'poll', created_at: now, updated_at: now });
+  agentRow({
+    id,
+    name: slug,
+    slug,
+    status: 'provisional',
+    owner_id: null,
+    registration_pubkey: pubkey,
+    delivery_mode: 'poll',
+    created_at: now,
+    updated_at: now,
+  });
 
 /** mulberry32: a small deterministic generator of numbers in [0, 1), so every run seeds the same data. */
 export function seededRandom(seed: number): () => number {

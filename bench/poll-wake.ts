@@ -19,7 +19,9 @@ await withCleanup(async (cleanup) => {
   const submitNode = await startService(database.url, cleanup);
   const pollNode = database.dialect === 'postgres' ? await startService(database.url, cleanup) : submitNode;
 
-  const requester = (await postJson<{ data: { token: string } }>(`${submitNode.url}/v1/auth/signup`, { email: 'req@example.test', password: 'correct horse battery' })).data.token;
+  const requester = (
+    await postJson<{ data: { token: string } }>(`${submitNode.url}/v1/auth/signup`, { email: 'req@example.test', password: 'correct horse battery' })
+  ).data.token;
   const seed = randomBytes(32);
   const agent = await postJson<{ data: { id: string } }>(`${submitNode.url}/v1/agents/provisional`, {
     name: 'Poll Bench Agent',
@@ -41,11 +43,18 @@ await withCleanup(async (cleanup) => {
   let missed = 0;
   process.stderr.write(`measuring ${rounds} wake-ups ...\n`);
   for (let i = 0; i < rounds; i++) {
-    const polled = fetch(`${pollUrl}?wait=10`, { headers: signed() }).then(async (response) => ({ at: performance.now(), body: (await response.json()) as { data: { taskId: string }[] } }));
+    const polled = fetch(`${pollUrl}?wait=10`, { headers: signed() }).then(async (response) => ({
+      at: performance.now(),
+      body: (await response.json()) as { data: { taskId: string }[] },
+    }));
     // Let the poll reach its wait before the task exists.
     await new Promise((resolve) => setTimeout(resolve, 30));
     const submitStart = performance.now();
-    const submitted = await postJson<{ data: { id: string } }>(`${submitNode.url}/v1/tasks`, { description: 'Where is this?', capabilities: ['geocoding'] }, requester);
+    const submitted = await postJson<{ data: { id: string } }>(
+      `${submitNode.url}/v1/tasks`,
+      { description: 'Where is this?', capabilities: ['geocoding'] },
+      requester,
+    );
     const storedBy = performance.now();
     const answer = await polled;
     if (answer.body.data[0]?.taskId !== submitted.data.id) missed++;
@@ -58,14 +67,32 @@ await withCleanup(async (cleanup) => {
   const table = markdownTable(
     ['measure', 'p50 (ms)', 'p99 (ms)', 'max (ms)'],
     [
-      ['poll answered, from the start of the submission', percentile(fromSubmit, 50).toFixed(1), percentile(fromSubmit, 99).toFixed(1), (fromSubmit.at(-1) ?? NaN).toFixed(1)],
-      ['poll answered, after the submission answered (0 if before)', percentile(afterStored, 50).toFixed(1), percentile(afterStored, 99).toFixed(1), (afterStored.at(-1) ?? NaN).toFixed(1)],
+      [
+        'poll answered, from the start of the submission',
+        percentile(fromSubmit, 50).toFixed(1),
+        percentile(fromSubmit, 99).toFixed(1),
+        (fromSubmit.at(-1) ?? NaN).toFixed(1),
+      ],
+      [
+        'poll answered, after the submission answered (0 if before)',
+        percentile(afterStored, 50).toFixed(1),
+        percentile(afterStored, 99).toFixed(1),
+        (afterStored.at(-1) ?? NaN).toFixed(1),
+      ],
     ],
   );
   const where = database.dialect === 'postgres' ? 'two processes, LISTEN/NOTIFY' : 'one process';
   console.log(`\n## Long-poll wake-up on ${database.dialect} (${where}, ${rounds} rounds)\n\n${table}\n`);
   const problems = missed > 0 ? [`${missed} polls did not answer with their task`] : [];
   for (const problem of problems) console.log(`WARNING ${problem}`);
-  writeResult(`poll-wake-${database.dialect}`, { bench: 'poll-wake', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), rounds, table, problems });
+  writeResult(`poll-wake-${database.dialect}`, {
+    bench: 'poll-wake',
+    dialect: database.dialect,
+    date: new Date().toISOString(),
+    machine: machine(),
+    rounds,
+    table,
+    problems,
+  });
   if (problems.length > 0) process.exitCode = 1;
 });

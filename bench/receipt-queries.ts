@@ -22,7 +22,20 @@ import { formatPublicKey, publicKeyFromSeed } from '../src/lib/ed25519.ts';
 import { newTimeOrderedId } from '../src/lib/ids.ts';
 import canonicalize from 'canonicalize';
 import { insertReceipts } from '../src/modules/receipts/sums.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, measureAll, problemsOf, provisionalAgentRow, seededRandom, startService, withCleanup, writeResult, type Target } from './lib.ts';
+import {
+  benchDatabase,
+  benchSeconds,
+  machine,
+  markdownTable,
+  measureAll,
+  problemsOf,
+  provisionalAgentRow,
+  seededRandom,
+  startService,
+  withCleanup,
+  writeResult,
+  type Target,
+} from './lib.ts';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 1_000_000);
 const SUBJECTS = 20_000;
@@ -164,6 +177,17 @@ await withCleanup(async (cleanup) => {
     ...[...single, ...loaded].filter((m) => m.requests === 0).map((m) => `${m.name}: no answer within the run`),
   ];
   for (const problem of problems) console.log(`WARNING ${problem}`);
-  writeResult(`receipt-queries-${database.dialect}`, { bench: 'receipt-queries', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), receipts: RECEIPTS, seconds, single, loaded, table, problems });
+  writeResult(`receipt-queries-${database.dialect}`, {
+    bench: 'receipt-queries',
+    dialect: database.dialect,
+    date: new Date().toISOString(),
+    machine: machine(),
+    receipts: RECEIPTS,
+    seconds,
+    single,
+    loaded,
+    table,
+    problems,
+  });
   if (problems.length > 0) process.exitCode = 1;
 });

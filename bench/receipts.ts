@@ -76,7 +76,8 @@ function makeReceipts(count: number): string[] {
 const CPU_PARTS = ['request thread', 'verifier', 'insert worker', 'other service threads', 'load generator'] as const;
 type CpuPart = (typeof CPU_PARTS)[number];
 /** The service's threads by the names its workers give themselves (lib/thread-name.ts). */
-const partOfThread = (name: string): CpuPart => (name === 'request thread' ? name : name === 'agentry-verify' ? 'verifier' : name === 'agentry-insert' ? 'insert worker' : 'other service threads');
+const partOfThread = (name: string): CpuPart =>
+  name === 'request thread' ? name : name === 'agentry-verify' ? 'verifier' : name === 'agentry-insert' ? 'insert worker' : 'other service threads';
 
 /** Microseconds of CPU per stored receipt over one run, per part. */
 function cpuPerReceipt(before: Map<string, number>, after: Map<string, number>, loadGenerator: NodeJS.CpuUsage, stored: number): Record<CpuPart, number> {
@@ -115,15 +116,33 @@ await withCleanup(async (cleanup) => {
       url: service.url,
       connections,
       duration,
-      requests: [{ method: 'POST', path: '/v1/trust-receipts', headers: { 'content-type': 'application/json' }, setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] as string }) }],
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/trust-receipts',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] as string }),
+        },
+      ],
     });
   for (const connections of levels) await run(connections, 2);
 
-  type Measured = { connections: number; bare: number; bareLibsodium: number; stored: number; p50: number; p99: number; failures: number; cpu: Record<CpuPart, number> };
+  type Measured = {
+    connections: number;
+    bare: number;
+    bareLibsodium: number;
+    stored: number;
+    p50: number;
+    p99: number;
+    failures: number;
+    cpu: Record<CpuPart, number>;
+  };
   const measured: Measured[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const connections of levels) {
-      process.stderr.write(`round ${round}/${rounds}, ${connections} connections: bare verify (OpenSSL, libsodium: ${bareSeconds} s each), ingestion ${seconds} s, bare verify again ...\n`);
+      process.stderr.write(
+        `round ${round}/${rounds}, ${connections} connections: bare verify (OpenSSL, libsodium: ${bareSeconds} s each), ingestion ${seconds} s, bare verify again ...\n`,
+      );
       const before = bareVerifyRates(bareSeconds);
       const threadsBefore = threadCpuSeconds(service.child.pid!);
       const loadBefore = process.cpuUsage();
@@ -153,17 +172,46 @@ await withCleanup(async (cleanup) => {
   });
   const best = byLevel.reduce((a, b) => (b.median > a.median ? b : a));
   const table = markdownTable(
-    ['connections', 'round', 'bare crypto.verify/s', 'bare libsodium verify/s', 'receipts stored/s', 'p50 (ms)', 'p99 (ms)', 'vs crypto.verify', 'vs libsodium'],
+    [
+      'connections',
+      'round',
+      'bare crypto.verify/s',
+      'bare libsodium verify/s',
+      'receipts stored/s',
+      'p50 (ms)',
+      'p99 (ms)',
+      'vs crypto.verify',
+      'vs libsodium',
+    ],
     byLevel.flatMap(({ connections, runs, median: levelMedian, medianLibsodium }) => [
-      ...runs.map((m, i) => [String(connections), String(i + 1), Math.round(m.bare), Math.round(m.bareLibsodium), Math.round(m.stored), m.p50, m.p99, percent(ratio(m)), percent(ratioLibsodium(m))]),
+      ...runs.map((m, i) => [
+        String(connections),
+        String(i + 1),
+        Math.round(m.bare),
+        Math.round(m.bareLibsodium),
+        Math.round(m.stored),
+        m.p50,
+        m.p99,
+        percent(ratio(m)),
+        percent(ratioLibsodium(m)),
+      ]),
       [String(connections), '**median**', '', '', '', '', '', `**${percent(levelMedian)}**`, `**${percent(medianLibsodium)}**`],
     ]),
   );
   console.log(`\n## Receipt ingestion on ${database.dialect} (${rounds} rounds of ${seconds} s)\n\n${table}\n`);
-  console.log(`Sustained ingestion: ${percent(best.median)} of bare crypto.verify (${percent(best.medianLibsodium)} of bare libsodium verify), at ${best.connections} connections.\n`);
+  console.log(
+    `Sustained ingestion: ${percent(best.median)} of bare crypto.verify (${percent(best.medianLibsodium)} of bare libsodium verify), at ${best.connections} connections.\n`,
+  );
   const cpuTable = markdownTable(
     ['connections', 'round', ...CPU_PARTS, 'total'],
-    byLevel.flatMap(({ connections, runs }) => runs.map((m, i) => [String(connections), String(i + 1), ...CPU_PARTS.map((part) => m.cpu[part].toFixed(0)), CPU_PARTS.reduce((sum, part) => sum + m.cpu[part], 0).toFixed(0)])),
+    byLevel.flatMap(({ connections, runs }) =>
+      runs.map((m, i) => [
+        String(connections),
+        String(i + 1),
+        ...CPU_PARTS.map((part) => m.cpu[part].toFixed(0)),
+        CPU_PARTS.reduce((sum, part) => sum + m.cpu[part], 0).toFixed(0),
+      ]),
+    ),
   );
   console.log(`CPU per stored receipt, µs, by thread (the service's, then autocannon's process):\n\n${cpuTable}\n`);
   const failures = measured.reduce((sum, m) => sum + m.failures, 0);

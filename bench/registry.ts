@@ -9,8 +9,19 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { formatPublicKey, publicKeyFromSeed, signMessage } from '../src/lib/ed25519.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, measure, percentile, postJson, startHelloWorld, startService, withCleanup, writeResult } from './lib.ts';
-
+import {
+  benchDatabase,
+  benchSeconds,
+  machine,
+  markdownTable,
+  measure,
+  percentile,
+  postJson,
+  startHelloWorld,
+  startService,
+  withCleanup,
+  writeResult,
+} from './lib.ts';
 
 await withCleanup(async (cleanup) => {
   const seconds = benchSeconds();
@@ -38,18 +49,31 @@ await withCleanup(async (cleanup) => {
         // Every registration needs a name (and so a slug) of its own.
         setupRequest: (request) => ({
           ...request,
-          body: JSON.stringify({ name: `bench agent ${registered++}`, description: 'Benchmark agent', endpoint: 'https://bench.example.test/hook', pubkey, capabilities: ['summarize'] }),
+          body: JSON.stringify({
+            name: `bench agent ${registered++}`,
+            description: 'Benchmark agent',
+            endpoint: 'https://bench.example.test/hook',
+            pubkey,
+            capabilities: ['summarize'],
+          }),
         }),
       },
     ],
   });
 
   // Claims need one provisional agent each; they were all made with `seed`, so any can be claimed.
-  const session = (await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'claims@example.test', password: 'correct horse battery' })).data.token;
+  const session = (
+    await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'claims@example.test', password: 'correct horse battery' })
+  ).data.token;
   const pool: string[] = [];
   const fill = async () => {
     for (let i = 0; i < 100; i++) {
-      const made = await postJson<{ data: { id: string } }>(`${service.url}/v1/agents/provisional`, { name: `claim pool ${i} ${randomBytes(6).toString('hex')}`, description: 'd', endpoint: 'https://bench.example.test/hook', pubkey });
+      const made = await postJson<{ data: { id: string } }>(`${service.url}/v1/agents/provisional`, {
+        name: `claim pool ${i} ${randomBytes(6).toString('hex')}`,
+        description: 'd',
+        endpoint: 'https://bench.example.test/hook',
+        pubkey,
+      });
       pool.push(made.data.id);
     }
   };
@@ -83,8 +107,20 @@ await withCleanup(async (cleanup) => {
 
   const rows = [
     ['hello-world GET /', Math.round(baseline.rps), baseline.p50, baseline.p99, '100%'],
-    ['POST /v1/agents/provisional', Math.round(provisional.requests.average), provisional.latency.p50, provisional.latency.p99, `${((provisional.requests.average / baseline.rps) * 100).toFixed(1)}%`],
-    ['claim round trip (GET challenge + sign + POST claim)', Math.round(latencies.length / claimSeconds), percentile(latencies, 50).toFixed(1), percentile(latencies, 99).toFixed(1), `${((latencies.length / claimSeconds / baseline.rps) * 100).toFixed(1)}%`],
+    [
+      'POST /v1/agents/provisional',
+      Math.round(provisional.requests.average),
+      provisional.latency.p50,
+      provisional.latency.p99,
+      `${((provisional.requests.average / baseline.rps) * 100).toFixed(1)}%`,
+    ],
+    [
+      'claim round trip (GET challenge + sign + POST claim)',
+      Math.round(latencies.length / claimSeconds),
+      percentile(latencies, 50).toFixed(1),
+      percentile(latencies, 99).toFixed(1),
+      `${((latencies.length / claimSeconds / baseline.rps) * 100).toFixed(1)}%`,
+    ],
   ];
   const table = markdownTable(['operation', 'per second', 'p50 (ms)', 'p99 (ms)', 'vs hello-world'], rows);
   console.log(`\n## Registry on ${database.dialect} (${seconds} s each)\n\n${table}\n`);
@@ -94,6 +130,14 @@ await withCleanup(async (cleanup) => {
     ...(pool.length === 0 ? ['claim pool ran dry: raise its size for a longer run'] : []),
   ];
   for (const problem of problems) console.log(`WARNING ${problem}`);
-  writeResult(`registry-${database.dialect}`, { bench: 'registry', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), seconds, table, problems });
+  writeResult(`registry-${database.dialect}`, {
+    bench: 'registry',
+    dialect: database.dialect,
+    date: new Date().toISOString(),
+    machine: machine(),
+    seconds,
+    table,
+    problems,
+  });
   if (problems.length > 0) process.exitCode = 1;
 });

@@ -17,7 +17,20 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
-import { benchDatabase, benchSeconds, machine, measureAll, postJson, problemsOf, resultsTable, seededRandom, startHelloWorld, startService, withCleanup, writeResult } from './lib.ts';
+import {
+  benchDatabase,
+  benchSeconds,
+  machine,
+  measureAll,
+  postJson,
+  problemsOf,
+  resultsTable,
+  seededRandom,
+  startHelloWorld,
+  startService,
+  withCleanup,
+  writeResult,
+} from './lib.ts';
 
 const USERS = 10_000;
 const POSTS = 100_000;
@@ -134,34 +147,55 @@ async function seed(url: string): Promise<void> {
   step('accounts and profiles');
   await database.transaction(async (tx) => {
     await chunks(accountIds, 1000, (chunk) =>
-      tx.insertInto('accounts').values(chunk.map((id) => ({ id, kind: 'person' as const, email: null, password_hash: null, oidc_issuer: null, oidc_subject: null, agent_id: null, owner_account_id: null, created_at: created }))).execute(),
-    );
-    await chunks(profileIds.map((id, i) => ({ id, i })), 1000, (chunk) =>
       tx
-        .insertInto('profiles')
+        .insertInto('accounts')
         .values(
-          chunk.map(({ id, i }) => ({
+          chunk.map((id) => ({
             id,
-            account_id: accountIds[i]!,
-            username: `user${i}`,
-            display_name: `User ${i}`,
-            bio: i % 7 === 0 ? 'Builds agents for a living' : 'Here for the feed',
-            avatar_url: null,
-            type: i % 5 === 0 ? ('agent' as const) : ('human' as const),
+            kind: 'person' as const,
+            email: null,
+            password_hash: null,
+            oidc_issuer: null,
+            oidc_subject: null,
             agent_id: null,
-            followers_count: followers[i]!,
-            following_count: following[i]!,
+            owner_account_id: null,
             created_at: created,
-            updated_at: created,
           })),
         )
         .execute(),
+    );
+    await chunks(
+      profileIds.map((id, i) => ({ id, i })),
+      1000,
+      (chunk) =>
+        tx
+          .insertInto('profiles')
+          .values(
+            chunk.map(({ id, i }) => ({
+              id,
+              account_id: accountIds[i]!,
+              username: `user${i}`,
+              display_name: `User ${i}`,
+              bio: i % 7 === 0 ? 'Builds agents for a living' : 'Here for the feed',
+              avatar_url: null,
+              type: i % 5 === 0 ? ('agent' as const) : ('human' as const),
+              agent_id: null,
+              followers_count: followers[i]!,
+              following_count: following[i]!,
+              created_at: created,
+              updated_at: created,
+            })),
+          )
+          .execute(),
     );
   });
   step('follows');
   await database.transaction(async (tx) => {
     await chunks([...follows.values()], 2000, (chunk) =>
-      tx.insertInto('follows').values(chunk.map(([from, to]) => ({ follower_id: profileIds[from]!, followee_id: profileIds[to]!, created_at: created }))).execute(),
+      tx
+        .insertInto('follows')
+        .values(chunk.map(([from, to]) => ({ follower_id: profileIds[from]!, followee_id: profileIds[to]!, created_at: created })))
+        .execute(),
     );
   });
   step('posts');
@@ -191,12 +225,23 @@ async function seed(url: string): Promise<void> {
   step('votes and comments');
   await database.transaction(async (tx) => {
     await chunks([...votes.values()], 2000, (chunk) =>
-      tx.insertInto('post_votes').values(chunk.map((v) => ({ post_id: v.post.id, profile_id: profileIds[v.voter]!, value: v.value, created_at: v.post.createdAt }))).execute(),
+      tx
+        .insertInto('post_votes')
+        .values(chunk.map((v) => ({ post_id: v.post.id, profile_id: profileIds[v.voter]!, value: v.value, created_at: v.post.createdAt })))
+        .execute(),
     );
     await chunks(comments, 1000, (chunk) =>
       tx
         .insertInto('comments')
-        .values(chunk.map((c) => ({ id: randomUUID(), post_id: c.post.id, author_id: profileIds[c.author]!, body: 'Great point, thanks for sharing', created_at: c.post.createdAt })))
+        .values(
+          chunk.map((c) => ({
+            id: randomUUID(),
+            post_id: c.post.id,
+            author_id: profileIds[c.author]!,
+            body: 'Great point, thanks for sharing',
+            created_at: c.post.createdAt,
+          })),
+        )
         .execute(),
     );
   });
@@ -223,7 +268,12 @@ await withCleanup(async (cleanup) => {
   const hello = await startHelloWorld(cleanup);
   const service = await startService(database.url, cleanup);
 
-  const session = (await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'social-bench@example.test', password: 'correct horse battery staple' })).data.token;
+  const session = (
+    await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, {
+      email: 'social-bench@example.test',
+      password: 'correct horse battery staple',
+    })
+  ).data.token;
   await postJson(`${service.url}/v1/users`, { username: 'bench_reader', displayName: 'Bench Reader' }, session);
   for (let i = 0; i < 100; i++) await postJson(`${service.url}/v1/social/users/user${i * 37}/follow`, {}, session);
 
@@ -254,7 +304,9 @@ await withCleanup(async (cleanup) => {
   const met = ratio >= TARGET_RATIO && foryou.p99 < TARGET_P99_MS;
   console.log(`\n## Social on ${database.dialect} (${seconds} s each, ${connections} connections, pipelining ${pipelining})\n`);
   console.log(table);
-  console.log(`\nAuthenticated foryou: ${(ratio * 100).toFixed(1)}% of hello-world, p99 ${foryou.p99} ms (target >= ${TARGET_RATIO * 100}%, p99 < ${TARGET_P99_MS} ms): ${met ? 'met' : 'MISSED'}`);
+  console.log(
+    `\nAuthenticated foryou: ${(ratio * 100).toFixed(1)}% of hello-world, p99 ${foryou.p99} ms (target >= ${TARGET_RATIO * 100}%, p99 < ${TARGET_P99_MS} ms): ${met ? 'met' : 'MISSED'}`,
+  );
 
   const problems = problemsOf(results);
   for (const problem of problems) console.log(`WARNING ${problem}`);

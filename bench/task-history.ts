@@ -20,7 +20,20 @@ import type { AddressInfo } from 'node:net';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { sqlitePath } from '../src/db/dialect.ts';
-import { benchDatabase, cpuSeconds, machine, markdownTable, percentile, postJson, startService, waitUntilIdle, withCleanup, writeResult, type BenchDatabase, type Server } from './lib.ts';
+import {
+  benchDatabase,
+  cpuSeconds,
+  machine,
+  markdownTable,
+  percentile,
+  postJson,
+  startService,
+  waitUntilIdle,
+  withCleanup,
+  writeResult,
+  type BenchDatabase,
+  type Server,
+} from './lib.ts';
 
 const ROUNDS = 3;
 const IDLE_SECONDS = 10;
@@ -87,12 +100,20 @@ await withCleanup(async (cleanup) => {
   // A start on a busy machine can take a minute.
   const startOptions = { env, readyTimeoutMs: 300_000 };
   let service: Server = await startService(database.url, cleanup, startOptions);
-  const signup = (email: string) => postJson<{ data: { token: string; account: { id: string } } }>(`${service.url}/v1/auth/signup`, { email, password: 'correct horse battery' });
+  const signup = (email: string) =>
+    postJson<{ data: { token: string; account: { id: string } } }>(`${service.url}/v1/auth/signup`, { email, password: 'correct horse battery' });
   const owner = (await signup('owner@example.test')).data.token;
   const requester = (await signup('req@example.test')).data;
   const agent = await postJson<{ data: { id: string } }>(
     `${service.url}/v1/agents`,
-    { name: 'History Agent', description: 'Summarises', endpoint: agentUrl, protocols: ['rest'], categories: ['productivity'], capabilities: ['text-summarization'] },
+    {
+      name: 'History Agent',
+      description: 'Summarises',
+      endpoint: agentUrl,
+      protocols: ['rest'],
+      categories: ['productivity'],
+      capabilities: ['text-summarization'],
+    },
     owner,
   );
   await postJson(`${service.url}/v1/agents/${agent.data.id}/webhook-secret`, {}, owner);
@@ -128,7 +149,8 @@ await withCleanup(async (cleanup) => {
     const seedStarted = performance.now();
     const seeder = await openSeeder(database);
     for (let from = seeded + 1; from <= size; from += SEED_BATCH) {
-      for (const statement of seedStatements(database.dialect, from, Math.min(size, from + SEED_BATCH - 1), requester.account.id, agent.data.id)) await seeder.run(statement);
+      for (const statement of seedStatements(database.dialect, from, Math.min(size, from + SEED_BATCH - 1), requester.account.id, agent.data.id))
+        await seeder.run(statement);
     }
     await seeder.run('ANALYZE');
     await seeder.close();
@@ -152,12 +174,17 @@ await withCleanup(async (cleanup) => {
       const timed = latencies.sort((a, b) => a - b);
       p50s.push(percentile(timed, 50));
       p99s.push(percentile(timed, 99));
-      process.stderr.write(`  ${size}: round ${round}: idle ${(idleCores.at(-1)! * 100).toFixed(2)}% of a core, submit-to-webhook p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms\n`);
+      process.stderr.write(
+        `  ${size}: round ${round}: idle ${(idleCores.at(-1)! * 100).toFixed(2)}% of a core, submit-to-webhook p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms\n`,
+      );
     }
     figures.push({ size, seedSeconds, idleCores, p50s, p99s });
     rows.push([
       size.toLocaleString('en'),
-      `${(median(idleCores) * 100).toFixed(2)} (${spread(idleCores.map((c) => c * 100), 2)})`,
+      `${(median(idleCores) * 100).toFixed(2)} (${spread(
+        idleCores.map((c) => c * 100),
+        2,
+      )})`,
       `${median(p50s).toFixed(1)} (${spread(p50s, 1)})`,
       `${median(p99s).toFixed(1)} (${spread(p99s, 1)})`,
     ]);
@@ -165,5 +192,12 @@ await withCleanup(async (cleanup) => {
 
   const table = markdownTable(['completed tasks', `idle CPU, % of a core over ${IDLE_SECONDS} s`, 'submit-to-webhook p50 ms', 'p99 ms'], rows);
   console.log(`\n## Task history on ${database.dialect} (${ROUNDS} rounds per size, median (range); ${TASKS} sequential tasks a round)\n\n${table}\n`);
-  writeResult(`task-history-${database.dialect}`, { bench: 'task-history', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), figures, table });
+  writeResult(`task-history-${database.dialect}`, {
+    bench: 'task-history',
+    dialect: database.dialect,
+    date: new Date().toISOString(),
+    machine: machine(),
+    figures,
+    table,
+  });
 });

@@ -49,27 +49,43 @@ await withCleanup(async (cleanup) => {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ taskToken: payload.taskToken, result: { ok: true } }),
-      }).then(async (answer) => {
-        await answer.arrayBuffer();
-        if (answer.status === 200) {
-          completed++;
-          const start = submittedAt.get(payload.taskId);
-          if (start !== undefined) completedMs.push(performance.now() - start);
-        } else callbackFailures++;
-      }, () => callbackFailures++);
+      }).then(
+        async (answer) => {
+          await answer.arrayBuffer();
+          if (answer.status === 200) {
+            completed++;
+            const start = submittedAt.get(payload.taskId);
+            if (start !== undefined) completedMs.push(performance.now() - start);
+          } else callbackFailures++;
+        },
+        () => callbackFailures++,
+      );
     });
   });
   await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
   cleanup.add(() => new Promise<void>((resolve) => agentServer.close(() => resolve())));
   const agentUrl = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/hook`;
 
-  const service = await startService(database.url, cleanup, { env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '200', DELIVERY_CONCURRENCY: '64' } });
+  const service = await startService(database.url, cleanup, {
+    env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '200', DELIVERY_CONCURRENCY: '64' },
+  });
   serviceUrl = service.url;
-  const owner = (await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'owner@example.test', password: 'correct horse battery' })).data.token;
-  const requester = (await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'req@example.test', password: 'correct horse battery' })).data.token;
+  const owner = (
+    await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'owner@example.test', password: 'correct horse battery' })
+  ).data.token;
+  const requester = (
+    await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'req@example.test', password: 'correct horse battery' })
+  ).data.token;
   const agent = await postJson<{ data: { id: string } }>(
     `${service.url}/v1/agents`,
-    { name: 'Bench Agent', description: 'Summarises', endpoint: agentUrl, protocols: ['rest'], categories: ['productivity'], capabilities: ['text-summarization'] },
+    {
+      name: 'Bench Agent',
+      description: 'Summarises',
+      endpoint: agentUrl,
+      protocols: ['rest'],
+      categories: ['productivity'],
+      capabilities: ['text-summarization'],
+    },
     owner,
   );
   await postJson(`${service.url}/v1/agents/${agent.data.id}/webhook-secret`, {}, owner);
@@ -101,9 +117,11 @@ await withCleanup(async (cleanup) => {
 
   const run = async (durationS: number) => {
     const deadline = performance.now() + durationS * 1000;
-    await Promise.all(Array.from({ length: requesters }, async () => {
-      while (performance.now() < deadline) await submitOne();
-    }));
+    await Promise.all(
+      Array.from({ length: requesters }, async () => {
+        while (performance.now() < deadline) await submitOne();
+      }),
+    );
   };
   await run(2);
   for (const list of [arrivalMs, completedMs, submitLatency]) list.length = 0;
@@ -139,6 +157,17 @@ await withCleanup(async (cleanup) => {
     ...(completed < submitted ? [`${submitted - completed} tasks not completed within 10 s after the deliveries`] : []),
   ];
   for (const problem of problems) console.log(`WARNING ${problem}`);
-  writeResult(`tasks-${database.dialect}`, { bench: 'tasks', dialect: database.dialect, date: new Date().toISOString(), machine: machine(), seconds, table, submitted: measured.size, lost, twice, problems });
+  writeResult(`tasks-${database.dialect}`, {
+    bench: 'tasks',
+    dialect: database.dialect,
+    date: new Date().toISOString(),
+    machine: machine(),
+    seconds,
+    table,
+    submitted: measured.size,
+    lost,
+    twice,
+    problems,
+  });
   if (problems.length > 0) process.exitCode = 1;
 });

@@ -23,7 +23,18 @@ const AGENTS = Number(process.env.BENCH_AGENTS ?? 200);
 const QUERY = 'translate a contract to German';
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
-const subjects = ['contracts', 'invoices', 'support tickets', 'research papers', 'product photos', 'meeting notes', 'source code', 'tax forms', 'news articles', 'podcasts'];
+const subjects = [
+  'contracts',
+  'invoices',
+  'support tickets',
+  'research papers',
+  'product photos',
+  'meeting notes',
+  'source code',
+  'tax forms',
+  'news articles',
+  'podcasts',
+];
 const verbs = ['Translates', 'Summarises', 'Classifies', 'Extracts tables from', 'Reviews', 'Proofreads', 'Tags', 'Answers questions about'];
 const languages = ['English', 'German', 'French', 'Spanish', 'Japanese'];
 
@@ -61,7 +72,8 @@ async function readTimings(): Promise<Omit<Run, 'scripts'> & { scripts: string[]
     }).observe({ type: 'largest-contentful-paint', buffered: true });
   });
   const element = lcp.element;
-  const describe = (node: Element | null) => (node ? `${node.tagName.toLowerCase()}${node.className ? `.${String(node.className).split(' ').join('.')}` : ''}` : 'gone');
+  const describe = (node: Element | null) =>
+    node ? `${node.tagName.toLowerCase()}${node.className ? `.${String(node.className).split(' ').join('.')}` : ''}` : 'gone';
   const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
   const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
   const scripts = resources.filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js'));
@@ -87,7 +99,10 @@ interface LargestContentfulPaint extends PerformanceEntry {
 await withCleanup(async (cleanup) => {
   const database = await benchDatabase(cleanup);
   const service = await startService(database.url, cleanup);
-  const { data } = await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'lcp@example.test', password: 'correct horse battery' });
+  const { data } = await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, {
+    email: 'lcp@example.test',
+    password: 'correct horse battery',
+  });
   for (let i = 0; i < AGENTS; i++) await postJson(`${service.url}/v1/agents`, registration(i), data.token);
   // Discovery fills its sentence vectors in the background after writes; measure once that is done.
   await waitUntilIdle(service);
@@ -150,7 +165,12 @@ await withCleanup(async (cleanup) => {
     firstLoadJs: { gzippedBytes: firstLoadJsBytes, files: gzipped },
     perRun: runs,
   };
-  console.log(markdownTable(['since navigation start (ms)', 'median', 'p90'], rows.map(([name]) => [name, summary[name]!.median, summary[name]!.p90])));
+  console.log(
+    markdownTable(
+      ['since navigation start (ms)', 'median', 'p90'],
+      rows.map(([name]) => [name, summary[name]!.median, summary[name]!.p90]),
+    ),
+  );
   console.log(`\nLCP element: ${result.lcpElements.join('; ')} (a result card in ${result.lcpIsResultsInRuns} of ${RUNS} runs)`);
   console.log(`JavaScript loaded by the page, gzipped: ${(firstLoadJsBytes / 1024).toFixed(1)} kB in ${scripts.length} files`);
   console.log(`machine: ${JSON.stringify(result.machine)}`);

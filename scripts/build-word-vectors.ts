@@ -121,4 +121,6 @@ const section =
 const start = notice.indexOf('assets/word-vectors.bin');
 const before = start >= 0 ? notice.slice(0, start) : notice && `${notice.trimEnd()}\n\n`;
 writeFileSync(noticePath, before + section);
-process.stderr.write(`${kept.length} words (${wanted} most frequent + ${extra.length} from the catalogue), ${(file.length / 1e6).toFixed(2)} MB -> ${values.out}\n`);
+process.stderr.write(
+  `${kept.length} words (${wanted} most frequent + ${extra.length} from the catalogue), ${(file.length / 1e6).toFixed(2)} MB -> ${values.out}\n`,
+);

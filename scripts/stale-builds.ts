@@ -32,7 +32,11 @@ export function buildWebIfStale(): void {
   const vite = join(root, 'node_modules/vite/bin/vite.js');
   if (!isStale(builtIndex, ['web', 'package-lock.json'])) return;
   if (!existsSync(vite)) {
-    console.warn(existsSync(builtIndex) ? 'the web app may be out of date: vite is not installed to rebuild it' : 'the web app is not built and vite is not installed: serving the API alone');
+    console.warn(
+      existsSync(builtIndex)
+        ? 'the web app may be out of date: vite is not installed to rebuild it'
+        : 'the web app is not built and vite is not installed: serving the API alone',
+    );
     return;
   }
   console.log('building the web app into dist/web…');
@@ -46,7 +50,10 @@ export function buildServerIfStale(): void {
   if (!isStale(builtMain, ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'])) return;
   if (!existsSync(tsc)) {
     if (existsSync(builtMain)) console.warn('the server may be out of date: typescript is not installed to rebuild it');
-    else throw new Error('the server is not built (dist/main.js) and typescript is not installed to build it: run npm run build where dev dependencies are installed');
+    else
+      throw new Error(
+        'the server is not built (dist/main.js) and typescript is not installed to build it: run npm run build where dev dependencies are installed',
+      );
     return;
   }
   console.log('building the server into dist…');

@@ -14,18 +14,64 @@ import type { RouteEntry } from './http/route-table.ts';
 import { createServer, waitForRequestsToFinish } from './http/server.ts';
 import { defaultWebRoot } from './http/web-app.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
-import { createAuthService, createAuthStore, createLoginThrottle, createOidcLogin, createOidcVerifier, createPrincipalCache, OIDC_CALLBACK_PATH, type OidcVerifier, registerAuthRoutes, registerOidcRoutes } from './modules/auth/index.ts';
+import {
+  createAuthService,
+  createAuthStore,
+  createLoginThrottle,
+  createOidcLogin,
+  createOidcVerifier,
+  createPrincipalCache,
+  OIDC_CALLBACK_PATH,
+  type OidcVerifier,
+  registerAuthRoutes,
+  registerOidcRoutes,
+} from './modules/auth/index.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { createEventsService, createEventsStore, type EventsService, registerEventsRoutes } from './modules/events/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
 import { registerAgentCardRoute } from './modules/a2a/index.ts';
-import { createEvidenceSweep, createReceiptsService, type EvidenceSweep, createReceiptsStore, createSignatureVerifier, registerReceiptsRoutes } from './modules/receipts/index.ts';
+import {
+  createEvidenceSweep,
+  createReceiptsService,
+  type EvidenceSweep,
+  createReceiptsStore,
+  createSignatureVerifier,
+  registerReceiptsRoutes,
+} from './modules/receipts/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import { createManifestImporter, createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
-import { createDiscoveryService, createDiscoveryStore, createRemoteEmbedder, createWordVectorEmbedder, DISCOVERY_MAX_OFFSET, registerDiscoveryRoutes, type DiscoveryService } from './modules/discovery/index.ts';
+import {
+  createDiscoveryService,
+  createDiscoveryStore,
+  createRemoteEmbedder,
+  createWordVectorEmbedder,
+  DISCOVERY_MAX_OFFSET,
+  registerDiscoveryRoutes,
+  type DiscoveryService,
+} from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
-import { createA2aSender, createAssigner, createBuiltinExtractor, createDeliveryHandOff, createModelExtractor, outboundFetch, createDeliveryWorker, type DeliveryWorker, createTasksService, createTasksStore, registerTasksRoutes } from './modules/tasks/index.ts';
-import { createLedgerProvider, createPaymentsService, createPaymentsStore, createTransferWorker, type TransferWorker, loadStripeProvider, registerPaymentsRoutes } from './modules/payments/index.ts';
+import {
+  createA2aSender,
+  createAssigner,
+  createBuiltinExtractor,
+  createDeliveryHandOff,
+  createModelExtractor,
+  outboundFetch,
+  createDeliveryWorker,
+  type DeliveryWorker,
+  createTasksService,
+  createTasksStore,
+  registerTasksRoutes,
+} from './modules/tasks/index.ts';
+import {
+  createLedgerProvider,
+  createPaymentsService,
+  createPaymentsStore,
+  createTransferWorker,
+  type TransferWorker,
+  loadStripeProvider,
+  registerPaymentsRoutes,
+} from './modules/payments/index.ts';
 import { createOutboundClient } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
@@ -136,7 +182,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     redis,
     onRedisError: (error) => log?.warn({ err: error }, 'login limits: Redis unreachable, counting on this node'),
   });
-  const auth = createAuthService({ store: createAuthStore(database.db), clock, sessionTtlHours: config.sessionTtlHours, oidc, agentAccounts, principals, loginThrottle });
+  const auth = createAuthService({
+    store: createAuthStore(database.db),
+    clock,
+    sessionTtlHours: config.sessionTtlHours,
+    oidc,
+    agentAccounts,
+    principals,
+    loginThrottle,
+  });
   const signatureVerifier = createSignatureVerifier({
     threads: config.signatureThreads,
     onWorkerError: (error) => log?.error({ err: error }, 'signature worker died; verifying on the request thread'),
@@ -147,7 +201,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onInsertWorkerError: (error) => log?.error({ err: error }, 'receipt insert worker died; inserting on the request thread'),
   });
   const receipts = createReceiptsService({ store: receiptsStore, clock, verifier: signatureVerifier });
-  const evidenceSweep = createEvidenceSweep({ store: receiptsStore, clock, onError: (error) => log?.error({ err: error }, 'trust evidence sweep failed; reads stay exact, the next pass retries') });
+  const evidenceSweep = createEvidenceSweep({
+    store: receiptsStore,
+    clock,
+    onError: (error) => log?.error({ err: error }, 'trust evidence sweep failed; reads stay exact, the next pass retries'),
+  });
   const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts, signals, onSignalError: reportSignalError });
   const discovery = createDiscoveryService({
     store: createDiscoveryStore(database.db, database.dialect),
@@ -184,7 +242,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
   });
   const deliveryHandOff = createDeliveryHandOff();
-  const tasks = createTasksService({ store: tasksStore, clock, registry, trust: receipts, assigner, signals, settlement: payments.settlement, deliveries: deliveryHandOff });
+  const tasks = createTasksService({
+    store: tasksStore,
+    clock,
+    registry,
+    trust: receipts,
+    assigner,
+    signals,
+    settlement: payments.settlement,
+    deliveries: deliveryHandOff,
+  });
   const events = createEventsService({
     store: createEventsStore(database.db),
     signals,
@@ -214,7 +281,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}),
   });
   log = server.log;
-  if (secretsKey.createdFile) server.log.warn({ file: secretsKey.createdFile }, 'SECRETS_KEY is not set: created a key file for stored agent credentials; back it up with the database');
+  if (secretsKey.createdFile)
+    server.log.warn({ file: secretsKey.createdFile }, 'SECRETS_KEY is not set: created a key file for stored agent credentials; back it up with the database');
   registerHealthRoutes(server, database.db);
   const credentialRateLimit = { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs };
   const cookies = { secure: config.publicUrl.startsWith('https:') };
@@ -224,7 +292,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       oidc && config.oidcIssuer && config.oidcClient
         ? {
             issuer: config.oidcIssuer,
-            login: createOidcLogin({ issuer: config.oidcIssuer, verifier: oidc, client: config.oidcClient, redirectUri: `${config.publicUrl}${OIDC_CALLBACK_PATH}`, clock }),
+            login: createOidcLogin({
+              issuer: config.oidcIssuer,
+              verifier: oidc,
+              client: config.oidcClient,
+              redirectUri: `${config.publicUrl}${OIDC_CALLBACK_PATH}`,
+              clock,
+            }),
           }
         : null,
     credentialRateLimit,
@@ -232,7 +306,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   registerUsersRoutes(server, users);
   registerOrgsRoutes(server, orgs);
-  registerRegistryRoutes(server, registry, { provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs }, publicUrl: config.publicUrl });
+  registerRegistryRoutes(server, registry, {
+    provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs },
+    publicUrl: config.publicUrl,
+  });
   registerCatalogRoutes(server);
   registerDiscoveryRoutes(server, discovery);
   registerReceiptsRoutes(server, receipts);
@@ -240,10 +317,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerTasksRoutes(server, tasks);
   registerEventsRoutes(server, events);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
-  registerMediaRoutes(server, createMediaService({ store: createMediaStore(database.db), clock, publicUrl: config.publicUrl, quotaBytes: config.mediaQuotaBytes }));
+  registerMediaRoutes(
+    server,
+    createMediaService({ store: createMediaStore(database.db), clock, publicUrl: config.publicUrl, quotaBytes: config.mediaQuotaBytes }),
+  );
   registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: '0.1.0' });
   registerMcpRoutes(server, { rateLimit: { max: config.rateLimit.max, timeWindow: config.rateLimit.windowMs } });
-  const transfers = stripe ? createTransferWorker({ store: paymentsStore, stripe, clock, signals, log: server.log, pollIntervalMs: config.delivery.pollIntervalMs }) : null;
+  const transfers = stripe
+    ? createTransferWorker({ store: paymentsStore, stripe, clock, signals, log: server.log, pollIntervalMs: config.delivery.pollIntervalMs })
+    : null;
   const deliveries = createDeliveryWorker({
     store: tasksStore,
     dialect: database.dialect,
@@ -252,7 +334,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     assigner,
     findAgent: registry.findRow,
-    a2a: createA2aSender({ outbound, secrets, clock, log: server.log, findAgent: registry.findRow, remoteTaskOf: tasksStore.remoteTaskOf, pollBaseMs: config.delivery.retryBaseMs }),
+    a2a: createA2aSender({
+      outbound,
+      secrets,
+      clock,
+      log: server.log,
+      findAgent: registry.findRow,
+      remoteTaskOf: tasksStore.remoteTaskOf,
+      pollBaseMs: config.delivery.retryBaseMs,
+    }),
     settlement: payments.settlement,
     log: server.log,
     options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
@@ -283,5 +373,18 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   evidenceSweep.start();
   events.start();
 
-  return { server, routes, database, config, clock, signals, discovery, trustEvidenceSweep: evidenceSweep, deliveryWorker: deliveries, transferWorker: transfers, events, close: () => server.close() };
+  return {
+    server,
+    routes,
+    database,
+    config,
+    clock,
+    signals,
+    discovery,
+    trustEvidenceSweep: evidenceSweep,
+    deliveryWorker: deliveries,
+    transferWorker: transfers,
+    events,
+    close: () => server.close(),
+  };
 }

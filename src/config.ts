@@ -121,7 +121,8 @@ export function loadConfig(env: Env): Config {
   const secretsKey = secretsKeyText ? parseSecretsKey(secretsKeyText) : null;
   if (secretsKeyText && !secretsKey) problems.push('SECRETS_KEY must be 32 bytes as 64 hex digits or base64 (make one with `openssl rand -base64 32`)');
   // Every node must open what another sealed, so a shared database needs the key from the environment.
-  if (!secretsKeyText && /^(postgres|postgresql):\/\//.test(databaseUrl)) problems.push('SECRETS_KEY is required with PostgreSQL: every node must use the same key (make one with `openssl rand -base64 32`)');
+  if (!secretsKeyText && /^(postgres|postgresql):\/\//.test(databaseUrl))
+    problems.push('SECRETS_KEY is required with PostgreSQL: every node must use the same key (make one with `openssl rand -base64 32`)');
 
   const oidcIssuer = url('OIDC_ISSUER', env.OIDC_ISSUER, ['http:', 'https:']);
   const oidcAudience = env.OIDC_AUDIENCE && env.OIDC_AUDIENCE !== '' ? env.OIDC_AUDIENCE : null;
@@ -133,7 +134,8 @@ export function loadConfig(env: Env): Config {
   if (oidcClientId && !/^[\x21-\x7e]{1,255}$/.test(oidcClientId)) problems.push('OIDC_CLIENT_ID must be 1-255 printable characters without spaces');
   if (oidcClientSecret && !oidcClientId) problems.push('OIDC_CLIENT_ID is required when OIDC_CLIENT_SECRET is set');
   // The issuer sends the browser back to PUBLIC_URL; a guessed default would only fail at the issuer.
-  if (oidcClientId && !env.PUBLIC_URL) problems.push('PUBLIC_URL is required when OIDC_CLIENT_ID is set (the sign-in returns to PUBLIC_URL/v1/auth/oidc/callback)');
+  if (oidcClientId && !env.PUBLIC_URL)
+    problems.push('PUBLIC_URL is required when OIDC_CLIENT_ID is set (the sign-in returns to PUBLIC_URL/v1/auth/oidc/callback)');
 
   const embeddingsUrl = url('EMBEDDINGS_URL', env.EMBEDDINGS_URL, ['http:', 'https:']);
   const embeddingsModel = env.EMBEDDINGS_MODEL && env.EMBEDDINGS_MODEL !== '' ? env.EMBEDDINGS_MODEL : null;
@@ -150,11 +152,18 @@ export function loadConfig(env: Env): Config {
   const stripeSecretKey = env.STRIPE_SECRET_KEY && env.STRIPE_SECRET_KEY !== '' ? env.STRIPE_SECRET_KEY : null;
   const stripeWebhookSecret = env.STRIPE_WEBHOOK_SECRET && env.STRIPE_WEBHOOK_SECRET !== '' ? env.STRIPE_WEBHOOK_SECRET : null;
   const stripeApiBase = url('STRIPE_API_BASE', env.STRIPE_API_BASE, ['http:', 'https:']);
-  if (stripeSecretKey && !stripeWebhookSecret) problems.push('STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set (accounts become active through its webhook)');
-  if (!stripeSecretKey && (stripeWebhookSecret || stripeApiBase)) problems.push('STRIPE_SECRET_KEY is required when STRIPE_WEBHOOK_SECRET or STRIPE_API_BASE is set');
-  const list = (raw: string | undefined) => (raw ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  if (stripeSecretKey && !stripeWebhookSecret)
+    problems.push('STRIPE_WEBHOOK_SECRET is required when STRIPE_SECRET_KEY is set (accounts become active through its webhook)');
+  if (!stripeSecretKey && (stripeWebhookSecret || stripeApiBase))
+    problems.push('STRIPE_SECRET_KEY is required when STRIPE_WEBHOOK_SECRET or STRIPE_API_BASE is set');
+  const list = (raw: string | undefined) =>
+    (raw ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   const operatorEmails = list(env.OPERATOR_EMAILS).map((email) => email.toLowerCase());
-  for (const email of operatorEmails) if (!/^[^@\s]+@[^@\s]+$/.test(email)) problems.push(`OPERATOR_EMAILS must be comma-separated email addresses (got "${email}")`);
+  for (const email of operatorEmails)
+    if (!/^[^@\s]+@[^@\s]+$/.test(email)) problems.push(`OPERATOR_EMAILS must be comma-separated email addresses (got "${email}")`);
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);

@@ -66,20 +66,24 @@ export function createGroupCommit(transaction: <R>(work: (tx: Tx) => Promise<R>)
       (value) => ({ ok: true, value }),
       (error: unknown) => ({ ok: false, error }),
     );
-  const batcher = createBatcher<(tx: Tx) => Promise<unknown>, Outcome>(async (units) => {
-    if (units.length === 1) return [await alone(units[0]!)];
-    try {
-      return await transaction(async (tx) => {
+  const batcher = createBatcher<(tx: Tx) => Promise<unknown>, Outcome>(
+    async (units) => {
+      if (units.length === 1) return [await alone(units[0]!)];
+      try {
+        return await transaction(async (tx) => {
+          const outcomes: Outcome[] = [];
+          for (const work of units) outcomes.push({ ok: true, value: await work(tx) });
+          return outcomes;
+        });
+      } catch {
         const outcomes: Outcome[] = [];
-        for (const work of units) outcomes.push({ ok: true, value: await work(tx) });
+        for (const work of units) outcomes.push(await alone(work));
         return outcomes;
-      });
-    } catch {
-      const outcomes: Outcome[] = [];
-      for (const work of units) outcomes.push(await alone(work));
-      return outcomes;
-    }
-  }, maxBatch, lanes);
+      }
+    },
+    maxBatch,
+    lanes,
+  );
   return async <R>(work: (tx: Tx) => Promise<R>): Promise<R> => {
     const outcome = await batcher(work);
     if (!outcome.ok) throw outcome.error;

@@ -1,7 +1,18 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect, type SqliteDialectConfig, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Dialect,
+  type SqliteDialectConfig,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import { dialectOf, sqlitePath, type DialectName } from './dialect.ts';
 import { migrationProvider } from './migrations/index.ts';

@@ -32,7 +32,14 @@ export function dueJobs<DB>(db: Kysely<DB>, table: string, now: string, limit: n
  * `SKIP LOCKED` lets any number of nodes share the table; the outer state check makes a job claimed
  * by two statements go to one of them. `Row` is the table's row type, which its owner knows.
  */
-export async function claimLeasedJobs<Row extends LeasedColumns, DB = unknown>(db: Kysely<DB>, dialect: DialectName, table: string, now: string, leaseUntil: string, limit: number): Promise<Row[]> {
+export async function claimLeasedJobs<Row extends LeasedColumns, DB = unknown>(
+  db: Kysely<DB>,
+  dialect: DialectName,
+  table: string,
+  now: string,
+  leaseUntil: string,
+  limit: number,
+): Promise<Row[]> {
   const jobs = db as unknown as Kysely<{ job: LeasedColumns }>;
   const due = dueJobs(db, table, now, limit);
   const lockedDue = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;

@@ -16,5 +16,8 @@ export function clientAddressKey(ip: string): string {
   }
   if (parsed.kind() === 'ipv4') return parsed.toString();
   const parts = (parsed as ipaddr.IPv6).parts;
-  return `${parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
+  return `${parts
+    .slice(0, 4)
+    .map((part) => part.toString(16))
+    .join(':')}::/64`;
 }

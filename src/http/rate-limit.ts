@@ -88,7 +88,10 @@ type RedisWithHit = Redis & { agentryRateHit(key: string, windowMs: number): Pro
  * Counts in Redis, shared by every node. While Redis is unreachable each node counts on its own, so
  * limits (the login budget among them) still hold per node instead of lapsing.
  */
-export function createRedisCounterStore(redis: Redis, { prefix = 'agentry-rl:', onError = () => {}, now = Date.now }: RedisCounterStoreOptions = {}): CounterStore {
+export function createRedisCounterStore(
+  redis: Redis,
+  { prefix = 'agentry-rl:', onError = () => {}, now = Date.now }: RedisCounterStoreOptions = {},
+): CounterStore {
   const local = createMemoryCounterStore(now);
   // Registered once: later calls send the script's hash (EVALSHA), not the script.
   redis.defineCommand('agentryRateHit', { numberOfKeys: 1, lua: hitScript });

@@ -80,7 +80,13 @@ function proxyTrust(trust: TrustProxy): false | string[] | ((address: string, ho
   return trust.proxies;
 }
 
-export async function createServer({ config, authenticator, redis, logger, webRoot }: ServerOptions): Promise<{ app: FastifyInstance; routes: readonly RouteEntry[] }> {
+export async function createServer({
+  config,
+  authenticator,
+  redis,
+  logger,
+  webRoot,
+}: ServerOptions): Promise<{ app: FastifyInstance; routes: readonly RouteEntry[] }> {
   const logging = logger !== false && config.logLevel !== 'silent';
   const app = Fastify({
     logger: logging ? { level: config.logLevel } : false,

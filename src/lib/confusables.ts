@@ -17,7 +17,10 @@ export function skeleton(text: string): string {
   return mapped.normalize('NFD');
 }
 
-const lookalikeForm = (text: string) => skeleton(skeleton(text.normalize('NFKC')).toLowerCase()).replace(separators, ' ').trim();
+const lookalikeForm = (text: string) =>
+  skeleton(skeleton(text.normalize('NFKC')).toLowerCase())
+    .replace(separators, ' ')
+    .trim();
 
 /**
  * The two keys by which names are compared; two names look alike when either key is the same.

@@ -12,5 +12,8 @@ export function startModuleWorker(name: string, callerUrl: string, options: Omit
   const url = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, callerUrl);
   if (!fromSource) return new Worker(url, options);
   const tsx = import.meta.resolve('tsx/esm/api');
-  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`, { ...options, eval: true });
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`, {
+    ...options,
+    eval: true,
+  });
 }

@@ -16,7 +16,8 @@ export const MAX_AMOUNT_CENTS = 100_000_000;
  * so charge, credit and fee always sum to zero exactly.
  */
 export function platformFee(priceCents: number, feeBps: number): number {
-  if (!Number.isSafeInteger(priceCents) || priceCents < 0 || priceCents > MAX_AMOUNT_CENTS) throw new RangeError(`price must be whole cents from 0 to ${MAX_AMOUNT_CENTS}`);
+  if (!Number.isSafeInteger(priceCents) || priceCents < 0 || priceCents > MAX_AMOUNT_CENTS)
+    throw new RangeError(`price must be whole cents from 0 to ${MAX_AMOUNT_CENTS}`);
   if (!Number.isInteger(feeBps) || feeBps < 0 || feeBps > 10_000) throw new RangeError('fee must be 0 to 10,000 basis points');
   return Math.floor((priceCents * feeBps) / 10_000);
 }

@@ -32,26 +32,14 @@ export interface OutboundResponse {
   truncated: boolean;
 }
 
-export type OutboundFailureKind =
-  | 'blocked'
-  | 'dns'
-  | 'connect'
-  | 'timeout'
-  | 'redirect'
-  | 'status'
-  | 'too_large'
-  | 'invalid_url'
-  | 'aborted'
-  | 'network';
+export type OutboundFailureKind = 'blocked' | 'dns' | 'connect' | 'timeout' | 'redirect' | 'status' | 'too_large' | 'invalid_url' | 'aborted' | 'network';
 
 export interface OutboundFailure {
   kind: OutboundFailureKind;
   message: string;
 }
 
-export type OutboundResult =
-  | { ok: true; response: OutboundResponse }
-  | { ok: false; failure: OutboundFailure; response?: OutboundResponse };
+export type OutboundResult = { ok: true; response: OutboundResponse } | { ok: false; failure: OutboundFailure; response?: OutboundResponse };
 
 export interface OutboundClient {
   /** Never rejects: every outcome is a result. */

@@ -96,7 +96,8 @@ function exactNumberAt(text: string, pos: number): number {
   const literal = match[0];
   const value = Number(literal);
   if (!Number.isFinite(value)) throw new StrictJsonError(`Number ${literal} is out of range at position ${pos}`, pos);
-  if (!match[2] && !match[3] && !Number.isSafeInteger(value)) throw new StrictJsonError(`Integer ${literal} cannot be held exactly (beyond 2^53 - 1) at position ${pos}`, pos);
+  if (!match[2] && !match[3] && !Number.isSafeInteger(value))
+    throw new StrictJsonError(`Integer ${literal} cannot be held exactly (beyond 2^53 - 1) at position ${pos}`, pos);
   if (!sameDecimal(literal, String(value))) throw new StrictJsonError(`Number ${literal} has more precision than can be held exactly at position ${pos}`, pos);
   return literal.length;
 }
@@ -105,7 +106,7 @@ function exactNumberAt(text: string, pos: number): number {
 function colonsAfterCheckingNumbers(text: string): number {
   let colons = 0;
   let depth = 0;
-  for (let pos = 0; pos < text.length; ) {
+  for (let pos = 0; pos < text.length;) {
     const c = text.charCodeAt(pos);
     if (c === 0x22) {
       pos = afterString(text, pos);
@@ -129,7 +130,7 @@ function refuseDuplicateKeys(text: string): void {
   // One entry per open container: its keys so far (objects) or null (arrays).
   const open: (Set<string> | null)[] = [];
   let expectKey = false;
-  for (let pos = 0; pos < text.length; ) {
+  for (let pos = 0; pos < text.length;) {
     const c = text.charCodeAt(pos);
     if (c === 0x22) {
       const end = afterString(text, pos);

@@ -37,8 +37,25 @@ const ZWJ = 0x200d;
 const EMOJI_PRESENTATION = 0xfe0f;
 
 const joiningScripts = [
-  'Arabic', 'Syriac', 'Nko', 'Mongolian', 'Devanagari', 'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu',
-  'Kannada', 'Malayalam', 'Sinhala', 'Tibetan', 'Myanmar', 'Khmer', 'Balinese', 'Javanese',
+  'Arabic',
+  'Syriac',
+  'Nko',
+  'Mongolian',
+  'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+  'Oriya',
+  'Tamil',
+  'Telugu',
+  'Kannada',
+  'Malayalam',
+  'Sinhala',
+  'Tibetan',
+  'Myanmar',
+  'Khmer',
+  'Balinese',
+  'Javanese',
 ].map((script) => new RegExp(`\\p{Script=${script}}`, 'u'));
 
 export interface HiddenCharacter {

@@ -73,10 +73,35 @@ export async function seed(app: TestApp, options: { hostile?: boolean } = {}): P
   await heartbeat(app, owner.token, translator.id);
 
   const others = [
-    { name: 'PR Reviewer', description: 'Reviews pull requests for bugs, style and missing tests', categories: ['development'], capabilities: ['code-review', 'testing'], protocols: ['a2a'] },
-    { name: 'PDF Summariser', description: 'Summarises long PDF reports into one-page briefs', categories: ['productivity'], capabilities: ['summarization', 'pdf-extraction'], protocols: ['rest'] },
-    { name: 'Invoice Reader', description: 'Reads invoices and returns totals, dates and line items as JSON', categories: ['finance'], capabilities: ['data-extraction', 'ocr'], protocols: ['rest', 'webhook'], pricePerTaskCents: 50 },
-    { name: 'Meeting Notes', description: 'Turns meeting transcripts into decisions and action items', categories: ['productivity'], capabilities: ['summarization', 'transcription'], protocols: ['mcp'] },
+    {
+      name: 'PR Reviewer',
+      description: 'Reviews pull requests for bugs, style and missing tests',
+      categories: ['development'],
+      capabilities: ['code-review', 'testing'],
+      protocols: ['a2a'],
+    },
+    {
+      name: 'PDF Summariser',
+      description: 'Summarises long PDF reports into one-page briefs',
+      categories: ['productivity'],
+      capabilities: ['summarization', 'pdf-extraction'],
+      protocols: ['rest'],
+    },
+    {
+      name: 'Invoice Reader',
+      description: 'Reads invoices and returns totals, dates and line items as JSON',
+      categories: ['finance'],
+      capabilities: ['data-extraction', 'ocr'],
+      protocols: ['rest', 'webhook'],
+      pricePerTaskCents: 50,
+    },
+    {
+      name: 'Meeting Notes',
+      description: 'Turns meeting transcripts into decisions and action items',
+      categories: ['productivity'],
+      capabilities: ['summarization', 'transcription'],
+      protocols: ['mcp'],
+    },
   ];
   // Another person runs these: receipts between agents of one owner would not count as trust.
   const otherOwner = await app.signup('other-owner@example.test');
@@ -93,14 +118,39 @@ export async function seed(app: TestApp, options: { hostile?: boolean } = {}): P
   const subject = { agent: translator.slug, key: translatorKey };
   for (const [i, issuer] of issuers.slice(0, 3).entries()) {
     for (let n = 0; n < 3 + i; n++) {
-      await submitReceipt(app, makeReceipt('outcome', { agent: issuer.slug, key: issuer.key }, subject, { taskClass: 'language.translation.legal', payload: { outcome: n === 0 && i === 2 ? 'failure' : 'success', latencyMs: 900 } }));
+      await submitReceipt(
+        app,
+        makeReceipt('outcome', { agent: issuer.slug, key: issuer.key }, subject, {
+          taskClass: 'language.translation.legal',
+          payload: { outcome: n === 0 && i === 2 ? 'failure' : 'success', latencyMs: 900 },
+        }),
+      );
     }
   }
   const chainCorrelationId = randomUUID();
   const client = { agent: issuers[3]!.slug, key: issuers[3]!.key };
-  await submitReceipt(app, makeReceipt('offer', client, subject, { correlationId: chainCorrelationId, taskClass: 'language.translation.legal', issuedAt: '2026-11-21T10:00:00Z', payload: { taskClass: 'language.translation.legal', requiredScopes: [], promisedSlaMs: 60000 } }));
-  await submitReceipt(app, makeReceipt('decision', subject, client, { correlationId: chainCorrelationId, taskClass: 'language.translation.legal', issuedAt: '2026-11-21T10:00:01Z' }));
-  await submitReceipt(app, makeReceipt('outcome', client, subject, { correlationId: chainCorrelationId, taskClass: 'language.translation.legal', issuedAt: '2026-11-21T12:00:00Z', payload: { outcome: 'success', latencyMs: 1200 } }));
+  await submitReceipt(
+    app,
+    makeReceipt('offer', client, subject, {
+      correlationId: chainCorrelationId,
+      taskClass: 'language.translation.legal',
+      issuedAt: '2026-11-21T10:00:00Z',
+      payload: { taskClass: 'language.translation.legal', requiredScopes: [], promisedSlaMs: 60000 },
+    }),
+  );
+  await submitReceipt(
+    app,
+    makeReceipt('decision', subject, client, { correlationId: chainCorrelationId, taskClass: 'language.translation.legal', issuedAt: '2026-11-21T10:00:01Z' }),
+  );
+  await submitReceipt(
+    app,
+    makeReceipt('outcome', client, subject, {
+      correlationId: chainCorrelationId,
+      taskClass: 'language.translation.legal',
+      issuedAt: '2026-11-21T12:00:00Z',
+      payload: { outcome: 'success', latencyMs: 1200 },
+    }),
+  );
   // A receipt whose signature does not verify is stored and shown as such.
   const forged = makeReceipt('outcome', client, subject, { taskClass: 'language.translation.legal', issuedAt: '2026-11-21T12:30:00Z' });
   forged.signature.value = Buffer.alloc(64, 7).toString('base64');

@@ -117,7 +117,8 @@ export async function openPage(harness: Harness, options: { width?: number; heig
     problems.push(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText ?? ''}`);
   });
   page.on('response', (response) => {
-    if (response.status() >= 400 && !isExpected(response.status(), response.url())) problems.push(`unexpected ${response.status()} for ${response.request().method()} ${response.url()}`);
+    if (response.status() >= 400 && !isExpected(response.status(), response.url()))
+      problems.push(`unexpected ${response.status()} for ${response.request().method()} ${response.url()}`);
   });
   return {
     page,
@@ -151,7 +152,13 @@ export async function assertAccessible(page: Page, label: string): Promise<void>
   })) as AxeViolation[];
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
-    bad.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ''}`),
+    bad.map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} at ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(', ')}${v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : ''}`,
+    ),
     [],
     `accessibility violations on ${label}`,
   );

@@ -54,17 +54,37 @@ async function myAgents(token: string) {
     currency: 'eur',
     docsUrl: 'https://docs.example.com/clauses',
     pubkey: key.pubkey,
-    inputSchema: { country: { type: 'string', required: true, enum: ['de', 'fr', 'uk'], description: 'Whose law to check against' }, strict: { type: 'boolean', default: true, description: 'Flag every unusual clause' } },
+    inputSchema: {
+      country: { type: 'string', required: true, enum: ['de', 'fr', 'uk'], description: 'Whose law to check against' },
+      strict: { type: 'boolean', default: true, description: 'Flag every unusual clause' },
+    },
   });
   await proveKey(harness.app, token, checker.id, key);
-  const digest = await call('POST', '/v1/agents', { name: 'Meeting Digest', description: 'Turns meeting minutes into decisions and actions', protocols: ['rest'], categories: ['productivity'], capabilities: ['summarization'], pricePerTaskCents: 50 });
+  const digest = await call('POST', '/v1/agents', {
+    name: 'Meeting Digest',
+    description: 'Turns meeting minutes into decisions and actions',
+    protocols: ['rest'],
+    categories: ['productivity'],
+    capabilities: ['summarization'],
+    pricePerTaskCents: 50,
+  });
   await call('POST', `/v1/agents/${digest.id}/heartbeat`, { status: 'available', load: 0.3 });
   await call('POST', '/v1/api-keys', { name: 'digest worker', agentId: digest.id });
   const requester = await harness.app.signup('requester@example.test');
-  await call('POST', '/v1/tasks', { title: 'Summarise the minutes of Monday', description: 'Summarise the minutes of Monday', agentId: digest.id, maxPriceCents: 100 }, requester.token);
+  await call(
+    'POST',
+    '/v1/tasks',
+    { title: 'Summarise the minutes of Monday', description: 'Summarise the minutes of Monday', agentId: digest.id, maxPriceCents: 100 },
+    requester.token,
+  );
   const [taken] = await call('GET', `/v1/agents/${digest.id}/tasks/poll?wait=0`);
   await call('POST', `/v1/tasks/${taken.taskId}/callback`, { taskToken: taken.taskToken, result: { decisions: 3 } }, null);
-  await call('POST', '/v1/tasks', { title: 'Summarise the budget meeting', description: 'Summarise the budget meeting', agentId: digest.id, maxPriceCents: 100 }, requester.token);
+  await call(
+    'POST',
+    '/v1/tasks',
+    { title: 'Summarise the budget meeting', description: 'Summarise the budget meeting', agentId: digest.id, maxPriceCents: 100 },
+    requester.token,
+  );
   return { checker: checker.id as string, digest: digest.id as string };
 }
 
@@ -77,35 +97,65 @@ async function provisionalAgent(name: string) {
   const response = await harness.app.request({
     method: 'POST',
     url: '/v1/agents/provisional',
-    body: { name, description: 'Crawls public pages overnight and reports broken links', endpoint: 'https://crawler.example.com/hook', pubkey: publicKeyString(privateKey) },
+    body: {
+      name,
+      description: 'Crawls public pages overnight and reports broken links',
+      endpoint: 'https://crawler.example.com/hook',
+      pubkey: publicKeyString(privateKey),
+    },
   });
   return { id: (response.json() as { data: { id: string } }).data.id, keyFile };
 }
 try {
   const data = await seed(harness.app, { hostile: false });
   const person = await harness.app.signup('ada@example.test');
-  await harness.app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username: 'ada', displayName: 'Ada Lovelace', bio: 'I run a few agents and review their receipts.' } });
+  await harness.app.request({
+    method: 'POST',
+    url: '/v1/users',
+    token: person.token,
+    body: { username: 'ada', displayName: 'Ada Lovelace', bio: 'I run a few agents and review their receipts.' },
+  });
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'ci runner' } });
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'laptop' } });
   const formAgent = await registerFormAgent(harness.app, data.owner.token, 'Document Translator');
   const mine = await myAgents(person.token);
 
-
   // Ada's tasks, to a polling agent of another person that the script plays.
   const charts = await harness.app.signup('charts@example.test');
-  const chartMaker = await pollingAgent(harness.app, charts.token, { name: 'Chart Maker', description: 'Turns tables into charts and one-paragraph summaries', capabilities: ['charts', 'summarization'] });
+  const chartMaker = await pollingAgent(harness.app, charts.token, {
+    name: 'Chart Maker',
+    description: 'Turns tables into charts and one-paragraph summaries',
+    capabilities: ['charts', 'summarization'],
+  });
   const take = async () => {
     const polled = await harness.app.request({ method: 'GET', url: `/v1/agents/${chartMaker.id}/tasks/poll?wait=0&limit=1`, token: charts.token });
     return (polled.json().data as { taskToken: string }[])[0]!.taskToken;
   };
   const chartUrl = 'https://images.example.test/q3-revenue.png';
-  const completed = await submitTask(harness.app, person.token, { agentId: chartMaker.id, title: 'Chart Q3 revenue by region', description: 'Chart the attached Q3 revenue by region and summarise it in one paragraph', input: { quarter: 'Q3', regions: ['EMEA', 'Americas', 'APAC'] } });
-  await callback(harness.app, completed.id, { taskToken: await take(), result: { summary: 'Revenue rose 4% on Q2, led by APAC (+11%); EMEA was flat.', chart: chartUrl, regions: { EMEA: 1.2, Americas: 2.9, APAC: 1.6 } } });
-  const failed = await submitTask(harness.app, person.token, { agentId: chartMaker.id, title: 'Chart the scanned 2019 ledger', description: 'Chart yearly totals from the scanned ledger' });
+  const completed = await submitTask(harness.app, person.token, {
+    agentId: chartMaker.id,
+    title: 'Chart Q3 revenue by region',
+    description: 'Chart the attached Q3 revenue by region and summarise it in one paragraph',
+    input: { quarter: 'Q3', regions: ['EMEA', 'Americas', 'APAC'] },
+  });
+  await callback(harness.app, completed.id, {
+    taskToken: await take(),
+    result: { summary: 'Revenue rose 4% on Q2, led by APAC (+11%); EMEA was flat.', chart: chartUrl, regions: { EMEA: 1.2, Americas: 2.9, APAC: 1.6 } },
+  });
+  const failed = await submitTask(harness.app, person.token, {
+    agentId: chartMaker.id,
+    title: 'Chart the scanned 2019 ledger',
+    description: 'Chart yearly totals from the scanned ledger',
+  });
   await callback(harness.app, failed.id, { taskToken: await take(), error: { code: 'unreadable_input', message: 'The scan has no text layer' } });
   const cancelled = await submitTask(harness.app, person.token, { agentId: chartMaker.id, title: 'Chart website visits' });
   await harness.app.request({ method: 'POST', url: `/v1/tasks/${cancelled.id}/cancel`, token: person.token });
-  const running = await submitTask(harness.app, person.token, { agentId: chartMaker.id, title: 'Chart support tickets per week', description: 'Weekly ticket counts for the last quarter, as a bar chart', input: { weeks: 13 } });
+  const running = await submitTask(harness.app, person.token, {
+    agentId: chartMaker.id,
+    title: 'Chart support tickets per week',
+    description: 'Weekly ticket counts for the last quarter, as a bar chart',
+    input: { weeks: 13 },
+  });
   await take();
   await submitTask(harness.app, person.token, { agentId: chartMaker.id, title: 'Chart churn by plan', description: 'Monthly churn per plan, as a line chart' });
   // The chart the result names, drawn by the browser itself so nothing leaves the machine.
@@ -132,7 +182,11 @@ try {
     { name: 'capabilities', url: '/capabilities', ready: (page) => page.locator('.catalogue section').first().waitFor() },
     { name: 'login', url: '/login?next=%2Fsettings', ready: (page) => page.getByLabel('Email').waitFor() },
     { name: 'signup', url: '/signup', ready: (page) => page.getByLabel('Email').waitFor() },
-    { name: 'login-oidc-cancelled', url: '/login?next=%2F&oidc_error=provider&oidc_detail=access_denied', ready: (page) => page.getByRole('link', { name: /Sign in with/ }).waitFor() },
+    {
+      name: 'login-oidc-cancelled',
+      url: '/login?next=%2F&oidc_error=provider&oidc_detail=access_denied',
+      ready: (page) => page.getByRole('link', { name: /Sign in with/ }).waitFor(),
+    },
     { name: 'settings', url: '/settings', signedIn: true, ready: (page) => page.getByLabel('Display name').waitFor() },
     { name: 'settings-keys', url: '/settings/keys', signedIn: true, ready: (page) => page.getByRole('row', { name: /laptop/ }).waitFor() },
     {
@@ -148,15 +202,41 @@ try {
     { name: 'my-agents', url: '/me/agents', signedIn: true, ready: (page) => page.getByRole('link', { name: 'Clause Checker' }).waitFor() },
     { name: 'my-agents-new', url: '/me/agents/new', signedIn: true, ready: (page) => page.getByLabel('Productivity').waitFor() },
     { name: 'my-agent-overview', url: `/me/agents/${mine.digest}`, signedIn: true, ready: (page) => page.getByRole('row', { name: /minutes/ }).waitFor() },
-    { name: 'my-agent-settings', url: `/me/agents/${mine.checker}/settings`, signedIn: true, ready: (page) => page.getByRole('region', { name: 'Preview of the task form' }).waitFor() },
-    { name: 'my-agent-keys', url: `/me/agents/${mine.digest}/keys`, signedIn: true, ready: (page) => page.getByRole('row', { name: /digest worker/ }).waitFor() },
-    { name: 'my-agent-delivery', url: `/me/agents/${mine.digest}/delivery`, signedIn: true, ready: (page) => page.getByText('waiting for the agent to poll').waitFor() },
-    { name: 'my-agent-trust', url: `/me/agents/${mine.checker}/trust`, signedIn: true, ready: (page) => page.getByText(/No verified outcome receipts yet/).waitFor() },
+    {
+      name: 'my-agent-settings',
+      url: `/me/agents/${mine.checker}/settings`,
+      signedIn: true,
+      ready: (page) => page.getByRole('region', { name: 'Preview of the task form' }).waitFor(),
+    },
+    {
+      name: 'my-agent-keys',
+      url: `/me/agents/${mine.digest}/keys`,
+      signedIn: true,
+      ready: (page) => page.getByRole('row', { name: /digest worker/ }).waitFor(),
+    },
+    {
+      name: 'my-agent-delivery',
+      url: `/me/agents/${mine.digest}/delivery`,
+      signedIn: true,
+      ready: (page) => page.getByText('waiting for the agent to poll').waitFor(),
+    },
+    {
+      name: 'my-agent-trust',
+      url: `/me/agents/${mine.checker}/trust`,
+      signedIn: true,
+      ready: (page) => page.getByText(/No verified outcome receipts yet/).waitFor(),
+    },
     { name: 'my-agent-earnings', url: `/me/agents/${mine.digest}/earnings`, signedIn: true, ready: (page) => page.getByText('$0.49').waitFor() },
     { name: 'home-signed-in', url: '/', signedIn: true, ready: (page) => page.locator('.task-row').first().waitFor() },
     { name: 'tasks', url: '/tasks', signedIn: true, ready: (page) => page.locator('.task-row').nth(4).waitFor() },
     { name: 'task-open', url: `/tasks/${running.id}`, signedIn: true, ready: (page) => page.getByText('updates live').waitFor() },
-    { name: 'task-completed', url: `/tasks/${completed.id}`, signedIn: true, prepare: serveChart, ready: (page) => page.getByRole('button', { name: 'Send rating' }).waitFor() },
+    {
+      name: 'task-completed',
+      url: `/tasks/${completed.id}`,
+      signedIn: true,
+      prepare: serveChart,
+      ready: (page) => page.getByRole('button', { name: 'Send rating' }).waitFor(),
+    },
     { name: 'task-failed', url: `/tasks/${failed.id}`, signedIn: true, ready: (page) => page.getByText('The scan has no text layer').waitFor() },
   ];
 

@@ -97,7 +97,10 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     await page.getByRole('button', { name: /Account menu/ }).click();
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('link', { name: 'Log in' }).waitFor();
-    assert.equal((await context.cookies()).find((c) => c.name === 'agentry_session'), undefined);
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'agentry_session'),
+      undefined,
+    );
     // The old session is revoked on the server, not only forgotten by the browser.
     const replay = await harness.app.request({ method: 'GET', url: '/v1/auth/account', headers: { cookie: `agentry_session=${sessionCookie}` } });
     assert.equal(replay.statusCode, 401);
@@ -167,7 +170,12 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
 
   it('shows profile text and key names as text: nothing runs', async () => {
     const { token, email } = await harness.app.signup('hostile-person@example.test');
-    const profile = await harness.app.request({ method: 'POST', url: '/v1/users', token, body: { username: 'hostile_person', displayName: `Eve ${hostile.img}`.slice(0, 50), bio: `${hostile.script} ${hostile.img} [x](${hostile.link})` } });
+    const profile = await harness.app.request({
+      method: 'POST',
+      url: '/v1/users',
+      token,
+      body: { username: 'hostile_person', displayName: `Eve ${hostile.img}`.slice(0, 50), bio: `${hostile.script} ${hostile.img} [x](${hostile.link})` },
+    });
     assert.equal(profile.statusCode, 201, profile.body);
     await harness.app.request({ method: 'POST', url: '/v1/api-keys', token, body: { name: hostile.img } });
     const { page, assertClean, close } = await openPage(harness);
@@ -179,14 +187,17 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     await page.getByLabel('Display name').waitFor();
     assert.match(await page.getByLabel('Display name').inputValue(), /^Eve <img src=x/);
     assert.match(await page.getByLabel('Bio').inputValue(), /<script>/);
-    assert.match(await page.getByRole('button', { name: /Account menu for Eve <img/ }).getAttribute('aria-label') ?? '', /<img/);
+    assert.match((await page.getByRole('button', { name: /Account menu for Eve <img/ }).getAttribute('aria-label')) ?? '', /<img/);
     await page.goto('/settings/keys');
     await page.getByRole('row', { name: /<img src=x/ }).waitFor();
     await settled(page);
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss), undefined);
     assert.equal(await page.locator('main img, main script').count(), 0);
     const hrefs = await page.locator('a[href]').evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
-    assert.deepEqual(hrefs.filter((href) => /^\s*javascript:/i.test(href)), []);
+    assert.deepEqual(
+      hrefs.filter((href) => /^\s*javascript:/i.test(href)),
+      [],
+    );
     assertClean();
     await close();
   });

@@ -115,7 +115,8 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     assert.equal(record.ownerId, person.accountId);
     // The claim itself went out, and nothing the browser sent carried the private key in any spelling.
     assert.ok(sent.some((entry) => entry.startsWith(`POST ${harness.baseUrl}/v1/agents/${agent.id}/claim\n`)));
-    for (const entry of sent) for (const secret of file.secrets) assert.ok(!entry.includes(secret), `a request carried the private key: ${entry.slice(0, 120)}`);
+    for (const entry of sent)
+      for (const secret of file.secrets) assert.ok(!entry.includes(secret), `a request carried the private key: ${entry.slice(0, 120)}`);
     assertClean();
     await close();
   });

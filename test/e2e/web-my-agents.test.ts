@@ -22,7 +22,12 @@ let people = 0;
 /** A person with a profile, as most owners are (without one the app asks for /v1/users/me and gets 404). */
 async function person(harness: Harness, email?: string) {
   const account = await harness.app.signup(email);
-  const created = await harness.app.request({ method: 'POST', url: '/v1/users', token: account.token, body: { username: `owner_${people}`, displayName: `Owner ${people++}` } });
+  const created = await harness.app.request({
+    method: 'POST',
+    url: '/v1/users',
+    token: account.token,
+    body: { username: `owner_${people}`, displayName: `Owner ${people++}` },
+  });
   assert.equal(created.statusCode, 201, created.body);
   return account;
 }
@@ -59,7 +64,9 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     // The service is unavailable until the person retries (the app itself asks three times first).
     let failing = true;
     await page.route(/\/v1\/agents\?/, (route) =>
-      failing ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ code: 'UNAVAILABLE', message: 'The registry is restarting' }) }) : route.continue(),
+      failing
+        ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ code: 'UNAVAILABLE', message: 'The registry is restarting' }) })
+        : route.continue(),
     );
     await logIn(page, owner.email, '/me/agents');
     const alert = page.getByRole('alert');
@@ -203,7 +210,10 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     await logIn(page, email, '/me/agents/new');
     const json = page.getByLabel('Input schema (JSON)');
     await json.fill('{ "language": { "type": "string", ');
-    await page.locator('#agent-inputSchema-message').getByText(/^This is not valid JSON/).waitFor();
+    await page
+      .locator('#agent-inputSchema-message')
+      .getByText(/^This is not valid JSON/)
+      .waitFor();
     await json.fill('{ "size": { "type": "number", "enum": [1, 2], "default": 3 } }');
     await page.locator('#agent-inputSchema-message').getByText('size/default: must be one of the enum values').waitFor();
     await json.fill('{ "language": { "type": "string", "required": true, "enum": ["de", "fr"], "description": "Language to check against" } }');
@@ -229,7 +239,13 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     // The preview is the task form requesters will get.
     const preview = page.getByRole('region', { name: 'Preview of the task form' });
     await preview.getByRole('combobox', { name: /language/ }).waitFor();
-    assert.deepEqual(await preview.getByRole('combobox', { name: /language/ }).locator('option').allInnerTexts(), ['Choose…', 'de', 'fr']);
+    assert.deepEqual(
+      await preview
+        .getByRole('combobox', { name: /language/ })
+        .locator('option')
+        .allInnerTexts(),
+      ['Choose…', 'de', 'fr'],
+    );
     assert.equal(await preview.getByRole('switch', { name: 'strict' }).isChecked(), true);
     await preview.getByText('Language to check against').waitFor();
     await settled(page);
@@ -324,7 +340,10 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     const account = await harness.app.request({ method: 'GET', url: '/v1/auth/account', token: key });
     assert.equal(account.statusCode, 200);
     // The key acts as the agent: a heartbeat with it counts for this agent.
-    assert.equal((await harness.app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: key, body: { status: 'available' } })).statusCode, 200);
+    assert.equal(
+      (await harness.app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: key, body: { status: 'available' } })).statusCode,
+      200,
+    );
     await page.getByRole('button', { name: 'I have stored it' }).press('Enter');
     const keyRow = page.getByRole('row', { name: /deed worker/ });
     await keyRow.waitFor();
@@ -350,18 +369,38 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
 
   it('shows tasks, delivery outcomes, the payment account and the balance of a paid agent', async () => {
     const owner = await person(harness, 'earner@example.test');
-    const agent = await register(harness, owner.token, { name: 'Paid Poller', description: 'Polls for paid work', protocols: ['rest'], categories: ['productivity'], pricePerTaskCents: 200 });
+    const agent = await register(harness, owner.token, {
+      name: 'Paid Poller',
+      description: 'Polls for paid work',
+      protocols: ['rest'],
+      categories: ['productivity'],
+      pricePerTaskCents: 200,
+    });
     // Someone gives it a task; it polls, takes it and completes it.
     const requester = await person(harness);
-    const submitted = await harness.app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { title: 'Summarise the minutes', description: 'Summarise the minutes of Monday', agentId: agent.id, maxPriceCents: 500 } });
+    const submitted = await harness.app.request({
+      method: 'POST',
+      url: '/v1/tasks',
+      token: requester.token,
+      body: { title: 'Summarise the minutes', description: 'Summarise the minutes of Monday', agentId: agent.id, maxPriceCents: 500 },
+    });
     assert.equal(submitted.statusCode, 201, submitted.body);
     const polled = await harness.app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=0`, token: owner.token });
     assert.equal(polled.statusCode, 200, polled.body);
     const [taken] = polled.json().data as { taskId: string; taskToken: string }[];
-    const done = await harness.app.request({ method: 'POST', url: `/v1/tasks/${taken!.taskId}/callback`, body: { taskToken: taken!.taskToken, result: { summary: 'short' } } });
+    const done = await harness.app.request({
+      method: 'POST',
+      url: `/v1/tasks/${taken!.taskId}/callback`,
+      body: { taskToken: taken!.taskToken, result: { summary: 'short' } },
+    });
     assert.equal(done.statusCode, 200, done.body);
     // A second task waits in its queue.
-    await harness.app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { title: 'Summarise the budget', description: 'Summarise the budget', agentId: agent.id, maxPriceCents: 500 } });
+    await harness.app.request({
+      method: 'POST',
+      url: '/v1/tasks',
+      token: requester.token,
+      body: { title: 'Summarise the budget', description: 'Summarise the budget', agentId: agent.id, maxPriceCents: 500 },
+    });
 
     const { page, assertClean, close } = await openPage(harness, { expected: [noPaymentAccount] });
     await logIn(page, owner.email, `/me/agents/${agent.id}`);
@@ -374,8 +413,14 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
 
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Delivery' }).click();
     const deliveries = page.getByRole('table');
-    await deliveries.getByRole('row', { name: /Summarise the minutes/ }).getByText(/^delivered/).waitFor();
-    await deliveries.getByRole('row', { name: /Summarise the budget/ }).getByText('waiting for the agent to poll').waitFor();
+    await deliveries
+      .getByRole('row', { name: /Summarise the minutes/ })
+      .getByText(/^delivered/)
+      .waitFor();
+    await deliveries
+      .getByRole('row', { name: /Summarise the budget/ })
+      .getByText('waiting for the agent to poll')
+      .waitFor();
     await page.getByText('Polling agents need no secret.').waitFor();
 
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Earnings' }).click();
@@ -401,7 +446,12 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
 
   it('deletes an agent after a confirmation that names it', async () => {
     const owner = await person(harness, 'deleter@example.test');
-    const agent = await register(harness, owner.token, { name: 'Short Lived', description: 'Will be deleted', protocols: ['rest'], categories: ['productivity'] });
+    const agent = await register(harness, owner.token, {
+      name: 'Short Lived',
+      description: 'Will be deleted',
+      protocols: ['rest'],
+      categories: ['productivity'],
+    });
     const { page, assertClean, close } = await openPage(harness);
     await logIn(page, owner.email, `/me/agents/${agent.id}/settings`);
     await page.getByRole('button', { name: 'Delete Short Lived' }).click();
@@ -422,7 +472,13 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
 
   it("says there is no agent of yours for someone else's agent", async () => {
     const other = await person(harness);
-    const theirs = await register(harness, other.token, { name: 'Not Yours', description: 'Belongs to another', protocols: ['rest'], categories: ['productivity'], visibility: 'private' });
+    const theirs = await register(harness, other.token, {
+      name: 'Not Yours',
+      description: 'Belongs to another',
+      protocols: ['rest'],
+      categories: ['productivity'],
+      visibility: 'private',
+    });
     const { email } = await person(harness, 'nosy@example.test');
     const { page, assertClean, close } = await openPage(harness, { expected: [{ status: 404, url: new RegExp(`/v1/agents/${theirs.id}$`) }] });
     await logIn(page, email, `/me/agents/${theirs.id}`);
@@ -462,7 +518,10 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss), undefined);
     assert.equal(await page.locator('main img, main script, main iframe').count(), 0);
     const hrefs = await page.locator('a[href]').evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
-    assert.deepEqual(hrefs.filter((href) => /^\s*javascript:/i.test(href)), []);
+    assert.deepEqual(
+      hrefs.filter((href) => /^\s*javascript:/i.test(href)),
+      [],
+    );
     assertClean();
     await close();
   });

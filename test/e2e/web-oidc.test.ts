@@ -10,9 +10,18 @@ describe('web app: signing in through the OIDC issuer (browser, real oidc-provid
   before(async () => {
     const port = await freePort();
     const publicUrl = `http://127.0.0.1:${port}`;
-    provider = await startOidcProvider({ audience: 'agentry-test', webClient: { clientId: 'agentry-web', redirectUri: `${publicUrl}/v1/auth/oidc/callback`, secret: 'browser test secret' } });
+    provider = await startOidcProvider({
+      audience: 'agentry-test',
+      webClient: { clientId: 'agentry-web', redirectUri: `${publicUrl}/v1/auth/oidc/callback`, secret: 'browser test secret' },
+    });
     harness = await startHarness(
-      { OIDC_ISSUER: provider.issuer, OIDC_AUDIENCE: 'agentry-test', OIDC_CLIENT_ID: 'agentry-web', OIDC_CLIENT_SECRET: 'browser test secret', PUBLIC_URL: publicUrl },
+      {
+        OIDC_ISSUER: provider.issuer,
+        OIDC_AUDIENCE: 'agentry-test',
+        OIDC_CLIENT_ID: 'agentry-web',
+        OIDC_CLIENT_SECRET: 'browser test secret',
+        PUBLIC_URL: publicUrl,
+      },
       { port },
     );
     buttonName = `Sign in with ${new URL(provider.issuer).host}`;
@@ -43,7 +52,11 @@ describe('web app: signing in through the OIDC issuer (browser, real oidc-provid
     await page.getByText('No API keys yet.').waitFor();
     const session = (await context.cookies()).find((c) => c.name === 'agentry_session');
     assert.ok(session?.httpOnly);
-    assert.equal((await context.cookies()).find((c) => c.name === 'agentry_oidc'), undefined, 'the sign-in transaction is gone');
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'agentry_oidc'),
+      undefined,
+      'the sign-in transaction is gone',
+    );
     // The session works for changes too (CSRF token from the readable cookie): make a key.
     await page.getByLabel('New key name').fill('from oidc');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -68,8 +81,14 @@ describe('web app: signing in through the OIDC issuer (browser, real oidc-provid
     await page.getByRole('link', { name: buttonName }).click();
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.waitForURL(/\/login\?next=%2Fcapabilities&oidc_error=provider&oidc_detail=access_denied$/);
-    await page.getByRole('alert').getByText(`The sign-in at ${new URL(provider.issuer).host} was cancelled.`).waitFor();
-    assert.equal((await context.cookies()).find((c) => c.name === 'agentry_session'), undefined);
+    await page
+      .getByRole('alert')
+      .getByText(`The sign-in at ${new URL(provider.issuer).host} was cancelled.`)
+      .waitFor();
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'agentry_session'),
+      undefined,
+    );
     await settled(page);
     await assertAccessible(page, 'log-in after a cancelled OIDC sign-in');
     assertClean();
@@ -81,7 +100,10 @@ describe('web app: signing in through the OIDC issuer (browser, real oidc-provid
     await page.goto('/v1/auth/oidc/callback?code=forged&state=forged');
     await page.waitForURL(/\/login\?next=%2F&oidc_error=expired$/);
     await page.getByRole('alert').getByText('The sign-in took too long, or was started in another browser. Start again.').waitFor();
-    assert.equal((await context.cookies()).find((c) => c.name === 'agentry_session'), undefined);
+    assert.equal(
+      (await context.cookies()).find((c) => c.name === 'agentry_session'),
+      undefined,
+    );
     assertClean();
     await close();
   });

@@ -5,7 +5,8 @@ import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, ty
 import { seed, type Seeded } from './fixtures.ts';
 
 /** Results stay on screen while the next ones load; this waits for the new list itself. */
-const waitForCards = (page: Page, count: number) => page.waitForFunction((n) => document.querySelectorAll('.agent-card').length === n && document.querySelector('[aria-busy="true"]') === null, count);
+const waitForCards = (page: Page, count: number) =>
+  page.waitForFunction((n) => document.querySelectorAll('.agent-card').length === n && document.querySelector('[aria-busy="true"]') === null, count);
 
 describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () => {
   let harness: Harness;
@@ -21,7 +22,13 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
         method: 'POST',
         url: '/v1/agents',
         token: filler.token,
-        body: { name: `Weather Station ${i}`, description: `Reports the weather at station ${i}`, protocols: ['rest'], categories: ['research'], endpoint: 'https://weather.example.com/tasks' },
+        body: {
+          name: `Weather Station ${i}`,
+          description: `Reports the weather at station ${i}`,
+          protocols: ['rest'],
+          categories: ['research'],
+          endpoint: 'https://weather.example.com/tasks',
+        },
       });
       assert.equal(response.statusCode, 201, response.body);
     }
@@ -89,7 +96,11 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
     await page.waitForURL(/[?&]page=2/);
     await waitForCards(page, total - 20);
     const secondPage = await page.locator('.agent-card-name').allInnerTexts();
-    assert.deepEqual(secondPage.filter((name) => firstPage.includes(name)), [], 'no agent on both pages');
+    assert.deepEqual(
+      secondPage.filter((name) => firstPage.includes(name)),
+      [],
+      'no agent on both pages',
+    );
     assert.equal(await pager.getByRole('link', { name: /Next/ }).count(), 0);
     await page.goBack();
     await waitForCards(page, 20);
@@ -170,7 +181,10 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
     for (let i = 0; i < count && !found; i++) {
       await chainButtons.nth(i).click();
       const complete = page.getByRole('row', { name: /complete yes/ });
-      await page.getByRole('row', { name: /^complete/ }).last().waitFor();
+      await page
+        .getByRole('row', { name: /^complete/ })
+        .last()
+        .waitFor();
       found = (await complete.count()) > 0;
     }
     assert.ok(found, 'one receipt belongs to a complete offer, decision, outcome chain');
@@ -190,11 +204,18 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
     const { page, assertClean, close } = await openPage(harness);
     for (const url of ['/', '/agents', '/agents?q=hostile', `/agents/${data.hostileAgent.slug}`]) {
       await page.goto(url);
-      await page.getByText(/Hostile/).first().waitFor();
+      await page
+        .getByText(/Hostile/)
+        .first()
+        .waitFor();
       await settled(page);
       assert.equal(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss), undefined, url);
       const hrefs = await page.locator('a[href]').evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
-      assert.deepEqual(hrefs.filter((href) => /^\s*(javascript|data|vbscript):/i.test(href)), [], url);
+      assert.deepEqual(
+        hrefs.filter((href) => /^\s*(javascript|data|vbscript):/i.test(href)),
+        [],
+        url,
+      );
       assert.equal(await page.locator('main img, main iframe, main script, main svg:not([aria-hidden])').count(), 0, url);
     }
     // The agent's own page shows the raw text of its name and its docs address, not markup.

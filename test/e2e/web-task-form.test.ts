@@ -34,7 +34,13 @@ async function createdTask(harness: Harness, page: Page, person: Person) {
   const id = new URL(page.url()).pathname.split('/').pop()!;
   const response = await harness.app.request({ method: 'GET', url: `/v1/tasks/${id}`, token: person.token });
   assert.equal(response.statusCode, 200, response.body);
-  return response.json().data as { id: string; title: string | null; description: string; input: Record<string, unknown> | null; assignedAgent: { id: string } | null };
+  return response.json().data as {
+    id: string;
+    title: string | null;
+    description: string;
+    input: Record<string, unknown> | null;
+    assignedAgent: { id: string } | null;
+  };
 }
 
 /** Idempotency keys the page sent with task submissions. */
@@ -120,7 +126,14 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     assert.equal(task.title, 'Lease, to German');
     assert.equal(task.description, 'Translate the attached lease.');
     assert.equal(task.assignedAgent?.id, agent.id);
-    assert.deepEqual(task.input, { sourceText: 'The tenant shall pay the rent monthly.', targetLanguage: 'German', tone: 'formal', pages: 4, certified: true, referenceImage: url });
+    assert.deepEqual(task.input, {
+      sourceText: 'The tenant shall pay the rent monthly.',
+      targetLanguage: 'German',
+      tone: 'formal',
+      pages: 4,
+      certified: true,
+      referenceImage: url,
+    });
     assert.equal(keys.length, 1);
     assert.match(keys[0]!, /^[0-9a-f-]{36}$/);
     // The uploaded image is what an agent fetches: no credential needed.
@@ -152,11 +165,14 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     assert.equal(await page.getByRole('switch', { name: 'certified' }).isChecked(), true);
 
     // Dropped from the desktop: a DataTransfer holding a file, as the browser builds it.
-    const dataTransfer = await page.evaluateHandle((bytes) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([new Uint8Array(bytes)], 'menu.png', { type: 'image/png' }));
-      return transfer;
-    }, [...png]);
+    const dataTransfer = await page.evaluateHandle(
+      (bytes) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([new Uint8Array(bytes)], 'menu.png', { type: 'image/png' }));
+        return transfer;
+      },
+      [...png],
+    );
     await page.dispatchEvent('.image-field', 'dragover', { dataTransfer });
     await page.dispatchEvent('.image-field', 'drop', { dataTransfer });
     await previewLoaded(page);
@@ -202,7 +218,10 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     await page.getByText('Enter an http or https address, or upload an image.').waitFor();
     // The first refused field takes the focus, and each names its own problem.
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'sourceText');
-    assert.equal(await page.locator('#' + (await page.getByLabel('sourceText').getAttribute('aria-describedby'))!.split(' ').pop()!).textContent(), 'This field is required.');
+    assert.equal(
+      await page.locator('#' + (await page.getByLabel('sourceText').getAttribute('aria-describedby'))!.split(' ').pop()!).textContent(),
+      'This field is required.',
+    );
     assert.equal(await page.getByLabel('targetLanguage').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('pages').getAttribute('aria-invalid'), 'true');
     await assertAccessible(page, 'task form with errors');
@@ -267,7 +286,14 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
       method: 'POST',
       url: '/v1/agents',
       token: owner.token,
-      body: { name: 'Plain Helper', description: 'Does what it is asked', protocols: ['rest'], categories: ['productivity'], capabilities: ['assistant'], deliveryMode: 'poll' },
+      body: {
+        name: 'Plain Helper',
+        description: 'Does what it is asked',
+        protocols: ['rest'],
+        categories: ['productivity'],
+        capabilities: ['assistant'],
+        deliveryMode: 'poll',
+      },
     });
     const plainAgent = plain.json().data as { id: string; slug: string };
     const person = await personWithProfile(harness, 'plain@example.test', 'plain_user');

@@ -54,24 +54,60 @@ export async function startA2aAgent(options: { behaviour: A2aBehaviour; bearer?:
       const said = request.userMessage.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
       const input = request.userMessage.parts.find((part) => part.content?.$case === 'data')?.content?.value as unknown;
       if (options.behaviour === 'reply') {
-        const reply: Message = { messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_AGENT, parts: [text(`echo: ${said}`), data({ input: input ?? null })], metadata: undefined, extensions: [], referenceTaskIds: [] };
+        const reply: Message = {
+          messageId: randomUUID(),
+          contextId,
+          taskId: '',
+          role: Role.ROLE_AGENT,
+          parts: [text(`echo: ${said}`), data({ input: input ?? null })],
+          metadata: undefined,
+          extensions: [],
+          referenceTaskIds: [],
+        };
         bus.publish(AgentEvent.message(reply));
         bus.finished();
         return;
       }
       const status = (state: TaskState, message?: string) => ({
         state,
-        message: message ? { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [text(message)], metadata: undefined, extensions: [], referenceTaskIds: [] } : undefined,
+        message: message
+          ? {
+              messageId: randomUUID(),
+              contextId,
+              taskId,
+              role: Role.ROLE_AGENT,
+              parts: [text(message)],
+              metadata: undefined,
+              extensions: [],
+              referenceTaskIds: [],
+            }
+          : undefined,
         timestamp: new Date().toISOString(),
       });
-      bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), artifacts: [], history: [request.userMessage], metadata: undefined }));
+      bus.publish(
+        AgentEvent.task({
+          id: taskId,
+          contextId,
+          status: status(TaskState.TASK_STATE_WORKING),
+          artifacts: [],
+          history: [request.userMessage],
+          metadata: undefined,
+        }),
+      );
       await released;
       if (options.behaviour === 'long') {
         bus.publish(
           AgentEvent.artifactUpdate({
             taskId,
             contextId,
-            artifact: { artifactId: 'summary', name: 'summary', description: '', parts: [text('Revenue up 4%'), data({ growth: 0.04 })], metadata: undefined, extensions: [] },
+            artifact: {
+              artifactId: 'summary',
+              name: 'summary',
+              description: '',
+              parts: [text('Revenue up 4%'), data({ growth: 0.04 })],
+              metadata: undefined,
+              extensions: [],
+            },
             append: false,
             lastChunk: true,
             metadata: undefined,
@@ -84,7 +120,14 @@ export async function startA2aAgent(options: { behaviour: A2aBehaviour; bearer?:
       bus.finished();
     },
     async cancelTask(taskId, bus) {
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined }));
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId: '',
+          status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        }),
+      );
       bus.finished();
     },
   };
@@ -100,7 +143,8 @@ export async function startA2aAgent(options: { behaviour: A2aBehaviour; bearer?:
           res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
           return;
         }
-        const requestedVersion = typeof req.headers[A2A_VERSION_HEADER.toLowerCase()] === 'string' ? (req.headers[A2A_VERSION_HEADER.toLowerCase()] as string) : undefined;
+        const requestedVersion =
+          typeof req.headers[A2A_VERSION_HEADER.toLowerCase()] === 'string' ? (req.headers[A2A_VERSION_HEADER.toLowerCase()] as string) : undefined;
         const context = defaultServerCallContextBuilder({ extensions: undefined, user: new UnauthenticatedUser(), headers: req.headers, requestedVersion });
         validateVersion(context.requestedVersion, card, 'JSONRPC');
         const answer = await transport.handle(body, context);

@@ -59,7 +59,12 @@ export async function claimAgent(app: TestApp, token: string, agentId: string, k
 export async function proveKey(app: TestApp, token: string, agentId: string, key: AgentKey) {
   const challenge = await app.request({ method: 'GET', url: `/v1/agents/${agentId}/key-challenge`, token });
   if (challenge.statusCode !== 200) throw new Error(`key challenge failed: ${challenge.statusCode} ${challenge.body}`);
-  const proof = await app.request({ method: 'POST', url: `/v1/agents/${agentId}/key-proof`, token, body: { signature: key.sign(challenge.json().data.nonce) } });
+  const proof = await app.request({
+    method: 'POST',
+    url: `/v1/agents/${agentId}/key-proof`,
+    token,
+    body: { signature: key.sign(challenge.json().data.nonce) },
+  });
   if (proof.statusCode !== 200) throw new Error(`key proof failed: ${proof.statusCode} ${proof.body}`);
   return proof.json().data as { id: string; keyVerifiedAt: string };
 }

@@ -32,7 +32,14 @@ export class TestClock implements Clock {
 export interface TestApp extends AgentryApp {
   /** The PostgreSQL schema the app works in; null on SQLite. */
   databaseSchema: string | null;
-  request(options: { method: string; url: string; token?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string | Buffer }): Promise<LightMyRequestResponse>;
+  request(options: {
+    method: string;
+    url: string;
+    token?: string | null;
+    body?: unknown;
+    headers?: Record<string, string>;
+    rawBody?: string | Buffer;
+  }): Promise<LightMyRequestResponse>;
   /** Signs up a fresh person and returns its session token. */
   signup(email?: string): Promise<{ token: string; accountId: string; email: string }>;
 }
@@ -158,7 +165,11 @@ function asTestApp(app: AgentryApp, databaseSchema: string | null, close: () => 
 }
 
 /** Asserts an error response has the catalogue's shape, status and code. */
-export function expectError(response: LightMyRequestResponse, status: number, code: string): { code: string; message: string; details?: { path: string; message: string }[] } {
+export function expectError(
+  response: LightMyRequestResponse,
+  status: number,
+  code: string,
+): { code: string; message: string; details?: { path: string; message: string }[] } {
   const body = response.json();
   if (response.statusCode !== status || body.code !== code || typeof body.message !== 'string') {
     throw new Error(`expected ${status} ${code}, got ${response.statusCode} ${response.body}`);

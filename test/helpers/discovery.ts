@@ -41,7 +41,10 @@ function memoryStore(rows: AgentRow[]): DiscoveryStore {
 }
 
 /** Discovery over a store (in memory, or a real one): no trust, everyone offline, everything visible. */
-export function discoveryOver(store: DiscoveryStore, options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'sentenceModel' | 'queryMap' | 'onEmbedderError'>) {
+export function discoveryOver(
+  store: DiscoveryStore,
+  options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'sentenceModel' | 'queryMap' | 'onEmbedderError'>,
+) {
   return createDiscoveryService({
     store,
     registry: { view: (row) => ({ id: row.id }), canSee: async () => true, visibilityFor: () => () => true, availabilityOf: () => 'offline' },

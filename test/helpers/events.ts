@@ -78,4 +78,6 @@ export async function openEvents(baseUrl: string, token: string | null, headers:
 
 /** The task status events of a stream, as `{ taskId, status, role }`. */
 export const taskStatuses = (events: ServerSentEvent[]) =>
-  events.filter((event) => event.event === 'task.status').map((event) => ({ id: Number(event.id), ...(JSON.parse(event.data as string) as { taskId: string; status: string; role: string; at: string }) }));
+  events
+    .filter((event) => event.event === 'task.status')
+    .map((event) => ({ id: Number(event.id), ...(JSON.parse(event.data as string) as { taskId: string; status: string; role: string; at: string }) }));

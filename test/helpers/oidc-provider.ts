@@ -69,7 +69,12 @@ interface ProviderInstance {
 /** The parts of the provider's interaction API the login page uses. */
 interface InteractionApi {
   interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; prompt: { name: string } }>;
-  interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+  interactionFinished(
+    req: IncomingMessage,
+    res: ServerResponse,
+    result: Record<string, unknown>,
+    options?: { mergeWithLastSubmission?: boolean },
+  ): Promise<void>;
 }
 interface GrantInstance {
   addOIDCScope(scope: string): void;
@@ -400,7 +405,12 @@ export async function startOidcProvider(opts: {
         const form = await readForm(req);
         const subject = form.get('subject') ?? '';
         if (form.get('cancel') === '1' || subject === '') {
-          await interactions.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person cancelled the sign-in' }, { mergeWithLastSubmission: false });
+          await interactions.interactionFinished(
+            req,
+            res,
+            { error: 'access_denied', error_description: 'The person cancelled the sign-in' },
+            { mergeWithLastSubmission: false },
+          );
           return;
         }
         await interactions.interactionFinished(req, res, { login: { accountId: subject } }, { mergeWithLastSubmission: false });

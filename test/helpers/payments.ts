@@ -10,9 +10,18 @@ import { heartbeat, submitTask } from './tasks.ts';
  */
 export async function assertLedgerBalanced(app: TestApp): Promise<void> {
   const db = app.database.db;
-  const perCurrency = await db.selectFrom('ledger_entries').select(['currency', sql<string>`sum(amount_cents)`.as('total')]).groupBy('currency').execute();
+  const perCurrency = await db
+    .selectFrom('ledger_entries')
+    .select(['currency', sql<string>`sum(amount_cents)`.as('total')])
+    .groupBy('currency')
+    .execute();
   for (const row of perCurrency) assert.equal(Number(row.total), 0, `entries in ${row.currency} sum to ${row.total}`);
-  const unbalanced = await db.selectFrom('ledger_entries').select('posting_id').groupBy('posting_id').having(sql`sum(amount_cents)`, '!=', 0).execute();
+  const unbalanced = await db
+    .selectFrom('ledger_entries')
+    .select('posting_id')
+    .groupBy('posting_id')
+    .having(sql`sum(amount_cents)`, '!=', 0)
+    .execute();
   assert.deepEqual(unbalanced, [], 'every posting sums to zero');
 
   const balances = await db.selectFrom('agent_balances').selectAll().execute();
@@ -23,7 +32,10 @@ export async function assertLedgerBalanced(app: TestApp): Promise<void> {
     assert.ok(available >= 0 && reserved >= 0 && paidOut >= 0, `balance of ${balance.agent_id} is never negative`);
     const entries = await db
       .selectFrom('ledger_entries')
-      .select([sql<string>`coalesce(sum(amount_cents), 0)`.as('net'), sql<string>`coalesce(sum(case when kind = 'payout' then amount_cents else 0 end), 0)`.as('paid')])
+      .select([
+        sql<string>`coalesce(sum(amount_cents), 0)`.as('net'),
+        sql<string>`coalesce(sum(case when kind = 'payout' then amount_cents else 0 end), 0)`.as('paid'),
+      ])
       .where('account', '=', `agent:${balance.agent_id}`)
       .where('currency', '=', balance.currency)
       .executeTakeFirstOrThrow();
@@ -55,7 +67,8 @@ export async function assignedTask(app: TestApp, requesterToken: string, ownerTo
   return { id: task.id, token: payload.taskToken, task };
 }
 
-export const callback = (app: TestApp, taskId: string, body: Record<string, unknown>) => app.request({ method: 'POST', url: `/v1/tasks/${taskId}/callback`, body });
+export const callback = (app: TestApp, taskId: string, body: Record<string, unknown>) =>
+  app.request({ method: 'POST', url: `/v1/tasks/${taskId}/callback`, body });
 
 export async function balanceOf(app: TestApp, token: string, agentId: string, currency?: string) {
   const response = await app.request({ method: 'GET', url: `/v1/agents/${agentId}/balance${currency ? `?currency=${currency}` : ''}`, token });

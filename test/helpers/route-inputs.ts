@@ -72,9 +72,7 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
     case 'uri':
       return httpUrl(maxLength).filter(fits);
     case 'date-time':
-      return fc
-        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
-        .map((d) => d.toISOString());
+      return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
   }
   if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern)).filter(fits);
   // Mostly readable text, sometimes any Unicode scalar values (never lone surrogates or NUL: those are hostile).
@@ -182,10 +180,21 @@ function textRecordArbitrary(schema: JsonSchema | undefined, printableOnly: bool
   if (!schema) return fc.constant({});
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const textSchema = printableOnly
-    ? Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, property.type === 'string' && !property.format && !property.pattern ? { ...property, pattern: `^[!-~]{${Math.max(1, num(property.minLength) ?? 1)},${Math.min(60, num(property.maxLength) ?? 60)}}$` } : property]))
+    ? Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [
+          name,
+          property.type === 'string' && !property.format && !property.pattern
+            ? { ...property, pattern: `^[!-~]{${Math.max(1, num(property.minLength) ?? 1)},${Math.min(60, num(property.maxLength) ?? 60)}}$` }
+            : property,
+        ]),
+      )
     : properties;
   return objectArbitrary({ ...schema, properties: textSchema }).map((record) =>
-    Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined).map(([k, v]) => [k, asText(v)])),
+    Object.fromEntries(
+      Object.entries(record)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, asText(v)]),
+    ),
   );
 }
 
@@ -246,7 +255,10 @@ export function queryString(query: Record<string, string | string[]>): string {
 }
 
 /** The route's URL with its params substituted and its query appended. */
-export function urlOf(route: RouteEntry, input: { params: Record<string, string>; query?: Record<string, string | string[]>; rawQuery?: string | null }): string {
+export function urlOf(
+  route: RouteEntry,
+  input: { params: Record<string, string>; query?: Record<string, string | string[]>; rawQuery?: string | null },
+): string {
   const path = route.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeComponent(input.params[name] ?? 'x'));
   const query = input.rawQuery ?? (input.query ? queryString(input.query) : '');
   return query === '' ? path : `${path}?${query}`;
@@ -269,7 +281,34 @@ export function deepValue(depth: number): unknown {
 /** Strings meant to break text handling: NUL, lone surrogates, very long, control and odd Unicode. */
 export const hostileString = (): fc.Arbitrary<string> =>
   fc.oneof(
-    fc.constantFrom('\u0000', 'a\u0000b', '\uD800', 'x\uDFFFy', '\uDBFF\u0000', '', ' ', '\t\n', '%00', '\\u0000', '\uFEFF', '\u202E', '../../etc/passwd', "' OR 1=1 --", '%', '%%', '_', '\\', '"', '<script>', 'null', 'true', '0', '-1', '1e309', 'NaN'),
+    fc.constantFrom(
+      '\u0000',
+      'a\u0000b',
+      '\uD800',
+      'x\uDFFFy',
+      '\uDBFF\u0000',
+      '',
+      ' ',
+      '\t\n',
+      '%00',
+      '\\u0000',
+      '\uFEFF',
+      '\u202E',
+      '../../etc/passwd',
+      "' OR 1=1 --",
+      '%',
+      '%%',
+      '_',
+      '\\',
+      '"',
+      '<script>',
+      'null',
+      'true',
+      '0',
+      '-1',
+      '1e309',
+      'NaN',
+    ),
     fc.string({ unit: 'binary', maxLength: 30 }),
     fc.string({ unit: fc.constantFrom('\u0000', '\uD800', '\uDC00', 'a', '\u00e9', '\uFFFF'), maxLength: 10 }),
     fc.integer({ min: 1, max: 20 }).map((kb) => 'x'.repeat(kb * 1024)),
@@ -279,7 +318,25 @@ export const hostileString = (): fc.Arbitrary<string> =>
 /** Numbers at and past every edge, as values. */
 export const hostileNumber = (): fc.Arbitrary<number> =>
   fc.oneof(
-    fc.constantFrom(0, -0, -1, 1e20, -1e20, 1e308, -1e308, 5e-324, 2 ** 53, 2 ** 53 + 2, -(2 ** 63), 2 ** 64, 0.5, 1.5, Number.MAX_SAFE_INTEGER, 2 ** 31, -(2 ** 31) - 1),
+    fc.constantFrom(
+      0,
+      -0,
+      -1,
+      1e20,
+      -1e20,
+      1e308,
+      -1e308,
+      5e-324,
+      2 ** 53,
+      2 ** 53 + 2,
+      -(2 ** 63),
+      2 ** 64,
+      0.5,
+      1.5,
+      Number.MAX_SAFE_INTEGER,
+      2 ** 31,
+      -(2 ** 31) - 1,
+    ),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
     fc.integer(),
   );
@@ -287,7 +344,32 @@ export const hostileNumber = (): fc.Arbitrary<number> =>
 /** Number spellings for query strings that a strict parser refuses. */
 export const hostileNumberText = (): fc.Arbitrary<string> =>
   fc.oneof(
-    fc.constantFrom('1e20', '1e1', '0x10', '0b1', '0o7', ' 5', '5 ', '+5', '-0', '05', '1.0', '1.5', '', 'NaN', 'Infinity', '-Infinity', '99999999999999999999', '9007199254740993', 'true', 'null', '[]', '1,2', '１', '٣'),
+    fc.constantFrom(
+      '1e20',
+      '1e1',
+      '0x10',
+      '0b1',
+      '0o7',
+      ' 5',
+      '5 ',
+      '+5',
+      '-0',
+      '05',
+      '1.0',
+      '1.5',
+      '',
+      'NaN',
+      'Infinity',
+      '-Infinity',
+      '99999999999999999999',
+      '9007199254740993',
+      'true',
+      'null',
+      '[]',
+      '1,2',
+      '１',
+      '٣',
+    ),
     hostileNumber().map(String),
   );
 
@@ -308,7 +390,26 @@ const DEEP_PLACEHOLDER = '\u0000deep\u0000';
 /** Raw body texts: malformed or extreme JSON. */
 export const hostileBodyText = (): fc.Arbitrary<string> =>
   fc.oneof(
-    fc.constantFrom('', '{', '}', '[', 'null', 'true', '0', '"x"', '[]', '{"a":1,"a":2}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '{"a":1e400}', '\u0000', '{"a":"\\u0000"}', '{"a":"\\ud800"}', 'nul', '{"a":NaN}'),
+    fc.constantFrom(
+      '',
+      '{',
+      '}',
+      '[',
+      'null',
+      'true',
+      '0',
+      '"x"',
+      '[]',
+      '{"a":1,"a":2}',
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      '{"a":1e400}',
+      '\u0000',
+      '{"a":"\\u0000"}',
+      '{"a":"\\ud800"}',
+      'nul',
+      '{"a":NaN}',
+    ),
     fc.constantFrom(65, 100, 5000, 20000).chain((depth) => fc.constantFrom(deepJsonText(depth, 'array'), deepJsonText(depth, 'object'))),
     fc.string({ unit: 'binary', maxLength: 40 }),
   );
@@ -359,41 +460,57 @@ export function hostileRequest(route: RouteEntry): fc.Arbitrary<HostileInput> {
 
   if (paramNames.length > 0) {
     mutations.push(
-      fc.tuple(fc.constantFrom(...paramNames), hostileString()).map(([name, value]) => (input: RouteInput) =>
-        from(input, `param ${name}`, { params: { ...input.params, [name]: value } }),
+      fc.tuple(fc.constantFrom(...paramNames), hostileString()).map(
+        ([name, value]) =>
+          (input: RouteInput) =>
+            from(input, `param ${name}`, { params: { ...input.params, [name]: value } }),
       ),
     );
   }
   mutations.push(
-    fc.tuple(fc.constantFrom(...queryFields), fc.oneof(hostileNumberText(), hostileString())).map(([name, value]) => (input: RouteInput) =>
-      from(input, `query ${name}`, { query: { ...input.query, [name]: value } }),
+    fc.tuple(fc.constantFrom(...queryFields), fc.oneof(hostileNumberText(), hostileString())).map(
+      ([name, value]) =>
+        (input: RouteInput) =>
+          from(input, `query ${name}`, { query: { ...input.query, [name]: value } }),
     ),
-    fc.tuple(fc.constantFrom(...queryFields), fc.constantFrom('repeat', 'brackets', 'bare', 'empty-key', 'encoded-nul')).map(([name, shape]) => (input: RouteInput) => {
-      const rest = Object.entries(input.query).filter(([key]) => key !== name);
-      const base = rest.map(([key, value]) => `${encodeComponent(key)}=${encodeComponent(Array.isArray(value) ? value[0]! : value)}`);
-      const extra = { repeat: `${name}=1&${name}=2`, brackets: `${name}[]=1`, bare: name, 'empty-key': '=1', 'encoded-nul': `${name}=%00` }[shape];
-      return from(input, `query ${name} ${shape}`, { rawQuery: [...base, extra].join('&') });
-    }),
+    fc
+      .tuple(fc.constantFrom(...queryFields), fc.constantFrom('repeat', 'brackets', 'bare', 'empty-key', 'encoded-nul'))
+      .map(([name, shape]) => (input: RouteInput) => {
+        const rest = Object.entries(input.query).filter(([key]) => key !== name);
+        const base = rest.map(([key, value]) => `${encodeComponent(key)}=${encodeComponent(Array.isArray(value) ? value[0]! : value)}`);
+        const extra = { repeat: `${name}=1&${name}=2`, brackets: `${name}[]=1`, bare: name, 'empty-key': '=1', 'encoded-nul': `${name}=%00` }[shape];
+        return from(input, `query ${name} ${shape}`, { rawQuery: [...base, extra].join('&') });
+      }),
   );
   mutations.push(
-    fc.tuple(hostileBodyText()).map(([text]) => (input: RouteInput) => from(input, 'raw body', { body: { kind: 'raw', text } })),
+    fc.tuple(hostileBodyText()).map(
+      ([text]) =>
+        (input: RouteInput) =>
+          from(input, 'raw body', { body: { kind: 'raw', text } }),
+    ),
     hostileValue().map((value) => (input: RouteInput) => from(input, 'body replaced', { body: { kind: 'json', value } })),
-    fc.tuple(fc.stringMatching(/^[a-zA-Z_$][a-zA-Z0-9_]{0,10}$/), hostileValue()).map(([name, value]) => (input: RouteInput) =>
-      from(input, `unknown field ${name}`, { body: { kind: 'json', value: withField(input.body, name, value) } }),
+    fc.tuple(fc.stringMatching(/^[a-zA-Z_$][a-zA-Z0-9_]{0,10}$/), hostileValue()).map(
+      ([name, value]) =>
+        (input: RouteInput) =>
+          from(input, `unknown field ${name}`, { body: { kind: 'json', value: withField(input.body, name, value) } }),
     ),
   );
   if (bodyFields.length > 0) {
     mutations.push(
-      fc.tuple(fc.constantFrom(...bodyFields), hostileValue()).map(([name, value]) => (input: RouteInput) =>
-        from(input, `body ${name}`, { body: { kind: 'json', value: withField(input.body, name, value) } }),
+      fc.tuple(fc.constantFrom(...bodyFields), hostileValue()).map(
+        ([name, value]) =>
+          (input: RouteInput) =>
+            from(input, `body ${name}`, { body: { kind: 'json', value: withField(input.body, name, value) } }),
       ),
-      fc.constantFrom(...bodyFields).map((name) => (input: RouteInput) => from(input, `body without ${name}`, { body: { kind: 'json', value: withoutField(input.body, name) } })),
-      fc.tuple(fc.constantFrom(...bodyFields), fc.constantFrom(63, 65, 1000, 5000, 20000), fc.constantFrom<'array' | 'object'>('array', 'object')).map(
-        ([name, depth, kind]) => (input: RouteInput) => {
+      fc
+        .constantFrom(...bodyFields)
+        .map((name) => (input: RouteInput) => from(input, `body without ${name}`, { body: { kind: 'json', value: withoutField(input.body, name) } })),
+      fc
+        .tuple(fc.constantFrom(...bodyFields), fc.constantFrom(63, 65, 1000, 5000, 20000), fc.constantFrom<'array' | 'object'>('array', 'object'))
+        .map(([name, depth, kind]) => (input: RouteInput) => {
           const text = JSON.stringify(withField(input.body, name, DEEP_PLACEHOLDER)).replace(JSON.stringify(DEEP_PLACEHOLDER), deepJsonText(depth, kind));
           return from(input, `body ${name} nested ${depth} deep`, { body: { kind: 'raw', text } });
-        },
-      ),
+        }),
     );
   }
   return fc.tuple(validRequest(route), fc.oneof(...mutations)).map(([input, mutate]) => mutate(input));

@@ -45,7 +45,15 @@ export async function follow(app: TestApp, token: string, username: string) {
 export async function notificationsOf(app: TestApp, token: string) {
   const response = await app.request({ method: 'GET', url: '/v1/social/notifications?limit=100', token });
   if (response.statusCode !== 200) throw new Error(`notifications failed: ${response.statusCode} ${response.body}`);
-  return response.json().notifications as { id: string; type: string; read: boolean; postId: string | null; commentId: string | null; postBody: string | null; actor: { username: string } }[];
+  return response.json().notifications as {
+    id: string;
+    type: string;
+    read: boolean;
+    postId: string | null;
+    commentId: string | null;
+    postBody: string | null;
+    actor: { username: string };
+  }[];
 }
 
 export async function getJson(app: TestApp, url: string, token?: string) {

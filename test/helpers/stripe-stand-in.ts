@@ -70,7 +70,15 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     },
     accountUpdatedEvent(account, secret, options = {}) {
       const created = options.created ?? Math.floor(Date.now() / 1000);
-      const body = JSON.stringify({ id: id('evt'), object: 'event', type: 'account.updated', created, api_version: '2026-10-28.endive', livemode: false, data: { object: account } });
+      const body = JSON.stringify({
+        id: id('evt'),
+        object: 'event',
+        type: 'account.updated',
+        created,
+        api_version: '2026-10-28.endive',
+        livemode: false,
+        data: { object: account },
+      });
       const signature = stripeForSigning.webhooks.generateTestHeaderString({ payload: body, secret, timestamp: options.timestamp ?? created });
       return { body, signature };
     },
@@ -83,30 +91,64 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
 
   function answer(method: string, path: string, params: Record<string, string>): { status: number; body: unknown } {
     if (method === 'POST' && path === '/v1/accounts') {
-      const metadata = Object.fromEntries(Object.entries(params).filter(([key]) => key.startsWith('metadata[')).map(([key, value]) => [key.slice(9, -1), value]));
-      const account: StandInAccount = { id: id('acct'), object: 'account', type: 'express', charges_enabled: false, payouts_enabled: false, details_submitted: false, capabilities: { transfers: 'inactive' }, metadata };
+      const metadata = Object.fromEntries(
+        Object.entries(params)
+          .filter(([key]) => key.startsWith('metadata['))
+          .map(([key, value]) => [key.slice(9, -1), value]),
+      );
+      const account: StandInAccount = {
+        id: id('acct'),
+        object: 'account',
+        type: 'express',
+        charges_enabled: false,
+        payouts_enabled: false,
+        details_submitted: false,
+        capabilities: { transfers: 'inactive' },
+        metadata,
+      };
       standIn.accounts.set(account.id, account);
       return { status: 200, body: account };
     }
     const accountPath = /^\/v1\/accounts\/(acct_[0-9a-f]+)$/.exec(path);
     if (method === 'GET' && accountPath) {
       const account = standIn.accounts.get(accountPath[1]!);
-      return account ? { status: 200, body: account } : { status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such account' } } };
+      return account
+        ? { status: 200, body: account }
+        : { status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such account' } } };
     }
     if (method === 'POST' && path === '/v1/account_links') {
       if (!standIn.accounts.has(params.account ?? '') || !params.return_url || !params.refresh_url || params.type !== 'account_onboarding') {
         return { status: 400, body: { error: { type: 'invalid_request_error', message: 'bad account link request' } } };
       }
-      return { status: 200, body: { object: 'account_link', url: `https://connect.stripe.test/setup/e/${params.account}/${randomBytes(6).toString('hex')}`, created: 0, expires_at: 300 } };
+      return {
+        status: 200,
+        body: {
+          object: 'account_link',
+          url: `https://connect.stripe.test/setup/e/${params.account}/${randomBytes(6).toString('hex')}`,
+          created: 0,
+          expires_at: 300,
+        },
+      };
     }
     if (method === 'POST' && path === '/v1/transfers') {
       if (standIn.rejectNextTransfers > 0) {
         standIn.rejectNextTransfers--;
-        return { status: 400, body: { error: { type: 'invalid_request_error', code: 'balance_insufficient', message: 'Insufficient funds in the platform balance' } } };
+        return {
+          status: 400,
+          body: { error: { type: 'invalid_request_error', code: 'balance_insufficient', message: 'Insufficient funds in the platform balance' } },
+        };
       }
       const destination = standIn.accounts.get(params.destination ?? '');
-      if (!destination?.payouts_enabled) return { status: 400, body: { error: { type: 'invalid_request_error', message: 'destination cannot receive transfers' } } };
-      const transfer = { id: id('tr'), object: 'transfer', amount: Number(params.amount), currency: params.currency ?? '', destination: destination.id, metadata: { taskId: params['metadata[taskId]'] ?? '' } };
+      if (!destination?.payouts_enabled)
+        return { status: 400, body: { error: { type: 'invalid_request_error', message: 'destination cannot receive transfers' } } };
+      const transfer = {
+        id: id('tr'),
+        object: 'transfer',
+        amount: Number(params.amount),
+        currency: params.currency ?? '',
+        destination: destination.id,
+        metadata: { taskId: params['metadata[taskId]'] ?? '' },
+      };
       standIn.transfers.push(transfer);
       return { status: 200, body: transfer };
     }
@@ -130,7 +172,12 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       if (saved && saved.params !== sent) {
         reply = {
           status: 400,
-          body: { error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.` } },
+          body: {
+            error: {
+              type: 'idempotency_error',
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+            },
+          },
         };
       } else if (saved) {
         reply = saved;

@@ -19,7 +19,13 @@ export async function heartbeat(app: TestApp, token: string, agentId: string) {
 }
 
 export async function submitTask(app: TestApp, token: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const response = await app.request({ method: 'POST', url: '/v1/tasks', token, body: { description: 'Summarise this report', capabilities: ['summarize'], ...body }, headers });
+  const response = await app.request({
+    method: 'POST',
+    url: '/v1/tasks',
+    token,
+    body: { description: 'Summarise this report', capabilities: ['summarize'], ...body },
+    headers,
+  });
   if (response.statusCode !== 201) throw new Error(`submit: ${response.statusCode} ${response.body}`);
   return response.json().data as { id: string; status: string; assignedAgent: { id: string } | null; [key: string]: unknown };
 }

@@ -15,7 +15,12 @@ export interface WaitOptions {
  * Reads `read()` until `done` holds for its value (by default: the value is truthy) and returns that
  * value; fails with `what` and the last value read after `timeoutMs`. A read that throws fails the wait.
  */
-export async function waitFor<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean = Boolean, { timeoutMs = 10_000, intervalMs = 10 }: WaitOptions = {}): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean = Boolean,
+  { timeoutMs = 10_000, intervalMs = 10 }: WaitOptions = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -16,7 +16,10 @@ after(() => app.close());
 test('the service publishes its A2A agent card, which the SDK resolves, with the public URL', async () => {
   const card = await new DefaultAgentCardResolver().resolve(baseUrl);
   assert.equal(card.name, 'Agentry');
-  assert.deepEqual(card.skills.map((skill) => skill.id), ['find-agents', 'route-task']);
+  assert.deepEqual(
+    card.skills.map((skill) => skill.id),
+    ['find-agents', 'route-task'],
+  );
   assert.equal(card.provider?.url, 'https://agentry.example.test');
   assert.equal(card.documentationUrl, 'https://agentry.example.test/docs');
   assert.match(card.skills[1]!.description, /https:\/\/agentry\.example\.test\/v1\/tasks/);

@@ -48,7 +48,10 @@ describe('agent names: lookalikes', () => {
   it('refuses every usual homoglyph, one character at a time', async () => {
     const cases: [string, string[]][] = [
       // Cyrillic а е о р с х і
-      ['Epic Apex Ox', ['Epic \u0410pex Ox', 'Epic Ap\u0435x Ox', 'Epic Apex \u041ex', 'E\u0440ic Apex Ox', 'Epi\u0441 Apex Ox', 'Epic Ape\u0445 Ox', 'Ep\u0456c Apex Ox']],
+      [
+        'Epic Apex Ox',
+        ['Epic \u0410pex Ox', 'Epic Ap\u0435x Ox', 'Epic Apex \u041ex', 'E\u0440ic Apex Ox', 'Epi\u0441 Apex Ox', 'Epic Ape\u0445 Ox', 'Ep\u0456c Apex Ox'],
+      ],
       // Greek ο and ν
       ['Novo Relay', ['No\u03bdo Relay', 'N\u03bfvo Relay', 'N\u03bf\u03bd\u03bf Relay']],
       // rn for m
@@ -86,7 +89,12 @@ describe('agent names: lookalikes', () => {
     const renamed = await rename(app, owner.token, agent.id, 'QUIET F\u041eX');
     assert.equal(renamed.statusCode, 200, renamed.body);
     assert.equal(renamed.json().data.name, 'QUIET F\u041eX');
-    const again = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { name: 'QUIET F\u041eX', description: 'Still quiet' } });
+    const again = await app.request({
+      method: 'PATCH',
+      url: `/v1/agents/${agent.id}`,
+      token: owner.token,
+      body: { name: 'QUIET F\u041eX', description: 'Still quiet' },
+    });
     assert.equal(again.statusCode, 200, again.body);
     // The new name's keys are stored: others still cannot take either spelling.
     expectLookalikeOf(await register(app, other.token, 'Qu\u0456et Fox'), { name: 'QUIET F\u041eX', slug: agent.slug });
@@ -113,7 +121,16 @@ describe('agent names: lookalikes', () => {
   });
 
   it('lets exactly one of many concurrent lookalike registrations win', async () => {
-    const variants = ['Race Helper', 'R\u0430ce Helper', 'Ra\u0441e Helper', 'Rac\u0435 Helper', 'Race H\u0435lper', 'Race Help\u0435r', 'Race Hel\u0440er', 'R\u0430c\u0435 Helper'];
+    const variants = [
+      'Race Helper',
+      'R\u0430ce Helper',
+      'Ra\u0441e Helper',
+      'Rac\u0435 Helper',
+      'Race H\u0435lper',
+      'Race Help\u0435r',
+      'Race Hel\u0440er',
+      'R\u0430c\u0435 Helper',
+    ];
     assert.equal(new Set(variants.map(slugify)).size, variants.length);
     const results = await Promise.all(variants.map((name) => register(app, owner.token, name)));
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
@@ -191,18 +208,38 @@ describe('agent names: characters that do not show', () => {
   it('refuses them in display names on create and update, and in usernames', async () => {
     const person = await app.signup();
     for (const [what, name] of refused) {
-      const body = expectError(await app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username: 'plain_name', displayName: name.slice(0, 50) } }), 400, 'BAD_REQUEST');
+      const body = expectError(
+        await app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username: 'plain_name', displayName: name.slice(0, 50) } }),
+        400,
+        'BAD_REQUEST',
+      );
       assert.equal(body.details?.[0]?.path, '/body/displayName', what);
     }
-    const username = expectError(await app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username: 'plain\u200bname', displayName: 'Plain' } }), 400, 'BAD_REQUEST');
+    const username = expectError(
+      await app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username: 'plain\u200bname', displayName: 'Plain' } }),
+      400,
+      'BAD_REQUEST',
+    );
     assert.equal(username.details?.[0]?.path, '/body/username');
-    const created = await app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username: 'plain_name', displayName: 'Coder \ud83d\udc69\u200d\ud83d\udcbb' } });
+    const created = await app.request({
+      method: 'POST',
+      url: '/v1/users',
+      token: person.token,
+      body: { username: 'plain_name', displayName: 'Coder \ud83d\udc69\u200d\ud83d\udcbb' },
+    });
     assert.equal(created.statusCode, 201, created.body);
     for (const [what, name] of refused) {
-      const body = expectError(await app.request({ method: 'PATCH', url: '/v1/users/me', token: person.token, body: { displayName: name.slice(0, 50) } }), 400, 'BAD_REQUEST');
+      const body = expectError(
+        await app.request({ method: 'PATCH', url: '/v1/users/me', token: person.token, body: { displayName: name.slice(0, 50) } }),
+        400,
+        'BAD_REQUEST',
+      );
       assert.equal(body.details?.[0]?.path, '/body/displayName', what);
     }
-    assert.equal((await app.request({ method: 'GET', url: '/v1/users/me', token: person.token })).json().data.displayName, 'Coder \ud83d\udc69\u200d\ud83d\udcbb');
+    assert.equal(
+      (await app.request({ method: 'GET', url: '/v1/users/me', token: person.token })).json().data.displayName,
+      'Coder \ud83d\udc69\u200d\ud83d\udcbb',
+    );
   });
 });
 
@@ -213,7 +250,17 @@ describe('migration 0015 on a database that already holds agents', () => {
       await database.migrate('0014_recent_challenges');
       const { db } = database.handle;
       const row = (id: string, name: string, createdAt: string) =>
-        agentRow({ id, name, slug: slugify(name), status: 'active', owner_id: null, registration_pubkey: null, delivery_mode: 'poll', created_at: createdAt, updated_at: createdAt });
+        agentRow({
+          id,
+          name,
+          slug: slugify(name),
+          status: 'active',
+          owner_id: null,
+          registration_pubkey: null,
+          delivery_mode: 'poll',
+          created_at: createdAt,
+          updated_at: createdAt,
+        });
       // Typed for after the migration; the columns it adds are left out here.
       await db
         .insertInto('agents')
@@ -233,7 +280,10 @@ describe('migration 0015 on a database that already holds agents', () => {
       ]);
       const copy = row('c', 'NIGHT 0WL', '2026-01-04T00:00:00.000Z');
       await assert.rejects(
-        db.insertInto('agents').values({ ...copy, name_skeleton: 'something else', name_skeleton_lower: keys('Night Owl').lowercase }).execute(),
+        db
+          .insertInto('agents')
+          .values({ ...copy, name_skeleton: 'something else', name_skeleton_lower: keys('Night Owl').lowercase })
+          .execute(),
         (error) => isUniqueViolation(error),
       );
     } finally {

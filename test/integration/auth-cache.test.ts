@@ -14,7 +14,11 @@ import { waitFor } from '../helpers/wait.ts';
  * The wait stays under the caches' 30 s max age, so only the signal can explain the change.
  */
 const eventuallyStatus = (request: () => Promise<{ statusCode: number }>, status: number) =>
-  waitFor(`status ${status}`, async () => (await request()).statusCode, (statusCode) => statusCode === status);
+  waitFor(
+    `status ${status}`,
+    async () => (await request()).statusCode,
+    (statusCode) => statusCode === status,
+  );
 
 describe('cached credentials and profiles on one node', () => {
   let app: TestApp;
@@ -131,6 +135,10 @@ describe('several nodes on one database', () => {
     await a.request({ method: 'POST', url: '/v1/users', token, body: { username: `node_${Date.now().toString(36)}`, displayName: 'Before' } });
     assert.equal((await b.request({ method: 'GET', url: '/v1/users/me', token })).json().data.displayName, 'Before');
     await a.request({ method: 'PATCH', url: '/v1/users/me', token, body: { displayName: 'After' } });
-    await waitFor('the other node to show the new profile', async () => (await b.request({ method: 'GET', url: '/v1/users/me', token })).json().data.displayName, (name) => name === 'After');
+    await waitFor(
+      'the other node to show the new profile',
+      async () => (await b.request({ method: 'GET', url: '/v1/users/me', token })).json().data.displayName,
+      (name) => name === 'After',
+    );
   });
 });

@@ -35,7 +35,11 @@ describe('accounts and sessions', () => {
 
   it('refuses a second account with the same email in any case', async () => {
     await app.signup('twice@example.test');
-    expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', body: { email: 'TWICE@example.test', password: 'another password' } }), 409, 'CONFLICT');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/auth/signup', body: { email: 'TWICE@example.test', password: 'another password' } }),
+      409,
+      'CONFLICT',
+    );
   });
 
   it('rejects bad sign-up input', async () => {
@@ -55,8 +59,16 @@ describe('accounts and sessions', () => {
     const ok = await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: 'LOGIN@example.test', password: 'correct horse battery' } });
     assert.equal(ok.statusCode, 200);
     assert.match(ok.json().data.token, /^ags_/);
-    expectError(await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: 'login@example.test', password: 'wrong horse battery' } }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: 'nobody@example.test', password: 'correct horse battery' } }), 401, 'UNAUTHORIZED');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: 'login@example.test', password: 'wrong horse battery' } }),
+      401,
+      'UNAUTHORIZED',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: 'nobody@example.test', password: 'correct horse battery' } }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   it('stops a logged-out session at once, leaving the other sessions alive', async () => {

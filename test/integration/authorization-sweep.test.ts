@@ -141,7 +141,11 @@ async function read(world: World, url: string, token: string | null = world.owne
 async function ownerAgents(world: World, overrides: Record<string, unknown> = {}) {
   const publicAgent = await registerAgent(world.app, world.owner.token, { pubkey: newAgentKey().pubkey, ...overrides });
   const privateAgent = await registerAgent(world.app, world.owner.token, { visibility: 'private', ...overrides });
-  return { publicAgent, privateAgent, snapshot: () => Promise.all([read(world, `/v1/agents/${publicAgent.id}`), read(world, `/v1/agents/${privateAgent.id}`)]) };
+  return {
+    publicAgent,
+    privateAgent,
+    snapshot: () => Promise.all([read(world, `/v1/agents/${publicAgent.id}`), read(world, `/v1/agents/${privateAgent.id}`)]),
+  };
 }
 
 /**
@@ -193,7 +197,16 @@ async function ownedAgentCase(
 
 async function newOrg(world: World, withMember = true) {
   const org = await json(await world.app.request({ method: 'POST', url: '/v1/orgs', token: world.owner.token, body: { name: uniqueName('Org') } }), 'org');
-  if (withMember) await json(await world.app.request({ method: 'POST', url: `/v1/orgs/${org.data.id}/members`, token: world.owner.token, body: { accountId: world.member.accountId } }), 'add member');
+  if (withMember)
+    await json(
+      await world.app.request({
+        method: 'POST',
+        url: `/v1/orgs/${org.data.id}/members`,
+        token: world.owner.token,
+        body: { accountId: world.member.accountId },
+      }),
+      'add member',
+    );
   return { id: org.data.id as string, snapshot: () => read(world, `/v1/orgs/${org.data.id}`) };
 }
 
@@ -243,7 +256,13 @@ async function ownerNotification(world: World) {
 }
 
 async function ownerUpload(world: World) {
-  const response = await world.app.request({ method: 'POST', url: '/v1/media', token: world.owner.token, rawBody: png, headers: { 'content-type': 'image/png' } });
+  const response = await world.app.request({
+    method: 'POST',
+    url: '/v1/media',
+    token: world.owner.token,
+    rawBody: png,
+    headers: { 'content-type': 'image/png' },
+  });
   const { data } = await json(response, 'upload');
   // The served image's status: the bytes are not JSON.
   return { id: data.id as string, snapshot: async () => (await get(world, `/media/${data.id}`, null)).statusCode };
@@ -305,7 +324,9 @@ const FIXTURES: Record<string, Fixture> = {
     async build(world) {
       const login = () => world.app.request({ method: 'POST', url: '/v1/auth/login', body: { email: world.owner.email, password: PASSWORD } });
       const session = (await json(await login(), 'login')).data.token as string;
-      const strangerSession = (await json(await world.app.request({ method: 'POST', url: '/v1/auth/login', body: { email: world.stranger.email, password: PASSWORD } }), 'login')).data.token as string;
+      const strangerSession = (
+        await json(await world.app.request({ method: 'POST', url: '/v1/auth/login', body: { email: world.stranger.email, password: PASSWORD } }), 'login')
+      ).data.token as string;
       return {
         url: '/v1/auth/logout',
         // Another person's logout ends their own session only.
@@ -339,7 +360,11 @@ const FIXTURES: Record<string, Fixture> = {
           { as: 'member', status: 403, body },
           { as: 'stranger', status: 404, body: { ...body, agentId: privateAgent.id } },
         ],
-        snapshot: async () => [await snapshot(), await read(world, '/v1/api-keys?limit=100', world.stranger.token), await read(world, '/v1/api-keys?limit=100', world.member.token)],
+        snapshot: async () => [
+          await snapshot(),
+          await read(world, '/v1/api-keys?limit=100', world.stranger.token),
+          await read(world, '/v1/api-keys?limit=100', world.member.token),
+        ],
         success: { as: 'owner', status: 201, body },
       };
     },
@@ -464,7 +489,13 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/orgs': {
     async build(world) {
       // No route lists organizations, so the stored rows are what a refused call must leave alone.
-      const orgCount = async () => (await world.app.database.db.selectFrom('orgs').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n;
+      const orgCount = async () =>
+        (
+          await world.app.database.db
+            .selectFrom('orgs')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n;
       return {
         url: '/v1/orgs',
         body: { name: 'Acme' },
@@ -674,7 +705,11 @@ const FIXTURES: Record<string, Fixture> = {
     build: (world) =>
       ownedAgentCase(world, '/webhook-secret', {
         status: 200,
-        prepare: async (agentId) => void (await json(await world.app.request({ method: 'POST', url: `/v1/agents/${agentId}/webhook-secret`, token: world.owner.token }), 'webhook secret')),
+        prepare: async (agentId) =>
+          void (await json(
+            await world.app.request({ method: 'POST', url: `/v1/agents/${agentId}/webhook-secret`, token: world.owner.token }),
+            'webhook secret',
+          )),
       }),
   },
 
@@ -682,7 +717,11 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/discover': {
     async build(world) {
       const word = `sweepdiscover${process.pid}`;
-      const privateAgent = await registerAgent(world.app, world.owner.token, { visibility: 'private', name: uniqueName(word), description: `Handles ${word} requests` });
+      const privateAgent = await registerAgent(world.app, world.owner.token, {
+        visibility: 'private',
+        name: uniqueName(word),
+        description: `Handles ${word} requests`,
+      });
       const url = `/v1/discover?q=${word}&limit=50`;
       return {
         url,
@@ -755,32 +794,63 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/social/posts/:id/vote': {
     async build(world) {
       const post = await ownerPost(world);
-      return { url: `/v1/social/posts/${post.id}/vote`, body: { value: 1 }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 200 } };
+      return {
+        url: `/v1/social/posts/${post.id}/vote`,
+        body: { value: 1 },
+        schemaBodies: true,
+        outsiders: [{ as: 'member', status: 403 }],
+        snapshot: post.snapshot,
+        success: { as: 'stranger', status: 200 },
+      };
     },
   },
   'POST /v1/social/comments/:id/vote': {
     async build(world) {
       const post = await ownerPost(world);
       const reply = await comment(world.app, world.owner.token, post.id, 'A comment to vote on');
-      return { url: `/v1/social/comments/${reply.id}/vote`, body: { value: -1 }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 200 } };
+      return {
+        url: `/v1/social/comments/${reply.id}/vote`,
+        body: { value: -1 },
+        schemaBodies: true,
+        outsiders: [{ as: 'member', status: 403 }],
+        snapshot: post.snapshot,
+        success: { as: 'stranger', status: 200 },
+      };
     },
   },
   'POST /v1/social/posts/:id/comments': {
     async build(world) {
       const post = await ownerPost(world);
-      return { url: `/v1/social/posts/${post.id}/comments`, body: { body: 'A reply' }, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 201 } };
+      return {
+        url: `/v1/social/posts/${post.id}/comments`,
+        body: { body: 'A reply' },
+        schemaBodies: true,
+        outsiders: [{ as: 'member', status: 403 }],
+        snapshot: post.snapshot,
+        success: { as: 'stranger', status: 201 },
+      };
     },
   },
   'POST /v1/social/posts/:id/repost': {
     async build(world) {
       const post = await ownerPost(world);
-      return { url: `/v1/social/posts/${post.id}/repost`, body: {}, schemaBodies: true, outsiders: [{ as: 'member', status: 403 }], snapshot: post.snapshot, success: { as: 'stranger', status: 201 } };
+      return {
+        url: `/v1/social/posts/${post.id}/repost`,
+        body: {},
+        schemaBodies: true,
+        outsiders: [{ as: 'member', status: 403 }],
+        snapshot: post.snapshot,
+        success: { as: 'stranger', status: 201 },
+      };
     },
   },
   'GET /v1/social/posts/:id/repost': {
     async build(world) {
       const post = await ownerPost(world);
-      const repost = await json(await world.app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/repost`, token: world.owner.token, body: {} }), 'repost');
+      const repost = await json(
+        await world.app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/repost`, token: world.owner.token, body: {} }),
+        'repost',
+      );
       return {
         url: `/v1/social/posts/${post.id}/repost`,
         outsiders: [
@@ -901,7 +971,11 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/social/search': {
     async build(world) {
       const word = `sweepsearch${process.pid}`;
-      const privateAgent = await registerAgent(world.app, world.owner.token, { visibility: 'private', name: uniqueName(word), description: `Handles ${word} requests` });
+      const privateAgent = await registerAgent(world.app, world.owner.token, {
+        visibility: 'private',
+        name: uniqueName(word),
+        description: `Handles ${word} requests`,
+      });
       return {
         url: `/v1/social/search?q=${word}&tab=services`,
         anonymous: 200,
@@ -1120,7 +1194,11 @@ const FIXTURES: Record<string, Fixture> = {
     build: (world) =>
       ownedAgentCase(world, '/payment-account', {
         status: 200,
-        prepare: async (agentId) => void (await json(await world.app.request({ method: 'POST', url: `/v1/agents/${agentId}/payment-account`, token: world.owner.token, body: { provider: 'ledger' } }), 'connect')),
+        prepare: async (agentId) =>
+          void (await json(
+            await world.app.request({ method: 'POST', url: `/v1/agents/${agentId}/payment-account`, token: world.owner.token, body: { provider: 'ledger' } }),
+            'connect',
+          )),
       }),
   },
   'GET /v1/agents/:id/balance': {
@@ -1193,7 +1271,10 @@ const invalidCredentials: CredentialCheck[] = [
  */
 const cookieWithoutCsrfChecks: { label: string; headers: (world: World) => Record<string, string> }[] = [
   { label: "the owner's browser session cookie without a CSRF token", headers: (world) => ({ cookie: world.ownerBrowserCookie }) },
-  { label: "the owner's browser session cookie with a wrong CSRF token", headers: (world) => ({ cookie: world.ownerBrowserCookie, 'x-csrf-token': 'x'.repeat(43) }) },
+  {
+    label: "the owner's browser session cookie with a wrong CSRF token",
+    headers: (world) => ({ cookie: world.ownerBrowserCookie, 'x-csrf-token': 'x'.repeat(43) }),
+  },
 ];
 const changesState = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method);
 
@@ -1234,7 +1315,10 @@ describe('authorization sweep over every registered route', () => {
       const agent = await registerAgent(app, token);
       const key = await agentKey(app, token, agent.id);
       const username = uniqueUsername('agent');
-      await json(await app.request({ method: 'POST', url: '/v1/users', token: key, body: { username, displayName: 'An agent', type: 'agent' } }), 'agent profile');
+      await json(
+        await app.request({ method: 'POST', url: '/v1/users', token: key, body: { username, displayName: 'An agent', type: 'agent' } }),
+        'agent profile',
+      );
       return { key, username };
     };
     const ownerAgent = await agentWithProfile(owner.token);
@@ -1244,7 +1328,8 @@ describe('authorization sweep over every registered route', () => {
     const revoked = await newApiKey(app, owner.token);
     await json(await app.request({ method: 'GET', url: '/v1/auth/account', token: revoked.key }), 'key in use');
     await json(await app.request({ method: 'DELETE', url: `/v1/api-keys/${revoked.id}`, token: owner.token }), 'revoke');
-    const loggedOut = (await json(await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: owner.email, password: PASSWORD } }), 'login')).data.token as string;
+    const loggedOut = (await json(await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: owner.email, password: PASSWORD } }), 'login')).data
+      .token as string;
     await json(await app.request({ method: 'GET', url: '/v1/auth/account', token: loggedOut }), 'session in use');
     await json(await app.request({ method: 'POST', url: '/v1/auth/logout', token: loggedOut }), 'logout');
 
@@ -1335,7 +1420,10 @@ describe('authorization sweep over every registered route', () => {
 async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Promise<number> {
   let checks = 0;
   const refusesOutsiders = testCase.outsiders.some((call) => call.status >= 400);
-  assert.ok(route.method === 'GET' || !refusesOutsiders || testCase.snapshot, `${routeKey(route)}: a fixture refusing a state-changing call names the state it must leave unchanged (snapshot)`);
+  assert.ok(
+    route.method === 'GET' || !refusesOutsiders || testCase.snapshot,
+    `${routeKey(route)}: a fixture refusing a state-changing call names the state it must leave unchanged (snapshot)`,
+  );
   const before = testCase.snapshot ? await testCase.snapshot() : undefined;
   const unchanged = async (after: string) => {
     if (!testCase.snapshot) return;

@@ -32,7 +32,13 @@ async function browserLogin(app: TestApp, email: string) {
   const cookies = setCookies(response);
   const session = cookies.get('agentry_session')!;
   const csrf = cookies.get('agentry_csrf')!;
-  return { response, session, csrf, cookie: `agentry_session=${session.value}; agentry_csrf=${csrf.value}`, csrfToken: response.json().data.csrfToken as string };
+  return {
+    response,
+    session,
+    csrf,
+    cookie: `agentry_session=${session.value}; agentry_csrf=${csrf.value}`,
+    csrfToken: response.json().data.csrfToken as string,
+  };
 }
 
 describe('browser sessions (cookie and CSRF token)', () => {
@@ -43,7 +49,11 @@ describe('browser sessions (cookie and CSRF token)', () => {
   after(() => app.close());
 
   it('signs up through the browser route with an HttpOnly, SameSite=Lax cookie and no token in the answer', async () => {
-    const response = await app.request({ method: 'POST', url: '/v1/auth/browser/signup', body: { email: 'web-signup@example.test', password: 'a long password' } });
+    const response = await app.request({
+      method: 'POST',
+      url: '/v1/auth/browser/signup',
+      body: { email: 'web-signup@example.test', password: 'a long password' },
+    });
     assert.equal(response.statusCode, 201);
     const body = response.json();
     assert.equal(body.data.account.email, 'web-signup@example.test');
@@ -75,10 +85,23 @@ describe('browser sessions (cookie and CSRF token)', () => {
     const { cookie, csrfToken } = await browserLogin(app, email);
     const missing = expectError(await app.request({ method: 'POST', url: '/v1/api-keys', headers: { cookie }, body: { name: 'no token' } }), 403, 'FORBIDDEN');
     assert.match(missing.message, /X-CSRF-Token/);
-    expectError(await app.request({ method: 'POST', url: '/v1/api-keys', headers: { cookie, 'x-csrf-token': `${csrfToken.slice(0, -1)}A` }, body: { name: 'bad token' } }), 403, 'FORBIDDEN');
+    expectError(
+      await app.request({
+        method: 'POST',
+        url: '/v1/api-keys',
+        headers: { cookie, 'x-csrf-token': `${csrfToken.slice(0, -1)}A` },
+        body: { name: 'bad token' },
+      }),
+      403,
+      'FORBIDDEN',
+    );
     // Another session's token does not fit this one.
     const other = await browserLogin(app, email);
-    expectError(await app.request({ method: 'POST', url: '/v1/api-keys', headers: { cookie, 'x-csrf-token': other.csrfToken }, body: { name: 'other session' } }), 403, 'FORBIDDEN');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/api-keys', headers: { cookie, 'x-csrf-token': other.csrfToken }, body: { name: 'other session' } }),
+      403,
+      'FORBIDDEN',
+    );
     const keys = await app.request({ method: 'GET', url: '/v1/api-keys', headers: { cookie } });
     assert.equal(keys.json().data.length, 0, 'nothing was created by the refused requests');
   });

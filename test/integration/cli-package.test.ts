@@ -32,7 +32,11 @@ async function pack(name: 'sdk' | 'cli', into: string): Promise<string> {
 async function install(tarball: string, modules: string): Promise<Record<string, unknown>> {
   const staging = mkdtempSync(join(tmpdir(), 'agentry-unpack-'));
   await run('tar', ['-xzf', tarball, '-C', staging]);
-  const manifest = JSON.parse(readFileSync(join(staging, 'package', 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string>; bin?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(staging, 'package', 'package.json'), 'utf8')) as {
+    name: string;
+    dependencies?: Record<string, string>;
+    bin?: Record<string, string>;
+  };
   const target = join(modules, manifest.name);
   mkdirSync(dirname(target), { recursive: true });
   await run('mv', [join(staging, 'package'), target]);
@@ -99,7 +103,18 @@ describe('the packed @agentry/sdk and @agentry/cli', () => {
     const email = `packed-${process.pid}-${Date.now()}@example.test`;
     await agentry(['--url', url, 'signup', '--email', email, '--password', 'correct horse battery']);
     writeFileSync(join(folder, 'agent.json'), JSON.stringify({ protocols: ['rest'], categories: ['productivity'] }));
-    const registered = await agentry(['--json', 'register', '--manifest', 'agent.json', '--name', `Packed Agent ${process.pid}`, '--description', 'Checks that the packed CLI works', '--delivery-mode', 'poll']);
+    const registered = await agentry([
+      '--json',
+      'register',
+      '--manifest',
+      'agent.json',
+      '--name',
+      `Packed Agent ${process.pid}`,
+      '--description',
+      'Checks that the packed CLI works',
+      '--delivery-mode',
+      'poll',
+    ]);
     const agent = JSON.parse(registered.stdout).data as { id: string };
     const { stdout } = await agentry(['agents', 'show', agent.id]);
     assert.match(stdout, new RegExp(`id: ${agent.id}`));
@@ -108,7 +123,8 @@ describe('the packed @agentry/sdk and @agentry/cli', () => {
   });
 
   test("the SDK's entry points import on plain Node", async () => {
-    const script = "const sdk = await import('@agentry/sdk'); const mcp = await import('@agentry/sdk/mcp'); console.log(typeof sdk.AgentryClient, typeof mcp.createAgentryMcpServer);";
+    const script =
+      "const sdk = await import('@agentry/sdk'); const mcp = await import('@agentry/sdk/mcp'); console.log(typeof sdk.AgentryClient, typeof mcp.createAgentryMcpServer);";
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: folder, env: { PATH: '/usr/bin:/bin' } });
     assert.equal(stdout.trim(), 'function function');
   });

@@ -35,7 +35,35 @@ describe('agentry CLI against the service', () => {
 
   test('every command has --help (exit 0)', async () => {
     const { run } = workspace(url);
-    const commands = [[], ['login'], ['signup'], ['logout'], ['keygen'], ['register'], ['claim'], ['agents', 'ls'], ['agents', 'show'], ['agents', 'wait'], ['agents', 'update'], ['agents', 'delete'], ['keys', 'create'], ['keys', 'ls'], ['keys', 'revoke'], ['receipt', 'sign'], ['receipt', 'verify'], ['receipt', 'submit'], ['tasks', 'submit'], ['tasks', 'get'], ['tasks', 'ls'], ['tasks', 'watch'], ['tasks', 'serve'], ['discover'], ['profile'], ['post'], ['feed']];
+    const commands = [
+      [],
+      ['login'],
+      ['signup'],
+      ['logout'],
+      ['keygen'],
+      ['register'],
+      ['claim'],
+      ['agents', 'ls'],
+      ['agents', 'show'],
+      ['agents', 'wait'],
+      ['agents', 'update'],
+      ['agents', 'delete'],
+      ['keys', 'create'],
+      ['keys', 'ls'],
+      ['keys', 'revoke'],
+      ['receipt', 'sign'],
+      ['receipt', 'verify'],
+      ['receipt', 'submit'],
+      ['tasks', 'submit'],
+      ['tasks', 'get'],
+      ['tasks', 'ls'],
+      ['tasks', 'watch'],
+      ['tasks', 'serve'],
+      ['discover'],
+      ['profile'],
+      ['post'],
+      ['feed'],
+    ];
     for (const command of commands) {
       const result = await run(...command, '--help');
       assert.equal(result.code, 0, `${command.join(' ')} --help`);
@@ -51,7 +79,19 @@ describe('agentry CLI against the service', () => {
     assert.equal(keygen.code, 0, keygen.stderr);
     assert.equal(statSync(path('agent.key')).mode & 0o777, 0o600);
 
-    const registered = await run('--json', 'register', '--provisional', '--key', path('agent.key'), '--name', `CLI Echo ${process.pid} ${Date.now()}`, '--description', 'Echoes', '--delivery-mode', 'poll');
+    const registered = await run(
+      '--json',
+      'register',
+      '--provisional',
+      '--key',
+      path('agent.key'),
+      '--name',
+      `CLI Echo ${process.pid} ${Date.now()}`,
+      '--description',
+      'Echoes',
+      '--delivery-mode',
+      'poll',
+    );
     assert.equal(registered.code, 0, registered.stderr);
     const { data: agent, claimUrl } = JSON.parse(registered.stdout);
     assert.match(claimUrl, new RegExp(`^${url}/v1/agents/${agent.id}/claim/challenge$`));
@@ -70,7 +110,20 @@ describe('agentry CLI against the service', () => {
     assert.match(listed.stdout, new RegExp(agent.slug));
 
     const controller = new AbortController();
-    const serving = runAgentry(['tasks', 'serve', '--agent', agent.id, '--key', path('agent.key'), '--exec', `${JSON.stringify(process.execPath)} -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.stringify({got:JSON.parse(s)})))"`], env, { signal: controller.signal });
+    const serving = runAgentry(
+      [
+        'tasks',
+        'serve',
+        '--agent',
+        agent.id,
+        '--key',
+        path('agent.key'),
+        '--exec',
+        `${JSON.stringify(process.execPath)} -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.stringify({got:JSON.parse(s)})))"`,
+      ],
+      env,
+      { signal: controller.signal },
+    );
     try {
       assert.equal((await run('agents', 'wait', agent.id)).code, 0);
       const submitted = await run('-q', 'tasks', 'submit', '--agent', agent.id, '--description', 'echo it', '--input', '{"text":"hello"}', '--wait');
@@ -90,7 +143,16 @@ describe('agentry CLI against the service', () => {
     const { run, env } = workspace(url);
     await run('signup', '--email', `cli-fail-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
     const manifest = join(env.HOME, 'agent.json');
-    writeFileSync(manifest, JSON.stringify({ name: `CLI Fail ${process.pid} ${Date.now()}`, description: 'Fails', deliveryMode: 'poll', protocols: ['rest'], categories: ['productivity'] }));
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        name: `CLI Fail ${process.pid} ${Date.now()}`,
+        description: 'Fails',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+      }),
+    );
     const created = await run('-q', 'register', '--manifest', manifest);
     assert.equal(created.code, 0, created.stderr);
     const agentId = created.stdout.trim();
@@ -128,7 +190,26 @@ describe('agentry CLI against the service', () => {
     await run('keygen', '--out', path('issuer.key'));
     await run('keygen', '--out', path('subject.key'));
     const subjectPubkey = (await run('--json', 'keygen', '--out', path('subject2.key'))).stdout;
-    const signed = await run('receipt', 'sign', '--key', path('issuer.key'), '--kind', 'outcome', '--task-class', 'code.review', '--issuer', 'issuer-bot', '--subject', 'subject-bot', '--subject-pubkey', JSON.parse(subjectPubkey).pubkey, '--payload', '{"outcome":"success","latencyMs":12}', '--out', path('receipt.json'));
+    const signed = await run(
+      'receipt',
+      'sign',
+      '--key',
+      path('issuer.key'),
+      '--kind',
+      'outcome',
+      '--task-class',
+      'code.review',
+      '--issuer',
+      'issuer-bot',
+      '--subject',
+      'subject-bot',
+      '--subject-pubkey',
+      JSON.parse(subjectPubkey).pubkey,
+      '--payload',
+      '{"outcome":"success","latencyMs":12}',
+      '--out',
+      path('receipt.json'),
+    );
     assert.equal(signed.code, 0, signed.stderr);
     assert.equal((await run('receipt', 'verify', path('receipt.json'))).code, 0);
     const tampered = JSON.parse(readFileSync(path('receipt.json'), 'utf8'));
@@ -221,6 +302,11 @@ describe('agentry CLI against the service', () => {
     const { run, env } = workspace(url);
     await run('signup', '--email', `cli-out-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
     assert.equal((await run('logout')).code, 0);
-    assert.equal(existsSync(join(env.XDG_CONFIG_HOME, 'agentry', 'config.json')) ? JSON.parse(readFileSync(join(env.XDG_CONFIG_HOME, 'agentry', 'config.json'), 'utf8')).token : undefined, undefined);
+    assert.equal(
+      existsSync(join(env.XDG_CONFIG_HOME, 'agentry', 'config.json'))
+        ? JSON.parse(readFileSync(join(env.XDG_CONFIG_HOME, 'agentry', 'config.json'), 'utf8')).token
+        : undefined,
+      undefined,
+    );
   });
 });

@@ -31,7 +31,6 @@ function countingEncoder(): Embedder & { texts: string[] } {
   };
 }
 
-
 const hashOf = (model: string, text: string) => createHash('sha256').update(`${model}\n${text}`).digest('hex');
 
 describe('discovery: stored sentence vectors', () => {
@@ -54,7 +53,12 @@ describe('discovery: stored sentence vectors', () => {
       },
     };
     const errors: unknown[] = [];
-    const service = discoveryOver(counted, { sentenceEncoders: { queries: countingEncoder(), agents }, sentenceModel: model, queryMap: null, onEmbedderError: (e) => errors.push(e) });
+    const service = discoveryOver(counted, {
+      sentenceEncoders: { queries: countingEncoder(), agents },
+      sentenceModel: model,
+      queryMap: null,
+      onEmbedderError: (e) => errors.push(e),
+    });
     const search = async (q: string) => (await service.search(null, { q, limit: 10, offset: 0 })).data.map((found) => found.id);
     return { agents, search, errors, saved: () => saved, close: () => service.close() };
   }
@@ -103,12 +107,20 @@ describe('discovery: stored sentence vectors', () => {
     await running.search('orchard');
     assert.deepEqual(running.agents.texts, []);
     const changed = agentIds[1]!;
-    const patched = await app.request({ method: 'PATCH', url: `/v1/agents/${changed}`, token, body: { description: 'Plans vineyard pruning and grape harvests.' } });
+    const patched = await app.request({
+      method: 'PATCH',
+      url: `/v1/agents/${changed}`,
+      token,
+      body: { description: 'Plans vineyard pruning and grape harvests.' },
+    });
     assert.equal(patched.statusCode, 200, patched.body);
     await running.search('vineyard');
     const newText = (await textsById()).get(changed)!;
     assert.deepEqual(running.agents.texts, [newText]);
-    await waitFor('the new vector to be stored', async () => (await storedRows()).find((row) => row.agent_id === changed)?.text_hash === hashOf('test-model', newText));
+    await waitFor(
+      'the new vector to be stored',
+      async () => (await storedRows()).find((row) => row.agent_id === changed)?.text_hash === hashOf('test-model', newText),
+    );
     await running.close();
 
     const restarted = node('test-model');
@@ -118,7 +130,11 @@ describe('discovery: stored sentence vectors', () => {
   });
 
   it('does not use a stored vector that is empty (damaged), and embeds that agent again', async () => {
-    await app.database.db.updateTable('discovery_sentence_vectors').set({ vector: Buffer.alloc(0) }).where('agent_id', '=', agentIds[2]!).execute();
+    await app.database.db
+      .updateTable('discovery_sentence_vectors')
+      .set({ vector: Buffer.alloc(0) })
+      .where('agent_id', '=', agentIds[2]!)
+      .execute();
     const restarted = node('test-model');
     await restarted.search('pollen');
     assert.deepEqual(restarted.agents.texts, [(await textsById()).get(agentIds[2]!)]);
@@ -134,7 +150,10 @@ describe('discovery: stored sentence vectors', () => {
     await waitFor('the deleted agent’s vector to go', async () => !(await storedRows()).some((row) => row.agent_id === gone));
     await running.close();
 
-    await app.database.db.insertInto('discovery_sentence_vectors').values({ agent_id: 'no-such-agent', text_hash: 'x', vector: Buffer.alloc(32) }).execute();
+    await app.database.db
+      .insertInto('discovery_sentence_vectors')
+      .values({ agent_id: 'no-such-agent', text_hash: 'x', vector: Buffer.alloc(32) })
+      .execute();
     const starting = node('test-model');
     await starting.search('pollen');
     assert.ok(!(await storedRows()).some((row) => row.agent_id === 'no-such-agent'));

@@ -33,10 +33,34 @@ describe('discovery: search and ranking', () => {
     // Fixed names: a name is part of the text the sentence encoder reads, and a random one moved the
     // travel agent's relevance to "email" between 0.025 and 0.057, across the 0.05 floor.
     const make = async (key: string, body: Record<string, unknown>) => (agents[key] = (await registerAgent(app, token, body)).id);
-    await make('digest', { name: 'Inbox Digest', description: 'Condenses unread email into a daily digest of messages that need a reply.', capabilities: ['email-digest'], categories: ['productivity'], protocols: ['rest'] });
-    await make('flights', { name: 'Fare Watcher', description: 'Searches airfares across airlines and alerts you when prices drop.', capabilities: ['flight-search'], categories: ['travel'], protocols: ['mcp'] });
-    await make('reviewer', { name: 'Pull Request Reviewer', description: 'Reviews pull requests and leaves line comments about bugs and style.', capabilities: ['code-review'], categories: ['coding'], protocols: ['rest', 'a2a'] });
-    await make('ledger', { name: 'Ledger Keeper', description: 'Categorises bank transactions and reconciles accounts in the general ledger.', tags: ['accounting'], categories: ['finance'], protocols: ['grpc'] });
+    await make('digest', {
+      name: 'Inbox Digest',
+      description: 'Condenses unread email into a daily digest of messages that need a reply.',
+      capabilities: ['email-digest'],
+      categories: ['productivity'],
+      protocols: ['rest'],
+    });
+    await make('flights', {
+      name: 'Fare Watcher',
+      description: 'Searches airfares across airlines and alerts you when prices drop.',
+      capabilities: ['flight-search'],
+      categories: ['travel'],
+      protocols: ['mcp'],
+    });
+    await make('reviewer', {
+      name: 'Pull Request Reviewer',
+      description: 'Reviews pull requests and leaves line comments about bugs and style.',
+      capabilities: ['code-review'],
+      categories: ['coding'],
+      protocols: ['rest', 'a2a'],
+    });
+    await make('ledger', {
+      name: 'Ledger Keeper',
+      description: 'Categorises bank transactions and reconciles accounts in the general ledger.',
+      tags: ['accounting'],
+      categories: ['finance'],
+      protocols: ['grpc'],
+    });
   });
   after(() => app.close());
 
@@ -107,7 +131,19 @@ describe('discovery: search and ranking', () => {
   });
 
   it('refuses bad input with a JSON 400, and a bad credential with 401', async () => {
-    for (const query of ['limit=0', 'limit=51', 'limit=abc', 'offset=-1', 'offset=501', 'protocol=ftp', 'category=Not%20A%20Slug', `q=${'x'.repeat(501)}`, 'sort=name', `capability=${'c'.repeat(61)}`, 'capability=']) {
+    for (const query of [
+      'limit=0',
+      'limit=51',
+      'limit=abc',
+      'offset=-1',
+      'offset=501',
+      'protocol=ftp',
+      'category=Not%20A%20Slug',
+      `q=${'x'.repeat(501)}`,
+      'sort=name',
+      `capability=${'c'.repeat(61)}`,
+      'capability=',
+    ]) {
       expectError(await app.request({ method: 'GET', url: `/v1/discover?${query}` }), 400, 'BAD_REQUEST');
     }
     expectError(await app.request({ method: 'GET', url: '/v1/discover?q=email', token: 'ags_not-a-session' }), 401, 'UNAUTHORIZED');
@@ -220,7 +256,12 @@ describe('discovery: freshness', () => {
     const other = await otherNode(app, { sqliteFile: true });
     try {
       const name = uniqueName('Beekeeper');
-      const made = await other.request({ method: 'POST', url: '/v1/agents', token, body: { name, description: 'Monitors beehives for swarming.', categories: ['other'], protocols: ['rest'], endpoint: 'https://bees.example.test' } });
+      const made = await other.request({
+        method: 'POST',
+        url: '/v1/agents',
+        token,
+        body: { name, description: 'Monitors beehives for swarming.', categories: ['other'], protocols: ['rest'], endpoint: 'https://bees.example.test' },
+      });
       assert.equal(made.statusCode, 201, made.body);
       const id = made.json().data.id;
       assert.equal(ids(await discover(app, 'q=beehive'))[0], id);

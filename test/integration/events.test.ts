@@ -19,14 +19,22 @@ async function listening(app: TestApp): Promise<string> {
 
 /** Reads the events after `lastEventId` without following (the response ends). */
 async function missedSince(app: TestApp, token: string, lastEventId: string | null) {
-  const response = await app.request({ method: 'GET', url: '/v1/events?follow=false', token, headers: lastEventId === null ? {} : { 'last-event-id': lastEventId } });
+  const response = await app.request({
+    method: 'GET',
+    url: '/v1/events?follow=false',
+    token,
+    headers: lastEventId === null ? {} : { 'last-event-id': lastEventId },
+  });
   assert.equal(response.statusCode, 200, response.body);
   const events: ServerSentEvent[] = [];
   parseFrames(response.body, events, []);
   return events;
 }
 
-const statusesOf = (events: ServerSentEvent[], taskId: string) => taskStatuses(events).filter((event) => event.taskId === taskId).map((event) => event.status);
+const statusesOf = (events: ServerSentEvent[], taskId: string) =>
+  taskStatuses(events)
+    .filter((event) => event.taskId === taskId)
+    .map((event) => event.status);
 
 describe('GET /v1/events', () => {
   let app: TestApp;
@@ -46,7 +54,11 @@ describe('GET /v1/events', () => {
   });
   afterEach(async () => {
     for (const stream of streams.splice(0)) stream.close();
-    await waitFor('streams of the test to be let go', () => app.events.openCount(requester.accountId) + app.events.openCount(owner.accountId), (count) => count === 0);
+    await waitFor(
+      'streams of the test to be let go',
+      () => app.events.openCount(requester.accountId) + app.events.openCount(owner.accountId),
+      (count) => count === 0,
+    );
   });
   after(() => app.close());
   const open = async (token: string | null, headers: Record<string, string> = {}, query = '') => {
@@ -65,11 +77,24 @@ describe('GET /v1/events', () => {
 
     const done = (events: ServerSentEvent[]) => statusesOf(events, id).includes('completed');
     const seen = taskStatuses(await mine.until('the completed event', done)).filter((event) => event.taskId === id);
-    assert.deepEqual(seen.map((event) => event.status), ['matched', 'in_progress', 'completed']);
+    assert.deepEqual(
+      seen.map((event) => event.status),
+      ['matched', 'in_progress', 'completed'],
+    );
     assert.ok(seen.every((event) => event.role === 'requester' && typeof event.at === 'string'));
-    assert.ok(seen.every((event, index) => index === 0 || event.id > seen[index - 1]!.id), 'ids increase');
+    assert.ok(
+      seen.every((event, index) => index === 0 || event.id > seen[index - 1]!.id),
+      'ids increase',
+    );
     const ownerSeen = taskStatuses(await owners.until("the owner's completed event", done)).filter((event) => event.taskId === id);
-    assert.deepEqual(ownerSeen.map((event) => [event.status, event.role]), [['matched', 'agent'], ['in_progress', 'agent'], ['completed', 'agent']]);
+    assert.deepEqual(
+      ownerSeen.map((event) => [event.status, event.role]),
+      [
+        ['matched', 'agent'],
+        ['in_progress', 'agent'],
+        ['completed', 'agent'],
+      ],
+    );
   });
 
   it("never shows another account's tasks", async () => {
@@ -96,7 +121,13 @@ describe('GET /v1/events', () => {
     await callback(app, task.id, { taskToken, result: { ok: true } });
 
     const missed = taskStatuses(await missedSince(app, requester.token, String(matched!.id)));
-    assert.deepEqual(missed.map((event) => [event.taskId, event.status]), [[task.id, 'in_progress'], [task.id, 'completed']]);
+    assert.deepEqual(
+      missed.map((event) => [event.taskId, event.status]),
+      [
+        [task.id, 'in_progress'],
+        [task.id, 'completed'],
+      ],
+    );
     // A live stream resumes the same way.
     const resumed = await open(requester.token, { 'last-event-id': String(matched!.id) });
     const live = await resumed.until('the missed events', (events) => statusesOf(events, task.id).length === 2);
@@ -109,9 +140,15 @@ describe('GET /v1/events', () => {
     clock.advance(31 * 60_000);
     const later = await submitTask(app, requester.token, { agentId });
     await app.events.prune();
-    const kept = (await app.database.db.selectFrom('account_events').select(['id', 'data']).execute()).map((row) => ({ id: Number(row.id), ...(JSON.parse(row.data) as { taskId: string }) }));
+    const kept = (await app.database.db.selectFrom('account_events').select(['id', 'data']).execute()).map((row) => ({
+      id: Number(row.id),
+      ...(JSON.parse(row.data) as { taskId: string }),
+    }));
     assert.ok(!kept.some((e) => e.taskId === task.id), 'the old event is gone');
-    assert.ok(kept.some((e) => e.taskId === later.id), 'the recent event is kept');
+    assert.ok(
+      kept.some((e) => e.taskId === later.id),
+      'the recent event is kept',
+    );
 
     const answer = await missedSince(app, requester.token, String(event!.id));
     assert.equal(answer.length, 1, JSON.stringify(answer));
@@ -144,13 +181,20 @@ describe('GET /v1/events', () => {
   it('caps open streams per account and frees a place when one closes', async () => {
     const person = await app.signup();
     const three = [await open(person.token), await open(person.token), await open(person.token)];
-    assert.deepEqual(three.map((stream) => stream.status), [200, 200, 200]);
+    assert.deepEqual(
+      three.map((stream) => stream.status),
+      [200, 200, 200],
+    );
     const refused = await app.request({ method: 'GET', url: '/v1/events', token: person.token });
     expectError(refused, 429, 'RATE_LIMITED');
     // Catching up without following is not a stream that stays open.
     assert.equal((await app.request({ method: 'GET', url: '/v1/events?follow=false', token: person.token })).statusCode, 200);
     three[0]!.close();
-    await waitFor('the closed stream to be let go', () => app.events.openCount(person.accountId), (count) => count === 2);
+    await waitFor(
+      'the closed stream to be let go',
+      () => app.events.openCount(person.accountId),
+      (count) => count === 2,
+    );
     assert.equal((await open(person.token)).status, 200);
   });
 

@@ -60,7 +60,12 @@ describe('fuzz: every route, generated from its schemas', () => {
   const responseValidators = new Map<string, ValidateFunction>();
 
   async function createAgent(token: string) {
-    const response = await app.request({ method: 'POST', url: '/v1/agents', token, body: agentBody({ deliveryMode: 'poll', endpoint: undefined, capabilities: ['text-summarization'] }) });
+    const response = await app.request({
+      method: 'POST',
+      url: '/v1/agents',
+      token,
+      body: agentBody({ deliveryMode: 'poll', endpoint: undefined, capabilities: ['text-summarization'] }),
+    });
     assert.equal(response.statusCode, 201, response.body);
     const agent = response.json().data as { id: string; slug: string };
     await heartbeat(app, token, agent.id);
@@ -171,7 +176,8 @@ describe('fuzz: every route, generated from its schemas', () => {
       if (!Array.isArray(body.details)) return 'details is not a list';
       for (const detail of body.details as unknown[]) {
         const d = detail as Record<string, unknown>;
-        if (typeof d?.path !== 'string' || typeof d?.message !== 'string' || Object.keys(d).length !== 2) return `detail ${JSON.stringify(detail)} is not {path, message}`;
+        if (typeof d?.path !== 'string' || typeof d?.message !== 'string' || Object.keys(d).length !== 2)
+          return `detail ${JSON.stringify(detail)} is not {path, message}`;
       }
     }
     return null;
@@ -181,7 +187,9 @@ describe('fuzz: every route, generated from its schemas', () => {
   function noWaiting(route: RouteEntry, request: HostileInput): HostileInput {
     // The event stream answers without following, so the response ends (a second `follow` is a 400, which ends it too).
     if (route.url === EVENT_STREAM) {
-      return request.rawQuery !== null ? { ...request, rawQuery: `${request.rawQuery}&follow=false` } : { ...request, query: { ...request.query, follow: 'false' } };
+      return request.rawQuery !== null
+        ? { ...request, rawQuery: `${request.rawQuery}&follow=false` }
+        : { ...request, query: { ...request.query, follow: 'false' } };
     }
     if (!route.url.endsWith('/tasks/poll')) return request;
     if (request.rawQuery !== null) return { ...request, rawQuery: request.rawQuery.replace(/(^|&)wait=\d+/g, '$1wait=0') };
@@ -214,16 +222,14 @@ describe('fuzz: every route, generated from its schemas', () => {
     // One arbitrary per route, built once: building compiles patterns, and chain would rebuild it per request.
     const perRoute = new Map(
       routes.map((route) => {
-        const valid = validRequest(route).map(
-          (input): HostileInput => ({
-            params: input.params,
-            rawQuery: null,
-            query: input.query,
-            headers: input.headers,
-            body: input.body === undefined ? { kind: 'none' } : { kind: 'json', value: input.body },
-            mutation: 'none (valid)',
-          }),
-        );
+        const valid = validRequest(route).map((input): HostileInput => ({
+          params: input.params,
+          rawQuery: null,
+          query: input.query,
+          headers: input.headers,
+          body: input.body === undefined ? { kind: 'none' } : { kind: 'json', value: input.body },
+          mutation: 'none (valid)',
+        }));
         const arbitrary = fc.record({
           route: fc.constant(route),
           input: fc.oneof({ weight: 1, arbitrary: valid }, { weight: 1, arbitrary: hostileRequest(route) }),
@@ -242,51 +248,54 @@ describe('fuzz: every route, generated from its schemas', () => {
     const started = Date.now();
     // fc.check, not fc.assert: its report would print the counterexample, whose deep values overflow the printer.
     const details = await fc.check(
-        fc.asyncProperty(request, async ({ route, input: generated, auth, realIds, otherIds }) => {
-          const input = noWaiting(route, generated);
-          const params = { ...input.params };
-          if (realIds && input.mutation !== 'param' && !input.mutation.startsWith('param ')) {
-            for (const name of Object.keys(params)) params[name] = realParam(route, name, otherIds) ?? params[name]!;
-          }
-          const url = urlOf(route, { params, query: input.query, rawQuery: input.rawQuery });
-          const token = tokenFor(auth);
-          const before = Date.now();
-          const response = await app.request({
-            method: route.method,
-            url,
-            token,
-            headers: input.headers,
-            ...(input.body.kind === 'json' ? { rawBody: JSON.stringify(input.body.value) } : input.body.kind === 'raw' ? { rawBody: input.body.text } : {}),
-          });
-          sent++;
-          statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-          const timing = Date.now() - before;
-          if (process.env.FUZZ_TRACE) console.log(timing, route.method, url.slice(0, 120), auth, input.mutation, response.statusCode);
-          const what = `${route.method} ${url.slice(0, 300)} as ${auth}, ${input.mutation}, body ${input.body.kind === 'none' ? '-' : (input.body.kind === 'raw' ? input.body.text : JSON.stringify(input.body.value) ?? '').slice(0, 300)}`;
-          if (response.statusCode >= 500) failure = `${response.statusCode} for ${what}: ${response.body.slice(0, 500)}`;
-          else if (response.statusCode >= 400) {
-            const problem = checkError(response);
-            if (problem) failure = `${problem} for ${what}: ${response.body.slice(0, 500)}`;
-          } else if (response.statusCode >= 200 && response.statusCode < 300 && Object.values(params).some((value) => /^\.*$/.test(value))) {
-            // An empty or dot-only segment reaches another route (`/v1/agents/` is the list): its answer is that route's.
-            await replenish(route, url, auth);
-          } else if (response.statusCode >= 200 && response.statusCode < 300 && route.url === EVENT_STREAM) {
-            if (!String(response.headers['content-type']).startsWith('text/event-stream')) failure = `${response.statusCode} is not an event stream for ${what}`;
-          } else if (response.statusCode >= 200 && response.statusCode < 300) {
-            const validate = responseValidator(route, response.statusCode);
-            if (!validate) failure = `${response.statusCode} is not a declared response for ${what}`;
-            else if (!validate(response.json())) failure = `${response.statusCode} body does not match its schema (${ajv.errorsText(validate.errors)}) for ${what}: ${response.body.slice(0, 500)}`;
-            else await replenish(route, url, auth);
-          }
-          return failure === null;
-        }),
-        { seed, numRuns: runs, endOnFailure: true },
+      fc.asyncProperty(request, async ({ route, input: generated, auth, realIds, otherIds }) => {
+        const input = noWaiting(route, generated);
+        const params = { ...input.params };
+        if (realIds && input.mutation !== 'param' && !input.mutation.startsWith('param ')) {
+          for (const name of Object.keys(params)) params[name] = realParam(route, name, otherIds) ?? params[name]!;
+        }
+        const url = urlOf(route, { params, query: input.query, rawQuery: input.rawQuery });
+        const token = tokenFor(auth);
+        const before = Date.now();
+        const response = await app.request({
+          method: route.method,
+          url,
+          token,
+          headers: input.headers,
+          ...(input.body.kind === 'json' ? { rawBody: JSON.stringify(input.body.value) } : input.body.kind === 'raw' ? { rawBody: input.body.text } : {}),
+        });
+        sent++;
+        statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+        const timing = Date.now() - before;
+        if (process.env.FUZZ_TRACE) console.log(timing, route.method, url.slice(0, 120), auth, input.mutation, response.statusCode);
+        const what = `${route.method} ${url.slice(0, 300)} as ${auth}, ${input.mutation}, body ${input.body.kind === 'none' ? '-' : (input.body.kind === 'raw' ? input.body.text : (JSON.stringify(input.body.value) ?? '')).slice(0, 300)}`;
+        if (response.statusCode >= 500) failure = `${response.statusCode} for ${what}: ${response.body.slice(0, 500)}`;
+        else if (response.statusCode >= 400) {
+          const problem = checkError(response);
+          if (problem) failure = `${problem} for ${what}: ${response.body.slice(0, 500)}`;
+        } else if (response.statusCode >= 200 && response.statusCode < 300 && Object.values(params).some((value) => /^\.*$/.test(value))) {
+          // An empty or dot-only segment reaches another route (`/v1/agents/` is the list): its answer is that route's.
+          await replenish(route, url, auth);
+        } else if (response.statusCode >= 200 && response.statusCode < 300 && route.url === EVENT_STREAM) {
+          if (!String(response.headers['content-type']).startsWith('text/event-stream')) failure = `${response.statusCode} is not an event stream for ${what}`;
+        } else if (response.statusCode >= 200 && response.statusCode < 300) {
+          const validate = responseValidator(route, response.statusCode);
+          if (!validate) failure = `${response.statusCode} is not a declared response for ${what}`;
+          else if (!validate(response.json()))
+            failure = `${response.statusCode} body does not match its schema (${ajv.errorsText(validate.errors)}) for ${what}: ${response.body.slice(0, 500)}`;
+          else await replenish(route, url, auth);
+        }
+        return failure === null;
+      }),
+      { seed, numRuns: runs, endOnFailure: true },
     );
     if (details.failed) {
       const cause = failure ?? (details.errorInstance instanceof Error ? details.errorInstance.stack : String(details.errorInstance));
       assert.fail(`fuzz failed with FUZZ_SEED=${seed} after ${sent} requests\n${cause}`);
     }
-    t.diagnostic(`seed ${seed}: ${sent} requests in ${Date.now() - started} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
+    t.diagnostic(
+      `seed ${seed}: ${sent} requests in ${Date.now() - started} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`,
+    );
     assert.ok(sent >= runs);
   });
 });

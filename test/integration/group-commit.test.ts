@@ -15,8 +15,14 @@ describe(`group commit (${dialectUnderTest})`, () => {
   let transactions = 0;
   let grouped: ReturnType<typeof createGroupCommit>;
   const at = '2026-11-26T00:00:00.000Z';
-  const addAccount = (id: string) => (tx: Tx) => tx.insertInto('accounts').values({ id, kind: 'person', email: `${id}@example.test`, created_at: at }).execute().then(() => id);
-  const stored = async (ids: string[]) => (await database.handle.db.selectFrom('accounts').select('id').where('id', 'in', ids).orderBy('id').execute()).map((row) => row.id);
+  const addAccount = (id: string) => (tx: Tx) =>
+    tx
+      .insertInto('accounts')
+      .values({ id, kind: 'person', email: `${id}@example.test`, created_at: at })
+      .execute()
+      .then(() => id);
+  const stored = async (ids: string[]) =>
+    (await database.handle.db.selectFrom('accounts').select('id').where('id', 'in', ids).orderBy('id').execute()).map((row) => row.id);
 
   before(async () => {
     database = await openTestDatabase();
@@ -39,7 +45,10 @@ describe(`group commit (${dialectUnderTest})`, () => {
   it('a write that fails fails alone: the others of its group are stored', async () => {
     await grouped(addAccount('taken'));
     const outcomes = await Promise.allSettled(['b1', 'taken', 'b2'].map((id) => grouped(addAccount(id))));
-    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual(await stored(['b1', 'b2']), ['b1', 'b2']);
     const accounts = await database.handle.db.selectFrom('accounts').select('id').where('id', '=', 'taken').execute();
     assert.equal(accounts.length, 1, 'the failed write left nothing behind');

@@ -36,7 +36,11 @@ describe('HTTP conventions', () => {
     assert.equal(beat.statusCode, 200, beat.body);
     assert.equal(beat.json().data.id, agent.id);
     assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token })).statusCode, 200, 'no body at all');
-    const wrong = expectError(await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token, body: { status: 5 } }), 400, 'BAD_REQUEST');
+    const wrong = expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token, body: { status: 5 } }),
+      400,
+      'BAD_REQUEST',
+    );
     assert.equal(wrong.details?.[0]?.path, '/body/status');
     const body = expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: '' }), 400, 'BAD_REQUEST');
     assert.match(body.message, /body/);
@@ -64,7 +68,10 @@ describe('HTTP conventions', () => {
 
   it('names the failing field in validation details', async () => {
     const body = expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', body: { email: 'a@b.co' } }), 400, 'BAD_REQUEST');
-    assert.deepEqual(body.details?.map((d) => d.path), ['/body/password']);
+    assert.deepEqual(
+      body.details?.map((d) => d.path),
+      ['/body/password'],
+    );
   });
 
   it('does not coerce body types: a number where a string belongs is 400', async () => {
@@ -113,7 +120,11 @@ describe('input hygiene', () => {
     // Brackets inside strings are text, and 64 levels are allowed.
     const inString = await app.request({ method: 'POST', url: '/v1/social/posts', token, body: { body: '['.repeat(400) } });
     assert.notEqual(inString.statusCode, 400, inString.body);
-    const atLimit = expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: `{"email":"a@b.co","password":"12345678","x":${deepJsonText(63)}}` }), 400, 'BAD_REQUEST');
+    const atLimit = expectError(
+      await app.request({ method: 'POST', url: '/v1/auth/signup', rawBody: `{"email":"a@b.co","password":"12345678","x":${deepJsonText(63)}}` }),
+      400,
+      'BAD_REQUEST',
+    );
     assert.equal(atLimit.details?.[0]?.path, '/body/x');
   });
 
@@ -131,7 +142,20 @@ describe('input hygiene', () => {
   });
 
   it('reads query numbers strictly: hexadecimal, exponents, spaces, brackets and repeats are 400', async () => {
-    for (const query of ['limit=0x10', 'limit=1e1', 'limit=%205', 'limit=5%20', 'limit=%2B5', 'limit=05', 'limit=', 'limit[]=1', 'limit=1&limit=2', 'limit=1.0', 'limit=true', 'offest=1']) {
+    for (const query of [
+      'limit=0x10',
+      'limit=1e1',
+      'limit=%205',
+      'limit=5%20',
+      'limit=%2B5',
+      'limit=05',
+      'limit=',
+      'limit[]=1',
+      'limit=1&limit=2',
+      'limit=1.0',
+      'limit=true',
+      'offest=1',
+    ]) {
       const body = expectError(await app.request({ method: 'GET', url: `/v1/agents?${query}`, token }), 400, 'BAD_REQUEST');
       assert.match(body.details?.[0]?.path ?? '', /^\/querystring/, query);
     }
@@ -172,18 +196,30 @@ describe('input hygiene', () => {
 describe('query lists a route declares', () => {
   let app: TestApp;
   before(async () => {
-    app = await startTestApp({}, {
-      beforeReady: (server) => {
-        server.get(
-          '/lists',
-          {
-            config: { auth: 'none' },
-            schema: { querystring: { type: 'object', properties: { tag: { type: 'array', items: { type: 'string' } }, n: { type: 'array', items: { type: 'integer' } }, flag: { type: 'boolean' } } } },
-          },
-          async (request) => request.query,
-        );
+    app = await startTestApp(
+      {},
+      {
+        beforeReady: (server) => {
+          server.get(
+            '/lists',
+            {
+              config: { auth: 'none' },
+              schema: {
+                querystring: {
+                  type: 'object',
+                  properties: {
+                    tag: { type: 'array', items: { type: 'string' } },
+                    n: { type: 'array', items: { type: 'integer' } },
+                    flag: { type: 'boolean' },
+                  },
+                },
+              },
+            },
+            async (request) => request.query,
+          );
+        },
       },
-    });
+    );
   });
   after(() => app.close());
 
@@ -228,7 +264,12 @@ describe('errors from the HTTP layer itself, through a real socket', () => {
     });
   }
 
-  function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  function send(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
     return new Promise((resolve, reject) => {
       const request = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (response) => {
         let text = '';
@@ -262,7 +303,11 @@ describe('errors from the HTTP layer itself, through a real socket', () => {
 
   it('answers a body over the limit with 413 in the JSON error shape, by length and by chunks', async () => {
     const body = JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(4000) });
-    expectShape(await send('POST', '/v1/auth/signup', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body), 413, 'PAYLOAD_TOO_LARGE');
+    expectShape(
+      await send('POST', '/v1/auth/signup', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, body),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
     expectShape(await send('POST', '/v1/auth/signup', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body), 413, 'PAYLOAD_TOO_LARGE');
   });
 
@@ -319,7 +364,11 @@ describe('rate limiting', () => {
     try {
       // Three failed logins use the login budget (20), not the global one (3).
       for (let i = 0; i < 3; i++) {
-        expectError(await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: 'nobody@example.test', password: 'wrong password' } }), 401, 'UNAUTHORIZED');
+        expectError(
+          await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: 'nobody@example.test', password: 'wrong password' } }),
+          401,
+          'UNAUTHORIZED',
+        );
       }
       assert.equal((await app.request({ method: 'GET', url: '/v1/users/check?username=free_name' })).statusCode, 200);
     } finally {
@@ -362,15 +411,18 @@ describe('graceful shutdown', () => {
   it('finishes a request that is in flight when the server closes', async () => {
     let entered: () => void = () => {};
     const handling = new Promise<void>((resolve) => (entered = resolve));
-    const slow = await startTestApp({}, {
-      beforeReady: (server) => {
-        server.get('/slow', { config: { auth: 'none' } }, async () => {
-          entered();
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          return { done: true };
-        });
+    const slow = await startTestApp(
+      {},
+      {
+        beforeReady: (server) => {
+          server.get('/slow', { config: { auth: 'none' } }, async () => {
+            entered();
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            return { done: true };
+          });
+        },
       },
-    });
+    );
     await slow.server.listen({ port: 0, host: '127.0.0.1' });
     const address = slow.server.server.address();
     assert.ok(address && typeof address === 'object');
@@ -388,21 +440,24 @@ describe('graceful shutdown', () => {
     let entered: () => void = () => {};
     const handling = new Promise<void>((resolve) => (entered = resolve));
     // A grace far longer than any slow machine's close: waiting it out is the failure looked for.
-    const app = await startTestApp({ SHUTDOWN_GRACE_MS: '60000' }, {
-      beforeReady: (server) => {
-        server.get('/slow-db', { config: { auth: 'none' } }, async () => {
-          entered();
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          try {
-            await app.database.db.selectFrom('accounts').select('id').execute();
-            outcome = 'query ran';
-          } catch (error) {
-            outcome = `query failed: ${(error as Error).message}`;
-          }
-          return { done: true };
-        });
+    const app = await startTestApp(
+      { SHUTDOWN_GRACE_MS: '60000' },
+      {
+        beforeReady: (server) => {
+          server.get('/slow-db', { config: { auth: 'none' } }, async () => {
+            entered();
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            try {
+              await app.database.db.selectFrom('accounts').select('id').execute();
+              outcome = 'query ran';
+            } catch (error) {
+              outcome = `query failed: ${(error as Error).message}`;
+            }
+            return { done: true };
+          });
+        },
       },
-    });
+    );
     await app.server.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.server.address();
     assert.ok(address && typeof address === 'object');

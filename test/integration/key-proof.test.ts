@@ -74,8 +74,16 @@ describe('registry: proving the registration key (GET key-challenge, POST key-pr
     const nonce = (await challenge(agent.id)).json().data.nonce;
     expectError(await prove(agent.id, 'not base64!'), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/key-proof`, token: owner.token, body: {} }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/key-proof`, token: owner.token, body: { signature: 'x', extra: 1 } }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/key-proof`, token: owner.token, rawBody: '{"signature":' }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/key-proof`, token: owner.token, body: { signature: 'x', extra: 1 } }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/key-proof`, token: owner.token, rawBody: '{"signature":' }),
+      400,
+      'BAD_REQUEST',
+    );
     clock.advance(10 * 60 * 1000 + 1000);
     expectError(await prove(agent.id, agent.key.sign(nonce)), 400, 'BAD_REQUEST');
     assert.equal((await agentView(app, agent.id)).keyVerified, false);
@@ -116,7 +124,12 @@ describe('registry: proving the registration key (GET key-challenge, POST key-pr
   it("a signed heartbeat proves the key; one with the owner's credential does not", async () => {
     const { id, key } = await registerProvisional(app);
     const seconds = Math.floor(clock.now().getTime() / 1000);
-    const signed = await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': agentSignature(id, key, seconds) }, body: {} });
+    const signed = await app.request({
+      method: 'POST',
+      url: `/v1/agents/${id}/heartbeat`,
+      headers: { 'x-agent-signature': agentSignature(id, key, seconds) },
+      body: {},
+    });
     assert.equal(signed.statusCode, 200, signed.body);
     assert.equal((await agentView(app, id)).keyVerified, true);
 
@@ -162,7 +175,10 @@ describe('trust follows proven keys: discovery and routing', () => {
     const voucherKey = newAgentKey();
     const voucher = await registerAgent(app, (await app.signup()).token, { pubkey: voucherKey.pubkey });
     for (let i = 0; i < successes; i++) {
-      const receipt = makeReceipt('outcome', { agent: voucher.slug, key: voucherKey }, subject, { taskClass: 'legal.contracts', payload: { outcome: 'success', latencyMs: 10 } });
+      const receipt = makeReceipt('outcome', { agent: voucher.slug, key: voucherKey }, subject, {
+        taskClass: 'legal.contracts',
+        payload: { outcome: 'success', latencyMs: 10 },
+      });
       assert.equal((await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt })).statusCode, 201);
     }
   }
@@ -193,7 +209,12 @@ describe('trust follows proven keys: discovery and routing', () => {
   };
   /** Each candidate's trust factor, best candidate first. */
   const routeTrust = async (): Promise<Map<string, number>> => {
-    const response = await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'Redline this contract', capabilities: [capability], taskClass: 'legal.contracts' } });
+    const response = await app.request({
+      method: 'POST',
+      url: '/v1/tasks/route',
+      token: requester.token,
+      body: { description: 'Redline this contract', capabilities: [capability], taskClass: 'legal.contracts' },
+    });
     assert.equal(response.statusCode, 200, response.body);
     const candidates = response.json().data.candidates as { agent: { id: string }; factors: { trust: number } }[];
     return new Map(candidates.map((c) => [c.agent.id, c.factors.trust]));
@@ -253,7 +274,12 @@ describe('trust follows proven keys: discovery and routing', () => {
     assert.equal((await discover(query)).find((a) => a.id === id)?.trust, 0.5);
 
     const seconds = Math.floor(clock.now().getTime() / 1000);
-    const beat = await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': agentSignature(id, key, seconds) }, body: {} });
+    const beat = await app.request({
+      method: 'POST',
+      url: `/v1/agents/${id}/heartbeat`,
+      headers: { 'x-agent-signature': agentSignature(id, key, seconds) },
+      body: {},
+    });
     assert.equal(beat.statusCode, 200, beat.body);
     assert.ok((await discover(query)).find((a) => a.id === id)!.trust > 0.5);
     assert.ok((await routeTrust()).get(id)! > 0.5);

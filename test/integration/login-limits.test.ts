@@ -16,7 +16,13 @@ const freshAddress = () => {
 };
 
 const login = (app: TestApp, email: string, password: string, remoteAddress = freshAddress()) =>
-  app.server.inject({ method: 'POST', url: '/v1/auth/login', remoteAddress, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ email, password }) });
+  app.server.inject({
+    method: 'POST',
+    url: '/v1/auth/login',
+    remoteAddress,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ email, password }),
+  });
 
 const uniqueEmail = (label: string) => `${label}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.test`;
 
@@ -56,7 +62,10 @@ for (const store of ['memory', 'redis'] as const) {
         const { waits, checked } = await guessFromRotatingAddresses(app, clock, owner.email);
 
         assert.deepEqual(waits.slice(0, 4), [1, 2, 4, 8], `waits double from 1 s: ${waits.join(',')}`);
-        assert.ok(waits.every((wait) => wait <= 8), `capped at 8 s: ${waits.join(',')}`);
+        assert.ok(
+          waits.every((wait) => wait <= 8),
+          `capped at 8 s: ${waits.join(',')}`,
+        );
         // 5 free, then one checked guess per delay: 60 requests check only about half.
         assert.equal(checked, 60 - waits.length);
         assert.ok(checked <= 33, `${checked} guesses checked`);

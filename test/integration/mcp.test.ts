@@ -153,7 +153,12 @@ describe('MCP over stdio: agentry mcp', () => {
 
   test('offers exactly the tools of /mcp, and searches and submits through the configured service and credential', async () => {
     const owner = await app.signup();
-    const agent = await registerAgent(app, owner.token, { description: 'Writes haiku about the weather', capabilities: ['poetry'], deliveryMode: 'poll', visibility: 'public' });
+    const agent = await registerAgent(app, owner.token, {
+      description: 'Writes haiku about the weather',
+      capabilities: ['poetry'],
+      deliveryMode: 'poll',
+      visibility: 'public',
+    });
     await heartbeat(app, owner.token, agent.id);
     const overHttp = await connect(owner.token, baseUrl);
     const client = await spawnClient({ AGENTRY_URL: baseUrl, AGENTRY_TOKEN: owner.token });

@@ -97,10 +97,18 @@ describe('media uploads', () => {
   });
 
   it('takes a browser session cookie only with its CSRF token', async () => {
-    const login = await app.request({ method: 'POST', url: '/v1/auth/browser/signup', body: { email: `media-cookie-${Date.now()}@example.test`, password: 'correct horse battery' } });
-    const cookies = ([] as string[]).concat(login.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');
+    const login = await app.request({
+      method: 'POST',
+      url: '/v1/auth/browser/signup',
+      body: { email: `media-cookie-${Date.now()}@example.test`, password: 'correct horse battery' },
+    });
+    const cookies = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .map((line) => line.split(';')[0])
+      .join('; ');
     const csrfToken = login.json().data.csrfToken as string;
-    const send = (headers: Record<string, string>) => app.request({ method: 'POST', url: '/v1/media', rawBody: images.png, headers: { 'content-type': 'image/png', cookie: cookies, ...headers } });
+    const send = (headers: Record<string, string>) =>
+      app.request({ method: 'POST', url: '/v1/media', rawBody: images.png, headers: { 'content-type': 'image/png', cookie: cookies, ...headers } });
     expectError(await send({}), 403, 'FORBIDDEN');
     const response = await send({ 'x-csrf-token': csrfToken });
     assert.equal(response.statusCode, 201, response.body);
@@ -140,7 +148,12 @@ describe('media uploads', () => {
     const person = await app.signup();
     // About 1.4 MB of valid PNG: a big ancillary chunk inside the structure.
     const filler = Buffer.alloc(1_400_000);
-    const chunk = Buffer.concat([Buffer.from([(filler.length >>> 24) & 255, (filler.length >>> 16) & 255, (filler.length >>> 8) & 255, filler.length & 255]), Buffer.from('tEXt'), filler, Buffer.alloc(4)]);
+    const chunk = Buffer.concat([
+      Buffer.from([(filler.length >>> 24) & 255, (filler.length >>> 16) & 255, (filler.length >>> 8) & 255, filler.length & 255]),
+      Buffer.from('tEXt'),
+      filler,
+      Buffer.alloc(4),
+    ]);
     const big = Buffer.concat([images.png.subarray(0, 33), chunk, images.png.subarray(33)]);
     const first = await uploaded(big, person.token);
     const error = expectError(await upload(big, person.token), 409, 'CONFLICT');

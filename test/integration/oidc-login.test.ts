@@ -31,7 +31,10 @@ describe('browser sign-in through the OIDC issuer: authorization code with PKCE 
   let provider: TestOidcProvider;
   let app: TestApp;
   before(async () => {
-    provider = await startOidcProvider({ audience: 'agentry-test', webClient: { clientId: 'agentry-web', redirectUri: REDIRECT_URI, secret: 'a confidential client secret' } });
+    provider = await startOidcProvider({
+      audience: 'agentry-test',
+      webClient: { clientId: 'agentry-web', redirectUri: REDIRECT_URI, secret: 'a confidential client secret' },
+    });
     app = await startTestApp({
       OIDC_ISSUER: provider.issuer,
       OIDC_AUDIENCE: 'agentry-test',
@@ -121,7 +124,11 @@ describe('browser sign-in through the OIDC issuer: authorization code with PKCE 
 
     const other = await start();
     const third = await callback(await provider.signIn(other.location, 'bob'), other.cookie);
-    const otherAccount = await app.request({ method: 'GET', url: '/v1/auth/account', headers: { cookie: `agentry_session=${cookieValue(setCookies(third).get('agentry_session'))}` } });
+    const otherAccount = await app.request({
+      method: 'GET',
+      url: '/v1/auth/account',
+      headers: { cookie: `agentry_session=${cookieValue(setCookies(third).get('agentry_session'))}` },
+    });
     assert.notEqual(otherAccount.json().data.id, account.json().data.id);
   });
 
@@ -176,7 +183,10 @@ describe('browser sign-in through the OIDC issuer: authorization code with PKCE 
     expectError(await app.request({ method: 'GET', url: `/v1/auth/oidc/start?next=/${'a'.repeat(2100)}` }), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'GET', url: '/v1/auth/oidc/callback?state=a&state=b' }), 400, 'BAD_REQUEST');
     // A garbage transaction cookie is a sign-in to start again, not an error of the service.
-    assert.equal(failure(await app.request({ method: 'GET', url: '/v1/auth/oidc/callback?code=x&state=y', headers: { cookie: 'agentry_oidc=%%%garbage' } })).error, 'expired');
+    assert.equal(
+      failure(await app.request({ method: 'GET', url: '/v1/auth/oidc/callback?code=x&state=y', headers: { cookie: 'agentry_oidc=%%%garbage' } })).error,
+      'expired',
+    );
   });
 });
 

@@ -39,7 +39,11 @@ describe('external OIDC sessions (real oidc-provider on loopback)', () => {
 
   it('rejects expired tokens, other audiences and tampered tokens with 401', async () => {
     expectError(await app.request({ method: 'GET', url: '/v1/auth/account', token: await provider.issueExpiredToken('user-123') }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'GET', url: '/v1/auth/account', token: await provider.issueToken('user-123', { audience: 'someone-else' }) }), 401, 'UNAUTHORIZED');
+    expectError(
+      await app.request({ method: 'GET', url: '/v1/auth/account', token: await provider.issueToken('user-123', { audience: 'someone-else' }) }),
+      401,
+      'UNAUTHORIZED',
+    );
     const token = await provider.issueToken('user-123');
     const [header, payload, signature] = token.split('.');
     const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), sub: 'admin' })).toString('base64url');

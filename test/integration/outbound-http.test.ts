@@ -2,13 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import {
-  createOutboundClient,
-  isPublicAddress,
-  type HostLookup,
-  type OutboundClientOptions,
-  type OutboundResult,
-} from '../../src/lib/outbound-http.ts';
+import { createOutboundClient, isPublicAddress, type HostLookup, type OutboundClientOptions, type OutboundResult } from '../../src/lib/outbound-http.ts';
 
 interface TestServer {
   port: number;
@@ -105,15 +99,55 @@ describe('isPublicAddress', () => {
 
   it('refuses every special-purpose range, metadata addresses and non-addresses', () => {
     const refused = [
-      '127.0.0.1', '127.255.255.254', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1',
-      '169.254.169.254', '169.254.170.2', '100.64.0.1', '100.100.100.200', '0.0.0.0', '0.1.2.3',
-      '255.255.255.255', '224.0.0.1', '239.255.255.250', '240.0.0.1', '192.0.0.170', '192.0.2.1',
-      '198.18.0.1', '198.51.100.1', '203.0.113.1',
-      '::1', '::', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd12:3456::1', 'fd00:ec2::254', 'fec0::1', 'ff02::1',
-      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::7f00:1', '::ffff:0:7f00:1',
-      '64:ff9b::7f00:1', '64:ff9b:1::a00:1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:db8::1',
-      '100::1', '4000::1',
-      '127.1', '2130706433', '0x7f.0.0.1', 'localhost', '', 'not an address',
+      '127.0.0.1',
+      '127.255.255.254',
+      '10.0.0.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '169.254.170.2',
+      '100.64.0.1',
+      '100.100.100.200',
+      '0.0.0.0',
+      '0.1.2.3',
+      '255.255.255.255',
+      '224.0.0.1',
+      '239.255.255.250',
+      '240.0.0.1',
+      '192.0.0.170',
+      '192.0.2.1',
+      '198.18.0.1',
+      '198.51.100.1',
+      '203.0.113.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fe80::1%eth0',
+      'fc00::1',
+      'fd12:3456::1',
+      'fd00:ec2::254',
+      'fec0::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
+      '::ffff:169.254.169.254',
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b:1::a00:1',
+      '2002:7f00:1::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '2001:db8::1',
+      '100::1',
+      '4000::1',
+      '127.1',
+      '2130706433',
+      '0x7f.0.0.1',
+      'localhost',
+      '',
+      'not an address',
     ];
     for (const address of refused) assert.equal(isPublicAddress(address), false, address);
   });
@@ -130,8 +164,22 @@ describe('outbound client: refused destinations', () => {
     const start = target.connections();
     const outbound = client({ allowPrivate: false });
     const hosts = [
-      '127.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '2130706433', '0x7f.1', '127.1', '0177.0.0.1',
-      '0', '0.0.0.0', '[::]', '10.0.0.1', '192.168.0.1', '169.254.169.254', '[fd00:ec2::254]', '[::ffff:169.254.169.254]',
+      '127.0.0.1',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '2130706433',
+      '0x7f.1',
+      '127.1',
+      '0177.0.0.1',
+      '0',
+      '0.0.0.0',
+      '[::]',
+      '10.0.0.1',
+      '192.168.0.1',
+      '169.254.169.254',
+      '[fd00:ec2::254]',
+      '[::ffff:169.254.169.254]',
     ];
     for (const host of hosts) {
       const result = failureOf(await outbound.send({ url: `http://${host}:${target.port}/hook`, body: '{}' }));
@@ -222,7 +270,15 @@ describe('outbound client: refused destinations', () => {
   it('refuses URLs that are malformed, not http(s), or carry credentials', async () => {
     const start = target.connections();
     const outbound = client({ allowPrivate: true });
-    for (const url of ['not a url', '', 'ftp://example.com/', 'file:///etc/passwd', 'gopher://127.0.0.1/', `http://user:secret@127.0.0.1:${target.port}/`, `http://user@127.0.0.1:${target.port}/`]) {
+    for (const url of [
+      'not a url',
+      '',
+      'ftp://example.com/',
+      'file:///etc/passwd',
+      'gopher://127.0.0.1/',
+      `http://user:secret@127.0.0.1:${target.port}/`,
+      `http://user@127.0.0.1:${target.port}/`,
+    ]) {
       const result = failureOf(await outbound.send({ url }));
       assert.equal(result.failure.kind, 'invalid_url', url);
     }

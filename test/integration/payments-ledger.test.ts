@@ -49,8 +49,23 @@ describe('payments: prices on agents', () => {
   });
 
   it('refuses prices that are not whole non-negative cents, and currencies it does not take', async () => {
-    const create = (body: Record<string, unknown>) => app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: { name: `Priced ${Math.random()}`, description: 'd', endpoint: 'https://a.example.test', protocols: ['rest'], categories: ['data'], ...body } });
-    for (const bad of [{ pricePerTaskCents: -1 }, { pricePerTaskCents: 1.5 }, { pricePerTaskCents: '100' }, { pricePerTaskCents: 100_000_001 }, { currency: 'USD' }, { currency: 'jpy' }, { currency: 'dollars' }, { currency: 1 }]) {
+    const create = (body: Record<string, unknown>) =>
+      app.request({
+        method: 'POST',
+        url: '/v1/agents',
+        token: owner.token,
+        body: { name: `Priced ${Math.random()}`, description: 'd', endpoint: 'https://a.example.test', protocols: ['rest'], categories: ['data'], ...body },
+      });
+    for (const bad of [
+      { pricePerTaskCents: -1 },
+      { pricePerTaskCents: 1.5 },
+      { pricePerTaskCents: '100' },
+      { pricePerTaskCents: 100_000_001 },
+      { currency: 'USD' },
+      { currency: 'jpy' },
+      { currency: 'dollars' },
+      { currency: 1 },
+    ]) {
       expectError(await create(bad), 400, 'BAD_REQUEST');
     }
     const agent = await registerAgent(app, owner.token);
@@ -89,7 +104,10 @@ describe('payments: routing by price', () => {
     assert.match(below.excluded.find((e) => e.agent.id === paid.id)?.reason ?? '', /price 500 cents is above maxPriceCents 499/);
 
     const noBudget = await plan({ capabilities: ['price-tier-a'] });
-    assert.deepEqual(noBudget.candidates.map((c) => c.agent.id), [free.id]);
+    assert.deepEqual(
+      noBudget.candidates.map((c) => c.agent.id),
+      [free.id],
+    );
     assert.match(noBudget.excluded.find((e) => e.agent.id === paid.id)?.reason ?? '', /names no maxPriceCents/);
 
     const inEuros = await plan({ capabilities: ['price-tier-a'], maxPriceCents: 100, currency: 'eur' });
@@ -98,8 +116,21 @@ describe('payments: routing by price', () => {
     const targeted = await submitTask(app, requester.token, { agentId: paid.id, maxPriceCents: 499 });
     assert.equal(targeted.status, 'unmatched');
     assert.equal(targeted.priceCents, null);
-    expectError(await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'x', agentId: paid.id, maxPriceCents: 500, currency: 'yen' } }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'x', agentId: paid.id, maxPriceCents: -1 } }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({
+        method: 'POST',
+        url: '/v1/tasks',
+        token: requester.token,
+        body: { description: 'x', agentId: paid.id, maxPriceCents: 500, currency: 'yen' },
+      }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'x', agentId: paid.id, maxPriceCents: -1 } }),
+      400,
+      'BAD_REQUEST',
+    );
   });
 
   it('the task records the price it was assigned at; a later price change does not alter it', async () => {
@@ -117,7 +148,13 @@ describe('payments: routing by price', () => {
   it('a fallback candidate whose price rose above the budget since routing is skipped', async () => {
     // The first candidate holds its webhook until the attempt times out; meanwhile the second raises its price.
     const server = await startAgentServer(() => 'hang');
-    const slow = await startTestApp({ ...env, ALLOW_PRIVATE_ENDPOINTS: 'true', WEBHOOK_MAX_ATTEMPTS: '1', WEBHOOK_TIMEOUT_MS: '1500', DELIVERY_POLL_INTERVAL_MS: '20' });
+    const slow = await startTestApp({
+      ...env,
+      ALLOW_PRIVATE_ENDPOINTS: 'true',
+      WEBHOOK_MAX_ATTEMPTS: '1',
+      WEBHOOK_TIMEOUT_MS: '1500',
+      DELIVERY_POLL_INTERVAL_MS: '20',
+    });
     try {
       const person = await slow.signup();
       const first = await readyWebhookAgent(slow, person.token, server.url, { capabilities: ['price-race'], pricePerTaskCents: 100 });
@@ -125,7 +162,10 @@ describe('payments: routing by price', () => {
       const task = await submitTask(slow, person.token, { capabilities: ['price-race'], maxPriceCents: 100 });
       assert.equal(task.assignedAgent?.id, first.id);
       await server.waitFor(1);
-      assert.equal((await slow.request({ method: 'PATCH', url: `/v1/agents/${second.id}`, token: person.token, body: { pricePerTaskCents: 101 } })).statusCode, 200);
+      assert.equal(
+        (await slow.request({ method: 'PATCH', url: `/v1/agents/${second.id}`, token: person.token, body: { pricePerTaskCents: 101 } })).statusCode,
+        200,
+      );
       const failed = await waitForTask(slow, person.token, task.id, (t) => t.status === 'failed');
       assert.equal(failed.assignedAgent?.id, first.id, 'never handed to the agent that became too expensive');
       assert.equal((failed.error as { code: string }).code, 'delivery_failed');
@@ -213,15 +253,29 @@ describe('payments: the ledger of completed tasks', () => {
     const agent = await pollingAgent(app, owner.token, { pricePerTaskCents: 120 });
     const { id, token } = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 120 });
     assert.equal((await callback(app, id, { taskToken: token, result: 'ok' })).statusCode, 200);
-    const charge = await app.database.db.selectFrom('ledger_entries').selectAll().where('task_id', '=', id).where('kind', '=', 'charge').executeTakeFirstOrThrow();
-    await assert.rejects(app.database.db.insertInto('ledger_entries').values({ ...charge, amount_cents: Number(charge.amount_cents), id: 'duplicate', posting_id: 'duplicate' }).execute(), isUniqueViolation);
+    const charge = await app.database.db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('task_id', '=', id)
+      .where('kind', '=', 'charge')
+      .executeTakeFirstOrThrow();
+    await assert.rejects(
+      app.database.db
+        .insertInto('ledger_entries')
+        .values({ ...charge, amount_cents: Number(charge.amount_cents), id: 'duplicate', posting_id: 'duplicate' })
+        .execute(),
+      isUniqueViolation,
+    );
   });
 
   it('a callback racing a cancel: either completed and paid, or cancelled and not', async () => {
     const agent = await pollingAgent(app, owner.token, { pricePerTaskCents: 200 });
     for (let round = 0; round < 5; round++) {
       const { id, token } = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 200 });
-      await Promise.all([callback(app, id, { taskToken: token, result: round }), app.request({ method: 'POST', url: `/v1/tasks/${id}/cancel`, token: requester.token })]);
+      await Promise.all([
+        callback(app, id, { taskToken: token, result: round }),
+        app.request({ method: 'POST', url: `/v1/tasks/${id}/cancel`, token: requester.token }),
+      ]);
       const { status } = await taskOf(app, requester.token, id);
       assert.equal((await entriesOfTask(app, id)).length, status === 'completed' ? 3 : 0, status);
     }
@@ -261,9 +315,29 @@ describe('payments: fee arithmetic', () => {
 
   for (const [bps, expectations] of [
     ['250', cases],
-    ['0', [[1, 0], [100_000_000, 0]]],
-    ['10000', [[1, 1], [12_345, 12_345]]],
-    ['333', [[3, 0], [31, 1], [301, 10], [100_000_000, 3_330_000]]],
+    [
+      '0',
+      [
+        [1, 0],
+        [100_000_000, 0],
+      ],
+    ],
+    [
+      '10000',
+      [
+        [1, 1],
+        [12_345, 12_345],
+      ],
+    ],
+    [
+      '333',
+      [
+        [3, 0],
+        [31, 1],
+        [301, 10],
+        [100_000_000, 3_330_000],
+      ],
+    ],
   ] as [string, [number, number][]][]) {
     it(`PLATFORM_FEE_BPS=${bps}: fee is floor(price × bps / 10000), the agent gets the rest, entries sum to zero`, async () => {
       const app = await startTestApp({ ...env, PLATFORM_FEE_BPS: bps });
@@ -277,7 +351,11 @@ describe('payments: fee arithmetic', () => {
           const entries = await entriesOfTask(app, id);
           assert.deepEqual(
             entries.map((e) => [e.kind, e.amount]),
-            [['charge', -price], ['earning', price - fee], ['fee', fee]],
+            [
+              ['charge', -price],
+              ['earning', price - fee],
+              ['fee', fee],
+            ],
             `price ${price}`,
           );
           assert.equal((await balanceOf(app, owner.token, agent.id)).availableCents, price - fee);
@@ -321,13 +399,18 @@ describe('payments: payment accounts with the ledger provider', () => {
   it('refuses Stripe when it is not configured, bad bodies, and anyone but the owner', async () => {
     const agent = await registerAgent(app, owner.token);
     const hidden = await registerAgent(app, owner.token, { visibility: 'private' });
-    const post = (body: unknown, token: string | null = owner.token, id = agent.id) => app.request({ method: 'POST', url: `/v1/agents/${id}/payment-account`, token, body });
+    const post = (body: unknown, token: string | null = owner.token, id = agent.id) =>
+      app.request({ method: 'POST', url: `/v1/agents/${id}/payment-account`, token, body });
     const stripe = expectError(await post({ provider: 'stripe' }), 400, 'BAD_REQUEST');
     assert.match(stripe.message, /Stripe is not configured/);
     expectError(await post({ provider: 'paypal' }), 400, 'BAD_REQUEST');
     expectError(await post({ provider: 'ledger', extra: 1 }), 400, 'BAD_REQUEST');
     expectError(await post({ returnUrl: 'javascript:alert(1)' }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/payment-account`, token: owner.token, rawBody: '{"provider":' }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/payment-account`, token: owner.token, rawBody: '{"provider":' }),
+      400,
+      'BAD_REQUEST',
+    );
     expectError(await post({}, null), 401, 'UNAUTHORIZED');
     expectError(await post({}, 'agk_forged'), 401, 'UNAUTHORIZED');
     expectError(await post({}, stranger.token), 403, 'FORBIDDEN');
@@ -391,13 +474,23 @@ describe('payments: operator payouts and the ledger view', () => {
     expectError(await payout({ agentId: agent.id, amountCents: 1 }, owner.token), 403, 'FORBIDDEN');
     expectError(await payout({ agentId: agent.id, amountCents: 1 }, null), 401, 'UNAUTHORIZED');
     expectError(await payout({ agentId: agent.id, amountCents: 1 }, 'ags_forged'), 401, 'UNAUTHORIZED');
-    for (const bad of [{ agentId: agent.id }, { agentId: agent.id, amountCents: 0 }, { agentId: agent.id, amountCents: -10 }, { agentId: agent.id, amountCents: 1.5 }, { agentId: agent.id, amountCents: '10' }, { agentId: agent.id, amountCents: 1, currency: 'jpy' }, { agentId: agent.id, amountCents: 1, note: 'x' }, { agentId: agent.id, amountCents: 1, reference: 'x'.repeat(201) }]) {
+    for (const bad of [
+      { agentId: agent.id },
+      { agentId: agent.id, amountCents: 0 },
+      { agentId: agent.id, amountCents: -10 },
+      { agentId: agent.id, amountCents: 1.5 },
+      { agentId: agent.id, amountCents: '10' },
+      { agentId: agent.id, amountCents: 1, currency: 'jpy' },
+      { agentId: agent.id, amountCents: 1, note: 'x' },
+      { agentId: agent.id, amountCents: 1, reference: 'x'.repeat(201) },
+    ]) {
       expectError(await payout(bad), 400, 'BAD_REQUEST');
     }
     expectError(await app.request({ method: 'POST', url: '/v1/payouts', token: operator.token, rawBody: '{"agentId": "x", ' }), 400, 'BAD_REQUEST');
     // An API key acting as an agent is never an operator, even one made by an operator.
     const opsAgent = await registerAgent(app, operator.token);
-    const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token: operator.token, body: { name: 'bot', agentId: opsAgent.id } })).json().data.key as string;
+    const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token: operator.token, body: { name: 'bot', agentId: opsAgent.id } })).json().data
+      .key as string;
     expectError(await payout({ agentId: agent.id, amountCents: 1 }, key), 403, 'FORBIDDEN');
   });
 
@@ -406,7 +499,11 @@ describe('payments: operator payouts and the ledger view', () => {
     assert.equal(all.statusCode, 200, all.body);
     const entries = all.json().data as { kind: string; amountCents: number; taskId: string | null }[];
     assert.equal(entries.filter((e) => e.kind === 'earning').length, 3);
-    assert.equal(entries.reduce((sum, e) => sum + e.amountCents, 0), 50, 'the agent account nets to its balance');
+    assert.equal(
+      entries.reduce((sum, e) => sum + e.amountCents, 0),
+      50,
+      'the agent account nets to its balance',
+    );
     const taskId = entries.find((e) => e.taskId)?.taskId as string;
     const ofTask = (await app.request({ method: 'GET', url: `/v1/ledger?taskId=${taskId}`, token: operator.token })).json();
     assert.equal(ofTask.data.length, 3);

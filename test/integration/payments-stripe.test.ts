@@ -26,7 +26,13 @@ describe('payments: Stripe Connect', () => {
     stripe = await startStripeStandIn();
     clock = new TestClock(Date.now());
     app = await startTestApp(
-      { STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url, DELIVERY_POLL_INTERVAL_MS: '20', OPERATOR_EMAILS: OPERATOR },
+      {
+        STRIPE_SECRET_KEY: 'sk_test_standin',
+        STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        STRIPE_API_BASE: stripe.url,
+        DELIVERY_POLL_INTERVAL_MS: '20',
+        OPERATOR_EMAILS: OPERATOR,
+      },
       { clock },
     );
     owner = await app.signup();
@@ -41,7 +47,8 @@ describe('payments: Stripe Connect', () => {
 
   const connect = (agentId: string, body: Record<string, unknown> = { provider: 'stripe' }, token = owner.token) =>
     app.request({ method: 'POST', url: `/v1/agents/${agentId}/payment-account`, token, body });
-  const accountOf = async (agentId: string) => (await app.request({ method: 'GET', url: `/v1/agents/${agentId}/payment-account`, token: owner.token })).json().data;
+  const accountOf = async (agentId: string) =>
+    (await app.request({ method: 'GET', url: `/v1/agents/${agentId}/payment-account`, token: owner.token })).json().data;
   const deliver = (event: { body: string; signature: string }) =>
     app.request({ method: 'POST', url: '/v1/payments/stripe/webhook', rawBody: event.body, headers: { 'stripe-signature': event.signature } });
   const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
@@ -72,7 +79,10 @@ describe('payments: Stripe Connect', () => {
     assert.equal(mine.idempotencyKey, `agentry-account-${agent.id}`);
     assert.equal(mine.authorization, 'Bearer sk_test_standin');
     const link = stripe.requests.filter((r) => r.path === '/v1/account_links').at(-1)!;
-    assert.deepEqual([link.params.type, link.params.return_url, link.params.refresh_url], ['account_onboarding', 'https://dash.example.test/done', 'https://dash.example.test/again']);
+    assert.deepEqual(
+      [link.params.type, link.params.return_url, link.params.refresh_url],
+      ['account_onboarding', 'https://dash.example.test/done', 'https://dash.example.test/again'],
+    );
     const stripeId = link.params.account!;
     assert.deepEqual(await accountOf(agent.id), { provider: 'stripe', status: 'pending' });
 
@@ -94,7 +104,10 @@ describe('payments: Stripe Connect', () => {
     assert.deepEqual(await accountOf(agent.id), { provider: 'stripe', status: 'active' });
 
     // An older event delivered late changes nothing.
-    assert.equal((await deliver(stripe.accountUpdatedEvent(unfinished, WEBHOOK_SECRET, { created: nowSeconds() - 5, timestamp: nowSeconds() }))).statusCode, 200);
+    assert.equal(
+      (await deliver(stripe.accountUpdatedEvent(unfinished, WEBHOOK_SECRET, { created: nowSeconds() - 5, timestamp: nowSeconds() }))).statusCode,
+      200,
+    );
     assert.equal((await accountOf(agent.id)).status, 'active');
 
     // Connecting an active account again answers active, with no link.
@@ -119,7 +132,11 @@ describe('payments: Stripe Connect', () => {
     expectError(await deliver({ body: genuine.body.replace('"account.updated"', '"account.updated" '), signature: genuine.signature }), 400, 'BAD_REQUEST');
     expectError(await deliver(stripe.accountUpdatedEvent(account, WEBHOOK_SECRET, { created: nowSeconds() - 400 })), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'POST', url: '/v1/payments/stripe/webhook', rawBody: genuine.body }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: '/v1/payments/stripe/webhook', headers: { 'stripe-signature': genuine.signature } }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/payments/stripe/webhook', headers: { 'stripe-signature': genuine.signature } }),
+      400,
+      'BAD_REQUEST',
+    );
     expectError(await deliver({ body: 'not json', signature: genuine.signature }), 400, 'BAD_REQUEST');
     assert.equal((await accountOf(agent.id)).status, 'pending', 'no refused event changed anything');
 
@@ -140,7 +157,11 @@ describe('payments: Stripe Connect', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => callback(app, id, { taskToken: token, result: 'ok' })));
     assert.equal(answers.filter((a) => a.statusCode === 200).length, 1);
 
-    const balance = await waitFor('transfer posted', () => balanceOf(app, owner.token, agent.id), (b) => b.paidOutCents > 0);
+    const balance = await waitFor(
+      'transfer posted',
+      () => balanceOf(app, owner.token, agent.id),
+      (b) => b.paidOutCents > 0,
+    );
     assert.deepEqual(balance, { currency: 'usd', availableCents: 0, paidOutCents: 975 });
     const transfers = stripe.transfers.filter((t) => t.metadata.taskId === id);
     assert.equal(transfers.length, 1);
@@ -167,20 +188,29 @@ describe('payments: Stripe Connect', () => {
     assert.match(expectError(refused, 409, 'CONFLICT').message, /1950 more are in a Stripe transfer/);
 
     clock.advance(31_000);
-    await waitFor('transfer posted', () => balanceOf(app, owner.token, agent.id), (b) => b.paidOutCents === 1950);
+    await waitFor(
+      'transfer posted',
+      () => balanceOf(app, owner.token, agent.id),
+      (b) => b.paidOutCents === 1950,
+    );
     const attempts = stripe.requests.filter((r) => r.path === '/v1/transfers' && r.params['metadata[taskId]'] === id);
     assert.equal(attempts.length, 3);
     assert.equal(new Set(attempts.map((r) => JSON.stringify([r.idempotencyKey, r.params]))).size, 1, 'every attempt sent the same key and parameters');
     assert.equal(stripe.transfers.filter((t) => t.metadata.taskId === id).length, 1);
   });
 
-  it('a transfer whose answer was lost is sent again unchanged, even after the agent changed its price, and Stripe\'s saved transfer is recorded', async () => {
+  it("a transfer whose answer was lost is sent again unchanged, even after the agent changed its price, and Stripe's saved transfer is recorded", async () => {
     const agent = await activeStripeAgent(2000);
     // Stripe makes the transfer, then both answers (the first and the client's own resend) are lost.
     stripe.loseNextTransferAnswers = 2;
     const { id, token } = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 2000 });
     assert.equal((await callback(app, id, { taskToken: token, result: 'ok' })).statusCode, 200);
-    const state = () => app.database.db.selectFrom('payment_transfers').select(['state', 'attempts', 'amount_cents', 'transfer_id', 'last_error']).where('task_id', '=', id).executeTakeFirstOrThrow();
+    const state = () =>
+      app.database.db
+        .selectFrom('payment_transfers')
+        .select(['state', 'attempts', 'amount_cents', 'transfer_id', 'last_error'])
+        .where('task_id', '=', id)
+        .executeTakeFirstOrThrow();
     await waitFor('first attempt failed', state, (s) => s.state === 'pending' && s.attempts === 1);
     const repriced = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { pricePerTaskCents: 3000 } });
     assert.equal(repriced.statusCode, 200, repriced.body);
@@ -241,7 +271,12 @@ describe('payments: Stripe Connect', () => {
       await app.transferWorker!.settled();
       assert.equal(attemptsSoFar(), 12, 'no seventh attempt');
       assert.equal(new Set(stripe.requests.filter((r) => r.params['metadata[taskId]'] === id).map((r) => r.idempotencyKey)).size, 1);
-      const payout = await app.request({ method: 'POST', url: '/v1/payouts', token: operator.token, body: { agentId: agent.id, amountCents: 488, reference: 'manual, after Stripe refused' } });
+      const payout = await app.request({
+        method: 'POST',
+        url: '/v1/payouts',
+        token: operator.token,
+        body: { agentId: agent.id, amountCents: 488, reference: 'manual, after Stripe refused' },
+      });
       assert.equal(payout.statusCode, 201, payout.body);
       assert.deepEqual(await balanceOf(app, owner.token, agent.id), { currency: 'usd', availableCents: 0, paidOutCents: 488 });
     } finally {
@@ -254,7 +289,8 @@ describe('payments: Stripe Connect', () => {
     stripe.rejectNextTransfers = 1;
     const { id, token } = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 4000 });
     assert.equal((await callback(app, id, { taskToken: token, result: 'ok' })).statusCode, 200);
-    const state = () => app.database.db.selectFrom('payment_transfers').select(['state', 'attempts', 'last_error']).where('task_id', '=', id).executeTakeFirstOrThrow();
+    const state = () =>
+      app.database.db.selectFrom('payment_transfers').select(['state', 'attempts', 'last_error']).where('task_id', '=', id).executeTakeFirstOrThrow();
     const failed = await waitFor('refused', state, (s) => s.state === 'failed');
     assert.equal(failed.attempts, 1);
     assert.match(failed.last_error ?? '', /balance_insufficient/);

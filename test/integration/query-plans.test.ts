@@ -50,7 +50,9 @@ describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleStr
     await sql`
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${FINISHED_TASKS})
       INSERT INTO tasks (id, requester_id, description, capabilities, candidates, status, priority, created_at, updated_at, expires_at, completed_at)
-      SELECT 'task-' || i, 'requester', 'done', '[]', '[]', CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'completed' END, 'normal', ${at}, ${at}, ${at}, ${at} FROM n`.execute(db);
+      SELECT 'task-' || i, 'requester', 'done', '[]', '[]', CASE WHEN i % 10 = 0 THEN 'failed' ELSE 'completed' END, 'normal', ${at}, ${at}, ${at}, ${at} FROM n`.execute(
+      db,
+    );
     await sql`
       INSERT INTO task_deliveries (id, task_id, agent_id, attempts, state, run_at, created_at, updated_at)
       SELECT 'delivery-' || id, id, 'agent', 1, 'delivered', created_at, created_at, updated_at FROM tasks`.execute(db);
@@ -62,7 +64,9 @@ describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleStr
     await sql`
       INSERT INTO trust_receipts (id, receipt_id, correlation_id, kind, task_class, issuer_agent, issuer_pubkey, subject_agent, subject_pubkey, issued_at, expires_at, signature_verified, outcome_value, envelope, received_at)
       SELECT 'receipt-' || id, 'r-' || id, id, CASE WHEN rowid % 3 = 0 THEN 'outcome' WHEN rowid % 3 = 1 THEN 'offer' ELSE 'decision' END,
-        'general', 'issuer', 'issuer-key', 'subject', 'subject-key', created_at, ${at}, 1, 1, '{}', created_at FROM (SELECT id, created_at, ${dialectUnderTest === 'sqlite' ? sql`rowid` : sql`row_number() over ()`} AS rowid FROM tasks) numbered`.execute(db);
+        'general', 'issuer', 'issuer-key', 'subject', 'subject-key', created_at, ${at}, 1, 1, '{}', created_at FROM (SELECT id, created_at, ${dialectUnderTest === 'sqlite' ? sql`rowid` : sql`row_number() over ()`} AS rowid FROM tasks) numbered`.execute(
+      db,
+    );
     await sql`ANALYZE`.execute(db);
   });
   after(async () => database?.close());
@@ -79,11 +83,17 @@ describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleStr
 
   it("the transfer worker's claim reads due transfers by state and time", async () => {
     const { transfersDue } = createPaymentsStore(database.handle.db, dialectUnderTest).backgroundQueries('2026-11-25T00:00:00.000Z');
-    assert.ok((await indexesUsed(database, transfersDue)).includes('payment_transfers_due'), `the claim does not use payment_transfers_due: ${transfersDue.sql}`);
+    assert.ok(
+      (await indexesUsed(database, transfersDue)).includes('payment_transfers_due'),
+      `the claim does not use payment_transfers_due: ${transfersDue.sql}`,
+    );
   });
 
   it('the evidence sweep reads the partial index of expiring outcomes', async () => {
     const { sweepBatchEnd } = createReceiptsStore(database.handle.db, { dialect: dialectUnderTest }).backgroundQueries('2026-11-25T00:00:00.000Z');
-    assert.ok((await indexesUsed(database, sweepBatchEnd)).includes('trust_receipts_expiring'), `the sweep does not use trust_receipts_expiring: ${sweepBatchEnd.sql}`);
+    assert.ok(
+      (await indexesUsed(database, sweepBatchEnd)).includes('trust_receipts_expiring'),
+      `the sweep does not use trust_receipts_expiring: ${sweepBatchEnd.sql}`,
+    );
   });
 });

@@ -40,7 +40,13 @@ describe('docs/quickstart.md', () => {
     assert.match(script, /agentry tasks serve/);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
       cwd: dir,
-      env: { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH}`, AGENTRY_URL: url, XDG_CONFIG_HOME: join(dir, 'config'), HOME: dir },
+      env: {
+        ...process.env,
+        PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH}`,
+        AGENTRY_URL: url,
+        XDG_CONFIG_HOME: join(dir, 'config'),
+        HOME: dir,
+      },
       timeout: 120_000,
     });
     assert.match(stdout, /status: completed/);
@@ -53,7 +59,11 @@ describe('docs/quickstart.md', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentry-quickstart-sdk-'));
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
     writeFileSync(join(dir, 'quickstart.mts'), source);
-    const signup = await app.request({ method: 'POST', url: '/v1/auth/signup', body: { email: `quickstart-${process.pid}-${Date.now()}@example.test`, password: 'correct horse battery' } });
+    const signup = await app.request({
+      method: 'POST',
+      url: '/v1/auth/signup',
+      body: { email: `quickstart-${process.pid}-${Date.now()}@example.test`, password: 'correct horse battery' },
+    });
     const token = signup.json().data.token as string;
     const { stdout } = await run(process.execPath, ['--import', 'tsx', join(dir, 'quickstart.mts')], {
       cwd: dir,

@@ -74,7 +74,11 @@ describe('trust receipts: validation', () => {
   const post = (body: unknown) => app.request({ method: 'POST', url: '/v1/trust-receipts', body });
   const rejects = async (body: unknown, path?: string) => {
     const error = expectError(await post(body), 400, 'BAD_REQUEST');
-    if (path) assert.ok(error.details?.some((d) => d.path.startsWith(path)) || error.message.includes(path.split('/').pop() as string), `${path} in ${JSON.stringify(error)}`);
+    if (path)
+      assert.ok(
+        error.details?.some((d) => d.path.startsWith(path)) || error.message.includes(path.split('/').pop() as string),
+        `${path} in ${JSON.stringify(error)}`,
+      );
     return error;
   };
 
@@ -119,15 +123,33 @@ describe('trust receipts: validation', () => {
   });
 
   it('refuses bad payloads per kind', async () => {
-    await rejects(makeReceipt('offer', issuer, subject, { payload: { taskClass: 'code.review.pull_request', requiredScopes: 'repo', promisedSlaMs: 1 } }), '/body/payload/requiredScopes');
-    await rejects(makeReceipt('offer', issuer, subject, { payload: { taskClass: 'code.review.pull_request', requiredScopes: [], promisedSlaMs: -1 } }), '/body/payload/promisedSlaMs');
-    await rejects(makeReceipt('offer', issuer, subject, { payload: { taskClass: 'other.class', requiredScopes: [], promisedSlaMs: 1 } }), '/body/payload/taskClass');
+    await rejects(
+      makeReceipt('offer', issuer, subject, { payload: { taskClass: 'code.review.pull_request', requiredScopes: 'repo', promisedSlaMs: 1 } }),
+      '/body/payload/requiredScopes',
+    );
+    await rejects(
+      makeReceipt('offer', issuer, subject, { payload: { taskClass: 'code.review.pull_request', requiredScopes: [], promisedSlaMs: -1 } }),
+      '/body/payload/promisedSlaMs',
+    );
+    await rejects(
+      makeReceipt('offer', issuer, subject, { payload: { taskClass: 'other.class', requiredScopes: [], promisedSlaMs: 1 } }),
+      '/body/payload/taskClass',
+    );
     await rejects(makeReceipt('decision', issuer, subject, { payload: { decision: 'accept', reasonCode: 'because' } }), '/body/payload/reasonCode');
     await rejects(makeReceipt('decision', issuer, subject, { payload: { reasonCode: 'x-ok' } }), '/body/payload/decision');
     await rejects(makeReceipt('outcome', issuer, subject, { payload: { outcome: 'great', latencyMs: 1 } }), '/body/payload/outcome');
-    await rejects(makeReceipt('outcome', issuer, subject, { payload: { outcome: 'success', latencyMs: 1, artifactHash: 'md5:abc' } }), '/body/payload/artifactHash');
-    await rejects(makeReceipt('outcome', issuer, subject, { payload: { outcome: 'success', latencyMs: 1, artifactHash: `sha256:${'A'.repeat(64)}` } }), '/body/payload/artifactHash');
-    await rejects(makeReceipt('outcome', issuer, subject, { payload: { outcome: 'success', latencyMs: 1, artifactUrl: 'ftp://x' } }), '/body/payload/artifactUrl');
+    await rejects(
+      makeReceipt('outcome', issuer, subject, { payload: { outcome: 'success', latencyMs: 1, artifactHash: 'md5:abc' } }),
+      '/body/payload/artifactHash',
+    );
+    await rejects(
+      makeReceipt('outcome', issuer, subject, { payload: { outcome: 'success', latencyMs: 1, artifactHash: `sha256:${'A'.repeat(64)}` } }),
+      '/body/payload/artifactHash',
+    );
+    await rejects(
+      makeReceipt('outcome', issuer, subject, { payload: { outcome: 'success', latencyMs: 1, artifactUrl: 'ftp://x' } }),
+      '/body/payload/artifactUrl',
+    );
     await rejects(makeReceipt('outcome', issuer, subject, { payload: { outcome: 'success', latencyMs: 1, unknown: true } }), '/body/payload/unknown');
   });
 
@@ -196,7 +218,11 @@ describe('trust receipts: idempotency', () => {
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(receipt).reverse()), null, 2);
     assert.equal((await app.request({ method: 'POST', url: '/v1/trust-receipts', rawBody: reordered })).statusCode, 200);
 
-    const changed = makeReceipt('offer', issuer, subject, { receiptId: receipt.receiptId, correlationId: receipt.correlationId, issuedAt: '2026-11-21T11:30:00Z' });
+    const changed = makeReceipt('offer', issuer, subject, {
+      receiptId: receipt.receiptId,
+      correlationId: receipt.correlationId,
+      issuedAt: '2026-11-21T11:30:00Z',
+    });
     expectError(await app.request({ method: 'POST', url: '/v1/trust-receipts', body: changed }), 409, 'CONFLICT');
     const listed = await app.request({ method: 'GET', url: `/v1/trust-receipts?correlationId=${receipt.correlationId}` });
     assert.equal(listed.json().pagination.total, 1);
@@ -270,7 +296,9 @@ describe('trust receipts: queries and chains', () => {
     const correlationId = randomUUID();
     await post(makeReceipt('decision', subject, issuer, { correlationId, issuedAt: '2026-11-21T11:59:00Z' }));
     // Earlier offers than the decision, more than any one page of receipts.
-    const offers = Array.from({ length: 510 }, (_, i) => makeReceipt('offer', other, subject, { correlationId, issuedAt: new Date(Date.parse('2026-11-21T10:00:00Z') + i * 1000).toISOString() }));
+    const offers = Array.from({ length: 510 }, (_, i) =>
+      makeReceipt('offer', other, subject, { correlationId, issuedAt: new Date(Date.parse('2026-11-21T10:00:00Z') + i * 1000).toISOString() }),
+    );
     for (let i = 0; i < offers.length; i += 50) {
       const answers = await Promise.all(offers.slice(i, i + 50).map((offer) => app.request({ method: 'POST', url: '/v1/trust-receipts', body: offer })));
       assert.ok(answers.every((answer) => answer.statusCode === 201));
@@ -302,7 +330,10 @@ describe('trust receipts: queries and chains', () => {
     let page = await list(`subjectPubkey=${encoded}`);
     assert.equal(page.pagination.total, 4);
     assert.deepEqual(page.pagination, { limit: 20, offset: 0, total: 4, hasMore: false });
-    assert.deepEqual(page.data.map((r: { kind: string }) => r.kind), ['outcome', 'outcome', 'decision', 'offer']);
+    assert.deepEqual(
+      page.data.map((r: { kind: string }) => r.kind),
+      ['outcome', 'outcome', 'decision', 'offer'],
+    );
     assert.equal(page.data[0].subject.pubkey, subjectKey.pubkey);
     assert.equal(page.data[0].issuerRegistered, false);
 

@@ -60,7 +60,12 @@ describe('registry: visibility matrix on every read path', () => {
           const key = await app.request({ method: 'POST', url: '/v1/api-keys', token, body: { name: 'steal', agentId: agents[visibility] } });
           if (visible) expectError(key, 403, 'FORBIDDEN');
           else expectError(key, 404, 'NOT_FOUND');
-          const profile = await app.request({ method: 'POST', url: '/v1/users', token, body: { username: `p_${viewer}_${visibility}`, displayName: 'x', type: 'agent', agentId: agents[visibility] } });
+          const profile = await app.request({
+            method: 'POST',
+            url: '/v1/users',
+            token,
+            body: { username: `p_${viewer}_${visibility}`, displayName: 'x', type: 'agent', agentId: agents[visibility] },
+          });
           if (visible) expectError(profile, 403, 'FORBIDDEN');
           else expectError(profile, 404, 'NOT_FOUND');
         }
@@ -97,7 +102,12 @@ describe('registry: owner actions', () => {
   it('PATCH changes writable fields, keeps the slug, and refuses protected fields with 400', async () => {
     const agent = await registerAgent(app, owner.token);
     clock.advance(60_000);
-    const changed = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { name: 'Renamed Agent', version: '1.1.0', capabilities: ['translation'], docsUrl: null } });
+    const changed = await app.request({
+      method: 'PATCH',
+      url: `/v1/agents/${agent.id}`,
+      token: owner.token,
+      body: { name: 'Renamed Agent', version: '1.1.0', capabilities: ['translation'], docsUrl: null },
+    });
     assert.equal(changed.statusCode, 200, changed.body);
     const data = changed.json().data;
     assert.equal(data.name, 'Renamed Agent');
@@ -105,7 +115,15 @@ describe('registry: owner actions', () => {
     assert.deepEqual(data.capabilities, ['translation']);
     assert.equal(data.updatedAt, clock.now().toISOString());
     assert.notEqual(data.updatedAt, agent.updatedAt);
-    for (const body of [{ status: 'provisional' }, { ownerId: 'x' }, { slug: 'new-slug' }, { registrationPubkey: newAgentKey().pubkey }, {}, { version: 'one' }, { endpoint: null }]) {
+    for (const body of [
+      { status: 'provisional' },
+      { ownerId: 'x' },
+      { slug: 'new-slug' },
+      { registrationPubkey: newAgentKey().pubkey },
+      {},
+      { version: 'one' },
+      { endpoint: null },
+    ]) {
       expectError(await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body }), 400, 'BAD_REQUEST');
     }
     const poll = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { endpoint: null, deliveryMode: 'poll' } });
@@ -209,7 +227,11 @@ describe('registry: heartbeats and availability', () => {
   it('keeps a reported load to four decimals, so a load too small for a 4-byte float is 0, not a 500', async () => {
     const owner = await app.signup();
     const agent = await registerAgent(app, owner.token);
-    for (const [sent, kept] of [[5.838120375391183e-155, 0], [0.123456789, 0.1235], [1, 1]] as const) {
+    for (const [sent, kept] of [
+      [5.838120375391183e-155, 0],
+      [0.123456789, 0.1235],
+      [1, 1],
+    ] as const) {
       const beat = await app.request({ method: 'POST', url: `/v1/agents/${agent.id}/heartbeat`, token: owner.token, body: { status: 'busy', load: sent } });
       assert.equal(beat.statusCode, 200, beat.body);
       assert.equal(beat.json().data.heartbeat.load, kept);
@@ -238,14 +260,35 @@ describe('registry: heartbeats and availability', () => {
     const { id, key } = await registerProvisional(app);
     const now = Math.floor(clock.now().getTime() / 1000);
     const header = (seconds: number, signer = key) => agentSignature(id, signer, seconds);
-    const ok = await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': header(now) }, body: { status: 'available', load: 0.1 } });
+    const ok = await app.request({
+      method: 'POST',
+      url: `/v1/agents/${id}/heartbeat`,
+      headers: { 'x-agent-signature': header(now) },
+      body: { status: 'available', load: 0.1 },
+    });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(ok.json().data.availability, 'available');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': header(now, newAgentKey()) }, body: {} }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': header(now - 301) }, body: {} }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': 'garbage' }, body: {} }), 401, 'UNAUTHORIZED');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': header(now, newAgentKey()) }, body: {} }),
+      401,
+      'UNAUTHORIZED',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': header(now - 301) }, body: {} }),
+      401,
+      'UNAUTHORIZED',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, headers: { 'x-agent-signature': 'garbage' }, body: {} }),
+      401,
+      'UNAUTHORIZED',
+    );
     expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/heartbeat`, body: {} }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'POST', url: '/v1/agents/nope/heartbeat', headers: { 'x-agent-signature': header(now) }, body: {} }), 404, 'NOT_FOUND');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/agents/nope/heartbeat', headers: { 'x-agent-signature': header(now) }, body: {} }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('rejects bad heartbeat bodies', async () => {
@@ -272,19 +315,42 @@ describe('organizations', () => {
     const created = await app.request({ method: 'POST', url: '/v1/orgs', token: owner.token, body: { name: 'Initech' } });
     assert.equal(created.statusCode, 201);
     const org = created.json().data;
-    assert.deepEqual(org.members.map((m: { accountId: string; role: string }) => [m.accountId, m.role]), [[owner.accountId, 'owner']]);
+    assert.deepEqual(
+      org.members.map((m: { accountId: string; role: string }) => [m.accountId, m.role]),
+      [[owner.accountId, 'owner']],
+    );
     const added = await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: { username: 'ORG_MEMBER' } });
     assert.equal(added.statusCode, 201, added.body);
     assert.equal(added.json().data.members.length, 2);
-    expectError(await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: { accountId: member.accountId } }), 409, 'CONFLICT');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: { accountId: member.accountId } }),
+      409,
+      'CONFLICT',
+    );
     assert.equal((await app.request({ method: 'GET', url: `/v1/orgs/${org.id}`, token: member.token })).statusCode, 200);
     expectError(await app.request({ method: 'GET', url: `/v1/orgs/${org.id}`, token: outsider.token }), 404, 'NOT_FOUND');
     expectError(await app.request({ method: 'GET', url: `/v1/orgs/${org.id}` }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: member.token, body: { accountId: outsider.accountId } }), 403, 'FORBIDDEN');
-    expectError(await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: outsider.token, body: { accountId: outsider.accountId } }), 404, 'NOT_FOUND');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: member.token, body: { accountId: outsider.accountId } }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: outsider.token, body: { accountId: outsider.accountId } }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: {} }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: { username: 'nobody_here' } }), 404, 'NOT_FOUND');
-    expectError(await app.request({ method: 'DELETE', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: { accountId: owner.accountId } }), 409, 'CONFLICT');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: { username: 'nobody_here' } }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await app.request({ method: 'DELETE', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: { accountId: owner.accountId } }),
+      409,
+      'CONFLICT',
+    );
     const left = await app.request({ method: 'DELETE', url: `/v1/orgs/${org.id}/members`, token: member.token, body: { accountId: member.accountId } });
     assert.equal(left.statusCode, 200);
     expectError(await app.request({ method: 'GET', url: `/v1/orgs/${org.id}`, token: member.token }), 404, 'NOT_FOUND');
@@ -297,21 +363,36 @@ describe('organizations', () => {
     const agent = await registerAgent(app, owner.token);
     const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'agent', agentId: agent.id } })).json().data.key;
     expectError(await app.request({ method: 'GET', url: `/v1/orgs/${org.id}`, token: key }), 404, 'NOT_FOUND');
-    expectError(await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: key, body: { accountId: outsider.accountId } }), 404, 'NOT_FOUND');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: key, body: { accountId: outsider.accountId } }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await app.request({ method: 'DELETE', url: `/v1/orgs/${org.id}/members`, token: key, body: { accountId: owner.accountId } }), 404, 'NOT_FOUND');
     expectError(await app.request({ method: 'POST', url: '/v1/orgs', token: key, body: { name: 'Made by an agent' } }), 403, 'FORBIDDEN');
     const after = (await app.request({ method: 'GET', url: `/v1/orgs/${org.id}`, token: owner.token })).json().data;
-    assert.deepEqual(after.members.map((m: { accountId: string }) => m.accountId), [owner.accountId], 'nobody was added or removed');
+    assert.deepEqual(
+      after.members.map((m: { accountId: string }) => m.accountId),
+      [owner.accountId],
+      'nobody was added or removed',
+    );
     // The owner's own key (no agentId) acts as the owner and still manages the org.
     const personKey = (await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'me' } })).json().data.key;
-    assert.equal((await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: personKey, body: { accountId: outsider.accountId } })).statusCode, 201);
+    assert.equal(
+      (await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: personKey, body: { accountId: outsider.accountId } })).statusCode,
+      201,
+    );
   });
 
   it('lets only members register org agents', async () => {
     const owner = await app.signup();
     const outsider = await app.signup();
     const org = (await app.request({ method: 'POST', url: '/v1/orgs', token: owner.token, body: { name: 'Hooli' } })).json().data;
-    expectError(await app.request({ method: 'POST', url: '/v1/agents', token: outsider.token, body: agentBody({ visibility: 'org', orgId: org.id }) }), 404, 'NOT_FOUND');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/agents', token: outsider.token, body: agentBody({ visibility: 'org', orgId: org.id }) }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await app.request({ method: 'POST', url: '/v1/orgs', token: owner.token, body: { name: '' } }), 400, 'BAD_REQUEST');
   });
 });
@@ -325,7 +406,10 @@ describe('capability catalogue', () => {
       const body = response.json();
       assert.ok(body.data.length >= 133);
       assert.equal(body.categories.length, 29);
-      assert.equal(body.categories.reduce((sum: number, c: { count: number }) => sum + c.count, 0), body.data.length);
+      assert.equal(
+        body.categories.reduce((sum: number, c: { count: number }) => sum + c.count, 0),
+        body.data.length,
+      );
       for (const capability of body.data) assert.deepEqual(Object.keys(capability).sort(), ['aliases', 'category', 'description', 'name', 'slug']);
     } finally {
       await app.close();

@@ -16,7 +16,13 @@ const legacyCard = (overrides: Record<string, unknown> = {}) => ({
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
   skills: [
-    { id: 'translate', name: 'Legal translation', description: 'German to English', tags: ['translation', 'legal'], examples: ['Translate this NDA', 'A very long example sentence that is far too long to ever be a capability term'] },
+    {
+      id: 'translate',
+      name: 'Legal translation',
+      description: 'German to English',
+      tags: ['translation', 'legal'],
+      examples: ['Translate this NDA', 'A very long example sentence that is far too long to ever be a capability term'],
+    },
   ],
   ...overrides,
 });
@@ -53,7 +59,12 @@ describe('registration from a manifest', () => {
     manifest = { status, body: typeof body === 'string' ? body : JSON.stringify(body) };
   };
   const register = (body: Record<string, unknown>) =>
-    app.request({ method: 'POST', url: '/v1/agents', token, body: { categories: ['productivity'], deliveryMode: 'poll', manifestUrl: manifestHost.url, ...body } });
+    app.request({
+      method: 'POST',
+      url: '/v1/agents',
+      token,
+      body: { categories: ['productivity'], deliveryMode: 'poll', manifestUrl: manifestHost.url, ...body },
+    });
 
   before(async () => {
     app = await startTestApp({ ALLOW_PRIVATE_ENDPOINTS: 'true' });
@@ -115,7 +126,16 @@ describe('registration from a manifest', () => {
     const missing = expectError(await register({}), 400, 'BAD_REQUEST');
     assert.match(missing.message, /MCP server.json without a description/);
 
-    const noManifest = expectError(await app.request({ method: 'POST', url: '/v1/agents', token, body: { description: 'x', protocols: ['rest'], categories: ['productivity'], deliveryMode: 'poll' } }), 400, 'BAD_REQUEST');
+    const noManifest = expectError(
+      await app.request({
+        method: 'POST',
+        url: '/v1/agents',
+        token,
+        body: { description: 'x', protocols: ['rest'], categories: ['productivity'], deliveryMode: 'poll' },
+      }),
+      400,
+      'BAD_REQUEST',
+    );
     assert.match(noManifest.message, /name is required/);
     assert.deepEqual(noManifest.details, [{ path: '/body/name', message: 'is required' }]);
   });
@@ -127,7 +147,7 @@ describe('registration from a manifest', () => {
     assert.match(expectError(await register({}), 400, 'BAD_REQUEST').message, /not valid JSON/);
     serve({ name: 'x', description: 'y' });
     assert.match(expectError(await register({}), 400, 'BAD_REQUEST').message, /neither an A2A agent card/);
-    serve('[' .repeat(100) + ']'.repeat(100));
+    serve('['.repeat(100) + ']'.repeat(100));
     assert.match(expectError(await register({}), 400, 'BAD_REQUEST').message, /not valid JSON/);
     serve({ ...legacyCard(), name: 42 });
     assert.equal((await register({})).statusCode, 400);
@@ -138,7 +158,12 @@ describe('registration from a manifest', () => {
     const agent = (await register({})).json().data;
     const next = currentCard();
     serve(next);
-    const updated = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token, body: { manifestUrl: `${manifestHost.url}?v=2`, description: 'Kept as given' } });
+    const updated = await app.request({
+      method: 'PATCH',
+      url: `/v1/agents/${agent.id}`,
+      token,
+      body: { manifestUrl: `${manifestHost.url}?v=2`, description: 'Kept as given' },
+    });
     assert.equal(updated.statusCode, 200, updated.body);
     assert.equal(updated.json().data.name, next.name);
     assert.equal(updated.json().data.description, 'Kept as given');

@@ -42,7 +42,24 @@ describe('registry: POST /v1/agents', () => {
     assert.deepEqual(agent.capabilities, ['text-summarization', 'pdf']);
     assert.equal(typeof agent.inputSchema, 'string');
     assert.deepEqual(JSON.parse(agent.inputSchema).length.enum, ['short', 'long']);
-    for (const field of ['id', 'name', 'slug', 'description', 'protocols', 'categories', 'capabilities', 'tags', 'endpoint', 'docsUrl', 'authType', 'version', 'status', 'ownerId', 'createdAt', 'updatedAt']) {
+    for (const field of [
+      'id',
+      'name',
+      'slug',
+      'description',
+      'protocols',
+      'categories',
+      'capabilities',
+      'tags',
+      'endpoint',
+      'docsUrl',
+      'authType',
+      'version',
+      'status',
+      'ownerId',
+      'createdAt',
+      'updatedAt',
+    ]) {
       assert.ok(field in agent, field);
     }
     assert.equal(agent.availability, 'unknown', 'never heard from yet');
@@ -74,7 +91,11 @@ describe('registry: POST /v1/agents', () => {
     const agent = await registerAgent(app, owner.token, { endpoint: undefined });
     assert.equal(agent.deliveryMode, 'poll');
     assert.equal(agent.webhookSecret, undefined);
-    const body = expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ endpoint: undefined, deliveryMode: 'webhook' }) }), 400, 'BAD_REQUEST');
+    const body = expectError(
+      await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ endpoint: undefined, deliveryMode: 'webhook' }) }),
+      400,
+      'BAD_REQUEST',
+    );
     assert.ok(body.details?.some((d) => d.path === '/body/endpoint'));
     const poller = await registerAgent(app, owner.token, { deliveryMode: 'poll' });
     assert.equal(poller.deliveryMode, 'poll', 'an agent with an endpoint may still choose to poll');
@@ -91,7 +112,11 @@ describe('registry: POST /v1/agents', () => {
 
   it('refuses an inputSchema text nesting deeper than 64 levels with 400 naming it', async () => {
     const deep = `{"n":{"type":"string","description":"x","enum":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
-    const body = expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ inputSchema: deep }) }), 400, 'BAD_REQUEST');
+    const body = expectError(
+      await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ inputSchema: deep }) }),
+      400,
+      'BAD_REQUEST',
+    );
     assert.equal(body.details?.[0]?.path, '/body/inputSchema');
     assert.match(body.details?.[0]?.message ?? '', /deeper than 64/);
   });
@@ -99,7 +124,11 @@ describe('registry: POST /v1/agents', () => {
   it('answers 409 on a slug collision', async () => {
     const name = uniqueName('Collider');
     await registerAgent(app, owner.token, { name });
-    expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ name: name.toUpperCase() + '!' }) }), 409, 'CONFLICT');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ name: name.toUpperCase() + '!' }) }),
+      409,
+      'CONFLICT',
+    );
   });
 
   it('rejects each kind of bad input with 400 naming the field', async () => {
@@ -134,7 +163,10 @@ describe('registry: POST /v1/agents', () => {
     ];
     for (const [override, path] of cases) {
       const body = expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody(override) }), 400, 'BAD_REQUEST');
-      assert.ok(body.details?.some((d) => d.path === path), `${JSON.stringify(override)} -> ${JSON.stringify(body.details)}`);
+      assert.ok(
+        body.details?.some((d) => d.path === path),
+        `${JSON.stringify(override)} -> ${JSON.stringify(body.details)}`,
+      );
     }
   });
 
@@ -155,7 +187,11 @@ describe('registry: provisional registration and claims', () => {
   it('(none) -> provisional: answers data, message and claimUrl, storing one canonical key spelling', async () => {
     const key = newAgentKey();
     const urlSafeUnpadded = `ed25519:${Buffer.from(key.pubkey.slice(8), 'base64').toString('base64url')}`;
-    const response = await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: urlSafeUnpadded } });
+    const response = await app.request({
+      method: 'POST',
+      url: '/v1/agents/provisional',
+      body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: urlSafeUnpadded },
+    });
     assert.equal(response.statusCode, 201, response.body);
     const body = response.json();
     assert.deepEqual(Object.keys(body.data).sort(), ['id', 'name', 'ownerId', 'registrationPubkey', 'slug', 'status', 'webhookSecret']);
@@ -181,7 +217,15 @@ describe('registry: provisional registration and claims', () => {
       'rsa:abc',
     ];
     for (const pubkey of bad) {
-      const body = expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey } }), 400, 'BAD_REQUEST');
+      const body = expectError(
+        await app.request({
+          method: 'POST',
+          url: '/v1/agents/provisional',
+          body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey },
+        }),
+        400,
+        'BAD_REQUEST',
+      );
       assert.match(body.message, /pubkey/, pubkey);
     }
   });
@@ -189,9 +233,25 @@ describe('registry: provisional registration and claims', () => {
   it('refuses fields only owners set, and a webhook agent without endpoint; without one the agent polls', async () => {
     const key = newAgentKey();
     for (const extra of [{ visibility: 'private' }, { inputSchema: '{}' }, { ownerId: 'x' }]) {
-      expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: key.pubkey, ...extra } }), 400, 'BAD_REQUEST');
+      expectError(
+        await app.request({
+          method: 'POST',
+          url: '/v1/agents/provisional',
+          body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: key.pubkey, ...extra },
+        }),
+        400,
+        'BAD_REQUEST',
+      );
     }
-    expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', pubkey: key.pubkey, deliveryMode: 'webhook' } }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({
+        method: 'POST',
+        url: '/v1/agents/provisional',
+        body: { name: uniqueName(), description: 'd', pubkey: key.pubkey, deliveryMode: 'webhook' },
+      }),
+      400,
+      'BAD_REQUEST',
+    );
     const poller = await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', pubkey: key.pubkey } });
     assert.equal(poller.statusCode, 201);
     assert.equal(poller.json().data.webhookSecret, undefined, 'a poll agent gets no webhook secret');
@@ -218,7 +278,12 @@ describe('registry: provisional registration and claims', () => {
     await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` });
     // Put the vector's nonce in place so its published signature is the one that claims.
     await app.database.db.updateTable('claim_challenges').set({ nonce: vectors.claim.nonce }).where('agent_id', '=', id).execute();
-    const response = await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: vectors.claim.signatureBase64url } });
+    const response = await app.request({
+      method: 'POST',
+      url: `/v1/agents/${id}/claim`,
+      token: person.token,
+      body: { signature: vectors.claim.signatureBase64url },
+    });
     assert.equal(response.statusCode, 200, response.body);
     const body = response.json();
     assert.deepEqual(Object.keys(body.data).sort(), ['claimedAt', 'id', 'ownerId', 'status']);
@@ -243,20 +308,46 @@ describe('registry: provisional registration and claims', () => {
   it('answers 400 without a challenge and after it expires', async () => {
     const person = await app.signup();
     const { id, key } = await registerProvisional(app);
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign('x'.repeat(64)) } }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign('x'.repeat(64)) } }),
+      400,
+      'BAD_REQUEST',
+    );
     const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
     clock.advance(10 * 60 * 1000 + 1000);
-    assert.match(expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } }), 400, 'BAD_REQUEST').message, /expired/);
+    assert.match(
+      expectError(
+        await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } }),
+        400,
+        'BAD_REQUEST',
+      ).message,
+      /expired/,
+    );
   });
 
   it('answers 403 for a signature by another key or over another message, and keeps the challenge usable', async () => {
     const person = await app.signup();
     const { id, key } = await registerProvisional(app);
     const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: newAgentKey().sign(nonce) } }), 403, 'FORBIDDEN');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce + 'x') } }), 403, 'FORBIDDEN');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: 'not base64!' } }), 400, 'BAD_REQUEST');
-    assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } })).statusCode, 200);
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: newAgentKey().sign(nonce) } }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce + 'x') } }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: 'not base64!' } }),
+      400,
+      'BAD_REQUEST',
+    );
+    assert.equal(
+      (await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } })).statusCode,
+      200,
+    );
   });
 
   it("keeps the five most recent challenges valid, so anyone asking for one does not cancel the owner's", async () => {
@@ -269,7 +360,11 @@ describe('registry: provisional registration and claims', () => {
     const response = await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(owners) } });
     assert.equal(response.statusCode, 200, response.body);
     // A claim spends them all: the agent is claimed, so any other is 409.
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(others[3]!) } }), 409, 'CONFLICT');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(others[3]!) } }),
+      409,
+      'CONFLICT',
+    );
   });
 
   it('answers a signature over a replaced challenge with 400 saying so, over an expired one with 400 saying so, and over none with 403', async () => {
@@ -281,7 +376,11 @@ describe('registry: provisional registration and claims', () => {
     const later = [];
     for (let i = 0; i < 5; i++) later.push(await challenge());
     assert.match(expectError(await claim(first), 400, 'BAD_REQUEST').message, /replaced/);
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: newAgentKey().sign(later[0]!) } }), 403, 'FORBIDDEN');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: newAgentKey().sign(later[0]!) } }),
+      403,
+      'FORBIDDEN',
+    );
     clock.advance(10 * 60 * 1000 + 1000);
     assert.match(expectError(await claim(later[4]!), 400, 'BAD_REQUEST').message, /expired/);
     // Nothing was spent by the refusals: a fresh challenge claims.
@@ -299,26 +398,41 @@ describe('registry: provisional registration and claims', () => {
     const issued = await Promise.all(Array.from({ length: 20 }, () => app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })));
     assert.deepEqual([...new Set(issued.map((r) => r.statusCode))], [200]);
     const nonces = issued.map((r) => r.json().data.nonce as string);
-    const valid = (await app.database.db.selectFrom('claim_challenges').select('nonce').where('agent_id', '=', id).where('replaced_at', 'is', null).execute()).map((row) => row.nonce);
+    const valid = (
+      await app.database.db.selectFrom('claim_challenges').select('nonce').where('agent_id', '=', id).where('replaced_at', 'is', null).execute()
+    ).map((row) => row.nonce);
     assert.equal(valid.length, 5, 'five stay valid however the requests interleave');
     assert.ok(valid.every((nonce) => nonces.includes(nonce)));
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: people[i % 10]!.token, body: { signature: key.sign(valid[i % 5]!) } })),
+      Array.from({ length: 50 }, (_, i) =>
+        app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: people[i % 10]!.token, body: { signature: key.sign(valid[i % 5]!) } }),
+      ),
     );
     const statuses = results.map((r) => r.statusCode);
     assert.equal(statuses.filter((s) => s === 200).length, 1, JSON.stringify(statuses));
     assert.equal(statuses.filter((s) => s === 409).length, 49, JSON.stringify(statuses));
     const winner = results.find((r) => r.statusCode === 200)!.json().data.ownerId;
     assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${id}` })).json().data.ownerId, winner);
-    assert.equal((await app.database.db.selectFrom('claim_challenges').select('nonce').where('agent_id', '=', id).execute()).length, 0, 'the claim spent them all');
+    assert.equal(
+      (await app.database.db.selectFrom('claim_challenges').select('nonce').where('agent_id', '=', id).execute()).length,
+      0,
+      'the claim spent them all',
+    );
   });
 
   it('answers 409 for a second claim, a challenge of a claimed agent and an owned agent', async () => {
     const person = await app.signup();
     const { id, key } = await registerProvisional(app);
     const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
-    assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } })).statusCode, 200);
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } }), 409, 'CONFLICT');
+    assert.equal(
+      (await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } })).statusCode,
+      200,
+    );
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: person.token, body: { signature: key.sign(nonce) } }),
+      409,
+      'CONFLICT',
+    );
     expectError(await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` }), 409, 'CONFLICT');
     const owned = await registerAgent(app, person.token);
     expectError(await app.request({ method: 'GET', url: `/v1/agents/${owned.id}/claim/challenge` }), 409, 'CONFLICT');
@@ -328,7 +442,11 @@ describe('registry: provisional registration and claims', () => {
     const { id, key } = await registerProvisional(app);
     const nonce = (await app.request({ method: 'GET', url: `/v1/agents/${id}/claim/challenge` })).json().data.nonce;
     expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, body: { signature: key.sign(nonce) } }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: 'ags_wrong', body: { signature: key.sign(nonce) } }), 401, 'UNAUTHORIZED');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/agents/${id}/claim`, token: 'ags_wrong', body: { signature: key.sign(nonce) } }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   it('lets exactly one of 50 concurrent valid claims win', async () => {
@@ -354,7 +472,15 @@ describe('registry: provisional rate limit', () => {
       await registerProvisional(app);
       await registerProvisional(app);
       const key = newAgentKey();
-      expectError(await app.request({ method: 'POST', url: '/v1/agents/provisional', body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: key.pubkey } }), 429, 'RATE_LIMITED');
+      expectError(
+        await app.request({
+          method: 'POST',
+          url: '/v1/agents/provisional',
+          body: { name: uniqueName(), description: 'd', endpoint: 'https://p.example.test', pubkey: key.pubkey },
+        }),
+        429,
+        'RATE_LIMITED',
+      );
     } finally {
       await app.close();
     }

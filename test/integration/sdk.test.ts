@@ -80,7 +80,13 @@ describe('receipts', () => {
   });
 
   test('signReceipt refuses a key that is not the issuer key', () => {
-    const receipt = buildReceipt({ kind: 'decision', taskClass: 'code.review', issuer: { agent: 'a', pubkey: vectors.keys.A.pubkey }, subject: { agent: 'b', pubkey: vectors.keys.B.pubkey }, payload: { decision: 'accept' } });
+    const receipt = buildReceipt({
+      kind: 'decision',
+      taskClass: 'code.review',
+      issuer: { agent: 'a', pubkey: vectors.keys.A.pubkey },
+      subject: { agent: 'b', pubkey: vectors.keys.B.pubkey },
+      payload: { decision: 'accept' },
+    });
     assert.throws(() => signReceipt(receipt, keyFromSeed(seed('B'))), /issuer.pubkey/);
   });
 });
@@ -113,8 +119,16 @@ describe('webhooks', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
     const now = new Date();
-    const good = await fetch(url, { method: 'POST', body, headers: { 'webhook-id': 'msg_2', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signed('msg_2', now) } });
-    const bad = await fetch(url, { method: 'POST', body, headers: { 'webhook-id': 'msg_2', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': 'v1,AAAA' } });
+    const good = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: { 'webhook-id': 'msg_2', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signed('msg_2', now) },
+    });
+    const bad = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: { 'webhook-id': 'msg_2', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': 'v1,AAAA' },
+    });
     server.close();
     assert.equal(good.status, 204);
     assert.equal(bad.status, 401);
@@ -138,8 +152,14 @@ describe('client and runner against the service', () => {
   test('error answers throw AgentryError with status, code and details', async () => {
     const anonymous = new AgentryClient({ baseUrl: url });
     await assert.rejects(anonymous.listAgents(), (error: unknown) => error instanceof AgentryError && error.status === 401 && error.code === 'UNAUTHORIZED');
-    await assert.rejects(owner.getAgent('no-such-agent'), (error: unknown) => error instanceof AgentryError && error.status === 404 && error.code === 'NOT_FOUND');
-    await assert.rejects(owner.registerAgent({ name: '', description: 'x' } as never), (error: unknown) => error instanceof AgentryError && error.status === 400 && (error.details?.length ?? 0) > 0);
+    await assert.rejects(
+      owner.getAgent('no-such-agent'),
+      (error: unknown) => error instanceof AgentryError && error.status === 404 && error.code === 'NOT_FOUND',
+    );
+    await assert.rejects(
+      owner.registerAgent({ name: '', description: 'x' } as never),
+      (error: unknown) => error instanceof AgentryError && error.status === 400 && (error.details?.length ?? 0) > 0,
+    );
   });
 
   test('an unreachable service is an AgentryNetworkError', async () => {
@@ -148,7 +168,15 @@ describe('client and runner against the service', () => {
   });
 
   test('task submission carries an idempotency key: the same key gives the same task', async () => {
-    const agent = (await owner.registerAgent({ name: `Idem ${process.pid} ${Date.now()}`, description: 'poll agent', deliveryMode: 'poll', protocols: ['rest'], categories: ['productivity'] } as never)).data;
+    const agent = (
+      await owner.registerAgent({
+        name: `Idem ${process.pid} ${Date.now()}`,
+        description: 'poll agent',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+      } as never)
+    ).data;
     const first = await owner.submitTask({ description: 'once', agentId: agent.id } as never, { idempotencyKey: 'sdk-idem-1' });
     const again = await owner.submitTask({ description: 'once', agentId: agent.id } as never, { idempotencyKey: 'sdk-idem-1' });
     const other = await owner.submitTask({ description: 'once', agentId: agent.id } as never);
@@ -159,12 +187,23 @@ describe('client and runner against the service', () => {
   test('a provisional agent served by AgentRunner over long poll completes a task, signing with its key only', async () => {
     const key = generateKey();
     const anonymous = new AgentryClient({ baseUrl: url });
-    const agent = (await anonymous.registerProvisional({ name: `Poller ${process.pid} ${Date.now()}`, description: 'echo', pubkey: publicKeyString(key), deliveryMode: 'poll' } as never)).data;
+    const agent = (
+      await anonymous.registerProvisional({
+        name: `Poller ${process.pid} ${Date.now()}`,
+        description: 'echo',
+        pubkey: publicKeyString(key),
+        deliveryMode: 'poll',
+      } as never)
+    ).data;
     const runner = new AgentRunner({ client: anonymous, agentId: agent.id, key, pollWaitSeconds: 5, handler: async (input) => ({ echoed: input }) });
     await runner.start();
     try {
       const task = await owner.submitTask({ description: 'echo this', agentId: agent.id, input: { text: 'hi' } } as never);
-      const done = await waitFor('the task to complete', () => owner.getTask(task.id), (value) => value.status === 'completed');
+      const done = await waitFor(
+        'the task to complete',
+        () => owner.getTask(task.id),
+        (value) => value.status === 'completed',
+      );
       assert.deepEqual(done.result, { echoed: { text: 'hi' } });
       assert.equal((await owner.getAgent(agent.id)).keyVerified, true, 'the signed heartbeat proved the key');
     } finally {
@@ -173,12 +212,31 @@ describe('client and runner against the service', () => {
   });
 
   test('a handler that throws fails the task with its message', async () => {
-    const agent = (await owner.registerAgent({ name: `Thrower ${process.pid} ${Date.now()}`, description: 'fails', deliveryMode: 'poll', protocols: ['rest'], categories: ['productivity'] } as never)).data;
-    const runner = new AgentRunner({ client: owner, agentId: agent.id, pollWaitSeconds: 5, handler: async () => { throw new Error('cannot do that'); } });
+    const agent = (
+      await owner.registerAgent({
+        name: `Thrower ${process.pid} ${Date.now()}`,
+        description: 'fails',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+      } as never)
+    ).data;
+    const runner = new AgentRunner({
+      client: owner,
+      agentId: agent.id,
+      pollWaitSeconds: 5,
+      handler: async () => {
+        throw new Error('cannot do that');
+      },
+    });
     await runner.start();
     try {
       const task = await owner.submitTask({ description: 'fail please', agentId: agent.id } as never);
-      const done = await waitFor('the task to fail', () => owner.getTask(task.id), (value) => value.status === 'failed');
+      const done = await waitFor(
+        'the task to fail',
+        () => owner.getTask(task.id),
+        (value) => value.status === 'failed',
+      );
       assert.match(JSON.stringify(done.error), /cannot do that/);
     } finally {
       await runner.stop();
@@ -186,14 +244,33 @@ describe('client and runner against the service', () => {
   });
 
   test('webhook mode: the runner verifies the signed delivery and calls back', async () => {
-    const agent = (await owner.registerAgent({ name: `Hooked ${process.pid} ${Date.now()}`, description: 'webhook', endpoint: 'http://127.0.0.1:9/', deliveryMode: 'webhook', protocols: ['webhook'], categories: ['productivity'] } as never)).data;
+    const agent = (
+      await owner.registerAgent({
+        name: `Hooked ${process.pid} ${Date.now()}`,
+        description: 'webhook',
+        endpoint: 'http://127.0.0.1:9/',
+        deliveryMode: 'webhook',
+        protocols: ['webhook'],
+        categories: ['productivity'],
+      } as never)
+    ).data;
     const { secret } = await owner.rotateWebhookSecret(agent.id);
-    const runner = new AgentRunner({ client: owner, agentId: agent.id, mode: 'webhook', webhook: { secret }, handler: async (input) => ({ upper: String((input as { text: string }).text).toUpperCase() }) });
+    const runner = new AgentRunner({
+      client: owner,
+      agentId: agent.id,
+      mode: 'webhook',
+      webhook: { secret },
+      handler: async (input) => ({ upper: String((input as { text: string }).text).toUpperCase() }),
+    });
     await runner.start();
     try {
       await owner.updateAgent(agent.id, { endpoint: runner.webhookUrl! } as never);
       const task = await owner.submitTask({ description: 'shout', agentId: agent.id, input: { text: 'hey' } } as never);
-      const done = await waitFor('the task to complete', () => owner.getTask(task.id), (value) => value.status === 'completed');
+      const done = await waitFor(
+        'the task to complete',
+        () => owner.getTask(task.id),
+        (value) => value.status === 'completed',
+      );
       assert.deepEqual(done.result, { upper: 'HEY' });
     } finally {
       await runner.stop();
@@ -201,7 +278,15 @@ describe('client and runner against the service', () => {
   });
 
   test('stop() gives tasks in hand the grace period, then fails them with agent_shutdown', async () => {
-    const agent = (await owner.registerAgent({ name: `Slow ${process.pid} ${Date.now()}`, description: 'slow', deliveryMode: 'poll', protocols: ['rest'], categories: ['productivity'] } as never)).data;
+    const agent = (
+      await owner.registerAgent({
+        name: `Slow ${process.pid} ${Date.now()}`,
+        description: 'slow',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+      } as never)
+    ).data;
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const runner = new AgentRunner({
@@ -225,16 +310,37 @@ describe('client and runner against the service', () => {
 
   test('the runner signs receipts about a counterparty that the service verifies', async () => {
     const key = generateKey();
-    const agent = (await owner.registerAgent({ name: `Issuer ${process.pid} ${Date.now()}`, description: 'issues', deliveryMode: 'poll', protocols: ['rest'], categories: ['productivity'], pubkey: publicKeyString(key) } as never)).data;
+    const agent = (
+      await owner.registerAgent({
+        name: `Issuer ${process.pid} ${Date.now()}`,
+        description: 'issues',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+        pubkey: publicKeyString(key),
+      } as never)
+    ).data;
     const runner = new AgentRunner({ client: owner, agentId: agent.id, key, handler: async () => null });
-    const answer = await runner.submitReceipt({ kind: 'outcome', taskClass: 'code.review', subject: { agent: 'other', pubkey: publicKeyString(generateKey()) }, payload: { outcome: 'success', latencyMs: 5 } });
+    const answer = await runner.submitReceipt({
+      kind: 'outcome',
+      taskClass: 'code.review',
+      subject: { agent: 'other', pubkey: publicKeyString(generateKey()) },
+      payload: { outcome: 'success', latencyMs: 5 },
+    });
     assert.equal(answer.data.signatureVerified, true);
   });
 
   test('the X-Agent-Signature header is accepted for a heartbeat', async () => {
     const key = generateKey();
     const anonymous = new AgentryClient({ baseUrl: url });
-    const agent = (await anonymous.registerProvisional({ name: `Beat ${process.pid} ${Date.now()}`, description: 'beats', pubkey: publicKeyString(key), deliveryMode: 'poll' } as never)).data;
+    const agent = (
+      await anonymous.registerProvisional({
+        name: `Beat ${process.pid} ${Date.now()}`,
+        description: 'beats',
+        pubkey: publicKeyString(key),
+        deliveryMode: 'poll',
+      } as never)
+    ).data;
     await anonymous.heartbeat(agent.id, { status: 'available', load: 0 }, agentSignatureHeader(key, agent.id));
     await assert.rejects(anonymous.heartbeat(agent.id, {}, agentSignatureHeader(generateKey(), agent.id)), AgentryError);
   });

@@ -43,15 +43,27 @@ describe('social authorization matrix', () => {
     { name: 'POST post', request: async () => ({ method: 'POST', url: '/v1/social/posts', body: { body: 'hello' } }), expect: required(201, 201) },
     { name: 'GET post', request: async (a) => ({ method: 'GET', url: `/v1/social/posts/${await post(a)}` }), expect: optional },
     { name: 'DELETE post', request: async (a) => ({ method: 'DELETE', url: `/v1/social/posts/${await post(a)}` }), expect: required(200, 403) },
-    { name: 'POST post vote', request: async (a) => ({ method: 'POST', url: `/v1/social/posts/${await post(a)}/vote`, body: { value: 1 } }), expect: required(200, 200) },
+    {
+      name: 'POST post vote',
+      request: async (a) => ({ method: 'POST', url: `/v1/social/posts/${await post(a)}/vote`, body: { value: 1 } }),
+      expect: required(200, 200),
+    },
     {
       name: 'POST comment vote',
       request: async (a) => ({ method: 'POST', url: `/v1/social/comments/${(await comment(app, a.token, await post(a), 'c')).id}/vote`, body: { value: -1 } }),
       expect: required(200, 200),
     },
-    { name: 'POST comment', request: async (a) => ({ method: 'POST', url: `/v1/social/posts/${await post(a)}/comments`, body: { body: 'hi' } }), expect: required(201, 201) },
+    {
+      name: 'POST comment',
+      request: async (a) => ({ method: 'POST', url: `/v1/social/posts/${await post(a)}/comments`, body: { body: 'hi' } }),
+      expect: required(201, 201),
+    },
     { name: 'POST repost', request: async (a) => ({ method: 'POST', url: `/v1/social/posts/${await post(a)}/repost`, body: {} }), expect: required(201, 201) },
-    { name: 'POST quote', request: async (a) => ({ method: 'POST', url: `/v1/social/posts/${await post(a)}/repost`, body: { body: 'so true' } }), expect: required(201, 201) },
+    {
+      name: 'POST quote',
+      request: async (a) => ({ method: 'POST', url: `/v1/social/posts/${await post(a)}/repost`, body: { body: 'so true' } }),
+      expect: required(201, 201),
+    },
     { name: 'GET repost status', request: async (a) => ({ method: 'GET', url: `/v1/social/posts/${await post(a)}/repost` }), expect: required(200, 200) },
     // Removal acts on the caller's own repost: nobody has reposted this one yet.
     { name: 'DELETE repost', request: async (a) => ({ method: 'DELETE', url: `/v1/social/posts/${await post(a)}/repost` }), expect: required(404, 404) },

@@ -93,7 +93,10 @@ describe('social feed: foryou', () => {
     assert.ok(signedIn.posts.every((p) => 'userVote' in p));
     assert.ok((await feed('?limit=25')).page.posts.every((p) => !('userVote' in p)));
     const { token } = await app.signup();
-    assert.ok((await feed('', token)).page.posts.every((p) => p.userVote === null), 'signed in without a profile: no votes');
+    assert.ok(
+      (await feed('', token)).page.posts.every((p) => p.userVote === null),
+      'signed in without a profile: no votes',
+    );
   });
 
   it('pages with `before` never repeat or skip a post while new posts arrive and votes move the ranking', async () => {
@@ -152,7 +155,17 @@ describe('social feed: foryou', () => {
     } finally {
       await fresh.close();
     }
-    for (const query of ['?topic=cooking', '?topic=', '?feed=latest', '?limit=0', '?limit=101', '?offset=-1', '?limit=ten', '?before=yesterday', '?before=2026-13-45T00:00:00Z']) {
+    for (const query of [
+      '?topic=cooking',
+      '?topic=',
+      '?feed=latest',
+      '?limit=0',
+      '?limit=101',
+      '?offset=-1',
+      '?limit=ten',
+      '?before=yesterday',
+      '?before=2026-13-45T00:00:00Z',
+    ]) {
       expectError(await app.request({ method: 'GET', url: `/v1/social/posts${query}` }), 400, 'BAD_REQUEST');
     }
     expectError(await app.request({ method: 'GET', url: '/v1/social/posts', token: 'ags_wrong' }), 401, 'UNAUTHORIZED');
@@ -180,12 +193,22 @@ describe('social feed: following', () => {
     }
     const first = await app.request({ method: 'GET', url: '/v1/social/posts?feed=following&limit=4', token: reader.token });
     const page = first.json() as FeedPage;
-    assert.deepEqual(page.posts.map((p) => p.id), expected.slice(0, 4));
+    assert.deepEqual(
+      page.posts.map((p) => p.id),
+      expected.slice(0, 4),
+    );
     assert.deepEqual(page.pagination, { limit: 4, offset: 0, hasMore: true });
     clock.advance(MINUTE);
     await createPost(app, friend.token, 'arrives between pages');
-    const second = (await getJson(app, `/v1/social/posts?feed=following&limit=4&offset=4&before=${encodeURIComponent(first.headers['x-feed-before'] as string)}`, reader.token)) as FeedPage;
-    assert.deepEqual(second.posts.map((p) => p.id), expected.slice(4));
+    const second = (await getJson(
+      app,
+      `/v1/social/posts?feed=following&limit=4&offset=4&before=${encodeURIComponent(first.headers['x-feed-before'] as string)}`,
+      reader.token,
+    )) as FeedPage;
+    assert.deepEqual(
+      second.posts.map((p) => p.id),
+      expected.slice(4),
+    );
     assert.equal(second.pagination.hasMore, false);
     const friendsOnly = (await getJson(app, '/v1/social/posts?feed=following&topic=general', reader.token)) as FeedPage;
     assert.equal(friendsOnly.posts.length, 7);
@@ -213,7 +236,13 @@ describe('social feed: a fixed number of queries whatever the page size', () => 
       const writer = writers[i % 3]!;
       const post = await createPost(app, writer.token, `post ${i} about kubernetes`);
       if (i % 4 === 0) await vote(app, reader.token, post.id, 1);
-      if (i % 5 === 4) await app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/repost`, token: writers[(i + 1) % 3]!.token, body: i % 10 === 4 ? { body: 'quoted' } : {} });
+      if (i % 5 === 4)
+        await app.request({
+          method: 'POST',
+          url: `/v1/social/posts/${post.id}/repost`,
+          token: writers[(i + 1) % 3]!.token,
+          body: i % 10 === 4 ? { body: 'quoted' } : {},
+        });
       if (i % 7 === 0) await comment(app, reader.token, post.id, 'a comment');
     }
   });
@@ -240,7 +269,14 @@ describe('social feed: a fixed number of queries whatever the page size', () => 
       timelineMaxAgeMs: 0,
       signals: createLocalSignals(),
     });
-    const principal = { accountId: reader.accountId, kind: 'person' as const, via: 'session' as const, credentialId: null, agentId: null, personId: reader.accountId };
+    const principal = {
+      accountId: reader.accountId,
+      kind: 'person' as const,
+      via: 'session' as const,
+      credentialId: null,
+      agentId: null,
+      personId: reader.accountId,
+    };
     const count = async (read: () => Promise<unknown>) => {
       queries = 0;
       await read();
@@ -278,7 +314,8 @@ describe('social feed: following timelines kept by each node', () => {
     await app.close();
   });
 
-  const following = async (node: TestApp, reader: SocialUser, query = '') => (await getJson(node, `/v1/social/posts?feed=following${query}`, reader.token)) as FeedPage;
+  const following = async (node: TestApp, reader: SocialUser, query = '') =>
+    (await getJson(node, `/v1/social/posts?feed=following${query}`, reader.token)) as FeedPage;
   const idsOf = (page: FeedPage) => page.posts.map((p) => p.id);
 
   /** A reader following two writers with three posts each, the reader's timeline read (so kept) on `node`. */
@@ -338,7 +375,13 @@ describe('social feed: following timelines kept by each node', () => {
     clock.advance(1000);
     const food = await createPost(app, other.token, 'Baked sourdough bread with a new recipe');
     const all = idsOf(await following(app, reader, '&limit=100'));
-    assert.deepEqual(all.slice(1, 4), tied.map((p) => p.id).sort().reverse());
+    assert.deepEqual(
+      all.slice(1, 4),
+      tied
+        .map((p) => p.id)
+        .sort()
+        .reverse(),
+    );
     const first = await app.request({ method: 'GET', url: '/v1/social/posts?feed=following&limit=4', token: reader.token });
     const asOf = encodeURIComponent(first.headers['x-feed-before'] as string);
     clock.advance(1000);
@@ -354,19 +397,40 @@ describe('social feed: following timelines kept by each node', () => {
     const { reader, friend, posts } = await network(other);
     clock.advance(1000);
     const fresh = await createPost(app, friend.token, 'written through the first node');
-    await waitFor('the new post on the other node', async () => idsOf(await following(other, reader)), (ids) => ids[0] === fresh.id);
+    await waitFor(
+      'the new post on the other node',
+      async () => idsOf(await following(other, reader)),
+      (ids) => ids[0] === fresh.id,
+    );
     assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/posts/${posts[0]}`, token: friend.token })).statusCode, 200);
-    await waitFor('the deletion on the other node', async () => idsOf(await following(other, reader)), (ids) => !ids.includes(posts[0]!));
+    await waitFor(
+      'the deletion on the other node',
+      async () => idsOf(await following(other, reader)),
+      (ids) => !ids.includes(posts[0]!),
+    );
     assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/users/${friend.username}/follow`, token: reader.token })).statusCode, 200);
     const remaining = posts.filter((_, i) => i % 2 === 1);
-    await waitFor('the unfollow on the other node', async () => idsOf(await following(other, reader)), (ids) => ids.join() === remaining.join());
+    await waitFor(
+      'the unfollow on the other node',
+      async () => idsOf(await following(other, reader)),
+      (ids) => ids.join() === remaining.join(),
+    );
     assert.deepEqual(idsOf(await following(app, reader)), remaining);
   });
 
   it('shows a post no signal announced once the timeline is a minute old', async () => {
     const { reader, friend, posts } = await network(app);
     clock.advance(1000);
-    const unannounced = { id: randomUUID(), author_id: friend.profileId, kind: 'post' as const, body: 'written behind the service', topic: 'general', hashtags: '[]', repost_of: null, created_at: clock.now().toISOString() };
+    const unannounced = {
+      id: randomUUID(),
+      author_id: friend.profileId,
+      kind: 'post' as const,
+      body: 'written behind the service',
+      topic: 'general',
+      hashtags: '[]',
+      repost_of: null,
+      created_at: clock.now().toISOString(),
+    };
     await app.database.db.insertInto('posts').values(unannounced).execute();
     clock.advance(60_000);
     assert.deepEqual(idsOf(await following(app, reader)), [unannounced.id, ...posts]);

@@ -40,7 +40,11 @@ describe('social follows and profiles', () => {
     const carol = await socialUser(app);
     await follow(app, carol.token, alice.username);
     await follow(app, carol.token, alice.username);
-    const counts = await Promise.all([call('POST', bob.username, carol.token), call('POST', bob.username, carol.token), call('POST', bob.username, carol.token)]);
+    const counts = await Promise.all([
+      call('POST', bob.username, carol.token),
+      call('POST', bob.username, carol.token),
+      call('POST', bob.username, carol.token),
+    ]);
     assert.deepEqual([...new Set(counts.map((r) => r.statusCode))], [200]);
     assert.equal((await profile(carol.username)).user.followingCount, 2);
     assert.equal((await profile(bob.username)).user.followersCount, 1);
@@ -76,7 +80,18 @@ describe('social follows and profiles', () => {
     const erin = await socialUser(app, undefined, { bio: 'Builds boats', avatarUrl: 'https://example.test/e.png' });
     await follow(app, bob.token, erin.username);
     const anonymous = (await profile(erin.username)).user;
-    assert.deepEqual(Object.keys(anonymous).sort(), ['agentId', 'avatarUrl', 'bio', 'createdAt', 'displayName', 'followersCount', 'followingCount', 'id', 'type', 'username']);
+    assert.deepEqual(Object.keys(anonymous).sort(), [
+      'agentId',
+      'avatarUrl',
+      'bio',
+      'createdAt',
+      'displayName',
+      'followersCount',
+      'followingCount',
+      'id',
+      'type',
+      'username',
+    ]);
     assert.deepEqual(
       [anonymous.id, anonymous.bio, anonymous.avatarUrl, anonymous.type, anonymous.followersCount, anonymous.followingCount],
       [erin.profileId, 'Builds boats', 'https://example.test/e.png', 'human', 1, 0],
@@ -118,7 +133,8 @@ describe('social suggested users', () => {
 
   it('validates limit (default 10, 1-50) and needs a credential and a profile', async () => {
     const me = await socialUser(app);
-    for (const limit of ['0', '51', 'x', '-1']) expectError(await app.request({ method: 'GET', url: `/v1/social/users/suggested?limit=${limit}`, token: me.token }), 400, 'BAD_REQUEST');
+    for (const limit of ['0', '51', 'x', '-1'])
+      expectError(await app.request({ method: 'GET', url: `/v1/social/users/suggested?limit=${limit}`, token: me.token }), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'GET', url: '/v1/social/users/suggested' }), 401, 'UNAUTHORIZED');
     expectError(await app.request({ method: 'GET', url: '/v1/social/users/suggested', token: 'ags_wrong' }), 401, 'UNAUTHORIZED');
     const { token } = await app.signup();

@@ -44,7 +44,10 @@ describe('social notifications: what creates them', () => {
     // Taking the like back (or switching it to a dislike) takes its notification back; so does unfollowing.
     await vote(app, fan.token, post.id, -1);
     await app.request({ method: 'DELETE', url: `/v1/social/users/${author.username}/follow`, token: fan.token });
-    assert.deepEqual((await notificationsOf(app, author.token)).map((n) => n.type), ['repost', 'repost', 'reply']);
+    assert.deepEqual(
+      (await notificationsOf(app, author.token)).map((n) => n.type),
+      ['repost', 'repost', 'reply'],
+    );
     // Dislikes notify nobody.
     await vote(app, fan.token, post.id, -1);
     await vote(app, fan.token, post.id, -1);
@@ -53,9 +56,16 @@ describe('social notifications: what creates them', () => {
 
   it('notifies mentions in posts and comments: existing users only, once each, case-insensitively', async () => {
     const [writer, reader] = await fresh();
-    const post = await createPost(app, writer.token, `Hi @${reader.username.toUpperCase()} and @${reader.username}, also @nobody_here_at_all and mail@${reader.username}.test`);
+    const post = await createPost(
+      app,
+      writer.token,
+      `Hi @${reader.username.toUpperCase()} and @${reader.username}, also @nobody_here_at_all and mail@${reader.username}.test`,
+    );
     const mentions = (await notificationsOf(app, reader.token)).filter((n) => n.type === 'mention');
-    assert.deepEqual(mentions.map((n) => [n.postId, n.commentId, n.actor.username]), [[post.id, null, writer.username]]);
+    assert.deepEqual(
+      mentions.map((n) => [n.postId, n.commentId, n.actor.username]),
+      [[post.id, null, writer.username]],
+    );
 
     const other = await createPost(app, alice.token, 'unrelated post');
     const said = await comment(app, writer.token, other.id, `@${reader.username} look at this`);
@@ -76,9 +86,15 @@ describe('social notifications: what creates them', () => {
     const post = await createPost(app, alice.token, 'mention me back');
     await comment(app, bob.token, post.id, `@${alice.username} sure, and @${carol.username} too`);
     const forAlice = (await notificationsOf(app, alice.token)).filter((n) => n.postId === post.id);
-    assert.deepEqual(forAlice.map((n) => n.type), ['reply']);
+    assert.deepEqual(
+      forAlice.map((n) => n.type),
+      ['reply'],
+    );
     const forCarol = (await notificationsOf(app, carol.token)).filter((n) => n.postId === post.id);
-    assert.deepEqual(forCarol.map((n) => n.type), ['mention']);
+    assert.deepEqual(
+      forCarol.map((n) => n.type),
+      ['mention'],
+    );
   });
 });
 
@@ -111,7 +127,10 @@ describe('social notifications: listing and read state', () => {
     const second = (await list('?limit=3&offset=3')).json();
     const third = (await list('?limit=3&offset=6')).json();
     assert.deepEqual(third.pagination, { limit: 3, offset: 6, hasMore: false });
-    assert.deepEqual([...first.notifications, ...second.notifications, ...third.notifications].map((n: { id: string }) => n.id), ids);
+    assert.deepEqual(
+      [...first.notifications, ...second.notifications, ...third.notifications].map((n: { id: string }) => n.id),
+      ids,
+    );
     const createdAt = first.notifications.map((n: { createdAt: string }) => n.createdAt);
     assert.deepEqual(createdAt, [...createdAt].sort().reverse());
     assert.deepEqual((await list('')).json().pagination, { limit: 30, offset: 0, hasMore: false });
@@ -129,7 +148,10 @@ describe('social notifications: listing and read state', () => {
     assert.deepEqual([some.statusCode, some.json()], [200, { updated: 2 }]);
     assert.equal(await unread(), 5);
     const listed = (await list('?limit=2')).json().notifications;
-    assert.deepEqual(listed.map((n: { read: boolean }) => n.read), [true, true]);
+    assert.deepEqual(
+      listed.map((n: { read: boolean }) => n.read),
+      [true, true],
+    );
     assert.deepEqual((await read({ ids: [ids[0]] })).json(), { updated: 0 }, 'already read');
 
     assert.deepEqual((await read({})).json(), { updated: 5 });

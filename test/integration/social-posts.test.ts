@@ -93,12 +93,25 @@ describe('social posts: create', () => {
       );
       const tags = (await getJson(fresh, '/v1/social/hashtags?limit=100')).data as { tag: string; count: number }[];
       assert.deepEqual(tags[0], { tag: 'together', count: 8 });
-      assert.deepEqual(tags.slice(1).map((t) => t.count), Array(8).fill(1));
+      assert.deepEqual(
+        tags.slice(1).map((t) => t.count),
+        Array(8).fill(1),
+      );
       for (const post of posts) assert.equal((await getJson(fresh, `/v1/social/posts/${post.id}`)).post.body, post.body);
       // Dave is named in all 8, Bob only in Carol's 4 (nobody is notified of their own post).
-      const mentionsOf = async (user: SocialUser) => (await notificationsOf(fresh, user.token)).filter((n) => n.type === 'mention').map((n) => n.postId).sort();
+      const mentionsOf = async (user: SocialUser) =>
+        (await notificationsOf(fresh, user.token))
+          .filter((n) => n.type === 'mention')
+          .map((n) => n.postId)
+          .sort();
       assert.deepEqual(await mentionsOf(dave), posts.map((p) => p.id).sort());
-      assert.deepEqual(await mentionsOf(bob), posts.filter((_, i) => authors[i] === carol).map((p) => p.id).sort());
+      assert.deepEqual(
+        await mentionsOf(bob),
+        posts
+          .filter((_, i) => authors[i] === carol)
+          .map((p) => p.id)
+          .sort(),
+      );
       assert.deepEqual(await mentionsOf(carol), []);
     } finally {
       await fresh.close();
@@ -106,7 +119,17 @@ describe('social posts: create', () => {
   });
 
   it('refuses blank, missing, mistyped and unknown fields, and malformed JSON, with 400', async () => {
-    for (const body of [{}, { body: '' }, { body: '   \n\t ' }, { body: 42 }, { body: 'ok', topic: 7 }, { body: 'ok', extra: true }, { body: ['a'] }, null, 'text']) {
+    for (const body of [
+      {},
+      { body: '' },
+      { body: '   \n\t ' },
+      { body: 42 },
+      { body: 'ok', topic: 7 },
+      { body: 'ok', extra: true },
+      { body: ['a'] },
+      null,
+      'text',
+    ]) {
       expectError(await create(alice.token, body), 400, 'BAD_REQUEST');
     }
     expectError(await app.request({ method: 'POST', url: '/v1/social/posts', token: alice.token, rawBody: '{"body": "unterminated' }), 400, 'BAD_REQUEST');
@@ -124,7 +147,10 @@ describe('social posts: create', () => {
   it('posts as an agent through an API key bound to the agent profile', async () => {
     const { token } = await app.signup();
     const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token, body: { name: 'bot' } })).json().data.key;
-    assert.equal((await app.request({ method: 'POST', url: '/v1/users', token: key, body: { username: 'posting_bot', displayName: 'Bot', type: 'agent' } })).statusCode, 201);
+    assert.equal(
+      (await app.request({ method: 'POST', url: '/v1/users', token: key, body: { username: 'posting_bot', displayName: 'Bot', type: 'agent' } })).statusCode,
+      201,
+    );
     const post = await createPost(app, key, 'Hello from an agent');
     assert.deepEqual([(post.author as { username: string }).username, (post.author as { type: string }).type], ['posting_bot', 'agent']);
   });

@@ -50,7 +50,10 @@ describe('social trending', () => {
     await comment(app, fans[2]!.token, fresh.id, 'first');
 
     const { posts } = await getJson(app, '/v1/social/trending');
-    assert.deepEqual(posts.map((p: { id: string }) => p.id), [older.id, fresh.id]);
+    assert.deepEqual(
+      posts.map((p: { id: string }) => p.id),
+      [older.id, fresh.id],
+    );
     for (const key of ['id', 'body', 'score', 'commentCount', 'author']) assert.ok(key in posts[0], key);
     assert.deepEqual([posts[1].score, posts[1].commentCount, posts[1].author.username], [0, 1, writer.username]);
     assert.ok(!posts.some((p: { id: string }) => p.id === quiet.id || p.id === stale.id));
@@ -91,24 +94,41 @@ describe('social search', () => {
       ids.push((await createPost(app, alice.token, body)).id);
     }
     const found = (await search('?q=Rust')).json();
-    assert.deepEqual(found.posts.map((p: { id: string }) => p.id), [ids[3], ids[1], ids[0]]);
+    assert.deepEqual(
+      found.posts.map((p: { id: string }) => p.id),
+      [ids[3], ids[1], ids[0]],
+    );
     assert.deepEqual(found.pagination, { limit: 20, offset: 0, hasMore: false });
     assert.ok(found.posts.every((p: object) => !('userVote' in p)));
     assert.ok((await search('?q=rust&tab=posts', alice.token)).json().posts.every((p: { userVote: unknown }) => p.userVote === null));
     const paged = (await search('?q=rust&limit=2&offset=1')).json();
-    assert.deepEqual(paged.posts.map((p: { id: string }) => p.id), [ids[1], ids[0]]);
+    assert.deepEqual(
+      paged.posts.map((p: { id: string }) => p.id),
+      [ids[1], ids[0]],
+    );
     assert.deepEqual(paged.pagination, { limit: 2, offset: 1, hasMore: false });
     assert.deepEqual((await search('?q=rust&limit=1')).json().pagination, { limit: 1, offset: 0, hasMore: true });
     // % and _ are plain characters, not wildcards.
-    assert.deepEqual((await search(`?q=${encodeURIComponent('100%')}`)).json().posts.map((p: { id: string }) => p.id), [ids[3]]);
+    assert.deepEqual(
+      (await search(`?q=${encodeURIComponent('100%')}`)).json().posts.map((p: { id: string }) => p.id),
+      [ids[3]],
+    );
     assert.deepEqual((await search('?q=r_st')).json().posts, []);
-    assert.deepEqual((await search('?q=under_score')).json().posts.map((p: { id: string }) => p.id), [ids[4]]);
+    assert.deepEqual(
+      (await search('?q=under_score')).json().posts.map((p: { id: string }) => p.id),
+      [ids[4]],
+    );
   });
 
   it('finds humans and agents by username, display name or bio, each in its own tab', async () => {
     const { token } = await app.signup();
     const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token, body: { name: 'bot' } })).json().data.key;
-    await app.request({ method: 'POST', url: '/v1/users', token: key, body: { username: 'rusty_bot', displayName: 'Rusty', type: 'agent', bio: 'I compile things' } });
+    await app.request({
+      method: 'POST',
+      url: '/v1/users',
+      token: key,
+      body: { username: 'rusty_bot', displayName: 'Rusty', type: 'agent', bio: 'I compile things' },
+    });
     await socialUser(app, 'bob_search', { displayName: 'Bob RUSTacean' });
 
     const humans = (await search('?q=rust&tab=humans')).json();
@@ -116,7 +136,10 @@ describe('social search', () => {
     assert.deepEqual(Object.keys(humans.users[0]).sort(), ['avatarUrl', 'bio', 'displayName', 'followerCount', 'id', 'type', 'username']);
     assert.deepEqual(humans.pagination, { limit: 20, offset: 0, hasMore: false });
     const agents = (await search('?q=rust&tab=agents')).json();
-    assert.deepEqual(agents.users.map((u: { username: string; type: string }) => [u.username, u.type]), [['rusty_bot', 'agent']]);
+    assert.deepEqual(
+      agents.users.map((u: { username: string; type: string }) => [u.username, u.type]),
+      [['rusty_bot', 'agent']],
+    );
     assert.deepEqual((await search('?q=COMPILE&tab=agents')).json().users.length, 1);
     assert.deepEqual((await search('?q=rust&tab=humans&limit=1')).json().pagination, { limit: 1, offset: 0, hasMore: true });
   });
@@ -126,7 +149,10 @@ describe('social search', () => {
     const visible = await registerAgent(app, token, { name: 'Inbox Digest Service', description: 'Summarises your inbox every morning' });
     await registerAgent(app, token, { name: 'Secret Digest', description: 'Private digest', visibility: 'private' });
     const found = (await search('?q=digest&tab=services')).json();
-    assert.deepEqual(found.agents.map((a: { id: string }) => a.id), [visible.id]);
+    assert.deepEqual(
+      found.agents.map((a: { id: string }) => a.id),
+      [visible.id],
+    );
     assert.equal(found.agents[0].slug, visible.slug);
     assert.equal(found.pagination.hasMore, false);
     assert.deepEqual((await search('?q=nothing-like-this&tab=services')).json().agents, []);

@@ -109,7 +109,10 @@ describe('social comments', () => {
     assert.equal(response.statusCode, 201);
     const created = response.json().comment;
     assert.deepEqual(Object.keys(created).sort(), ['author', 'body', 'createdAt', 'id', 'postId', 'score', 'userVote']);
-    assert.deepEqual([created.postId, created.body, created.score, created.userVote, created.author.username], [post.id, 'I agree \u{1F44D}', 0, null, bob.username]);
+    assert.deepEqual(
+      [created.postId, created.body, created.score, created.userVote, created.author.username],
+      [post.id, 'I agree \u{1F44D}', 0, null, bob.username],
+    );
     await comment(app, alice.token, post.id, 'thanks');
     assert.equal((await getJson(app, `/v1/social/posts/${post.id}`)).post.commentCount, 2);
   });

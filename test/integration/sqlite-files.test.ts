@@ -28,7 +28,11 @@ describe('SQLite files', () => {
     const file = join(folder, 'agentry.db');
     const app = await buildApp(loadConfig({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent', SIGNATURE_THREADS: '0' }), { logger: false });
     try {
-      const signup = await app.server.inject({ method: 'POST', url: '/v1/auth/signup', payload: { email: 'files@example.test', password: 'correct horse battery' } });
+      const signup = await app.server.inject({
+        method: 'POST',
+        url: '/v1/auth/signup',
+        payload: { email: 'files@example.test', password: 'correct horse battery' },
+      });
       assert.equal(signup.statusCode, 201);
       const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
       assert.equal(mode(join(root, 'var')), '700');

@@ -74,7 +74,10 @@ describe('SQLite inserts on a worker thread', () => {
     assert.ok(first.inserted && second.inserted);
     assert.equal(errors.length, 1);
     assert.match(String(errors[0]), /exited \(3\)/);
-    assert.deepEqual(fallbackCalls.flat().map((row) => row.unique_key), ['dead-1', 'dead-2']);
+    assert.deepEqual(
+      fallbackCalls.flat().map((row) => row.unique_key),
+      ['dead-1', 'dead-2'],
+    );
     assert.equal((reader.prepare("SELECT count(*) AS n FROM items WHERE unique_key LIKE 'dead-%'").get() as { n: number }).n, 2);
     await inserts.close();
   });

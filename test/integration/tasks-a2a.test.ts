@@ -45,7 +45,12 @@ describe('tasks: A2A delivery to an @a2a-js/sdk agent', () => {
   it('a direct Message reply completes the task with its parts; the message carries the task', async () => {
     const remote = await a2aAgent('reply');
     const agent = await readyA2aAgent(remote.url);
-    const submitted = await submitTask(app, requester.token, { agentId: agent.id, title: 'Brief me', description: 'Summarise the quarterly report', input: { url: 'https://example.com/q3.pdf' } });
+    const submitted = await submitTask(app, requester.token, {
+      agentId: agent.id,
+      title: 'Brief me',
+      description: 'Summarise the quarterly report',
+      input: { url: 'https://example.com/q3.pdf' },
+    });
     const done = await waitForTask(app, requester.token, submitted.id, (task) => task.status === 'completed');
     assert.deepEqual(done.result, {
       messageId: (done.result as { messageId: string }).messageId,
@@ -69,12 +74,25 @@ describe('tasks: A2A delivery to an @a2a-js/sdk agent', () => {
     const agent = await readyA2aAgent(remote.url);
     const submitted = await submitTask(app, requester.token, { agentId: agent.id, description: 'Summarise the annual report' });
     await waitForTask(app, requester.token, submitted.id, (task) => task.status === 'in_progress');
-    await waitFor('a status poll at the agent', () => remote.calls.filter((call) => call.method === 'GetTask').length, (polls) => polls >= 1);
+    await waitFor(
+      'a status poll at the agent',
+      () => remote.calls.filter((call) => call.method === 'GetTask').length,
+      (polls) => polls >= 1,
+    );
     remote.release();
     const done = await waitForTask(app, requester.token, submitted.id, (task) => task.status === 'completed');
     const result = done.result as { a2aTaskId: string; artifacts: unknown[] };
     assert.equal(typeof result.a2aTaskId, 'string');
-    assert.deepEqual(result.artifacts, [{ artifactId: 'summary', name: 'summary', parts: [{ text: 'Revenue up 4%', mediaType: 'text/plain' }, { data: { growth: 0.04 }, mediaType: 'application/json' }] }]);
+    assert.deepEqual(result.artifacts, [
+      {
+        artifactId: 'summary',
+        name: 'summary',
+        parts: [
+          { text: 'Revenue up 4%', mediaType: 'text/plain' },
+          { data: { growth: 0.04 }, mediaType: 'application/json' },
+        ],
+      },
+    ]);
     assert.equal(remote.calls.filter((call) => call.method === 'SendMessage').length, 1);
   });
 
@@ -129,17 +147,40 @@ describe('tasks: A2A delivery to an @a2a-js/sdk agent', () => {
   });
 
   it('stores the credential sealed, never returns it, and checks who may set it', async () => {
-    const agent = await registerAgent(app, owner.token, { endpoint: 'https://agent.example.test/a2a', deliveryMode: 'a2a', authType: 'api_key', authCredential: 'key-123', visibility: 'private' });
+    const agent = await registerAgent(app, owner.token, {
+      endpoint: 'https://agent.example.test/a2a',
+      deliveryMode: 'a2a',
+      authType: 'api_key',
+      authCredential: 'key-123',
+      visibility: 'private',
+    });
     const row = await app.database.db.selectFrom('agents').select(['auth_credential']).where('id', '=', agent.id).executeTakeFirstOrThrow();
     assert.ok(row.auth_credential && !row.auth_credential.includes('key-123'));
     const shown = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}`, token: owner.token });
     assert.equal(shown.json().data.hasAuthCredential, true);
     assert.equal(shown.body.includes('key-123'), false);
 
-    expectError(await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: requester.token, body: { authCredential: 'mine now' } }), 404, 'NOT_FOUND');
-    expectError(await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { authType: 'none', authCredential: 'x' } }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: requester.token, body: { authCredential: 'mine now' } }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { authType: 'none', authCredential: 'x' } }),
+      400,
+      'BAD_REQUEST',
+    );
     expectError(await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { authCredential: '' } }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: { name: 'No Endpoint A2A', description: 'x', protocols: ['a2a'], categories: ['productivity'], deliveryMode: 'a2a' } }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({
+        method: 'POST',
+        url: '/v1/agents',
+        token: owner.token,
+        body: { name: 'No Endpoint A2A', description: 'x', protocols: ['a2a'], categories: ['productivity'], deliveryMode: 'a2a' },
+      }),
+      400,
+      'BAD_REQUEST',
+    );
     const unchanged = await app.database.db.selectFrom('agents').select(['auth_credential']).where('id', '=', agent.id).executeTakeFirstOrThrow();
     assert.equal(unchanged.auth_credential, row.auth_credential);
 

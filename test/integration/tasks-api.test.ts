@@ -40,10 +40,32 @@ describe('tasks: submission, records and access', () => {
     });
     assert.equal(response.statusCode, 201, response.body);
     const task = response.json().data;
-    assert.deepEqual(Object.keys(task).sort(), [
-      'assignedAgent', 'capabilities', 'completedAt', 'createdAt', 'currency', 'deliveredAt', 'description', 'error', 'expiresAt', 'id', 'input', 'maxPriceCents', 'metadata',
-      'priceCents', 'priority', 'rating', 'result', 'status', 'taskClass', 'title', 'updatedAt',
-    ].sort());
+    assert.deepEqual(
+      Object.keys(task).sort(),
+      [
+        'assignedAgent',
+        'capabilities',
+        'completedAt',
+        'createdAt',
+        'currency',
+        'deliveredAt',
+        'description',
+        'error',
+        'expiresAt',
+        'id',
+        'input',
+        'maxPriceCents',
+        'metadata',
+        'priceCents',
+        'priority',
+        'rating',
+        'result',
+        'status',
+        'taskClass',
+        'title',
+        'updatedAt',
+      ].sort(),
+    );
     assert.equal(task.status, 'matched');
     assert.equal(task.assignedAgent.id, agent.id);
     assert.equal(task.priority, 'normal');
@@ -96,9 +118,15 @@ describe('tasks: submission, records and access', () => {
 
   it('a private agent cannot be targeted or routed to by others (404), but by its owner', async () => {
     const hidden = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['secret-sauce'], visibility: 'private' });
-    expectError(await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'x', agentId: hidden.id } }), 404, 'NOT_FOUND');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'x', agentId: hidden.id } }),
+      404,
+      'NOT_FOUND',
+    );
     assert.equal((await submitTask(app, requester.token, { capabilities: ['secret-sauce'] })).status, 'unmatched');
-    const plan = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['secret-sauce'] } })).json().data;
+    const plan = (
+      await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['secret-sauce'] } })
+    ).json().data;
     assert.deepEqual(plan.candidates, []);
     assert.deepEqual(plan.excluded, [], 'hidden agents are not even listed as excluded');
     assert.equal((await submitTask(app, owner.token, { agentId: hidden.id })).status, 'matched');
@@ -137,10 +165,22 @@ describe('tasks: submission, records and access', () => {
   it('Idempotency-Key: a replay returns the first answer; the same key with another body is 422', async () => {
     const headers = { 'idempotency-key': 'order-7' };
     const first = await submitTask(app, requester.token, { title: 'idem' }, headers);
-    const replay = await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'Summarise this report', capabilities: ['summarize'], title: 'idem' }, headers });
+    const replay = await app.request({
+      method: 'POST',
+      url: '/v1/tasks',
+      token: requester.token,
+      body: { description: 'Summarise this report', capabilities: ['summarize'], title: 'idem' },
+      headers,
+    });
     assert.equal(replay.statusCode, 201);
     assert.deepEqual(replay.json().data, first);
-    const other = await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'Something else', capabilities: ['summarize'] }, headers });
+    const other = await app.request({
+      method: 'POST',
+      url: '/v1/tasks',
+      token: requester.token,
+      body: { description: 'Something else', capabilities: ['summarize'] },
+      headers,
+    });
     expectError(other, 422, 'UNPROCESSABLE');
     // Keys are per requester.
     const elsewhere = await submitTask(app, stranger.token, { title: 'idem' }, headers);
@@ -152,7 +192,9 @@ describe('tasks: submission, records and access', () => {
   it('concurrent submissions with one Idempotency-Key create one task', async () => {
     const headers = { 'idempotency-key': 'burst-1' };
     const body = { description: 'Summarise', capabilities: ['summarize'], title: 'burst' };
-    const responses = await Promise.all(Array.from({ length: 8 }, () => app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body, headers })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body, headers })),
+    );
     assert.deepEqual(new Set(responses.map((r) => r.statusCode)), new Set([201]));
     assert.equal(new Set(responses.map((r) => r.json().data.id)).size, 1);
   });
@@ -195,7 +237,9 @@ describe('tasks: submission, records and access', () => {
     const done = await app.request({ method: 'POST', url: `/v1/tasks/${task.id}/callback`, body: { taskToken: webhook.json.taskToken, result: 'done' } });
     assert.equal(done.statusCode, 200, done.body);
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => app.request({ method: 'POST', url: `/v1/tasks/${task.id}/rating`, token: requester.token, body: { score: (i % 5) + 1, comment: `rater ${i}` } })),
+      Array.from({ length: 10 }, (_, i) =>
+        app.request({ method: 'POST', url: `/v1/tasks/${task.id}/rating`, token: requester.token, body: { score: (i % 5) + 1, comment: `rater ${i}` } }),
+      ),
     );
     const taken = responses.filter((response) => response.statusCode === 200);
     assert.equal(taken.length, 1, `statuses: ${responses.map((response) => response.statusCode).join(', ')}`);
@@ -233,12 +277,13 @@ describe('tasks: submission, records and access', () => {
     const listed = await app.request({ method: 'GET', url: '/v1/tasks?role=agent&limit=100', token: key });
     assert.equal(listed.statusCode, 200, listed.body);
     const ids = (listed.json().data as { id: string }[]).map((task) => task.id);
-    assert.ok(ids.includes(own.id), 'the key lists its own agent\'s task');
-    assert.ok(!ids.includes(other.id), 'the key does not list the other agent\'s task');
+    assert.ok(ids.includes(own.id), "the key lists its own agent's task");
+    assert.ok(!ids.includes(other.id), "the key does not list the other agent's task");
   });
 });
 
-const waitForWebhook = async (server: AgentServer, taskId: string) => (await waitFor(`the webhook for ${taskId}`, () => server.received.find((w) => w.json.taskId === taskId)))!;
+const waitForWebhook = async (server: AgentServer, taskId: string) =>
+  (await waitFor(`the webhook for ${taskId}`, () => server.received.find((w) => w.json.taskId === taskId)))!;
 
 describe('tasks: routing', () => {
   let app: TestApp;
@@ -264,17 +309,29 @@ describe('tasks: routing', () => {
     const twin = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
     const offline = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
     // Its last heartbeat was more than 24 hours ago.
-    await app.database.db.updateTable('agents').set({ last_seen_at: new Date(Date.now() - 25 * 3600_000).toISOString() }).where('id', '=', offline.id).execute();
+    await app.database.db
+      .updateTable('agents')
+      .set({ last_seen_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
+      .where('id', '=', offline.id)
+      .execute();
     const unsigned = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
     assert.equal((await app.request({ method: 'DELETE', url: `/v1/agents/${unsigned.id}/webhook-secret`, token: owner.token })).statusCode, 200);
     const maintenance = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['ocr'] });
     await app.request({ method: 'POST', url: `/v1/agents/${maintenance.id}/heartbeat`, token: owner.token, body: { status: 'maintenance' } });
 
-    const response = await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'Read and translate this scan', capabilities: ['ocr', 'translate'] } });
+    const response = await app.request({
+      method: 'POST',
+      url: '/v1/tasks/route',
+      token: requester.token,
+      body: { description: 'Read and translate this scan', capabilities: ['ocr', 'translate'] },
+    });
     assert.equal(response.statusCode, 200, response.body);
     const plan = response.json().data;
     assert.deepEqual(plan.weights, { capability: 0.35, trust: 0.25, rating: 0.15, responseTime: 0.1, availability: 0.1, load: 0.05 });
-    assert.deepEqual(plan.candidates.map((c: { agent: { id: string } }) => c.agent.id), [full.id, partial.id, twin.id, loaded.id]);
+    assert.deepEqual(
+      plan.candidates.map((c: { agent: { id: string } }) => c.agent.id),
+      [full.id, partial.id, twin.id, loaded.id],
+    );
     const [top, second, third, last] = plan.candidates;
     assert.deepEqual(top.factors, { capability: 1, trust: 0.5, rating: 0.5, responseTime: 0.5, availability: 1, load: 1 });
     assert.equal(top.score, 0.35 + 0.125 + 0.075 + 0.05 + 0.1 + 0.05);
@@ -289,11 +346,17 @@ describe('tasks: routing', () => {
     const codes = Object.fromEntries(plan.excluded.map((e: { agent: { id: string }; code: string }) => [e.agent.id, e.code]));
     assert.deepEqual(codes, { [offline.id]: 'offline', [unsigned.id]: 'no_webhook_secret', [maintenance.id]: 'maintenance' });
 
-    const again = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr', 'translate'] } })).json().data;
+    const again = (
+      await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr', 'translate'] } })
+    ).json().data;
     assert.deepEqual(again.candidates, plan.candidates);
     expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', body: { description: 'x', capabilities: ['ocr'] } }), 401, 'UNAUTHORIZED');
     expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x' } }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr'], bogus: 1 } }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr'], bogus: 1 } }),
+      400,
+      'BAD_REQUEST',
+    );
   });
 
   it('ratings and trust move an agent up', async () => {
@@ -307,15 +370,30 @@ describe('tasks: routing', () => {
     const voucherKey = newAgentKey();
     const voucher = await registerAgent(app, voucherOwner.token, { pubkey: voucherKey.pubkey });
     for (let i = 0; i < 3; i++) {
-      const receipt = makeReceipt('outcome', { agent: voucher.slug, key: voucherKey }, { agent: trusted.slug as string, key: trustedKey }, {
-        taskClass: 'legal.review',
-        issuedAt: new Date(Date.now() - 60_000).toISOString(),
-        payload: { outcome: 'success', latencyMs: 10 },
-      });
+      const receipt = makeReceipt(
+        'outcome',
+        { agent: voucher.slug, key: voucherKey },
+        { agent: trusted.slug as string, key: trustedKey },
+        {
+          taskClass: 'legal.review',
+          issuedAt: new Date(Date.now() - 60_000).toISOString(),
+          payload: { outcome: 'success', latencyMs: 10 },
+        },
+      );
       assert.equal((await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt })).statusCode, 201);
     }
-    const plan = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['legal-review'], taskClass: 'legal.review' } })).json().data;
-    assert.deepEqual(plan.candidates.map((c: { agent: { id: string } }) => c.agent.id), [trusted.id, plain.id]);
+    const plan = (
+      await app.request({
+        method: 'POST',
+        url: '/v1/tasks/route',
+        token: requester.token,
+        body: { description: 'x', capabilities: ['legal-review'], taskClass: 'legal.review' },
+      })
+    ).json().data;
+    assert.deepEqual(
+      plan.candidates.map((c: { agent: { id: string } }) => c.agent.id),
+      [trusted.id, plain.id],
+    );
     assert.ok(plan.candidates[0].factors.trust > 0.5);
   });
 
@@ -354,7 +432,10 @@ describe('tasks: plain-language input', () => {
   });
 
   it('a task without input gets fields extracted from its description and delivered structured', async () => {
-    const task = await submitTask(app, requester.token, { capabilities: ['image-generation'], description: 'Paint 3 watercolor foxes on a transparent background' });
+    const task = await submitTask(app, requester.token, {
+      capabilities: ['image-generation'],
+      description: 'Paint 3 watercolor foxes on a transparent background',
+    });
     assert.equal(task.status, 'matched');
     assert.deepEqual(task.input, { style: 'watercolor', count: 3, transparent: true });
     const webhook = await waitForWebhook(server, task.id);
@@ -380,22 +461,44 @@ describe('tasks: plain-language input', () => {
       ['/body/input/style', '/body/input/count'],
     );
     assert.match(error.message, /style must be one of "watercolor", "pixel art", "photorealistic"; count must be a number/);
-    const missing = expectError(await app.request({ method: 'POST', url: '/v1/tasks', token: fresh.token, body: { agentId: painter.id, description: 'Paint foxes', input: { count: 2 } } }), 400, 'BAD_REQUEST');
+    const missing = expectError(
+      await app.request({
+        method: 'POST',
+        url: '/v1/tasks',
+        token: fresh.token,
+        body: { agentId: painter.id, description: 'Paint foxes', input: { count: 2 } },
+      }),
+      400,
+      'BAD_REQUEST',
+    );
     assert.deepEqual(missing.details, [{ path: '/body/input/style', message: 'is required by the agent' }]);
     assert.equal((await app.request({ method: 'GET', url: '/v1/tasks', token: fresh.token })).json().pagination.total, 0);
 
     // Fields the schema does not define pass; a field with a default may be left out.
-    const accepted = await submitTask(app, fresh.token, { agentId: painter.id, capabilities: undefined, description: 'Paint foxes', input: { style: 'watercolor', extra: 'kept' } });
+    const accepted = await submitTask(app, fresh.token, {
+      agentId: painter.id,
+      capabilities: undefined,
+      description: 'Paint foxes',
+      input: { style: 'watercolor', extra: 'kept' },
+    });
     assert.equal(accepted.status, 'matched');
     assert.deepEqual(accepted.input, { style: 'watercolor', extra: 'kept' });
   });
 
   it('a required field the description does not give refuses the submission: 400 naming it, with what was found, and nothing stored', async () => {
     const fresh = await app.signup();
-    const response = await app.request({ method: 'POST', url: '/v1/tasks', token: fresh.token, body: { capabilities: ['image-generation'], description: 'Draw cats on a transparent background' } });
+    const response = await app.request({
+      method: 'POST',
+      url: '/v1/tasks',
+      token: fresh.token,
+      body: { capabilities: ['image-generation'], description: 'Draw cats on a transparent background' },
+    });
     const error = expectError(response, 400, 'BAD_REQUEST');
     assert.match(error.message, /style/);
-    assert.deepEqual(error.details?.map((d) => d.path), ['/input/style']);
+    assert.deepEqual(
+      error.details?.map((d) => d.path),
+      ['/input/style'],
+    );
     assert.deepEqual(response.json().found, { count: 1, transparent: true });
     assert.equal((await app.request({ method: 'GET', url: '/v1/tasks', token: fresh.token })).json().pagination.total, 0);
   });
@@ -473,7 +576,19 @@ describe("tasks: a newcomer's first task", () => {
   it('goes to a webhook agent registered a moment ago, signed with the secret its registration answered', async () => {
     const { Webhook } = await import('standardwebhooks');
     const owner = await app.signup();
-    const registered = await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: { name: 'First Agent', description: 'Checks facts', endpoint: server.url, protocols: ['rest'], categories: ['research'], capabilities: ['newcomer-check'] } });
+    const registered = await app.request({
+      method: 'POST',
+      url: '/v1/agents',
+      token: owner.token,
+      body: {
+        name: 'First Agent',
+        description: 'Checks facts',
+        endpoint: server.url,
+        protocols: ['rest'],
+        categories: ['research'],
+        capabilities: ['newcomer-check'],
+      },
+    });
     assert.equal(registered.statusCode, 201, registered.body);
     const agent = registered.json().data;
     assert.equal(agent.availability, 'unknown');
@@ -509,8 +624,14 @@ describe("tasks: a newcomer's first task", () => {
       const available = await make();
       await heartbeat(timed, owner.token, available.id);
       const unknown = await make();
-      const plan = (await timed.request({ method: 'POST', url: '/v1/tasks/route', token: owner.token, body: { description: 'x', capabilities: ['ranked-thing'] } })).json().data;
-      const order = plan.candidates.map((c: { agent: { id: string }; availability: string; factors: { availability: number } }) => [c.agent.id, c.availability, c.factors.availability]);
+      const plan = (
+        await timed.request({ method: 'POST', url: '/v1/tasks/route', token: owner.token, body: { description: 'x', capabilities: ['ranked-thing'] } })
+      ).json().data;
+      const order = plan.candidates.map((c: { agent: { id: string }; availability: string; factors: { availability: number } }) => [
+        c.agent.id,
+        c.availability,
+        c.factors.availability,
+      ]);
       assert.deepEqual(order, [
         [available.id, 'available', 1],
         [away.id, 'away', 0.5],
@@ -551,7 +672,14 @@ describe('tasks: an unmatched task says why', () => {
       });
       assert.deepEqual(await taskOf(app, requester.token, task.id).then((stored) => stored.error), task.error, 'kept in the record');
 
-      const plan = (await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: [capability], maxPriceCents: 100 } })).json().data;
+      const plan = (
+        await app.request({
+          method: 'POST',
+          url: '/v1/tasks/route',
+          token: requester.token,
+          body: { description: 'x', capabilities: [capability], maxPriceCents: 100 },
+        })
+      ).json().data;
       assert.deepEqual(plan.excluded.map((e: { code: string }) => e.code).sort(), ['offline', 'price_above_max'], 'the dry run tells the same story');
       // The hidden agents would have fitted: their owner's task goes to one of them.
       const own = await submitTask(app, other.token, { capabilities: [capability], maxPriceCents: 100 });

@@ -82,7 +82,16 @@ describe('tasks: kill -9 mid-delivery', () => {
       stdio: 'ignore',
     });
     // A connection refused means it is not listening yet.
-    await waitFor('the service to start', () => fetch(`${base}/health`).then((response) => response.ok, () => false), Boolean, { timeoutMs: 30_000, intervalMs: 100 });
+    await waitFor(
+      'the service to start',
+      () =>
+        fetch(`${base}/health`).then(
+          (response) => response.ok,
+          () => false,
+        ),
+      Boolean,
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     return base;
   }
 
@@ -98,8 +107,16 @@ describe('tasks: kill -9 mid-delivery', () => {
   it('the delivery resumes after a restart; the task arrives again as itself, once', async () => {
     let base = await startService();
     const owner = (await call(base, 'POST', '/v1/auth/signup', undefined, { email: 'owner@example.test', password: 'correct horse battery' })).json.data.token;
-    const requester = (await call(base, 'POST', '/v1/auth/signup', undefined, { email: 'req@example.test', password: 'correct horse battery' })).json.data.token;
-    const registered = await call(base, 'POST', '/v1/agents', owner, { name: 'Crash Test Agent', description: 'Summarises', endpoint: agent.url, protocols: ['rest'], categories: ['productivity'], capabilities: ['summarize'] });
+    const requester = (await call(base, 'POST', '/v1/auth/signup', undefined, { email: 'req@example.test', password: 'correct horse battery' })).json.data
+      .token;
+    const registered = await call(base, 'POST', '/v1/agents', owner, {
+      name: 'Crash Test Agent',
+      description: 'Summarises',
+      endpoint: agent.url,
+      protocols: ['rest'],
+      categories: ['productivity'],
+      capabilities: ['summarize'],
+    });
     assert.equal(registered.status, 201);
     const agentId = registered.json.data.id;
     await call(base, 'POST', `/v1/agents/${agentId}/webhook-secret`, owner);
@@ -126,7 +143,10 @@ describe('tasks: kill -9 mid-delivery', () => {
     const task = await call(base, 'GET', `/v1/tasks/${taskId}`, requester);
     assert.equal(task.json.data.status, 'completed');
     const all = (await call(base, 'GET', '/v1/tasks', requester)) as unknown as { json: { data: { id: string }[] } };
-    assert.deepEqual(all.json.data.map((t) => t.id), [taskId]);
+    assert.deepEqual(
+      all.json.data.map((t) => t.id),
+      [taskId],
+    );
 
     // A graceful stop waits for every delivery in flight: after it, the agent has all it will ever get.
     child!.kill('SIGTERM');

@@ -40,7 +40,12 @@ describe('tasks: webhook delivery end to end', () => {
   it('register, submit, receive the signed webhook, call back, read completed', async () => {
     const server = await agentServer();
     const agent = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['text-summarization'] });
-    const submitted = await submitTask(app, requester.token, { title: 'Brief me', description: 'Summarise the quarterly report', input: { url: 'https://example.com/q3.pdf' }, priority: 'high' });
+    const submitted = await submitTask(app, requester.token, {
+      title: 'Brief me',
+      description: 'Summarise the quarterly report',
+      input: { url: 'https://example.com/q3.pdf' },
+      priority: 'high',
+    });
     assert.equal(submitted.status, 'matched');
     assert.equal(submitted.assignedAgent?.id, agent.id);
 
@@ -60,7 +65,11 @@ describe('tasks: webhook delivery end to end', () => {
     await waitForTask(app, requester.token, submitted.id, (task) => task.status === 'in_progress');
     const wrong = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: 'tkt_wrong', result: {} } });
     expectError(wrong, 401, 'UNAUTHORIZED');
-    const callback = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: payload.taskToken, result: { summary: 'Revenue up 4%' } } });
+    const callback = await app.request({
+      method: 'POST',
+      url: `/v1/tasks/${submitted.id}/callback`,
+      body: { taskToken: payload.taskToken, result: { summary: 'Revenue up 4%' } },
+    });
     assert.equal(callback.statusCode, 200, callback.body);
     assert.deepEqual(callback.json().data, { id: submitted.id, status: 'completed' });
 
@@ -68,7 +77,11 @@ describe('tasks: webhook delivery end to end', () => {
     assert.equal(done.status, 'completed');
     assert.deepEqual(done.result, { summary: 'Revenue up 4%' });
     assert.equal(typeof done.completedAt, 'string');
-    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: payload.taskToken, result: { again: true } } }), 409, 'CONFLICT');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: payload.taskToken, result: { again: true } } }),
+      409,
+      'CONFLICT',
+    );
     assert.deepEqual((await taskOf(app, requester.token, submitted.id)).result, { summary: 'Revenue up 4%' });
   });
 
@@ -77,7 +90,11 @@ describe('tasks: webhook delivery end to end', () => {
     await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['proofreading'] });
     const submitted = await submitTask(app, requester.token, { capabilities: ['proofreading'] });
     const [webhook] = await server.waitFor(1);
-    const response = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: webhook!.json.taskToken, error: { code: 'too_long', message: 'Document over 200 pages' } } });
+    const response = await app.request({
+      method: 'POST',
+      url: `/v1/tasks/${submitted.id}/callback`,
+      body: { taskToken: webhook!.json.taskToken, error: { code: 'too_long', message: 'Document over 200 pages' } },
+    });
     assert.equal(response.statusCode, 200);
     const task = await taskOf(app, requester.token, submitted.id);
     assert.equal(task.status, 'failed');
@@ -91,9 +108,21 @@ describe('tasks: webhook delivery end to end', () => {
     const [webhook] = await server.waitFor(1);
     const token = webhook!.json.taskToken;
     expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: token } }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: token, result: 1, error: 'x' } }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: token, result: 1, extra: 1 } }), 400, 'BAD_REQUEST');
-    expectError(await app.request({ method: 'POST', url: '/v1/tasks/00000000-0000-4000-8000-000000000000/callback', body: { taskToken: token, result: 1 } }), 401, 'UNAUTHORIZED');
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: token, result: 1, error: 'x' } }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: token, result: 1, extra: 1 } }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/tasks/00000000-0000-4000-8000-000000000000/callback', body: { taskToken: token, result: 1 } }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   for (const failure of ['500', 'timeout', 'redirect', 'connection refused'] as const) {
@@ -102,7 +131,13 @@ describe('tasks: webhook delivery end to end', () => {
       const bad =
         failure === 'connection refused'
           ? null
-          : await agentServer(() => (failure === '500' ? { status: 500, body: 'oops' } : failure === 'timeout' ? 'hang' : { status: 302, headers: { location: 'http://127.0.0.1:1/' } }));
+          : await agentServer(() =>
+              failure === '500'
+                ? { status: 500, body: 'oops' }
+                : failure === 'timeout'
+                  ? 'hang'
+                  : { status: 302, headers: { location: 'http://127.0.0.1:1/' } },
+            );
       let badUrl = bad?.url;
       if (!badUrl) {
         const closed = await startAgentServer();
@@ -124,9 +159,17 @@ describe('tasks: webhook delivery end to end', () => {
       if (bad) {
         const stale = bad.received[0]!.json.taskToken;
         assert.notEqual(stale, webhook!.json.taskToken);
-        expectError(await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: stale, result: { stale: true } } }), 401, 'UNAUTHORIZED');
+        expectError(
+          await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: stale, result: { stale: true } } }),
+          401,
+          'UNAUTHORIZED',
+        );
       }
-      const callback = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: webhook!.json.taskToken, result: { ok: true } } });
+      const callback = await app.request({
+        method: 'POST',
+        url: `/v1/tasks/${submitted.id}/callback`,
+        body: { taskToken: webhook!.json.taskToken, result: { ok: true } },
+      });
       assert.equal(callback.statusCode, 200, callback.body);
       assert.equal((await taskOf(app, requester.token, task.id)).status, 'completed');
     });
@@ -160,7 +203,10 @@ describe('tasks: webhook jobs when every delivery slot is busy', () => {
       await app.deliveryWorker.settled();
       assert.equal(server.received.length, 3, 'each task sent once');
       const jobs = await app.database.db.selectFrom('task_deliveries').select(['state', 'attempts']).execute();
-      assert.deepEqual(jobs, [1, 2, 3].map(() => ({ state: 'done', attempts: 1 })));
+      assert.deepEqual(
+        jobs,
+        [1, 2, 3].map(() => ({ state: 'done', attempts: 1 })),
+      );
     } finally {
       await app.close();
       await server.close();
@@ -191,9 +237,17 @@ describe('tasks: long-poll delivery end to end', () => {
     assert.equal(payload.taskId, submitted.id);
     assert.equal(payload.description, 'Clean the CSV');
     assert.equal((await taskOf(app, requester.token, submitted.id)).status, 'in_progress');
-    assert.deepEqual((await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) })).json().data, [], 'taken tasks are not handed out twice');
+    assert.deepEqual(
+      (await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy(agent) })).json().data,
+      [],
+      'taken tasks are not handed out twice',
+    );
 
-    const callback = await app.request({ method: 'POST', url: `/v1/tasks/${submitted.id}/callback`, body: { taskToken: payload.taskToken, result: { rows: 120 } } });
+    const callback = await app.request({
+      method: 'POST',
+      url: `/v1/tasks/${submitted.id}/callback`,
+      body: { taskToken: payload.taskToken, result: { rows: 120 } },
+    });
     assert.equal(callback.statusCode, 200);
     const done = await taskOf(app, requester.token, submitted.id);
     assert.equal(done.status, 'completed');
@@ -223,7 +277,10 @@ describe('tasks: long-poll delivery end to end', () => {
     const polls = pollsHeld(app);
     const idle = polls();
     const leaving = new AbortController();
-    const abandoned = fetch(`http://127.0.0.1:${address.port}/v1/agents/${agent.id}/tasks/poll?wait=20`, { signal: leaving.signal, headers: signedBy(agent) }).catch(() => 'aborted');
+    const abandoned = fetch(`http://127.0.0.1:${address.port}/v1/agents/${agent.id}/tasks/poll?wait=20`, {
+      signal: leaving.signal,
+      headers: signedBy(agent),
+    }).catch(() => 'aborted');
     await waitFor('the poll to hold', polls, (held) => held === idle + 1);
     leaving.abort();
     assert.equal(await abandoned, 'aborted');
@@ -289,7 +346,11 @@ describe('tasks: ALLOW_UNSIGNED_PROVISIONAL_POLL (unsafe, for old clients)', () 
     const requester = await app.signup();
     const agent = await registerProvisional(app, undefined, { endpoint: undefined, capabilities: ['legacy-thing'] });
     const submitted = await submitTask(app, requester.token, { capabilities: ['legacy-thing'] });
-    expectError(await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy({ id: agent.id, key: newAgentKey() }) }), 401, 'UNAUTHORIZED');
+    expectError(
+      await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll`, headers: signedBy({ id: agent.id, key: newAgentKey() }) }),
+      401,
+      'UNAUTHORIZED',
+    );
     const polled = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll` });
     assert.equal(polled.statusCode, 200, polled.body);
     assert.equal(polled.json().data[0].taskId, submitted.id);
@@ -345,8 +406,16 @@ describe('tasks: delivery errors shown to people', () => {
   };
 
   for (const { name, allowPrivate, shown } of [
-    { name: 'a host that resolves to an internal address', allowPrivate: 'false', shown: "No agent accepted the task; the last one failed with: the agent's endpoint is not a public address" },
-    { name: 'a refused connection to a resolved address', allowPrivate: 'true', shown: "No agent accepted the task; the last one failed with: could not connect to the agent's endpoint" },
+    {
+      name: 'a host that resolves to an internal address',
+      allowPrivate: 'false',
+      shown: "No agent accepted the task; the last one failed with: the agent's endpoint is not a public address",
+    },
+    {
+      name: 'a refused connection to a resolved address',
+      allowPrivate: 'true',
+      shown: "No agent accepted the task; the last one failed with: could not connect to the agent's endpoint",
+    },
   ]) {
     it(`say what went wrong without naming where the endpoint resolved: ${name}`, async () => {
       const app = await startTestApp({ ...fastDelivery, ALLOW_PRIVATE_ENDPOINTS: allowPrivate, WEBHOOK_MAX_ATTEMPTS: '1' });

@@ -16,7 +16,11 @@ import { readyWebhookAgent, submitTask } from '../helpers/tasks.ts';
 const corpus = loadCorpus();
 const chat = (content: string) => ({
   status: 200,
-  body: JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }),
+  body: JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  }),
 });
 const taskTextOf = (webhook: ReceivedWebhook) => {
   const messages = webhook.json.messages as { role: string; content: string }[];
@@ -56,7 +60,12 @@ describe('tasks: the model extractor through the service, on the corpus', () => 
   });
 
   const preview = async (request: CorpusRequest) => {
-    const response = await app.request({ method: 'POST', url: '/v1/tasks/extract', token: requester.token, body: { inputSchema: corpus.schemas[request.schema], description: request.text } });
+    const response = await app.request({
+      method: 'POST',
+      url: '/v1/tasks/extract',
+      token: requester.token,
+      body: { inputSchema: corpus.schemas[request.schema], description: request.text },
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json().data as { input: Record<string, unknown>; missing: string[] };
   };
@@ -99,7 +108,8 @@ describe('tasks: the model extractor through the service, on the corpus', () => 
     const invoice = { client: { type: 'string', required: true }, amount: { type: 'number', required: true } };
     await readyWebhookAgent(app, owner.token, agents.url, { capabilities: ['trip-booking'], inputSchema: JSON.stringify(travel) });
     await readyWebhookAgent(app, owner.token, agents.url, { capabilities: ['trip-booking'], inputSchema: JSON.stringify(invoice) });
-    model.respond = (webhook) => chat(JSON.stringify(schemaAskedFor(webhook).includes('destination') ? { destination: 'Porto', nights: 3 } : { client: 'Acme', amount: 300 }));
+    model.respond = (webhook) =>
+      chat(JSON.stringify(schemaAskedFor(webhook).includes('destination') ? { destination: 'Porto', nights: 3 } : { client: 'Acme', amount: 300 }));
     for (let i = 0; i < 4; i++) {
       const asked = model.received.length;
       const task = await submitTask(app, requester.token, { capabilities: ['trip-booking'], description: 'Three nights in Porto' });
@@ -113,11 +123,17 @@ describe('tasks: the model extractor through the service, on the corpus', () => 
 
   it('a required field the model leaves out refuses the submission, found beside it', async () => {
     const owner = await app.signup();
-    const agent = await readyWebhookAgent(app, owner.token, agents.url, { capabilities: ['invoicing'], inputSchema: JSON.stringify({ client: { type: 'string', required: true }, amount: { type: 'number', required: true } }) });
+    const agent = await readyWebhookAgent(app, owner.token, agents.url, {
+      capabilities: ['invoicing'],
+      inputSchema: JSON.stringify({ client: { type: 'string', required: true }, amount: { type: 'number', required: true } }),
+    });
     model.respond = () => chat('{"client": "Acme Ltd"}');
     const response = await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { agentId: agent.id, description: 'Bill Acme Ltd' } });
     const error = expectError(response, 400, 'BAD_REQUEST');
-    assert.deepEqual(error.details?.map((d) => d.path), ['/input/amount']);
+    assert.deepEqual(
+      error.details?.map((d) => d.path),
+      ['/input/amount'],
+    );
     assert.deepEqual(response.json().found, { client: 'Acme Ltd' });
   });
 });

@@ -27,23 +27,36 @@ describe('tasks: plain-language submission and the extraction preview', () => {
     server = await startAgentServer();
     requester = await app.signup();
     owner = await app.signup();
-    agent = (await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['image-generation'], inputSchema: JSON.stringify(imageSchema) })) as unknown as { id: string; name: string };
-    hidden = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['image-generation'], inputSchema: JSON.stringify(imageSchema), visibility: 'private' });
+    agent = (await readyWebhookAgent(app, owner.token, server.url, {
+      capabilities: ['image-generation'],
+      inputSchema: JSON.stringify(imageSchema),
+    })) as unknown as { id: string; name: string };
+    hidden = await readyWebhookAgent(app, owner.token, server.url, {
+      capabilities: ['image-generation'],
+      inputSchema: JSON.stringify(imageSchema),
+      visibility: 'private',
+    });
   });
   after(async () => {
     await app.close();
     await server.close();
   });
 
-  const preview = (body: unknown, token: string | null = requester.token) => app.request({ method: 'POST', url: '/v1/tasks/extract', ...(token ? { token } : {}), body });
-  const submit = (body: unknown, headers: Record<string, string> = {}, token = requester.token) => app.request({ method: 'POST', url: '/v1/tasks', token, body, headers });
+  const preview = (body: unknown, token: string | null = requester.token) =>
+    app.request({ method: 'POST', url: '/v1/tasks/extract', ...(token ? { token } : {}), body });
+  const submit = (body: unknown, headers: Record<string, string> = {}, token = requester.token) =>
+    app.request({ method: 'POST', url: '/v1/tasks', token, body, headers });
 
   it('a submission to a named agent missing a required field is 400 with details per field and found beside them', async () => {
     const response = await submit({ agentId: agent.id, description: 'Make 4 pictures of a lighthouse' });
     const error = expectError(response, 400, 'BAD_REQUEST');
     assert.deepEqual(error.details, [{ path: '/input/style', message: `is required by ${agent.name} and was not found in the description` }]);
     assert.deepEqual(response.json().found, { count: 4 });
-    const fixed = await submitTask(app, requester.token, { agentId: agent.id, capabilities: undefined, description: 'Make 4 watercolor pictures of a lighthouse' });
+    const fixed = await submitTask(app, requester.token, {
+      agentId: agent.id,
+      capabilities: undefined,
+      description: 'Make 4 watercolor pictures of a lighthouse',
+    });
     assert.deepEqual(fixed.input, { style: 'watercolor', count: 4 });
   });
 
@@ -91,7 +104,10 @@ describe('tasks: plain-language submission and the extraction preview', () => {
     expectError(await preview({ agentId: agent.id, description: '' }), 400, 'BAD_REQUEST');
     expectError(await preview({ agentId: agent.id, description: 'x', extra: 1 }), 400, 'BAD_REQUEST');
     const badType = expectError(await preview({ inputSchema: { size: { type: 'date' } }, description: 'x' }), 400, 'BAD_REQUEST');
-    assert.deepEqual(badType.details?.map((d) => d.path), ['/body/inputSchema/size/type']);
+    assert.deepEqual(
+      badType.details?.map((d) => d.path),
+      ['/body/inputSchema/size/type'],
+    );
     expectError(await preview({ inputSchema: '{not json', description: 'x' }), 400, 'BAD_REQUEST');
     expectError(await preview({ inputSchema: { tone: { type: 'string', enum: [] } }, description: 'x' }), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'POST', url: '/v1/tasks/extract', token: requester.token, rawBody: '{"description":' }), 400, 'BAD_REQUEST');

@@ -26,14 +26,17 @@ const REGISTERED = ['ed25519:issuer-1', 'ed25519:issuer-2', ...SUBJECTS];
 
 async function registerKeys(db: Db) {
   const now = new Date(START).toISOString();
-  await db.insertInto('agents').values(REGISTERED.map((pubkey, i) => provisionalAgentRow(`agent-${i}`, `agent-${i}`, pubkey, now))).execute();
+  await db
+    .insertInto('agents')
+    .values(REGISTERED.map((pubkey, i) => provisionalAgentRow(`agent-${i}`, `agent-${i}`, pubkey, now)))
+    .execute();
 }
 const CLASSES = ['code.review', 'translate'];
 const KINDS = ['offer', 'decision', 'outcome'] as const;
 const OUTCOMES = [1, 0.5, 0, null];
 
 type Random = () => number;
-const pick = <T,>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+const pick = <T>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
 
 /** A receipt row as the service stores it, drawn from a small world so that keys repeat. */
 function randomRow(random: Random, now: number): NewReceiptRow {
@@ -63,7 +66,14 @@ function randomRow(random: Random, now: number): NewReceiptRow {
 async function aggregateFromReceipts(db: Db, now: string) {
   const rows = await db
     .selectFrom('trust_receipts')
-    .select((eb) => ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent', eb.fn.countAll<number | string>().as('receipts'), eb.fn.sum<number | string>('outcome_value').as('value_sum')])
+    .select((eb) => [
+      'subject_pubkey',
+      'task_class',
+      'issuer_pubkey',
+      'issuer_agent',
+      eb.fn.countAll<number | string>().as('receipts'),
+      eb.fn.sum<number | string>('outcome_value').as('value_sum'),
+    ])
     .where('kind', '=', 'outcome')
     .where('signature_verified', '=', 1)
     .where((eb) => eb('issuer_pubkey', '<>', eb.ref('subject_pubkey')))
@@ -71,7 +81,16 @@ async function aggregateFromReceipts(db: Db, now: string) {
     .where('issuer_pubkey', 'in', REGISTERED)
     .groupBy(['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'])
     .execute();
-  return sorted(rows.map((row) => ({ subject: row.subject_pubkey, taskClass: row.task_class, issuerPubkey: row.issuer_pubkey, issuerAgent: row.issuer_agent, receipts: Number(row.receipts), valueSum: Number(row.value_sum ?? 0) })));
+  return sorted(
+    rows.map((row) => ({
+      subject: row.subject_pubkey,
+      taskClass: row.task_class,
+      issuerPubkey: row.issuer_pubkey,
+      issuerAgent: row.issuer_agent,
+      receipts: Number(row.receipts),
+      valueSum: Number(row.value_sum ?? 0),
+    })),
+  );
 }
 
 async function evidenceFromSums(store: ReceiptsStore, now: string) {
@@ -80,7 +99,9 @@ async function evidenceFromSums(store: ReceiptsStore, now: string) {
 }
 
 const sorted = <T extends { subject: string; taskClass: string; issuerPubkey: string; issuerAgent: string }>(rows: T[]) =>
-  rows.sort((a, b) => `${a.subject} ${a.taskClass} ${a.issuerPubkey} ${a.issuerAgent}`.localeCompare(`${b.subject} ${b.taskClass} ${b.issuerPubkey} ${b.issuerAgent}`));
+  rows.sort((a, b) =>
+    `${a.subject} ${a.taskClass} ${a.issuerPubkey} ${a.issuerAgent}`.localeCompare(`${b.subject} ${b.taskClass} ${b.issuerPubkey} ${b.issuerAgent}`),
+  );
 
 /** Every filter a list by subject can carry: its total from the counts must equal counting the rows. */
 async function assertTotalsMatchRows(db: Db, store: ReceiptsStore) {
@@ -147,9 +168,16 @@ describe('maintained trust sums and list counts', () => {
     const { more } = await store.sweepExpiredEvidence(new Date(START).toISOString(), 1000);
     assert.equal(more, false);
     assert.deepEqual(await evidenceFromSums(store, late), await aggregateFromReceipts(db, late));
-    const { remaining } = await db.selectFrom('trust_evidence').select((eb) => eb.fn.sum<number | string>('receipts').as('remaining')).executeTakeFirstOrThrow();
+    const { remaining } = await db
+      .selectFrom('trust_evidence')
+      .select((eb) => eb.fn.sum<number | string>('receipts').as('remaining'))
+      .executeTakeFirstOrThrow();
     // Sums are kept for unregistered issuers too: an issuer may register after its receipts arrive.
-    assert.equal(Number(remaining), stored.filter((row) => row.kind === 'outcome' && row.signature_verified === 1 && row.issuer_pubkey !== row.subject_pubkey && row.expires_at === null).length);
+    assert.equal(
+      Number(remaining),
+      stored.filter((row) => row.kind === 'outcome' && row.signature_verified === 1 && row.issuer_pubkey !== row.subject_pubkey && row.expires_at === null)
+        .length,
+    );
   });
 });
 
@@ -229,22 +257,40 @@ describe('the sweep', () => {
         const { db } = database.handle;
         const random = seededRandom(99);
         const instant = new Date(START + 5 * MINUTE).toISOString();
-        const rows = Array.from({ length: 30 }, () => ({ ...randomRow(random, START), kind: 'outcome' as const, signature_verified: 1 as const, issuer_pubkey: 'ed25519:issuer-1', outcome_value: 1, expires_at: instant }));
+        const rows = Array.from({ length: 30 }, () => ({
+          ...randomRow(random, START),
+          kind: 'outcome' as const,
+          signature_verified: 1 as const,
+          issuer_pubkey: 'ed25519:issuer-1',
+          outcome_value: 1,
+          expires_at: instant,
+        }));
         await Promise.all(rows.map((row) => store.insert(row)));
-        const summed = async () => Number((await db.selectFrom('trust_evidence').select((eb) => eb.fn.sum<number | string>('receipts').as('n')).executeTakeFirstOrThrow()).n ?? 0);
+        const summed = async () =>
+          Number(
+            (
+              await db
+                .selectFrom('trust_evidence')
+                .select((eb) => eb.fn.sum<number | string>('receipts').as('n'))
+                .executeTakeFirstOrThrow()
+            ).n ?? 0,
+          );
         assert.equal(await summed(), 30);
 
         const later = new Date(START + 6 * MINUTE).toISOString();
         await assert.rejects(store.sweepExpiredEvidence(later, 0), RangeError);
         const taken: number[] = [];
-        for (let more = true; more; ) {
+        for (let more = true; more;) {
           const before = await summed();
           more = (await store.sweepExpiredEvidence(later, 7)).more;
           taken.push(before - (await summed()));
           assert.deepEqual(await evidenceFromSums(store, later), await aggregateFromReceipts(db, later));
         }
         assert.deepEqual(taken.slice(0, 4), [7, 7, 7, 7]);
-        assert.equal(taken.reduce((a, b) => a + b), 30);
+        assert.equal(
+          taken.reduce((a, b) => a + b),
+          30,
+        );
         assert.equal(await summed(), 0);
       }),
     ));

@@ -78,7 +78,10 @@ describe('trust scoring: GET /v1/trust', () => {
     await submit(makeReceipt('decision', auditor, subject));
     assert.deepEqual(await trust(subject), [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }]);
 
-    const listed = await app.request({ method: 'GET', url: `/v1/trust-receipts?subjectPubkey=${encodeURIComponent(subject.key.pubkey)}&kind=outcome&limit=100` });
+    const listed = await app.request({
+      method: 'GET',
+      url: `/v1/trust-receipts?subjectPubkey=${encodeURIComponent(subject.key.pubkey)}&kind=outcome&limit=100`,
+    });
     const flags = listed.json().data.map((r: { issuer: { agent: string }; issuerRegistered: boolean }) => [r.issuer.agent, r.issuerRegistered]);
     assert.ok(flags.some(([agent, registered]: [string, boolean]) => agent === 'stranger' && registered === false));
     assert.ok(flags.some(([agent, registered]: [string, boolean]) => agent === reviewer.agent && registered === true));
@@ -160,7 +163,12 @@ describe('trust scoring: which registered agent a receipt names', () => {
     assert.equal(impostor.slug, issuer.id);
     await registerAgent(app, mallory.token, { pubkey: subjectKey.pubkey });
     // An update moves the issuer's row behind the impostor's in PostgreSQL's heap order.
-    const patched = await app.request({ method: 'PATCH', url: `/v1/agents/${issuer.id}`, token: alice.token, body: { description: 'Reviews pull requests, now faster' } });
+    const patched = await app.request({
+      method: 'PATCH',
+      url: `/v1/agents/${issuer.id}`,
+      token: alice.token,
+      body: { description: 'Reviews pull requests, now faster' },
+    });
     assert.equal(patched.statusCode, 200, patched.body);
 
     for (let i = 0; i < 3; i++) {

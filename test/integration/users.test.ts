@@ -136,7 +136,12 @@ describe('users: PATCH /v1/users/me', () => {
   it('changes only displayName, bio and avatarUrl, and only the caller’s profile', async () => {
     const alice = await app.signup();
     const bob = await app.signup();
-    await app.request({ method: 'POST', url: '/v1/users', token: alice.token, body: { username: 'alice_p', displayName: 'Alice', avatarUrl: 'https://example.test/a.png' } });
+    await app.request({
+      method: 'POST',
+      url: '/v1/users',
+      token: alice.token,
+      body: { username: 'alice_p', displayName: 'Alice', avatarUrl: 'https://example.test/a.png' },
+    });
     await app.request({ method: 'POST', url: '/v1/users', token: bob.token, body: { username: 'bob_p', displayName: 'Bob' } });
     const changed = await patch(alice.token, { displayName: 'Alice L.', bio: 'Analytical engines' });
     assert.equal(changed.statusCode, 200);

@@ -23,7 +23,15 @@ describe('serving the web app', () => {
   });
 
   it('serves index.html, never cached, at / and at every page of the app', async () => {
-    for (const url of ['/', '/agents', '/agents/translator-bot', '/agents?q=translate&category=language', '/login?next=%2Fsettings', '/settings/keys', '/@ada']) {
+    for (const url of [
+      '/',
+      '/agents',
+      '/agents/translator-bot',
+      '/agents?q=translate&category=language',
+      '/login?next=%2Fsettings',
+      '/settings/keys',
+      '/@ada',
+    ]) {
       const response = await app.request({ method: 'GET', url });
       assert.equal(response.statusCode, 200, url);
       assert.equal(response.body, indexHtml, url);
@@ -46,7 +54,17 @@ describe('serving the web app', () => {
   });
 
   it('keeps JSON 404s for the API, its docs, health, media, missing assets and files', async () => {
-    for (const url of ['/v1/nothing-here', '/v1', '/docs/nothing', '/openapi.json/x', '/health/x', '/media/123', '/assets/missing-123.js', '/assets/../index.html', '/favicon.ico']) {
+    for (const url of [
+      '/v1/nothing-here',
+      '/v1',
+      '/docs/nothing',
+      '/openapi.json/x',
+      '/health/x',
+      '/media/123',
+      '/assets/missing-123.js',
+      '/assets/../index.html',
+      '/favicon.ico',
+    ]) {
       const response = await app.request({ method: 'GET', url });
       assert.equal(response.statusCode, 404, url);
       assert.equal(response.json().code, 'NOT_FOUND', url);

@@ -5,10 +5,8 @@ import { decodeBase64Strict, encodeBase64, encodeBase64Url } from '../../src/lib
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-const decodesTo = (text: string, expected: string) =>
-  assert.deepEqual(decodeBase64Strict(text), Buffer.from(expected, 'latin1'), JSON.stringify(text));
-const rejects = (text: string, expectedBytes?: number) =>
-  assert.equal(decodeBase64Strict(text, expectedBytes), null, JSON.stringify(text));
+const decodesTo = (text: string, expected: string) => assert.deepEqual(decodeBase64Strict(text), Buffer.from(expected, 'latin1'), JSON.stringify(text));
+const rejects = (text: string, expectedBytes?: number) => assert.equal(decodeBase64Strict(text, expectedBytes), null, JSON.stringify(text));
 
 describe('decodeBase64Strict', () => {
   it('decodes padded and unpadded RFC 4648 test strings', () => {

@@ -12,20 +12,7 @@ import {
   normalizeCapabilityTerm,
 } from '../../src/modules/catalog/capabilities.ts';
 
-const AGENT_CATEGORIES = [
-  'coding',
-  'data',
-  'devops',
-  'finance',
-  'health',
-  'legal',
-  'marketing',
-  'productivity',
-  'research',
-  'security',
-  'support',
-  'other',
-];
+const AGENT_CATEGORIES = ['coding', 'data', 'devops', 'finance', 'health', 'legal', 'marketing', 'productivity', 'research', 'security', 'support', 'other'];
 
 describe('capability catalogue: shape', () => {
   it('has at least 133 capabilities and exactly 29 categories', () => {
@@ -118,10 +105,7 @@ describe('capability catalogue: aliases', () => {
       for (const alias of capability.aliases) {
         assert.ok(!slugs.has(alias) || alias === capability.slug, `alias "${alias}" of ${capability.slug} is a slug`);
         const owner = normalizedSlugs.get(normalizeCapabilityTerm(alias));
-        assert.ok(
-          owner === undefined || owner === capability.slug,
-          `alias "${alias}" of ${capability.slug} normalizes to the slug ${owner}`,
-        );
+        assert.ok(owner === undefined || owner === capability.slug, `alias "${alias}" of ${capability.slug} normalizes to the slug ${owner}`);
       }
     }
   });
@@ -144,10 +128,7 @@ describe('capability catalogue: aliases', () => {
         const key = normalizeCapabilityTerm(term);
         assert.ok(key.length > 0, `term "${term}" of ${capability.slug} normalizes to nothing`);
         const previous = owners.get(key);
-        assert.ok(
-          previous === undefined || previous === capability.slug,
-          `term "${term}" (${key}) is claimed by both ${previous} and ${capability.slug}`,
-        );
+        assert.ok(previous === undefined || previous === capability.slug, `term "${term}" (${key}) is claimed by both ${previous} and ${capability.slug}`);
         owners.set(key, capability.slug);
       }
     }

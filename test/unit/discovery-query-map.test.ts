@@ -8,7 +8,15 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { capabilities } from '../../src/modules/catalog/index.ts';
 import type { Embedder } from '../../src/modules/discovery/embedder.ts';
-import { catalogueHash, decodeQueryMap, defaultQueryMapPath, encodeQueryMap, lazyQueryMap, loadQueryMap, type QueryMap } from '../../src/modules/discovery/query-map.ts';
+import {
+  catalogueHash,
+  decodeQueryMap,
+  defaultQueryMapPath,
+  encodeQueryMap,
+  lazyQueryMap,
+  loadQueryMap,
+  type QueryMap,
+} from '../../src/modules/discovery/query-map.ts';
 import { agentRow, memorySearch } from '../helpers/discovery.ts';
 
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
@@ -84,7 +92,8 @@ describe('discovery: the query map in search', () => {
   const rows = ['north', 'south'].map((key) => agentRow({ id: key, name: `Helper ${key}`, description: 'Helps with things.' }));
   const encoder: Embedder = { embed: async (texts) => texts.map((text) => Float32Array.from(text.includes('south') ? [0, 1] : [1, 0])) };
   const swap: QueryMap = { dimensions: 2, apply: (v) => Float32Array.from([v[1]!, v[0]!]) };
-  const first = async (queryMap: QueryMap | null) => (await memorySearch(rows, { sentenceEncoders: { queries: encoder, agents: encoder }, queryMap })('the way north'))[0];
+  const first = async (queryMap: QueryMap | null) =>
+    (await memorySearch(rows, { sentenceEncoders: { queries: encoder, agents: encoder }, queryMap })('the way north'))[0];
 
   it('maps the query vector before comparing it with the agents', async () => {
     assert.equal(await first(null), 'north');

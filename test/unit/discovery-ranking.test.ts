@@ -11,7 +11,13 @@ describe('discovery: words', () => {
   });
 
   it('stems inflections and British spellings to one form', () => {
-    for (const [a, b] of [['parcels', 'parcel'], ['tracking', 'tracked'], ['summarise', 'summarize'], ['categories', 'category'], ['processes', 'process']]) {
+    for (const [a, b] of [
+      ['parcels', 'parcel'],
+      ['tracking', 'tracked'],
+      ['summarise', 'summarize'],
+      ['categories', 'category'],
+      ['processes', 'process'],
+    ]) {
       assert.equal(stem(a!), stem(b!), `${a} / ${b}`);
     }
     assert.notEqual(stem('news'), stem('new'));
@@ -78,8 +84,16 @@ describe('discovery: embeddings configuration', () => {
       model: 'm',
       apiKey: 'k',
     });
-    for (const env of [{ EMBEDDINGS_URL: 'https://api.example.test/v1' }, { EMBEDDINGS_MODEL: 'm' }, { EMBEDDINGS_API_KEY: 'k' }, { EMBEDDINGS_URL: 'ftp://x', EMBEDDINGS_MODEL: 'm' }]) {
-      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.includes('EMBEDDINGS_')));
+    for (const env of [
+      { EMBEDDINGS_URL: 'https://api.example.test/v1' },
+      { EMBEDDINGS_MODEL: 'm' },
+      { EMBEDDINGS_API_KEY: 'k' },
+      { EMBEDDINGS_URL: 'ftp://x', EMBEDDINGS_MODEL: 'm' },
+    ]) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.includes('EMBEDDINGS_')),
+      );
     }
   });
 });

@@ -46,7 +46,10 @@ describe('discovery relevance (fixture set)', () => {
       return response.json().data.map((agent: { slug: string }) => keyBySlug.get(agent.slug)!);
     });
     console.log(`discovery relevance: MRR ${report.mrr.toFixed(3)}, recall@5 ${report.recallAt5.toFixed(3)}`);
-    assert.ok(report.mrr >= MRR_GATE, `MRR ${report.mrr.toFixed(3)} below ${MRR_GATE}; misses:\n${report.misses.map((m) => `  ${m.rank} ${m.q} -> ${m.top.join(', ')}`).join('\n')}`);
+    assert.ok(
+      report.mrr >= MRR_GATE,
+      `MRR ${report.mrr.toFixed(3)} below ${MRR_GATE}; misses:\n${report.misses.map((m) => `  ${m.rank} ${m.q} -> ${m.top.join(', ')}`).join('\n')}`,
+    );
   });
 });
 

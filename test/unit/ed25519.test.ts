@@ -15,8 +15,7 @@ import {
   verifyStrict,
 } from '../../src/lib/ed25519.ts';
 
-const readVectors = (name: string): unknown =>
-  JSON.parse(readFileSync(new URL(`../fixtures/vectors/${name}`, import.meta.url), 'utf8'));
+const readVectors = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/vectors/${name}`, import.meta.url), 'utf8'));
 
 const hex = (text: string) => Buffer.from(text, 'hex');
 
@@ -41,9 +40,7 @@ interface ReceiptVectors {
 // RFC 8032 section 7.1, test 1 (public test data).
 const SEED_1 = hex('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60');
 const PUB_1 = hex('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a');
-const SIG_1 = hex(
-  'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
-);
+const SIG_1 = hex('e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b');
 
 const P = 2n ** 255n - 19n;
 const L = 2n ** 252n + 27742317777372353535851937790883648493n;

@@ -59,7 +59,8 @@ const cases: [string, InputSchema, Case[]][] = [
     [
       {
         // Synonym for an option ("brief"), a cue for a boolean ("with"), and figures that are no word limit.
-        description: 'Please summarise the following for my team in bullet points, brief, with a couple of direct quotes: The council approved the 2025 budget of 4.2 million after a three-hour debate.',
+        description:
+          'Please summarise the following for my team in bullet points, brief, with a couple of direct quotes: The council approved the 2025 budget of 4.2 million after a three-hour debate.',
         expected: {
           input: {
             text: 'Please summarise the following for my team in bullet points, brief, with a couple of direct quotes: The council approved the 2025 budget of 4.2 million after a three-hour debate.',
@@ -81,19 +82,37 @@ const cases: [string, InputSchema, Case[]][] = [
       {
         // The quoted text is the text; its figures and words are not read as settings.
         description: "Length: very short. Format = bullets. Text: 'We shipped 3 features and fixed 40 long-standing bugs this sprint.'",
-        expected: { input: { text: 'We shipped 3 features and fixed 40 long-standing bugs this sprint.', length: 'short', format: 'bullets', include_quotes: false }, missing: [] },
+        expected: {
+          input: { text: 'We shipped 3 features and fixed 40 long-standing bugs this sprint.', length: 'short', format: 'bullets', include_quotes: false },
+          missing: [],
+        },
       },
       {
         description: 'I need an in-depth summary (around 500 words) of the attached meeting notes; do not include quotes',
         expected: {
-          input: { text: 'I need an in-depth summary (around 500 words) of the attached meeting notes; do not include quotes', length: 'long', format: 'paragraph', include_quotes: false, max_words: 500 },
+          input: {
+            text: 'I need an in-depth summary (around 500 words) of the attached meeting notes; do not include quotes',
+            length: 'long',
+            format: 'paragraph',
+            include_quotes: false,
+            max_words: 500,
+          },
           missing: [],
         },
       },
       {
         // "Not too long" rejects the option it names.
         description: 'Not too long, please. Bullets. Max 120 words. Quotes: yes.',
-        expected: { input: { text: 'Not too long, please. Bullets. Max 120 words. Quotes: yes.', length: 'medium', format: 'bullets', include_quotes: true, max_words: 120 }, missing: [] },
+        expected: {
+          input: {
+            text: 'Not too long, please. Bullets. Max 120 words. Quotes: yes.',
+            length: 'medium',
+            format: 'bullets',
+            include_quotes: true,
+            max_words: 120,
+          },
+          missing: [],
+        },
       },
       {
         // Settings in the title, the text in the description; a percentage is not a word limit.
@@ -110,46 +129,103 @@ const cases: [string, InputSchema, Case[]][] = [
       {
         description: 'A watercolour painting of a lighthouse at dusk, width: 1920, height: 1080',
         expected: {
-          input: { prompt: 'A watercolour painting of a lighthouse at dusk, width: 1920, height: 1080', style: 'watercolor', width: 1920, height: 1080, count: 1, transparent_background: false },
+          input: {
+            prompt: 'A watercolour painting of a lighthouse at dusk, width: 1920, height: 1080',
+            style: 'watercolor',
+            width: 1920,
+            height: 1080,
+            count: 1,
+            transparent_background: false,
+          },
           missing: [],
         },
       },
       {
         description: 'Generate 4 images of a red fox in the snow, anime style, transparent background please',
         expected: {
-          input: { prompt: 'Generate 4 images of a red fox in the snow, anime style, transparent background please', style: 'anime', width: 1024, height: 1024, count: 4, transparent_background: true },
+          input: {
+            prompt: 'Generate 4 images of a red fox in the snow, anime style, transparent background please',
+            style: 'anime',
+            width: 1024,
+            height: 1024,
+            count: 4,
+            transparent_background: true,
+          },
           missing: [],
         },
       },
       {
         description: 'Three photorealistic images of a mountain cabin, no transparent background, width 800 and height 600',
         expected: {
-          input: { prompt: 'Three photorealistic images of a mountain cabin, no transparent background, width 800 and height 600', style: 'photo', width: 800, height: 600, count: 3, transparent_background: false },
+          input: {
+            prompt: 'Three photorealistic images of a mountain cabin, no transparent background, width 800 and height 600',
+            style: 'photo',
+            width: 800,
+            height: 600,
+            count: 3,
+            transparent_background: false,
+          },
           missing: [],
         },
       },
       {
         // "2 cats" is part of the picture, not a setting.
         description: 'A pencil drawing of my 2 cats asleep on a keyboard',
-        expected: { input: { prompt: 'A pencil drawing of my 2 cats asleep on a keyboard', style: 'sketch', width: 1024, height: 1024, count: 1, transparent_background: false }, missing: [] },
+        expected: {
+          input: {
+            prompt: 'A pencil drawing of my 2 cats asleep on a keyboard',
+            style: 'sketch',
+            width: 1024,
+            height: 1024,
+            count: 1,
+            transparent_background: false,
+          },
+          missing: [],
+        },
       },
       {
         description: "Something cozy for a children's book cover",
-        expected: { input: { prompt: "Something cozy for a children's book cover", style: 'photo', width: 1024, height: 1024, count: 1, transparent_background: false }, missing: [] },
+        expected: {
+          input: { prompt: "Something cozy for a children's book cover", style: 'photo', width: 1024, height: 1024, count: 1, transparent_background: false },
+          missing: [],
+        },
       },
       {
         // Three foxes in one picture: no image count. The feature named plainly is asked for.
         description: 'Paint 3 watercolor foxes on a transparent background',
-        expected: { input: { prompt: 'Paint 3 watercolor foxes on a transparent background', style: 'watercolor', width: 1024, height: 1024, count: 1, transparent_background: true }, missing: [] },
+        expected: {
+          input: {
+            prompt: 'Paint 3 watercolor foxes on a transparent background',
+            style: 'watercolor',
+            width: 1024,
+            height: 1024,
+            count: 1,
+            transparent_background: true,
+          },
+          missing: [],
+        },
       },
       {
         // A rejected option and a quoted word inside the request: the prompt is still the whole request.
         description: "A 'retro' poster, not anime, 3 of them",
-        expected: { input: { prompt: "A 'retro' poster, not anime, 3 of them", style: 'photo', width: 1024, height: 1024, count: 1, transparent_background: false }, missing: [] },
+        expected: {
+          input: { prompt: "A 'retro' poster, not anime, 3 of them", style: 'photo', width: 1024, height: 1024, count: 1, transparent_background: false },
+          missing: [],
+        },
       },
       {
         description: 'Illustration of the 3 little pigs, 2 images, height of about 768 px',
-        expected: { input: { prompt: 'Illustration of the 3 little pigs, 2 images, height of about 768 px', style: 'photo', width: 1024, height: 768, count: 2, transparent_background: false }, missing: [] },
+        expected: {
+          input: {
+            prompt: 'Illustration of the 3 little pigs, 2 images, height of about 768 px',
+            style: 'photo',
+            width: 1024,
+            height: 768,
+            count: 2,
+            transparent_background: false,
+          },
+          missing: [],
+        },
       },
     ],
   ],
@@ -196,7 +272,10 @@ const cases: [string, InputSchema, Case[]][] = [
       },
       {
         description: 'Topic: remote work burnout. Tone: casual. Word count: 1,200. Audience: startup founders. Title: "Logging Off"',
-        expected: { input: { topic: 'remote work burnout', tone: 'casual', word_count: 1200, audience: 'startup founders', include_sources: false, title: 'Logging Off' }, missing: [] },
+        expected: {
+          input: { topic: 'remote work burnout', tone: 'casual', word_count: 1200, audience: 'startup founders', include_sources: false, title: 'Logging Off' },
+          missing: [],
+        },
       },
       {
         // "about 600" is a quantity, "about sourdough" the topic; "no sources needed" turns sources off.
@@ -210,7 +289,10 @@ const cases: [string, InputSchema, Case[]][] = [
       },
       {
         description: "The topic is quantum computing for beginners, 1500 words, titled 'Qubits Without Tears'",
-        expected: { input: { topic: 'quantum computing for beginners', tone: 'friendly', word_count: 1500, include_sources: false, title: 'Qubits Without Tears' }, missing: [] },
+        expected: {
+          input: { topic: 'quantum computing for beginners', tone: 'friendly', word_count: 1500, include_sources: false, title: 'Qubits Without Tears' },
+          missing: [],
+        },
       },
       {
         description: 'Casual rather than formal, please: 300 words about why cats knock things off tables',
@@ -233,16 +315,30 @@ const cases: [string, InputSchema, Case[]][] = [
     [
       {
         description: 'Watch https://shop.example.com/checkout every 5 minutes and email ops@example.com if it goes down',
-        expected: { input: { url: 'https://shop.example.com/checkout', check_every_minutes: 5, notify_email: 'ops@example.com', mobile: true, alert_on: 'down' }, missing: [] },
+        expected: {
+          input: { url: 'https://shop.example.com/checkout', check_every_minutes: 5, notify_email: 'ops@example.com', mobile: true, alert_on: 'down' },
+          missing: [],
+        },
       },
       {
         description: 'Monitor our pricing page https://example.com/pricing for changes; alert me at jane.doe@example.org. Desktop only, no mobile check.',
-        expected: { input: { url: 'https://example.com/pricing', check_every_minutes: 60, notify_email: 'jane.doe@example.org', mobile: false, alert_on: 'changed' }, missing: [] },
+        expected: {
+          input: { url: 'https://example.com/pricing', check_every_minutes: 60, notify_email: 'jane.doe@example.org', mobile: false, alert_on: 'changed' },
+          missing: [],
+        },
       },
       {
-        description: 'Check https://status.example.io every 2 minutes; notify email: sre-team@example.io; keyword: "All systems operational"; alert on slow responses',
+        description:
+          'Check https://status.example.io every 2 minutes; notify email: sre-team@example.io; keyword: "All systems operational"; alert on slow responses',
         expected: {
-          input: { url: 'https://status.example.io', check_every_minutes: 2, notify_email: 'sre-team@example.io', mobile: true, keyword: 'All systems operational', alert_on: 'slow' },
+          input: {
+            url: 'https://status.example.io',
+            check_every_minutes: 2,
+            notify_email: 'sre-team@example.io',
+            mobile: true,
+            keyword: 'All systems operational',
+            alert_on: 'slow',
+          },
           missing: [],
         },
       },
@@ -253,11 +349,24 @@ const cases: [string, InputSchema, Case[]][] = [
       },
       {
         description: "Please check the site https://blog.example.net/ hourly, send alerts to me@example.net, and look for the word 'Subscribe'",
-        expected: { input: { url: 'https://blog.example.net/', check_every_minutes: 60, notify_email: 'me@example.net', mobile: true, keyword: 'Subscribe', alert_on: 'down' }, missing: [] },
+        expected: {
+          input: {
+            url: 'https://blog.example.net/',
+            check_every_minutes: 60,
+            notify_email: 'me@example.net',
+            mobile: true,
+            keyword: 'Subscribe',
+            alert_on: 'down',
+          },
+          missing: [],
+        },
       },
       {
         description: 'URL: https://example.com/login, check every 15 minutes, mobile: no, email me@example.com, alert when slow',
-        expected: { input: { url: 'https://example.com/login', check_every_minutes: 15, notify_email: 'me@example.com', mobile: false, alert_on: 'slow' }, missing: [] },
+        expected: {
+          input: { url: 'https://example.com/login', check_every_minutes: 15, notify_email: 'me@example.com', mobile: false, alert_on: 'slow' },
+          missing: [],
+        },
       },
     ],
   ],
@@ -270,10 +379,16 @@ describe('built-in extractor: plain-language descriptions against five schemas',
     describe(name, () => {
       for (const c of list) {
         it(c.description, async () => {
-          const result = await extractor.extract(schema, c.title === undefined ? { description: c.description } : { title: c.title, description: c.description });
+          const result = await extractor.extract(
+            schema,
+            c.title === undefined ? { description: c.description } : { title: c.title, description: c.description },
+          );
           assert.deepEqual(result, c.expected);
           // Values come out in schema order, as the agent declared its fields.
-          assert.deepEqual(Object.keys(result.input), Object.keys(schema).filter((key) => key in c.expected.input));
+          assert.deepEqual(
+            Object.keys(result.input),
+            Object.keys(schema).filter((key) => key in c.expected.input),
+          );
         });
       }
     });
@@ -291,7 +406,10 @@ describe('built-in extractor: rule details', () => {
 
   it('forgives a typo in an option but does not turn a different word into one', async () => {
     assert.deepEqual(await run(tone, 'Make it fromal, it goes to the board'), { input: { tone: 'formal' }, missing: [] });
-    assert.deepEqual(await run({ length: { type: 'string', enum: ['short', 'long'], required: true } }, 'Describe this shirt for the catalogue'), { input: {}, missing: ['length'] });
+    assert.deepEqual(await run({ length: { type: 'string', enum: ['short', 'long'], required: true } }, 'Describe this shirt for the catalogue'), {
+      input: {},
+      missing: ['length'],
+    });
   });
 
   it('leaves a required enum missing when the text has nothing close to an option', async () => {

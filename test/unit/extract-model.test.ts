@@ -16,7 +16,13 @@ const schema: InputSchema = {
 const task = { title: 'Fox picture', description: 'A red fox in the snow, anime style, width: 640, 2 images, transparent background' };
 // What the built-in extractor makes of `task`: the answer whenever the model cannot be used.
 const builtinAnswer = {
-  input: { prompt: 'A red fox in the snow, anime style, width: 640, 2 images, transparent background', style: 'anime', width: 640, transparent_background: true, count: 2 },
+  input: {
+    prompt: 'A red fox in the snow, anime style, width: 640, 2 images, transparent background',
+    style: 'anime',
+    width: 640,
+    transparent_background: true,
+    count: 2,
+  },
   missing: [],
 };
 
@@ -36,12 +42,20 @@ let baseUrl = '';
 
 const answer = (res: ServerResponse, content: string) => {
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+  res.end(
+    JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }),
+  );
 };
 
 function extractorWithLog(timeoutMs = 2000) {
   const fallbacks: string[] = [];
-  const extractor = createModelExtractor({ url: baseUrl, model: 'test-model', apiKey: 'sk-test', timeoutMs, onFallback: (error) => fallbacks.push(error.message) });
+  const extractor = createModelExtractor({
+    url: baseUrl,
+    model: 'test-model',
+    apiKey: 'sk-test',
+    timeoutMs,
+    onFallback: (error) => fallbacks.push(error.message),
+  });
   return { extractor, fallbacks };
 }
 
@@ -59,7 +73,8 @@ describe('model extractor against an OpenAI-compatible server', () => {
   });
 
   it('asks for JSON shaped by the input schema and uses a good answer, filling defaults', async () => {
-    handle = (_body, _req, res) => answer(res, '```json\n{"prompt": "a red fox in the snow", "style": "Anime", "count": 2, "transparent_background": true}\n```');
+    handle = (_body, _req, res) =>
+      answer(res, '```json\n{"prompt": "a red fox in the snow", "style": "Anime", "count": 2, "transparent_background": true}\n```');
     const { extractor, fallbacks } = extractorWithLog();
     const result = await extractor.extract(schema, task);
     assert.deepEqual(result, { input: { prompt: 'a red fox in the snow', style: 'anime', width: 1024, transparent_background: true, count: 2 }, missing: [] });
@@ -70,7 +85,10 @@ describe('model extractor against an OpenAI-compatible server', () => {
     assert.equal(request?.url, '/v1/chat/completions');
     assert.equal(request?.authorization, 'Bearer sk-test');
     assert.equal(request?.body.model, 'test-model');
-    const format = request?.body.response_format as { type: string; json_schema: { schema: { properties: Record<string, unknown>; additionalProperties: boolean } } };
+    const format = request?.body.response_format as {
+      type: string;
+      json_schema: { schema: { properties: Record<string, unknown>; additionalProperties: boolean } };
+    };
     assert.equal(format.type, 'json_schema');
     assert.deepEqual(format.json_schema.schema.properties.style, { type: 'string', enum: ['photo', 'watercolor', 'anime'] });
     assert.equal(format.json_schema.schema.additionalProperties, false);
@@ -79,7 +97,8 @@ describe('model extractor against an OpenAI-compatible server', () => {
   });
 
   it('drops values of the wrong type or outside the enum, then fills defaults and reports the required field missing', async () => {
-    handle = (_body, _req, res) => answer(res, JSON.stringify({ prompt: 42, style: 'oil painting', width: '640', transparent_background: 'yes', count: 3, seed: 7 }));
+    handle = (_body, _req, res) =>
+      answer(res, JSON.stringify({ prompt: 42, style: 'oil painting', width: '640', transparent_background: 'yes', count: 3, seed: 7 }));
     const { extractor, fallbacks } = extractorWithLog();
     const result = await extractor.extract(schema, task);
     assert.deepEqual(result, { input: { style: 'photo', width: 1024, transparent_background: false, count: 3 }, missing: ['prompt'] });
@@ -140,14 +159,23 @@ describe('model extractor with an injected fetch', () => {
       return { ok: true, status: 200, text: async () => JSON.stringify({ choices: [{ message: { content: '{"prompt":"a fox"}' } }] }) };
     };
     const extractor = createModelExtractor({ url: 'https://models.example.net/v1/', model: 'm', fetch });
-    assert.deepEqual(await extractor.extract(schema, task), { input: { prompt: 'a fox', style: 'photo', width: 1024, transparent_background: false }, missing: [] });
+    assert.deepEqual(await extractor.extract(schema, task), {
+      input: { prompt: 'a fox', style: 'photo', width: 1024, transparent_background: false },
+      missing: [],
+    });
     assert.deepEqual(calls, ['https://models.example.net/v1/chat/completions']);
   });
 
   it('times out even when the function ignores the abort signal', async () => {
     const fetch: FetchLike = () => new Promise(() => undefined);
     const fallbacks: string[] = [];
-    const extractor = createModelExtractor({ url: 'https://models.example.net', model: 'm', fetch, timeoutMs: 50, onFallback: (e) => fallbacks.push(e.message) });
+    const extractor = createModelExtractor({
+      url: 'https://models.example.net',
+      model: 'm',
+      fetch,
+      timeoutMs: 50,
+      onFallback: (e) => fallbacks.push(e.message),
+    });
     assert.deepEqual(await extractor.extract(schema, task), builtinAnswer);
     assert.deepEqual(fallbacks, ['extraction model gave no answer within 50 ms']);
   });

@@ -34,16 +34,40 @@ const shipping: InputSchema = {
 };
 
 const cases: [string, InputSchema, string, Record<string, unknown>, string[]][] = [
-  ['the only amount goes to the amount field, with its currency word', billing, 'charge Harbour Books 300 pounds', { customer: 'Harbour Books', amount: 300, currency: 'gbp' }, []],
+  [
+    'the only amount goes to the amount field, with its currency word',
+    billing,
+    'charge Harbour Books 300 pounds',
+    { customer: 'Harbour Books', amount: 300, currency: 'gbp' },
+    [],
+  ],
   ['a currency symbol', billing, 'Bill Quayside Ltd €1,200 each month', { customer: 'Quayside Ltd', amount: 1200, currency: 'eur', repeat_monthly: true }, []],
   ['slang for a currency', billing, 'bill Mr Tan 40 quid for the repair', { customer: 'Mr Tan', amount: 40, currency: 'gbp' }, ['repeat_monthly']],
   ['dollars', billing, 'please charge Orbit Labs 99.50 dollars, one-off', { customer: 'Orbit Labs', amount: 99.5, currency: 'usd', repeat_monthly: false }, []],
-  ['a place named without the field name, and a fortnight', lodging, 'a room in Valencia for a fortnight, cheap as possible', { city: 'Valencia', nights: 14, price_level: 'low' }, []],
+  [
+    'a place named without the field name, and a fortnight',
+    lodging,
+    'a room in Valencia for a fortnight, cheap as possible',
+    { city: 'Valencia', nights: 14, price_level: 'low' },
+    [],
+  ],
   ['a budget said another way', lodging, 'three nights in lisbon, money no object', { city: 'lisbon', nights: 3, price_level: 'high' }, []],
-  ['see-through', cutout, 'cut out https://img.example.com/dog.png and make it see-through', { picture_url: 'https://img.example.com/dog.png', transparent: true }, []],
+  [
+    'see-through',
+    cutout,
+    'cut out https://img.example.com/dog.png and make it see-through',
+    { picture_url: 'https://img.example.com/dog.png', transparent: true },
+    [],
+  ],
   ['the quoted part is the text', translation, "how do I say 'the train is late' in German", { text: 'the train is late', to: 'de' }, []],
   ['text after a colon', translation, 'into Spanish please: see you on Monday', { text: 'see you on Monday', to: 'es' }, []],
-  ['weight in another unit, and a country in lower case', shipping, 'send 1500 grams to portugal, no tracking needed', { weight_kg: 1.5, country: 'portugal', tracking: false }, []],
+  [
+    'weight in another unit, and a country in lower case',
+    shipping,
+    'send 1500 grams to portugal, no tracking needed',
+    { weight_kg: 1.5, country: 'portugal', tracking: false },
+    [],
+  ],
 ];
 
 const refusals: [string, InputSchema, string, string[]][] = [
@@ -67,7 +91,8 @@ describe('built-in extractor: plain-language requests', () => {
       const result = await extractor.extract(schema, { description });
       assert.deepEqual(result.missing, missing);
       for (const [field, definition] of Object.entries(schema)) {
-        if (definition.enum !== undefined) assert.ok(result.input[field] === undefined || result.input[field] === definition.default, `${field} got ${String(result.input[field])}`);
+        if (definition.enum !== undefined)
+          assert.ok(result.input[field] === undefined || result.input[field] === definition.default, `${field} got ${String(result.input[field])}`);
       }
     });
   }

@@ -28,16 +28,13 @@ interface Corpus {
   requests: CorpusRequest[];
 }
 
-const corpus = JSON.parse(
-  readFileSync(new URL('../fixtures/extraction/corpus.json', import.meta.url), 'utf8'),
-) as Corpus;
+const corpus = JSON.parse(readFileSync(new URL('../fixtures/extraction/corpus.json', import.meta.url), 'utf8')) as Corpus;
 
 const FIELD_TYPES = new Set(['string', 'number', 'boolean']);
 const DEFINITION_KEYS = new Set(['type', 'required', 'description', 'enum', 'default']);
 const REQUEST_KEYS = ['expected', 'half', 'id', 'schema', 'text'];
 
-const hasType = (value: unknown, type: FieldType): boolean =>
-  type === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === type;
+const hasType = (value: unknown, type: FieldType): boolean => (type === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === type);
 
 const schemaNames = Object.keys(corpus.schemas);
 const allDefinitions = Object.values(corpus.schemas).flatMap((schema) => Object.entries(schema));
@@ -75,12 +72,14 @@ describe('extraction corpus: schemas', () => {
   });
 
   it('covers enums, numbers, booleans and image fields', () => {
-    const count = (predicate: (definition: FieldDefinition) => boolean) =>
-      allDefinitions.filter(([, definition]) => predicate(definition)).length;
+    const count = (predicate: (definition: FieldDefinition) => boolean) => allDefinitions.filter(([, definition]) => predicate(definition)).length;
     assert.ok(count((d) => d.enum !== undefined) >= 4, 'fewer than 4 enum fields');
     assert.ok(count((d) => d.type === 'number') >= 4, 'fewer than 4 number fields');
     assert.ok(count((d) => d.type === 'boolean') >= 4, 'fewer than 4 boolean fields');
-    assert.ok(allDefinitions.some(([field]) => /image/i.test(field)), 'no field named after an image');
+    assert.ok(
+      allDefinitions.some(([field]) => /image/i.test(field)),
+      'no field named after an image',
+    );
   });
 });
 
@@ -127,10 +126,7 @@ describe('extraction corpus: requests', () => {
       const schema = corpus.schemas[request.schema] ?? {};
       for (const [field, value] of Object.entries(request.expected)) {
         if (schema[field]?.type !== 'string' || schema[field]?.enum) continue;
-        assert.ok(
-          request.text.toLowerCase().includes(String(value).toLowerCase()),
-          `${request.id}: ${field} "${String(value)}" does not appear in the text`,
-        );
+        assert.ok(request.text.toLowerCase().includes(String(value).toLowerCase()), `${request.id}: ${field} "${String(value)}" does not appear in the text`);
       }
     }
   });

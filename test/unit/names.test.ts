@@ -54,22 +54,49 @@ describe('hidden characters', () => {
       assert.equal(findHiddenCharacter(`ab${String.fromCodePoint(codePoint)}c`)?.kind, 'bidirectional control', codePoint.toString(16));
     }
     for (const codePoint of [0x200b, 0x2060, 0xfeff, 0x00ad, 0x034f, 0x115f, 0x1160, 0x3164, 0xffa0, 0x180e, 0xe0001, 0xe0041, 0xe007f, 0x2800]) {
-      assert.deepEqual(findHiddenCharacter(`ab${String.fromCodePoint(codePoint)}c`), { position: 2, codePoint, kind: 'invisible character' }, codePoint.toString(16));
+      assert.deepEqual(
+        findHiddenCharacter(`ab${String.fromCodePoint(codePoint)}c`),
+        { position: 2, codePoint, kind: 'invisible character' },
+        codePoint.toString(16),
+      );
     }
-    for (const text of ['a\nb', 'a\tb', 'a\u0000b', 'a\u2028b', 'a\u0085b', 'a\ud800b']) assert.equal(findHiddenCharacter(text)?.kind, 'control character', JSON.stringify(text));
+    for (const text of ['a\nb', 'a\tb', 'a\u0000b', 'a\u2028b', 'a\u0085b', 'a\ud800b'])
+      assert.equal(findHiddenCharacter(text)?.kind, 'control character', JSON.stringify(text));
   });
 
   it('allows ZWJ between emoji and ZWJ/ZWNJ inside words of joining scripts, and nowhere else', () => {
-    for (const text of ['\u{1f469}\u200d\u{1f4bb}', '\u{1f3f3}\ufe0f\u200d\u{1f308}', '\u{1f9d1}\u{1f3fd}\u200d\u{1f4bb}', '\u2764\ufe0f\u200d\u{1f525}', '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645', '\u0915\u094d\u200d\u0937', '\u0915\u094d\u200c\u0937', '\u0dc1\u0dca\u200d\u0dbb\u0dd3']) {
+    for (const text of [
+      '\u{1f469}\u200d\u{1f4bb}',
+      '\u{1f3f3}\ufe0f\u200d\u{1f308}',
+      '\u{1f9d1}\u{1f3fd}\u200d\u{1f4bb}',
+      '\u2764\ufe0f\u200d\u{1f525}',
+      '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645',
+      '\u0915\u094d\u200d\u0937',
+      '\u0915\u094d\u200c\u0937',
+      '\u0dc1\u0dca\u200d\u0dbb\u0dd3',
+    ]) {
       assert.equal(findHiddenCharacter(text), null, JSON.stringify(text));
     }
-    for (const text of ['a\u200db', 'a\u200cb', '\u200d', '\u{1f469}\u200d', '\u200d\u{1f4bb}', '\u{1f469}\u200c\u{1f4bb}', '\u0645\u200c', '\u0645\u200cb', 'a\u200c\u0645', '\u0915\u094d\u200d\u0645', '\u{1f469} \u200d\u{1f4bb}']) {
+    for (const text of [
+      'a\u200db',
+      'a\u200cb',
+      '\u200d',
+      '\u{1f469}\u200d',
+      '\u200d\u{1f4bb}',
+      '\u{1f469}\u200c\u{1f4bb}',
+      '\u0645\u200c',
+      '\u0645\u200cb',
+      'a\u200c\u0645',
+      '\u0915\u094d\u200d\u0645',
+      '\u{1f469} \u200d\u{1f4bb}',
+    ]) {
       assert.equal(findHiddenCharacter(text)?.kind, 'joiner out of place', JSON.stringify(text));
     }
   });
 
   it('allows a variation selector only right after what it selects', () => {
-    for (const text of ['\u2764\ufe0f', '1\ufe0f\u20e3', '#\ufe0f\u20e3', '\u8fbb\u{e0100}', 'a\ufe0e']) assert.equal(findHiddenCharacter(text), null, JSON.stringify(text));
+    for (const text of ['\u2764\ufe0f', '1\ufe0f\u20e3', '#\ufe0f\u20e3', '\u8fbb\u{e0100}', 'a\ufe0e'])
+      assert.equal(findHiddenCharacter(text), null, JSON.stringify(text));
     for (const text of ['\ufe0f', ' \ufe0f', '\u2764\ufe0f\ufe0f', 'a\u0301\ufe0f', '\u{e0100}x']) {
       assert.equal(findHiddenCharacter(text)?.kind, 'variation selector out of place', JSON.stringify(text));
     }

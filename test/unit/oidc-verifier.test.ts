@@ -262,7 +262,10 @@ describe('OIDC verifier against a real oidc-provider', () => {
       const verifier = createOidcVerifier({ issuer: provider.issuer, audience: AUDIENCE, discoveryRetryMs: 0 });
       const tokens = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((subject) => provider.issueToken(subject)));
       const results = await Promise.all([...tokens, ...tokens].map((token) => verifier.verify(token)));
-      assert.deepEqual(results.map((r) => r?.subject), ['a', 'b', 'c', 'd', 'e', 'a', 'b', 'c', 'd', 'e']);
+      assert.deepEqual(
+        results.map((r) => r?.subject),
+        ['a', 'b', 'c', 'd', 'e', 'a', 'b', 'c', 'd', 'e'],
+      );
       assert.equal(await verifier.verify(tokens[0]!).then((r) => r?.subject), 'a');
       assert.equal(provider.requestCount('/.well-known/openid-configuration'), 1);
       assert.equal(provider.requestCount('/jwks'), 1);

@@ -28,7 +28,11 @@ describe('rate limit counters', () => {
       assert.equal(first.count, 1);
       assert.ok(first.resetAt > Date.now() && first.resetAt <= Date.now() + 300);
       assert.equal((await store.hit('client', 300)).count, 2);
-      await waitFor('Redis to expire the window', () => redis.exists(`${prefix}client`), (exists) => exists === 0);
+      await waitFor(
+        'Redis to expire the window',
+        () => redis.exists(`${prefix}client`),
+        (exists) => exists === 0,
+      );
       assert.equal((await store.hit('client', 300)).count, 1);
     } finally {
       redis.disconnect();

@@ -28,7 +28,10 @@ describe('request loggers', () => {
     const app = appLoggingTo(lines, 'warn');
     const response = await app.inject({ method: 'GET', url: '/', headers: { 'x-request-id': 'ignored-here' } });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(lines.map((l) => l.msg), ['a warning', 'from a child']);
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['a warning', 'from a child'],
+    );
     assert.ok(lines.every((l) => typeof l.reqId === 'string' && l.reqId.length > 0));
     assert.equal(lines[0]!.extra, 1);
     assert.equal(lines[1]!.step, 'inner');
@@ -39,7 +42,10 @@ describe('request loggers', () => {
     const lines: Record<string, unknown>[] = [];
     const app = appLoggingTo(lines, 'info');
     await app.inject({ method: 'GET', url: '/' });
-    assert.deepEqual(lines.map((l) => l.msg), ['an info line', 'a warning', 'from a child']);
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['an info line', 'a warning', 'from a child'],
+    );
     await app.close();
   });
 });

@@ -54,7 +54,10 @@ describe('signature verification on worker threads', () => {
     try {
       const sample = cctv.slice(0, 40);
       const verdicts = await Promise.all(sample.map((v) => verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
-      assert.deepEqual(verdicts, sample.map((v) => verifyStrict(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
+      assert.deepEqual(
+        verdicts,
+        sample.map((v) => verifyStrict(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))),
+      );
       // Idle workers are unref'd, so their exits alone would not keep this test's loop alive.
       const keepAlive = setInterval(() => {}, 1000);
       await Promise.all(exits).finally(() => clearInterval(keepAlive));

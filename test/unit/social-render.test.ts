@@ -45,14 +45,26 @@ describe('social feed rendering', () => {
 
   for (const [name, votes] of [
     ['an anonymous reader (no userVote at all)', null],
-    ['a reader with votes on a post and on an original', new Map<string, 1 | -1>([['a', 1], ['c', -1]])],
+    [
+      'a reader with votes on a post and on an original',
+      new Map<string, 1 | -1>([
+        ['a', 1],
+        ['c', -1],
+      ]),
+    ],
     ['a reader without votes (userVote null)', new Map<string, 1 | -1>()],
   ] as const) {
     it(`writes what the response schema writes for ${name}`, async () => {
       const expected = await serializedBySchema({ posts: rows.map((row) => postView(row, votes)), pagination });
-      const rendered: { posts: { userVote?: number | null }[] } = JSON.parse(`{"posts":${renderPosts(rows, votes)},"pagination":${JSON.stringify(pagination)}}`);
+      const rendered: { posts: { userVote?: number | null }[] } = JSON.parse(
+        `{"posts":${renderPosts(rows, votes)},"pagination":${JSON.stringify(pagination)}}`,
+      );
       assert.deepEqual(rendered, expected);
-      if (votes) assert.deepEqual(rendered.posts.map((p) => p.userVote), [votes.get('a') ?? null, null, null]);
+      if (votes)
+        assert.deepEqual(
+          rendered.posts.map((p) => p.userVote),
+          [votes.get('a') ?? null, null, null],
+        );
       else assert.ok(rendered.posts.every((p) => !('userVote' in p)));
     });
   }

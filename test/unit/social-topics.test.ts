@@ -143,7 +143,11 @@ describe('social topics: inference', () => {
   it(`files ${samples.length} sample posts under the expected topics`, () => {
     assert.ok(samples.length >= 50);
     const covered = new Set(samples.map(([, topic]) => topic));
-    assert.deepEqual(topics.filter((t) => !covered.has(t)), [], 'every topic has a sample');
+    assert.deepEqual(
+      topics.filter((t) => !covered.has(t)),
+      [],
+      'every topic has a sample',
+    );
     const wrong = samples.filter(([body, topic]) => infer(body) !== topic).map(([body, topic]) => `${topic} <- ${infer(body)}: ${body}`);
     assert.deepEqual(wrong, []);
   });
@@ -160,7 +164,7 @@ describe('social topics: inference', () => {
   });
 
   it('reports every scoring topic, best first', () => {
-    const scores = scoreTopics("Kubernetes cluster on AWS with a Python API");
+    const scores = scoreTopics('Kubernetes cluster on AWS with a Python API');
     assert.equal(scores[0]!.topic, 'cloud');
     assert.ok(scores.some((s) => s.topic === 'coding'));
     assert.deepEqual(scoreTopics(''), []);

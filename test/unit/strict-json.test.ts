@@ -27,14 +27,28 @@ describe('parseStrictJson', () => {
   });
 
   it('refuses duplicate keys at any depth, including ones spelled with escapes', () => {
-    for (const text of ['{"a":1,"a":2}', '{"x":{"a":1,"b":2,"a":3}}', '[{"k":1,"k":1}]', '{"a":1,"\\u0061":2}', '{"a\\\\":1,"a\\\\":2}', '{"o":{},"p":[{}],"o":1}']) {
-      assert.throws(() => parseStrictJson(text), (error: unknown) => error instanceof StrictJsonError && /Duplicate key/.test(error.message), text);
+    for (const text of [
+      '{"a":1,"a":2}',
+      '{"x":{"a":1,"b":2,"a":3}}',
+      '[{"k":1,"k":1}]',
+      '{"a":1,"\\u0061":2}',
+      '{"a\\\\":1,"a\\\\":2}',
+      '{"o":{},"p":[{}],"o":1}',
+    ]) {
+      assert.throws(
+        () => parseStrictJson(text),
+        (error: unknown) => error instanceof StrictJsonError && /Duplicate key/.test(error.message),
+        text,
+      );
     }
   });
 
   it('names the duplicate key, wherever colons inside strings fall', () => {
     const text = '{"note":"a:b:c","list":[{"k":1},{"k":2,"x":":","k":3}],"z":{}}';
-    assert.throws(() => parseStrictJson(text), (error: unknown) => error instanceof StrictJsonError && error.message.startsWith('Duplicate key "k" at position 47'));
+    assert.throws(
+      () => parseStrictJson(text),
+      (error: unknown) => error instanceof StrictJsonError && error.message.startsWith('Duplicate key "k" at position 47'),
+    );
   });
 
   it('refuses numbers a double cannot hold exactly', () => {
@@ -49,7 +63,25 @@ describe('parseStrictJson', () => {
   });
 
   it('refuses what JSON refuses', () => {
-    for (const text of ['', '{', '{"a":}', '{"a" 1}', '[1,]', '{"a":1,}', '01', '+1', '.5', '1.', 'NaN', "'x'", '"\u0001"', '"\\x41"', '{} {}', 'tru', '"unterminated']) {
+    for (const text of [
+      '',
+      '{',
+      '{"a":}',
+      '{"a" 1}',
+      '[1,]',
+      '{"a":1,}',
+      '01',
+      '+1',
+      '.5',
+      '1.',
+      'NaN',
+      "'x'",
+      '"\u0001"',
+      '"\\x41"',
+      '{} {}',
+      'tru',
+      '"unterminated',
+    ]) {
       assert.throws(() => parseStrictJson(text), StrictJsonError, JSON.stringify(text));
     }
   });
@@ -64,8 +96,14 @@ describe('parseStrictJson', () => {
   it('limits nesting depth, however deep the text goes', () => {
     assert.throws(() => parseStrictJson('['.repeat(100) + ']'.repeat(100)), /too deep/);
     // Deeper than a recursive walk of the parsed value survives: refused as JSON, not a crash.
-    for (const [open, close] of [['[', ']'], ['{"a":', '}']]) {
-      assert.throws(() => parseStrictJson(open!.repeat(10_000) + '1' + close!.repeat(10_000)), (error: unknown) => error instanceof StrictJsonError && /too deep/.test(error.message));
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{"a":', '}'],
+    ]) {
+      assert.throws(
+        () => parseStrictJson(open!.repeat(10_000) + '1' + close!.repeat(10_000)),
+        (error: unknown) => error instanceof StrictJsonError && /too deep/.test(error.message),
+      );
     }
   });
 });

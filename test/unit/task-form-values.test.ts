@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { controlFor, fieldOfPath, initialValues, inputFromValues, parseInputSchema, validateTaskText, validateValues, valuesFromInput } from '../../web/src/lib/input-schema.ts';
+import {
+  controlFor,
+  fieldOfPath,
+  initialValues,
+  inputFromValues,
+  parseInputSchema,
+  validateTaskText,
+  validateValues,
+  valuesFromInput,
+} from '../../web/src/lib/input-schema.ts';
 
 const schema = parseInputSchema(
   JSON.stringify({

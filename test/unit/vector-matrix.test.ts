@@ -40,7 +40,10 @@ for (const useWasm of [true, false]) {
       const matrix = createVectorMatrix({ useWasm });
       const vectors = Array.from({ length: 300 }, (_, i) => vectorOf(512, i));
       const slots = vectors.map((vector) => matrix.put(-1, vector));
-      assert.deepEqual(slots, vectors.map((_, i) => i));
+      assert.deepEqual(
+        slots,
+        vectors.map((_, i) => i),
+      );
       assert.equal(matrix.size, 300);
       const query = vectorOf(512, 1000);
       const dots = matrix.dotAll(query);

@@ -51,7 +51,12 @@ interface GlobalOptions {
 }
 
 function list(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean);
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
 }
 
 function parseJsonOption(name: string, value: string | undefined): unknown {
@@ -83,7 +88,11 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   if (rows.length === 0) return '(none)\n';
   const cell = (value: unknown) => (value === null || value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value));
   const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => cell(row[column]).length)));
-  const line = (values: string[]) => `${values.map((value, index) => value.padEnd(widths[index]!)).join('  ').trimEnd()}\n`;
+  const line = (values: string[]) =>
+    `${values
+      .map((value, index) => value.padEnd(widths[index]!))
+      .join('  ')
+      .trimEnd()}\n`;
   return line(columns.map((column) => column.toUpperCase())) + rows.map((row) => line(columns.map((column) => cell(row[column])))).join('');
 }
 
@@ -238,7 +247,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (options.provisional) {
         const answer = await progress('registering', client().registerProvisional(body as never));
         const claimUrl = new URL(answer.claimUrl, `${baseUrl()}/`).toString();
-        out({ ...answer, claimUrl }, () => `Registered provisional agent ${answer.data.id} (${answer.data.slug})\nTo claim it: agentry claim ${answer.data.id} --key <key file>   (challenge: ${claimUrl})\n`);
+        out(
+          { ...answer, claimUrl },
+          () =>
+            `Registered provisional agent ${answer.data.id} (${answer.data.slug})\nTo claim it: agentry claim ${answer.data.id} --key <key file>   (challenge: ${claimUrl})\n`,
+        );
       } else {
         const answer = await progress('registering', client({ auth: true }).registerAgent(body as never));
         out(answer, () => `Registered agent ${answer.data.id} (${answer.data.slug})\n`);
@@ -272,7 +285,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<id>')
     .action(async (id: string) => {
       const agent = await client().getAgent(id);
-      out(agent, () => fields(agent as never, ['id', 'name', 'slug', 'status', 'description', 'endpoint', 'deliveryMode', 'visibility', 'registrationPubkey', 'keyVerified', 'availability', 'capabilities', 'categories']));
+      out(agent, () =>
+        fields(agent as never, [
+          'id',
+          'name',
+          'slug',
+          'status',
+          'description',
+          'endpoint',
+          'deliveryMode',
+          'visibility',
+          'registrationPubkey',
+          'keyVerified',
+          'availability',
+          'capabilities',
+          'categories',
+        ]),
+      );
     });
   agents
     .command('wait')
@@ -430,7 +459,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (options.priority) body.priority = options.priority;
       if (options.expiresIn !== undefined) body.expiresInMinutes = options.expiresIn;
       const api = client({ auth: true });
-      let task = await progress('submitting', api.submitTask(body as never, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey as string } : {}));
+      let task = await progress(
+        'submitting',
+        api.submitTask(body as never, options.idempotencyKey ? { idempotencyKey: options.idempotencyKey as string } : {}),
+      );
       if (options.wait) task = await watchTask(api, task.id);
       printTask(task);
     });
@@ -491,7 +523,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         },
       });
       await runner.start();
-      io.stderr(`serving agent ${options.agent as string} (${options.mode as string}${runner.webhookUrl ? ` on ${runner.webhookUrl}` : ''}); stop with Ctrl-C\n`);
+      io.stderr(
+        `serving agent ${options.agent as string} (${options.mode as string}${runner.webhookUrl ? ` on ${runner.webhookUrl}` : ''}); stop with Ctrl-C\n`,
+      );
       const aborted = new Promise<void>((resolve) => {
         if (io.signal?.aborted) resolve();
         io.signal?.addEventListener('abort', () => resolve(), { once: true });
@@ -535,7 +569,15 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
     .option('--capability <slug>')
     .option('--limit <n>', 'results', (value) => Number(value), 20)
     .action(async (query: string, options: { category?: string; capability?: string; limit: number }) => {
-      const answer = await progress('searching', client().discover({ q: query, limit: options.limit, ...(options.category ? { category: options.category } : {}), ...(options.capability ? { capability: options.capability } : {}) }));
+      const answer = await progress(
+        'searching',
+        client().discover({
+          q: query,
+          limit: options.limit,
+          ...(options.category ? { category: options.category } : {}),
+          ...(options.capability ? { capability: options.capability } : {}),
+        }),
+      );
       out(answer, () => table(answer.data as never, ['id', 'slug', 'name', 'description']));
     });
 
@@ -546,7 +588,11 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
     .option('--display-name <name>', 'shown beside posts (default: the username)')
     .option('--bio <text>')
     .action(async (options: { username: string; displayName?: string; bio?: string }) => {
-      const answer = await client({ auth: true }).createProfile({ username: options.username, displayName: options.displayName ?? options.username, ...(options.bio ? { bio: options.bio } : {}) });
+      const answer = await client({ auth: true }).createProfile({
+        username: options.username,
+        displayName: options.displayName ?? options.username,
+        ...(options.bio ? { bio: options.bio } : {}),
+      });
       out(answer, () => `Profile @${options.username} created.\n`);
     });
 
@@ -568,7 +614,9 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
       const answer = await client().feed({ feed: options.feed, limit: options.limit } as never);
       const posts = (answer as { posts: Record<string, unknown>[] }).posts;
       out(answer, () =>
-        posts.length === 0 ? '(no posts)\n' : posts.map((post) => `${String((post.author as { username?: string } | undefined)?.username ?? '?')}: ${String(post.body)}\n`).join(''),
+        posts.length === 0
+          ? '(no posts)\n'
+          : posts.map((post) => `${String((post.author as { username?: string } | undefined)?.username ?? '?')}: ${String(post.body)}\n`).join(''),
       );
     });
 
@@ -579,10 +627,14 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
       if (!json()) io.stderr(`task ${id}: ${task.status}\n`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 1000);
-        io.signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
+        io.signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
     }
   }

@@ -14,6 +14,16 @@ export {
   signText,
   verifySignature,
 } from './keys.ts';
-export { RECEIPT_VERSION, buildReceipt, canonicalReceiptBytes, signReceipt, verifyReceipt, type Party, type ReceiptInput, type SignedReceipt, type UnsignedReceipt } from './receipts.ts';
+export {
+  RECEIPT_VERSION,
+  buildReceipt,
+  canonicalReceiptBytes,
+  signReceipt,
+  verifyReceipt,
+  type Party,
+  type ReceiptInput,
+  type SignedReceipt,
+  type UnsignedReceipt,
+} from './receipts.ts';
 export { WebhookVerificationError, readWebhookRequest, verifyWebhook, type TaskDelivery, type VerifyWebhookOptions, type WebhookResult } from './webhooks.ts';
 export { AgentRunner, type AgentRunnerOptions, type TaskHandler } from './runner.ts';

@@ -49,7 +49,10 @@ export function loadKey(path: string, options: { allowInsecureMode?: boolean } =
   } catch (error) {
     if (error instanceof KeyFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new KeyFileError(path, code === 'ENOENT' ? `no key file at ${path}; create one with \`agentry keygen\`` : `cannot read ${path}: ${(error as Error).message}`);
+    throw new KeyFileError(
+      path,
+      code === 'ENOENT' ? `no key file at ${path}; create one with \`agentry keygen\`` : `cannot read ${path}: ${(error as Error).message}`,
+    );
   }
   let key: KeyObject;
   try {

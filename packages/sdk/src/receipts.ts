@@ -17,7 +17,13 @@ export interface Party {
 export type ReceiptPayload =
   | { taskClass: string; requiredScopes: string[]; promisedSlaMs: number; [extension: `x-${string}`]: unknown }
   | { decision: string; reasonCode?: string; [extension: `x-${string}`]: unknown }
-  | { outcome: 'success' | 'failure' | 'partial' | 'rolled_back'; latencyMs: number; artifactHash?: string; artifactUrl?: string; [extension: `x-${string}`]: unknown };
+  | {
+      outcome: 'success' | 'failure' | 'partial' | 'rolled_back';
+      latencyMs: number;
+      artifactHash?: string;
+      artifactUrl?: string;
+      [extension: `x-${string}`]: unknown;
+    };
 
 export interface UnsignedReceipt {
   kind: 'offer' | 'decision' | 'outcome';

@@ -46,7 +46,10 @@ interface InHand {
 }
 
 export class AgentRunner {
-  private readonly options: Required<Pick<AgentRunnerOptions, 'mode' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'concurrency' | 'gracePeriodMs' | 'callbackAttempts'>> & AgentRunnerOptions;
+  private readonly options: Required<
+    Pick<AgentRunnerOptions, 'mode' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'concurrency' | 'gracePeriodMs' | 'callbackAttempts'>
+  > &
+    AgentRunnerOptions;
   private running = false;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private readonly stopController = new AbortController();

@@ -83,7 +83,11 @@ export type WebhookResult = { ok: true; status: 204; id: string; delivery: TaskD
  * Reads and verifies a Node `http` request. Framework-neutral: the caller writes `status` back
  * (2xx tells the service the delivery arrived) and handles `delivery` when `ok`.
  */
-export async function readWebhookRequest(request: IncomingMessage, secret: string, options: { maxBytes?: number; toleranceSeconds?: number } = {}): Promise<WebhookResult> {
+export async function readWebhookRequest(
+  request: IncomingMessage,
+  secret: string,
+  options: { maxBytes?: number; toleranceSeconds?: number } = {},
+): Promise<WebhookResult> {
   if (request.method !== 'POST') return { ok: false, status: 405, error: 'deliveries are POSTed' };
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const chunks: Buffer[] = [];
@@ -94,8 +98,14 @@ export async function readWebhookRequest(request: IncomingMessage, secret: strin
     chunks.push(chunk as Buffer);
   }
   try {
-    const delivery = verifyWebhook({ secret, headers: request.headers, body: Buffer.concat(chunks), ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}) });
-    if (!delivery || typeof delivery !== 'object' || typeof (delivery as TaskDelivery).taskId !== 'string') return { ok: false, status: 400, error: 'not a task delivery' };
+    const delivery = verifyWebhook({
+      secret,
+      headers: request.headers,
+      body: Buffer.concat(chunks),
+      ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}),
+    });
+    if (!delivery || typeof delivery !== 'object' || typeof (delivery as TaskDelivery).taskId !== 'string')
+      return { ok: false, status: 400, error: 'not a task delivery' };
     return { ok: true, status: 204, id: String(request.headers['webhook-id']), delivery: delivery as TaskDelivery };
   } catch (error) {
     return { ok: false, status: 401, error: (error as Error).message };

@@ -38,8 +38,19 @@ export const tasks: Migration = {
     await db.schema.createIndex('tasks_requester').on('tasks').columns(['requester_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('tasks_assigned').on('tasks').columns(['assigned_agent_id', 'status', 'created_at']).execute();
     await db.schema.createIndex('tasks_completed').on('tasks').columns(['assigned_agent_id', 'status', 'completed_at']).execute();
-    await db.schema.createIndex('tasks_idempotency').on('tasks').columns(['requester_id', 'idempotency_key']).unique().where(sql.ref('idempotency_key'), 'is not', null).execute();
-    await db.schema.createIndex('tasks_open_expiry').on('tasks').columns(['expires_at']).where(sql.ref('status'), 'in', sql`('pending', 'matched', 'in_progress')`).execute();
+    await db.schema
+      .createIndex('tasks_idempotency')
+      .on('tasks')
+      .columns(['requester_id', 'idempotency_key'])
+      .unique()
+      .where(sql.ref('idempotency_key'), 'is not', null)
+      .execute();
+    await db.schema
+      .createIndex('tasks_open_expiry')
+      .on('tasks')
+      .columns(['expires_at'])
+      .where(sql.ref('status'), 'in', sql`('pending', 'matched', 'in_progress')`)
+      .execute();
 
     // The outbox of webhook deliveries: written in the same transaction as the task, worked by any node.
     await db.schema

@@ -39,8 +39,12 @@ export const discovery: Migration = {
 async function upSqlite(db: Kysely<unknown>) {
   await sql`CREATE TABLE discovery_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, agent_id TEXT NOT NULL)`.execute(db);
   // doc_id is a stable integer key for FTS5 (agents.rowid may be renumbered by VACUUM).
-  await sql`CREATE TABLE discovery_documents (doc_id INTEGER PRIMARY KEY AUTOINCREMENT, agent_id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, description TEXT NOT NULL, terms TEXT NOT NULL)`.execute(db);
-  await sql`CREATE VIRTUAL TABLE discovery_fts USING fts5(name, description, terms, content='discovery_documents', content_rowid='doc_id', tokenize='porter unicode61')`.execute(db);
+  await sql`CREATE TABLE discovery_documents (doc_id INTEGER PRIMARY KEY AUTOINCREMENT, agent_id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, description TEXT NOT NULL, terms TEXT NOT NULL)`.execute(
+    db,
+  );
+  await sql`CREATE VIRTUAL TABLE discovery_fts USING fts5(name, description, terms, content='discovery_documents', content_rowid='doc_id', tokenize='porter unicode61')`.execute(
+    db,
+  );
 
   const statements = [
     `CREATE TRIGGER discovery_documents_ai AFTER INSERT ON discovery_documents BEGIN

@@ -8,10 +8,19 @@ import type { Migration } from '../migration.ts';
  */
 export const payments: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema.alterTable('agents').addColumn('price_per_task_cents', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-    await db.schema.alterTable('agents').addColumn('currency', 'text', (c) => c.notNull().defaultTo('usd')).execute();
+    await db.schema
+      .alterTable('agents')
+      .addColumn('price_per_task_cents', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema
+      .alterTable('agents')
+      .addColumn('currency', 'text', (c) => c.notNull().defaultTo('usd'))
+      .execute();
     // What the requester pays in (their budget's currency), and the price snapshot of the assigned agent.
-    await db.schema.alterTable('tasks').addColumn('currency', 'text', (c) => c.notNull().defaultTo('usd')).execute();
+    await db.schema
+      .alterTable('tasks')
+      .addColumn('currency', 'text', (c) => c.notNull().defaultTo('usd'))
+      .execute();
     await db.schema.alterTable('tasks').addColumn('price_cents', 'integer').execute();
 
     await db.schema
@@ -39,7 +48,13 @@ export const payments: Migration = {
       .addColumn('created_at', 'text', (c) => c.notNull())
       .execute();
     // Second guard behind the conditional completion: a task can be settled once.
-    await db.schema.createIndex('ledger_entries_task_kind').on('ledger_entries').columns(['task_id', 'kind']).unique().where(sql.ref('task_id'), 'is not', null).execute();
+    await db.schema
+      .createIndex('ledger_entries_task_kind')
+      .on('ledger_entries')
+      .columns(['task_id', 'kind'])
+      .unique()
+      .where(sql.ref('task_id'), 'is not', null)
+      .execute();
     await db.schema.createIndex('ledger_entries_account').on('ledger_entries').columns(['account', 'created_at']).execute();
     await db.schema.createIndex('ledger_entries_posting').on('ledger_entries').column('posting_id').execute();
 

@@ -30,7 +30,9 @@ export const accountEvents: Migration = {
 const sqliteEventData = (role: string) => `json_object('taskId', new.id, 'status', new.status, 'at', new.updated_at, 'role', '${role}')`;
 
 async function upSqlite(db: Kysely<unknown>) {
-  await sql`CREATE TABLE account_events (id INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`.execute(db);
+  await sql`CREATE TABLE account_events (id INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`.execute(
+    db,
+  );
   const otherOwner = `FROM agents WHERE id = new.assigned_agent_id AND owner_id IS NOT NULL AND owner_id <> new.requester_id`;
   const body = `
     INSERT INTO account_events (account_id, type, data, created_at) VALUES (new.requester_id, 'task.status', ${sqliteEventData('requester')}, new.updated_at);
@@ -42,7 +44,9 @@ async function upSqlite(db: Kysely<unknown>) {
 }
 
 async function upPostgres(db: Kysely<unknown>) {
-  await sql`CREATE TABLE account_events (id BIGSERIAL PRIMARY KEY, account_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`.execute(db);
+  await sql`CREATE TABLE account_events (id BIGSERIAL PRIMARY KEY, account_id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`.execute(
+    db,
+  );
   // Apps sharing one database in different schemas (tests) prefix their signal channels with the
   // schema (src/db/signals.ts); the pool names it in this setting (src/db/database.ts).
   await sql

@@ -26,7 +26,6 @@ import { media } from './0017_media.ts';
 import { accountEvents } from './0018_account_events.ts';
 import { a2aDelivery } from './0019_a2a_delivery.ts';
 
-
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
   ['0002_registry', registry],

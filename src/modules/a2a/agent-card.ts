@@ -9,7 +9,10 @@ import type { FastifyInstance } from 'fastify';
 export function serviceAgentCard(publicUrl: string, version: string): AgentCard {
   const base = publicUrl.replace(/\/+$/, '');
   const bearer = {
-    scheme: { $case: 'httpAuthSecurityScheme' as const, value: { description: 'A session token or an API key issued by this service', scheme: 'Bearer', bearerFormat: '' } },
+    scheme: {
+      $case: 'httpAuthSecurityScheme' as const,
+      value: { description: 'A session token or an API key issued by this service', scheme: 'Bearer', bearerFormat: '' },
+    },
   };
   return {
     name: 'Agentry',

@@ -57,7 +57,8 @@ const MAX_DOUBLINGS = 40;
 /** The budget after one more admitted attempt. */
 function afterAttempt(budget: Budget | undefined, now: number, rule: LoginThrottleRule): Budget {
   const attempts = (budget && budget.expiresAt > now ? budget.attempts : 0) + 1;
-  const nextAt = attempts > rule.freeFailures ? now + Math.min(rule.delayMaxMs, rule.delayBaseMs * 2 ** Math.min(attempts - rule.freeFailures - 1, MAX_DOUBLINGS)) : 0;
+  const nextAt =
+    attempts > rule.freeFailures ? now + Math.min(rule.delayMaxMs, rule.delayBaseMs * 2 ** Math.min(attempts - rule.freeFailures - 1, MAX_DOUBLINGS)) : 0;
   return { attempts, nextAt, expiresAt: Math.max(nextAt, now) + rule.failureWindowMs };
 }
 
@@ -160,7 +161,14 @@ function createRedisThrottleStore(redis: Redis, rule: LoginThrottleRule, now: ()
       const k = keys(account, address);
       try {
         const [admitted, waitMs, budget] = await (redis as RedisWithAdmit).agentryLoginAdmit(
-          k.account, k.known, k.address, t, rule.freeFailures, rule.delayBaseMs, rule.delayMaxMs, rule.failureWindowMs,
+          k.account,
+          k.known,
+          k.address,
+          t,
+          rule.freeFailures,
+          rule.delayBaseMs,
+          rule.delayMaxMs,
+          rule.failureWindowMs,
         );
         return admitted === 1 ? { admitted: true, budget } : { admitted: false, waitMs };
       } catch (error) {

@@ -131,7 +131,11 @@ export function createOidcLogin(opts: OidcLoginOptions) {
     }
     if (!response.ok) {
       const providerError = providerErrorCode(body.error);
-      throw new OidcLoginError('exchange', `The identity provider refused the sign-in code (HTTP ${response.status}${providerError ? `, ${providerError}` : ''})`, providerError);
+      throw new OidcLoginError(
+        'exchange',
+        `The identity provider refused the sign-in code (HTTP ${response.status}${providerError ? `, ${providerError}` : ''})`,
+        providerError,
+      );
     }
     if (typeof body.id_token !== 'string') throw new OidcLoginError('token', 'The identity provider answered without an ID token');
     return body.id_token;
@@ -142,7 +146,13 @@ export function createOidcLogin(opts: OidcLoginOptions) {
     async start(next: string | undefined): Promise<{ location: string; transaction: string } | null> {
       const endpoints = await opts.verifier.endpoints();
       if (!endpoints) return null;
-      const transaction: Transaction = { state: random(), nonce: random(), verifier: random(), next: safeNextPath(next), createdAt: opts.clock.now().getTime() };
+      const transaction: Transaction = {
+        state: random(),
+        nonce: random(),
+        verifier: random(),
+        next: safeNextPath(next),
+        createdAt: opts.clock.now().getTime(),
+      };
       const location = new URL(endpoints.authorizationEndpoint);
       const params = location.searchParams;
       params.set('response_type', 'code');
@@ -167,7 +177,8 @@ export function createOidcLogin(opts: OidcLoginOptions) {
       if (!transaction || opts.clock.now().getTime() - transaction.createdAt > OIDC_TRANSACTION_TTL_MS) {
         throw new OidcLoginError('expired', 'No sign-in was started in this browser, or it took too long');
       }
-      if (!query.state || !sameText(query.state, transaction.state)) throw new OidcLoginError('state', 'The answer does not belong to the sign-in this browser started');
+      if (!query.state || !sameText(query.state, transaction.state))
+        throw new OidcLoginError('state', 'The answer does not belong to the sign-in this browser started');
       if (query.iss !== undefined && stripSlash(query.iss) !== stripSlash(opts.issuer)) {
         throw new OidcLoginError('issuer', 'The answer names another identity provider than the configured one');
       }

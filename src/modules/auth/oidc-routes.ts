@@ -68,7 +68,11 @@ export function registerOidcRoutes(root: FastifyInstance, auth: AuthService, { o
     handler: async (request, reply) => {
       if (!oidcLogin) throw notFound('Signing in through an OpenID Connect issuer is not configured here');
       const started = await oidcLogin.login.start(request.query.next);
-      if (!started) return reply.redirect(failurePage(safeNextPath(request.query.next), new OidcLoginError('unavailable', 'The identity provider could not be reached')), 302);
+      if (!started)
+        return reply.redirect(
+          failurePage(safeNextPath(request.query.next), new OidcLoginError('unavailable', 'The identity provider could not be reached')),
+          302,
+        );
       reply.setCookie(OIDC_TRANSACTION_COOKIE, started.transaction, {
         path: OIDC_CALLBACK_PATH,
         httpOnly: true,
@@ -85,7 +89,8 @@ export function registerOidcRoutes(root: FastifyInstance, auth: AuthService, { o
     schema: {
       tags,
       summary: 'Where the OIDC issuer returns the browser',
-      description: 'On success, sets the browser session cookies and redirects to the path the sign-in started from; on failure, redirects to /login with oidc_error.',
+      description:
+        'On success, sets the browser session cookies and redirects to the path the sign-in started from; on failure, redirects to /login with oidc_error.',
       // Issuers add parameters of their own (session_state, scope, authuser, ...).
       querystring: Type.Object(
         {

@@ -58,12 +58,7 @@ export interface OidcVerifier {
 }
 
 /** Asymmetric JWS algorithms only: an HS* token would let anyone holding a shared secret mint sessions. */
-const ALLOWED_ALGORITHMS = [
-  'RS256', 'RS384', 'RS512',
-  'PS256', 'PS384', 'PS512',
-  'ES256', 'ES384', 'ES512',
-  'EdDSA', 'Ed25519',
-];
+const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
 /** JWT "typ" values we accept when the header carries one (ID tokens, RFC 9068 access tokens). */
 const ACCEPTED_TYPES = new Set(['jwt', 'at+jwt', 'application/jwt', 'application/at+jwt']);
@@ -133,8 +128,7 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
   }
 
   async function discover(): Promise<Discovered> {
-    const request = () =>
-      fetch(discoveryUrl, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    const request = () => fetch(discoveryUrl, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
     // A pooled keep-alive connection the issuer has just closed fails at once; one retry opens a new one.
     const response = await request().catch((error: unknown) => {
       if (isConnectionFailure(error)) return request();
@@ -274,7 +268,11 @@ export function createOidcVerifier(opts: OidcVerifierOptions): OidcVerifier {
       return null;
     }
 
-    const { sub, email, email_verified: emailVerified } = payload as JWTPayload & {
+    const {
+      sub,
+      email,
+      email_verified: emailVerified,
+    } = payload as JWTPayload & {
       email?: unknown;
       email_verified?: unknown;
     };

@@ -23,7 +23,13 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { c
 
   app.post('/v1/auth/browser/signup', {
     config: { auth: 'none', rateLimit: credentialRateLimit },
-    schema: { tags, summary: 'Create an account and start a browser session (cookie)', description: browserDescription, body: Credentials, response: { 201: BrowserSessionGrant, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'Create an account and start a browser session (cookie)',
+      description: browserDescription,
+      body: Credentials,
+      response: { 201: BrowserSessionGrant, ...errorResponses },
+    },
     handler: async (request, reply) => {
       const { token, expiresAt, account } = await auth.signup(request.body.email, request.body.password);
       const csrfToken = setSessionCookies(reply, cookies, token, expiresAt);
@@ -33,7 +39,13 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { c
 
   app.post('/v1/auth/browser/login', {
     config: { auth: 'none', rateLimit: credentialRateLimit },
-    schema: { tags, summary: 'Start a browser session (cookie)', description: browserDescription, body: Credentials, response: { 200: BrowserSessionGrant, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'Start a browser session (cookie)',
+      description: browserDescription,
+      body: Credentials,
+      response: { 200: BrowserSessionGrant, ...errorResponses },
+    },
     handler: async (request, reply) => {
       const { token, expiresAt, account } = await auth.login(request.body.email, request.body.password, clientAddressKey(request.ip));
       const csrfToken = setSessionCookies(reply, cookies, token, expiresAt);
@@ -55,7 +67,12 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { c
 
   app.post('/v1/auth/logout', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'End the current session (a browser session also loses its cookies)', security: [{ bearer: [] }], response: { 200: dataOf(Type.Object({ loggedOut: Type.Boolean() })), ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'End the current session (a browser session also loses its cookies)',
+      security: [{ bearer: [] }],
+      response: { 200: dataOf(Type.Object({ loggedOut: Type.Boolean() })), ...errorResponses },
+    },
     handler: async (request, reply) => {
       await auth.logout(principalOf(request));
       clearSessionCookies(reply, cookies);
@@ -87,7 +104,13 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { c
 
   app.get('/v1/api-keys', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'Your API keys (prefixes only)', security: [{ bearer: [] }], querystring: PageQuery(20, 100), response: { 200: ApiKeyList, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'Your API keys (prefixes only)',
+      security: [{ bearer: [] }],
+      querystring: PageQuery(20, 100),
+      response: { 200: ApiKeyList, ...errorResponses },
+    },
     handler: async (request) => auth.listApiKeys(principalOf(request), request.query.limit, request.query.offset),
   });
 

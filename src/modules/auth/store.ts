@@ -25,7 +25,10 @@ export function createAuthStore(db: Db) {
     },
 
     insertSession: (row: { id: string; account_id: string; token_hash: string; created_at: string; expires_at: string }) =>
-      db.insertInto('sessions').values({ ...row, revoked_at: null }).execute(),
+      db
+        .insertInto('sessions')
+        .values({ ...row, revoked_at: null })
+        .execute(),
     findLiveSession: (tokenHash: string, now: string): Promise<(CredentialMatch & { expires_at: string }) | undefined> =>
       db
         .selectFrom('sessions')

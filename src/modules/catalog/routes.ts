@@ -4,7 +4,9 @@ import { errorResponses } from '../../http/schemas.ts';
 import { capabilities, categoryCounts } from './capabilities.ts';
 
 const Catalogue = Type.Object({
-  data: Type.Array(Type.Object({ slug: Type.String(), name: Type.String(), category: Type.String(), description: Type.String(), aliases: Type.Array(Type.String()) })),
+  data: Type.Array(
+    Type.Object({ slug: Type.String(), name: Type.String(), category: Type.String(), description: Type.String(), aliases: Type.Array(Type.String()) }),
+  ),
   categories: Type.Array(Type.Object({ slug: Type.String(), name: Type.String(), count: Type.Integer() })),
 });
 

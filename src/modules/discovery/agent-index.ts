@@ -74,7 +74,16 @@ export interface AgentIndexDeps {
   scoreInProcess?: boolean;
 }
 
-export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, sentenceModel, clock, onEmbedderError, scoreInProcess = false }: AgentIndexDeps) {
+export function createAgentIndex({
+  store,
+  embedder,
+  concepts,
+  sentenceEncoder,
+  sentenceModel,
+  clock,
+  onEmbedderError,
+  scoreInProcess = false,
+}: AgentIndexDeps) {
   const agents = new Map<string, IndexedAgent>();
   // Slots in the scorer: by slot, and those free to hand out again.
   const bySlot: (IndexedAgent | undefined)[] = [];
@@ -290,7 +299,9 @@ export function createAgentIndex({ store, embedder, concepts, sentenceEncoder, s
     /** The agent in a scorer slot (of the candidates `score` found). */
     agentAt: (slot: number): IndexedAgent | undefined => bySlot[slot],
     /** Agents that may make a query's results, best first (relevance-scorer.ts). */
-    score: (query: Omit<RelevanceQuery, 'lexicalSlots' | 'lexicalScores' | 'only'> & { lexical: Map<string, number>; only: IndexedAgent[] | null }): Promise<Candidates> => {
+    score: (
+      query: Omit<RelevanceQuery, 'lexicalSlots' | 'lexicalScores' | 'only'> & { lexical: Map<string, number>; only: IndexedAgent[] | null },
+    ): Promise<Candidates> => {
       const hits = [...query.lexical].flatMap(([id, score]) => {
         const agent = agents.get(id);
         return agent ? [{ slot: agent.slot, score }] : [];

@@ -50,7 +50,9 @@ export const QUERY_MAP_RECIPE = 'query-map v1: encoder(alias) -> encoder(name de
 /** SHA-256 of the recipe, the encoder model, and every capability's slug, name, description and aliases, in catalogue order. */
 export function catalogueHash(catalogue: readonly Capability[] = capabilities, model: string = SENTENCE_ENCODER_MODEL): Buffer {
   const content = catalogue.map((c) => [c.slug, c.name, c.description, c.aliases]);
-  return createHash('sha256').update(JSON.stringify([QUERY_MAP_RECIPE, model, content])).digest();
+  return createHash('sha256')
+    .update(JSON.stringify([QUERY_MAP_RECIPE, model, content]))
+    .digest();
 }
 
 export interface QueryMap {
@@ -60,7 +62,17 @@ export interface QueryMap {
 }
 
 /** Serialises a map given as float rows (rows[i * n + j]: output i, input j). */
-export function encodeQueryMap({ dimensions: n, rows, lambda, hash }: { dimensions: number; rows: Float64Array | Float32Array; lambda: number; hash: Buffer }): Buffer {
+export function encodeQueryMap({
+  dimensions: n,
+  rows,
+  lambda,
+  hash,
+}: {
+  dimensions: number;
+  rows: Float64Array | Float32Array;
+  lambda: number;
+  hash: Buffer;
+}): Buffer {
   if (rows.length !== n * n || hash.length !== 32) throw new Error('query map: rows must be n x n and the hash 32 bytes');
   const file = Buffer.alloc(HEADER_BYTES + n * 4 + n * n);
   file.write(MAGIC, 0, 'latin1');
@@ -83,7 +95,10 @@ export function encodeQueryMap({ dimensions: n, rows, lambda, hash }: { dimensio
  * Reads and checks a map file. Throws, saying why, when it is not a map, is truncated, or was fitted
  * on another catalogue than `expectedHash` (default: the current one).
  */
-export function decodeQueryMap(file: Buffer, { expectedHash = catalogueHash(), source = 'query map' }: { expectedHash?: Buffer; source?: string } = {}): QueryMap & { lambda: number } {
+export function decodeQueryMap(
+  file: Buffer,
+  { expectedHash = catalogueHash(), source = 'query map' }: { expectedHash?: Buffer; source?: string } = {},
+): QueryMap & { lambda: number } {
   if (file.length < HEADER_BYTES || file.toString('latin1', 0, 4) !== MAGIC || file.readUInt32LE(4) !== VERSION) {
     throw new Error(`${source} is not a query map (build it with scripts/build-query-map.ts)`);
   }
@@ -132,7 +147,9 @@ export function lazyQueryMap(onError: (error: unknown) => void, path: string | U
       map = loadQueryMap(path);
     } catch (error) {
       map = null;
-      onError(new Error(`discovery: query map not used, queries are compared unmapped (${error instanceof Error ? error.message : String(error)})`, { cause: error }));
+      onError(
+        new Error(`discovery: query map not used, queries are compared unmapped (${error instanceof Error ? error.message : String(error)})`, { cause: error }),
+      );
     }
     return map;
   };

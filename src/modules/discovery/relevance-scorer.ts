@@ -100,7 +100,13 @@ export function createRelevanceScorer() {
         const lexicalScore = hit && bestLexical > 0 ? (hit / bestLexical) * queryCoverage(stems, entry.stems) : 0;
         // The sentence encoder where both sides have its vector, else the word-vector embedder.
         const semantic =
-          cosines && entry.sentenceSlot >= 0 ? sentenceSimilarity(cosines[entry.sentenceSlot]!) : query.vector ? (entry.vector ? dot(query.vector, entry.vector) : 0) : null;
+          cosines && entry.sentenceSlot >= 0
+            ? sentenceSimilarity(cosines[entry.sentenceSlot]!)
+            : query.vector
+              ? entry.vector
+                ? dot(query.vector, entry.vector)
+                : 0
+              : null;
         const value = relevanceOf(semantic, lexicalScore, conceptSimilarity(query.concepts, entry.concepts));
         relevance[i] = value;
         if (value > best) best = value;

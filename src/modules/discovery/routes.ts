@@ -11,13 +11,23 @@ export function registerDiscoveryRoutes(root: FastifyInstance, discovery: Discov
   // Optional auth: anyone may search; a credential adds the private and org agents its holder may see.
   app.get('/v1/discover', {
     config: { auth: 'optional' },
-    schema: { tags, summary: 'Find agents by what they do, ranked by relevance, trust and availability', querystring: DiscoverQuery, response: { 200: listOf(DiscoveredAgent), ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'Find agents by what they do, ranked by relevance, trust and availability',
+      querystring: DiscoverQuery,
+      response: { 200: listOf(DiscoveredAgent), ...errorResponses },
+    },
     handler: async (request) => discovery.search(request.principal, request.query),
   });
 
   app.get('/v1/discover/:slug', {
     config: { auth: 'optional' },
-    schema: { tags, summary: 'One agent by slug (404 if you may not see it)', params: SlugParams, response: { 200: dataOf(DiscoveredAgentDetail), ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'One agent by slug (404 if you may not see it)',
+      params: SlugParams,
+      response: { 200: dataOf(DiscoveredAgentDetail), ...errorResponses },
+    },
     handler: async (request) => ({ data: await discovery.get(request.principal, request.params.slug) }),
   });
 }

@@ -45,7 +45,10 @@ async function runWaiting(): Promise<void> {
     const { id, texts } = request;
     try {
       const vectors = (await (await model).embed(texts)).map((vector) => Float32Array.from(vector));
-      parentPort!.postMessage({ id, vectors } satisfies EncodeAnswer, vectors.map((vector) => vector.buffer));
+      parentPort!.postMessage(
+        { id, vectors } satisfies EncodeAnswer,
+        vectors.map((vector) => vector.buffer),
+      );
     } catch (error) {
       parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies EncodeAnswer);
     }

@@ -192,14 +192,19 @@ export function createDiscoveryService<View extends object>({
       candidate.trustReceipts = receipts;
       candidate.score = scoreOf(candidate.relevance, candidate.trust, candidate.availability);
     }
-    shortlist.sort((a, b) => b.score - a.score || b.relevance - a.relevance || a.agent.row.name.localeCompare(b.agent.row.name) || a.agent.row.id.localeCompare(b.agent.row.id));
+    shortlist.sort(
+      (a, b) =>
+        b.score - a.score || b.relevance - a.relevance || a.agent.row.name.localeCompare(b.agent.row.name) || a.agent.row.id.localeCompare(b.agent.row.id),
+    );
 
     const page = shortlist.slice(query.offset, query.offset + query.limit);
     // Views come from fresh rows: endpoint, docs and other fields search does not index may have changed.
     const fresh = new Map((await store.agentsByIds(page.map((c) => c.agent.row.id))).map((row) => [row.id, row]));
     const data = page.flatMap((c) => {
       const row = fresh.get(c.agent.row.id);
-      return row ? [{ ...registry.view(row), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust), trustReceipts: c.trustReceipts }] : [];
+      return row
+        ? [{ ...registry.view(row), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust), trustReceipts: c.trustReceipts }]
+        : [];
     });
     return {
       data,

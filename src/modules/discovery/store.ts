@@ -16,7 +16,8 @@ export interface StoredSentenceVector {
 /** Both engines cap the number of bound parameters: ids go in chunks of 500, vector rows (3 parameters each) of 100. */
 const ID_CHUNK = 500;
 const ROW_CHUNK = 100;
-const chunksOf = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+const chunksOf = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 const vectorBytes = (vector: Float32Array): Buffer => {
   const bytes = Buffer.alloc(vector.length * 4);
@@ -27,7 +28,11 @@ const vectorOf = (bytes: Uint8Array): Float32Array => {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return Float32Array.from({ length: buffer.length >> 2 }, (_, i) => buffer.readFloatLE(i * 4));
 };
-const storedVector = (row: { agent_id: string; text_hash: string; vector: Uint8Array }): StoredSentenceVector => ({ agentId: row.agent_id, textHash: row.text_hash, vector: vectorOf(row.vector) });
+const storedVector = (row: { agent_id: string; text_hash: string; vector: Uint8Array }): StoredSentenceVector => ({
+  agentId: row.agent_id,
+  textHash: row.text_hash,
+  vector: vectorOf(row.vector),
+});
 
 export function createDiscoveryStore(db: Db, dialect: DialectName) {
   return {
@@ -35,7 +40,10 @@ export function createDiscoveryStore(db: Db, dialect: DialectName) {
 
     /** The change log's end; BIGSERIAL comes back from pg as text. */
     lastChange: async (): Promise<number> => {
-      const row = await db.selectFrom('discovery_changes').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+      const row = await db
+        .selectFrom('discovery_changes')
+        .select((eb) => eb.fn.max('seq').as('seq'))
+        .executeTakeFirst();
       return Number(row?.seq ?? 0);
     },
     /** Changes after `after`, plus any of `gaps` (sequence numbers skipped earlier that may have committed since). */

@@ -37,12 +37,14 @@ export function registerEventsRoutes(root: FastifyInstance, events: EventsServic
       const stream = await events.open(principalOf(request), request.headers['last-event-id'], request.query.follow);
       // The response closing before it finished is the client leaving.
       reply.raw.once('close', () => stream.close());
-      return reply
-        .header('content-type', 'text/event-stream; charset=utf-8')
-        .header('cache-control', 'no-cache, no-transform')
-        // Proxies such as nginx would otherwise hold events back to fill a buffer.
-        .header('x-accel-buffering', 'no')
-        .send(stream.body);
+      return (
+        reply
+          .header('content-type', 'text/event-stream; charset=utf-8')
+          .header('cache-control', 'no-cache, no-transform')
+          // Proxies such as nginx would otherwise hold events back to fill a buffer.
+          .header('x-accel-buffering', 'no')
+          .send(stream.body)
+      );
     },
   });
 }

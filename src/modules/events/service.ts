@@ -173,7 +173,11 @@ export function createEventsService(options: EventsOptions) {
 
       // The id line sets the client's Last-Event-ID, so a reconnect resumes from here.
       write(`retry: ${RETRY_MS}\n`);
-      write(reset ? frame({ id: cursor, event: 'reset', data: JSON.stringify({ reason: 'The events since that id are no longer kept; load the data again' }) }) : frame({ id: cursor }));
+      write(
+        reset
+          ? frame({ id: cursor, event: 'reset', data: JSON.stringify({ reason: 'The events since that id are no longer kept; load the data again' }) })
+          : frame({ id: cursor }),
+      );
       if (!reset) {
         wake();
         await readsSettled();

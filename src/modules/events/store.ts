@@ -25,7 +25,10 @@ export function createEventsStore(db: Db) {
 
     /** The newest event id of any account (0 when there is none): where a stream with nothing to replay starts. */
     async latestId(): Promise<number> {
-      const row = await db.selectFrom('account_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      const row = await db
+        .selectFrom('account_events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
       return Number(row?.id ?? 0);
     },
 

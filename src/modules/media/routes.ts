@@ -36,10 +36,11 @@ export function registerMediaRoutes(root: FastifyInstance, media: MediaService):
         security: [{ bearer: [] }],
         summary: 'Upload an image: the request body is the raw bytes of a PNG, JPEG, GIF or WebP of at most 5 MB',
         description:
-          'The type is read from the bytes; the declared Content-Type is ignored, and SVG is never accepted. Counts against your storage quota (409 when it would be exceeded). The answer\'s url is readable by anyone who has it.',
+          "The type is read from the bytes; the declared Content-Type is ignored, and SVG is never accepted. Counts against your storage quota (409 when it would be exceeded). The answer's url is readable by anyone who has it.",
         response: { 201: dataOf(Media), ...errorResponses },
       },
-      handler: async (request, reply) => reply.status(201).send({ data: await media.upload(principalOf(request), Buffer.isBuffer(request.body) ? request.body : undefined) }),
+      handler: async (request, reply) =>
+        reply.status(201).send({ data: await media.upload(principalOf(request), Buffer.isBuffer(request.body) ? request.body : undefined) }),
     });
   });
 
@@ -54,7 +55,12 @@ export function registerMediaRoutes(root: FastifyInstance, media: MediaService):
 
   app.delete('/v1/media/:id', {
     config: { auth: 'either' },
-    schema: { ...common, summary: 'Delete one of my uploads: its URL answers 404 from then on', params: IdParams, response: { 200: dataOf(Deleted), ...errorResponses } },
+    schema: {
+      ...common,
+      summary: 'Delete one of my uploads: its URL answers 404 from then on',
+      params: IdParams,
+      response: { 200: dataOf(Deleted), ...errorResponses },
+    },
     handler: async (request) => ({ data: await media.remove(principalOf(request), request.params.id) }),
   });
 
@@ -68,7 +74,12 @@ export function registerMediaRoutes(root: FastifyInstance, media: MediaService):
     },
     handler: async (request, reply) => {
       const { contentType, data } = await media.content(request.params.id);
-      return reply.header('content-type', contentType).header('cache-control', immutable).header('content-security-policy', mediaPolicy).header('content-disposition', 'inline').send(data);
+      return reply
+        .header('content-type', contentType)
+        .header('cache-control', immutable)
+        .header('content-security-policy', mediaPolicy)
+        .header('content-disposition', 'inline')
+        .send(data);
     },
   });
 }

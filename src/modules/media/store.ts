@@ -21,9 +21,21 @@ export function createMediaStore(db: Db) {
     },
     /** Newest first; ties on the timestamp broken by id so pages never overlap. */
     list: (ownerId: string, limit: number, offset: number): Promise<MediaSummary[]> =>
-      db.selectFrom('media').select(summaryColumns).where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+      db
+        .selectFrom('media')
+        .select(summaryColumns)
+        .where('owner_id', '=', ownerId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
     count: async (ownerId: string) => {
-      const row = await db.selectFrom('media').select((eb) => eb.fn.countAll<number | string>().as('n')).where('owner_id', '=', ownerId).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('media')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('owner_id', '=', ownerId)
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
   };

@@ -34,7 +34,12 @@ export function registerOrgsRoutes(root: FastifyInstance, orgs: OrgsService): vo
 
   app.post('/v1/orgs', {
     config: { auth: 'either' },
-    schema: { ...common, summary: 'Create an organization (you become its owner)', body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }), response: { 201: dataOf(Org), ...errorResponses } },
+    schema: {
+      ...common,
+      summary: 'Create an organization (you become its owner)',
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+      response: { 201: dataOf(Org), ...errorResponses },
+    },
     handler: async (request, reply) => reply.status(201).send({ data: await orgs.create(principalOf(request), request.body.name) }),
   });
 
@@ -46,13 +51,25 @@ export function registerOrgsRoutes(root: FastifyInstance, orgs: OrgsService): vo
 
   app.post('/v1/orgs/:id/members', {
     config: { auth: 'either' },
-    schema: { ...common, summary: 'Add a member by accountId or username (owners only)', params: IdParams, body: MemberTarget, response: { 201: dataOf(Org), ...errorResponses } },
+    schema: {
+      ...common,
+      summary: 'Add a member by accountId or username (owners only)',
+      params: IdParams,
+      body: MemberTarget,
+      response: { 201: dataOf(Org), ...errorResponses },
+    },
     handler: async (request, reply) => reply.status(201).send({ data: await orgs.addMember(principalOf(request), request.params.id, request.body) }),
   });
 
   app.delete('/v1/orgs/:id/members', {
     config: { auth: 'either' },
-    schema: { ...common, summary: 'Remove a member (owners), or leave (yourself)', params: IdParams, body: MemberRemoval, response: { 200: dataOf(Org), ...errorResponses } },
+    schema: {
+      ...common,
+      summary: 'Remove a member (owners), or leave (yourself)',
+      params: IdParams,
+      body: MemberRemoval,
+      response: { 200: dataOf(Org), ...errorResponses },
+    },
     handler: async (request) => ({ data: await orgs.removeMember(principalOf(request), request.params.id, request.body.accountId) }),
   });
 }

@@ -32,9 +32,18 @@ export function createOrgsStore(db: Db) {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
-    accountExists: async (accountId: string) => !!(await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('kind', '=', 'person').executeTakeFirst()),
+    accountExists: async (accountId: string) =>
+      !!(await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('kind', '=', 'person').executeTakeFirst()),
     accountIdByUsername: async (username: string) =>
-      (await db.selectFrom('profiles').innerJoin('accounts', 'accounts.id', 'profiles.account_id').select('accounts.id').where('profiles.username', '=', username.toLowerCase()).where('accounts.kind', '=', 'person').executeTakeFirst())?.id,
+      (
+        await db
+          .selectFrom('profiles')
+          .innerJoin('accounts', 'accounts.id', 'profiles.account_id')
+          .select('accounts.id')
+          .where('profiles.username', '=', username.toLowerCase())
+          .where('accounts.kind', '=', 'person')
+          .executeTakeFirst()
+      )?.id,
   };
 }
 

@@ -32,25 +32,50 @@ export function registerPaymentsRoutes(root: FastifyInstance, payments: Payments
 
   app.get('/v1/agents/:id/payment-account', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: "The agent's payment account and its status (owner)", params: IdParams, response: { 200: dataOf(PaymentAccount), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: "The agent's payment account and its status (owner)",
+      params: IdParams,
+      response: { 200: dataOf(PaymentAccount), ...errorResponses },
+    },
     handler: async (request) => ({ data: await payments.account(principalOf(request), request.params.id) }),
   });
 
   app.get('/v1/agents/:id/balance', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: "What the agent has earned and been paid (owner), in its currency unless asked", params: IdParams, querystring: BalanceQuery, response: { 200: dataOf(Balance), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'What the agent has earned and been paid (owner), in its currency unless asked',
+      params: IdParams,
+      querystring: BalanceQuery,
+      response: { 200: dataOf(Balance), ...errorResponses },
+    },
     handler: async (request) => ({ data: await payments.balance(principalOf(request), request.params.id, request.query.currency) }),
   });
 
   app.post('/v1/payouts', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Record a payout made to an agent (operators only)', body: PayoutBody, response: { 201: dataOf(Payout), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Record a payout made to an agent (operators only)',
+      body: PayoutBody,
+      response: { 201: dataOf(Payout), ...errorResponses },
+    },
     handler: async (request, reply) => reply.status(201).send({ data: await payments.recordPayout(principalOf(request), request.body) }),
   });
 
   app.get('/v1/ledger', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Ledger entries, newest first (operators only)', querystring: LedgerQuery, response: { 200: listOf(LedgerEntry), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Ledger entries, newest first (operators only)',
+      querystring: LedgerQuery,
+      response: { 200: listOf(LedgerEntry), ...errorResponses },
+    },
     handler: async (request) => payments.ledger(principalOf(request), request.query),
   });
 
@@ -63,7 +88,12 @@ export function registerPaymentsRoutes(root: FastifyInstance, payments: Payments
     scope.withTypeProvider<TypeBoxTypeProvider>().post('/v1/payments/stripe/webhook', {
       // Stripe-Signature is the credential.
       config: { auth: 'none' },
-      schema: { tags, summary: 'Stripe Connect events (account.updated), signed by Stripe', headers: WebhookHeaders, response: { 200: WebhookAck, ...errorResponses } },
+      schema: {
+        tags,
+        summary: 'Stripe Connect events (account.updated), signed by Stripe',
+        headers: WebhookHeaders,
+        response: { 200: WebhookAck, ...errorResponses },
+      },
       handler: async (request) => stripeWebhook(Buffer.isBuffer(request.body) ? request.body : null, request.headers['stripe-signature']),
     });
   });

@@ -7,7 +7,11 @@ const httpUrl = (description: string) => Type.String({ format: 'uri', pattern: '
 
 export const ConnectBody = Type.Object(
   {
-    provider: Type.Optional(Type.Union([Type.Literal('ledger'), Type.Literal('stripe')], { description: 'ledger (default): balances kept here; stripe: Stripe Connect, when configured' })),
+    provider: Type.Optional(
+      Type.Union([Type.Literal('ledger'), Type.Literal('stripe')], {
+        description: 'ledger (default): balances kept here; stripe: Stripe Connect, when configured',
+      }),
+    ),
     returnUrl: Type.Optional(httpUrl('Stripe: where onboarding sends the owner when done')),
     refreshUrl: Type.Optional(httpUrl('Stripe: where an expired onboarding link sends the owner (POST again for a new link)')),
   },
@@ -53,7 +57,9 @@ export const Payout = Type.Object({
 });
 
 export const LedgerQuery = Type.Object({
-  account: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'requester:<accountId>, agent:<agentId>, platform:fees, payouts:ledger or payouts:stripe' })),
+  account: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'requester:<accountId>, agent:<agentId>, platform:fees, payouts:ledger or payouts:stripe' }),
+  ),
   taskId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   ...PageQuery(50, 100).properties,
 });

@@ -55,7 +55,10 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
   function providerNamed(name: 'ledger' | 'stripe'): PaymentProvider {
     if (name === 'ledger') return deps.ledger;
-    if (!stripe) throw badRequest('Stripe is not configured on this service; use provider "ledger"', [{ path: '/body/provider', message: 'stripe is not available here' }]);
+    if (!stripe)
+      throw badRequest('Stripe is not configured on this service; use provider "ledger"', [
+        { path: '/body/provider', message: 'stripe is not available here' },
+      ]);
     return stripe;
   }
 
@@ -138,7 +141,15 @@ export function createPaymentsService(deps: PaymentsDeps) {
       const agent = await registry.findRow(input.agentId);
       const currency = input.currency ?? agent?.currency;
       if (!currency) throw notFound('Agent not found; name the currency to pay out the balance of a deleted agent');
-      const payout = { id: newId(), agent_id: input.agentId, amount_cents: input.amountCents, currency, reference: input.reference ?? null, recorded_by: principal.accountId, created_at: isoNow(clock) };
+      const payout = {
+        id: newId(),
+        agent_id: input.agentId,
+        amount_cents: input.amountCents,
+        currency,
+        reference: input.reference ?? null,
+        recorded_by: principal.accountId,
+        created_at: isoNow(clock),
+      };
       if (!(await store.recordPayout(payout))) {
         const balance = await store.balanceOf(input.agentId, currency);
         if (!agent && !balance) throw notFound('Agent not found');
@@ -163,7 +174,11 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
     async ledger(principal: Principal, query: LedgerQuery) {
       await requireOperator(principal);
-      const { rows, total } = await store.entries({ ...(query.account ? { account: query.account } : {}), ...(query.taskId ? { taskId: query.taskId } : {}) }, query.limit, query.offset);
+      const { rows, total } = await store.entries(
+        { ...(query.account ? { account: query.account } : {}), ...(query.taskId ? { taskId: query.taskId } : {}) },
+        query.limit,
+        query.offset,
+      );
       return { data: rows.map(entryView), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + rows.length < total } };
     },
 

@@ -100,7 +100,9 @@ export function createPaymentsStore(db: Db, dialect: DialectName) {
           .insertInto('payment_accounts')
           .values({ ...row, stripe_event_at: null })
           .onConflict((oc) =>
-            oc.column('agent_id').doUpdateSet({ provider: row.provider, status: row.status, stripe_account_id: row.stripe_account_id, updated_at: row.updated_at }),
+            oc
+              .column('agent_id')
+              .doUpdateSet({ provider: row.provider, status: row.status, stripe_account_id: row.stripe_account_id, updated_at: row.updated_at }),
           )
           .execute();
         return !existing;
@@ -186,7 +188,10 @@ export function createPaymentsStore(db: Db, dialect: DialectName) {
           .where('available_cents', '>=', payout.amount_cents)
           .executeTakeFirst();
         if (Number(taken.numUpdatedRows) !== 1) return false;
-        await tx.insertInto('payouts').values({ ...payout, provider: 'ledger' }).execute();
+        await tx
+          .insertInto('payouts')
+          .values({ ...payout, provider: 'ledger' })
+          .execute();
         const amount = payout.amount_cents;
         await post(
           tx,
@@ -218,7 +223,8 @@ export function createPaymentsStore(db: Db, dialect: DialectName) {
     // -- the Stripe transfer outbox ------------------------------------------------------------------
 
     /** Due transfers, leased to this worker (see claimLeasedJobs). */
-    claimDueTransfers: (now: string, leaseUntil: string, limit: number): Promise<TransferRow[]> => claimLeasedJobs(db, dialect, 'payment_transfers', now, leaseUntil, limit),
+    claimDueTransfers: (now: string, leaseUntil: string, limit: number): Promise<TransferRow[]> =>
+      claimLeasedJobs(db, dialect, 'payment_transfers', now, leaseUntil, limit),
 
     /** Stripe accepted the transfer: the reserve becomes paid out, posted once however often this runs. */
     async transferSent(transfer: TransferRow, stripeTransferId: string, now: string): Promise<void> {
@@ -235,7 +241,16 @@ export function createPaymentsStore(db: Db, dialect: DialectName) {
         const payoutId = newId();
         await tx
           .insertInto('payouts')
-          .values({ id: payoutId, agent_id: transfer.agent_id, provider: 'stripe', amount_cents: amount, currency: transfer.currency, reference: stripeTransferId, recorded_by: null, created_at: now })
+          .values({
+            id: payoutId,
+            agent_id: transfer.agent_id,
+            provider: 'stripe',
+            amount_cents: amount,
+            currency: transfer.currency,
+            reference: stripeTransferId,
+            recorded_by: null,
+            created_at: now,
+          })
           .execute();
         await post(
           tx,
@@ -271,7 +286,6 @@ export function createPaymentsStore(db: Db, dialect: DialectName) {
         await releaseReserve(tx, transfer, 'available_cents', now);
       });
     },
-
   };
 }
 

@@ -38,12 +38,20 @@ export function createTransferWorker({ store, stripe, clock, signals, log, pollI
   async function send(transfer: TransferRow): Promise<void> {
     let transferId: string;
     try {
-      ({ transferId } = await stripe.transfer({ taskId: transfer.task_id, amountCents: Number(transfer.amount_cents), currency: transfer.currency, destination: transfer.destination }));
+      ({ transferId } = await stripe.transfer({
+        taskId: transfer.task_id,
+        amountCents: Number(transfer.amount_cents),
+        currency: transfer.currency,
+        destination: transfer.destination,
+      }));
     } catch (error) {
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
       const retryable = !(error instanceof ProviderError) || error.retryable;
       if (!retryable || transfer.attempts >= TRANSFER_MAX_ATTEMPTS) {
-        log.error({ taskId: transfer.task_id, agentId: transfer.agent_id, attempts: transfer.attempts, reason }, 'stripe transfer failed for good; the amount is back in the agent\'s available balance');
+        log.error(
+          { taskId: transfer.task_id, agentId: transfer.agent_id, attempts: transfer.attempts, reason },
+          "stripe transfer failed for good; the amount is back in the agent's available balance",
+        );
         await store.transferFailed(transfer, reason, isoNow(clock));
       } else {
         log.warn({ taskId: transfer.task_id, attempt: transfer.attempts, reason }, 'stripe transfer failed; retrying');

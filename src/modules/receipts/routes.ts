@@ -42,13 +42,23 @@ export function registerReceiptsRoutes(root: FastifyInstance, receipts: Receipts
 
   app.get('/v1/trust-receipts', {
     config: { auth: 'none' },
-    schema: { tags, summary: 'Receipts about a key or of one flow, newest first', querystring: ReceiptQuery, response: { 200: listOf(StoredReceipt), ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'Receipts about a key or of one flow, newest first',
+      querystring: ReceiptQuery,
+      response: { 200: listOf(StoredReceipt), ...errorResponses },
+    },
     handler: async (request) => receipts.list(request.query),
   });
 
   app.get('/v1/trust-receipts/chain/:correlationId', {
     config: { auth: 'none' },
-    schema: { tags, summary: 'The earliest verified offer, decision and outcome of one flow', params: ChainParams, response: { 200: Chain, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'The earliest verified offer, decision and outcome of one flow',
+      params: ChainParams,
+      response: { 200: Chain, ...errorResponses },
+    },
     handler: async (request) => ({ data: await receipts.chain(request.params.correlationId) }),
   });
 

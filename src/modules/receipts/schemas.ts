@@ -4,7 +4,14 @@ import { literals, PageQuery, Uuid } from '../../http/schemas.ts';
 export const RECEIPT_VERSIONS = ['2026-03-12'] as const;
 export const receiptKinds = ['offer', 'decision', 'outcome'] as const;
 export type ReceiptKind = (typeof receiptKinds)[number];
-export const coreReasonCodes = ['capacity_exceeded', 'scope_missing', 'sla_unachievable', 'task_class_unsupported', 'trust_insufficient', 'delegate_preferred'] as const;
+export const coreReasonCodes = [
+  'capacity_exceeded',
+  'scope_missing',
+  'sla_unachievable',
+  'task_class_unsupported',
+  'trust_insufficient',
+  'delegate_preferred',
+] as const;
 export const outcomeValues = ['success', 'failure', 'partial', 'rolled_back'] as const;
 
 const Timestamp = Type.String({ format: 'date-time', maxLength: 40 });
@@ -40,7 +47,10 @@ const OutcomePayload = Type.Object(
   extensions,
 );
 
-const payloadFor = (kind: ReceiptKind, schema: TSchema) => ({ if: { properties: { kind: { const: kind } }, required: ['kind'] }, then: { properties: { payload: schema } } });
+const payloadFor = (kind: ReceiptKind, schema: TSchema) => ({
+  if: { properties: { kind: { const: kind } }, required: ['kind'] },
+  then: { properties: { payload: schema } },
+});
 
 export const ReceiptEnvelope = Type.Object(
   {
@@ -61,7 +71,12 @@ export const ReceiptEnvelope = Type.Object(
       },
       { additionalProperties: false },
     ),
-    payload: Type.Object({}, { description: 'offer: taskClass, requiredScopes, promisedSlaMs; decision: decision, reasonCode; outcome: outcome, latencyMs, artifactHash, artifactUrl' }),
+    payload: Type.Object(
+      {},
+      {
+        description: 'offer: taskClass, requiredScopes, promisedSlaMs; decision: decision, reasonCode; outcome: outcome, latencyMs, artifactHash, artifactUrl',
+      },
+    ),
   },
   {
     additionalProperties: false,

@@ -39,7 +39,10 @@ export function canonicalForms(envelope: Record<string, unknown>): { signed: str
     .sort()
     .map((key) => ({ key, text: `${JSON.stringify(key)}:${canonicalize(envelope[key])}` }));
   return {
-    signed: `{${members.filter((member) => member.key !== 'signature').map((member) => member.text).join(',')}}`,
+    signed: `{${members
+      .filter((member) => member.key !== 'signature')
+      .map((member) => member.text)
+      .join(',')}}`,
     stored: `{${members.map((member) => member.text).join(',')}}`,
   };
 }
@@ -87,15 +90,18 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
       const issuerKey = parsePublicKey(envelope.issuer.pubkey, 'issuer.pubkey');
       const subjectKey = parsePublicKey(envelope.subject.pubkey, 'subject.pubkey');
       const signature = tryParseSignature(envelope.signature.value);
-      if (!signature) throw badRequest('signature.value must be base64 or base64url of 64 bytes', [{ path: '/body/signature/value', message: 'must encode 64 bytes' }]);
+      if (!signature)
+        throw badRequest('signature.value must be base64 or base64url of 64 bytes', [{ path: '/body/signature/value', message: 'must encode 64 bytes' }]);
 
       const now = clock.now().getTime();
       const issuedAt = parseTime(envelope.issuedAt, 'issuedAt');
-      if (issuedAt > now + ISSUED_AT_SKEW_MS) throw badRequest('issuedAt lies in the future', [{ path: '/body/issuedAt', message: 'must not be later than now' }]);
+      if (issuedAt > now + ISSUED_AT_SKEW_MS)
+        throw badRequest('issuedAt lies in the future', [{ path: '/body/issuedAt', message: 'must not be later than now' }]);
       let expiresAt: number | null = null;
       if (envelope.expiresAt !== undefined) {
         expiresAt = parseTime(envelope.expiresAt, 'expiresAt');
-        if (expiresAt <= issuedAt) throw badRequest('expiresAt must be later than issuedAt', [{ path: '/body/expiresAt', message: 'must be later than issuedAt' }]);
+        if (expiresAt <= issuedAt)
+          throw badRequest('expiresAt must be later than issuedAt', [{ path: '/body/expiresAt', message: 'must be later than issuedAt' }]);
         if (expiresAt <= now) throw badRequest(`Receipt expired at ${envelope.expiresAt}`, [{ path: '/body/expiresAt', message: 'has passed' }]);
       }
       if (envelope.kind === 'offer' && envelope.payload.taskClass !== envelope.taskClass) {
@@ -125,7 +131,11 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
 
       const result = await store.insert(row);
       if (result.inserted) {
-        return { status: 201, message: verified ? 'Receipt stored; signature verified' : 'Receipt stored; signature did not verify, so it carries no weight', data: acknowledgement(result.row as ReceiptRow) };
+        return {
+          status: 201,
+          message: verified ? 'Receipt stored; signature verified' : 'Receipt stored; signature did not verify, so it carries no weight',
+          data: acknowledgement(result.row as ReceiptRow),
+        };
       }
       if (result.existing.envelope !== row.envelope) throw conflict(`Receipt ${envelope.receiptId} is already stored with different content`);
       return { status: 200, message: 'Receipt already stored', data: acknowledgement(result.existing) };
@@ -150,7 +160,13 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
       const viewed = await views(slots.filter((row): row is ReceiptRow => row !== undefined));
       let next = 0;
       const [offer, decision, outcome] = slots.map((row) => (row ? viewed[next++] : undefined));
-      return { correlationId: correlationId.toLowerCase(), offer: offer ?? null, decision: decision ?? null, outcome: outcome ?? null, complete: slots.every((row) => row !== undefined) };
+      return {
+        correlationId: correlationId.toLowerCase(),
+        offer: offer ?? null,
+        decision: decision ?? null,
+        outcome: outcome ?? null,
+        complete: slots.every((row) => row !== undefined),
+      };
     },
 
     async trustOf(pubkeyText: string) {

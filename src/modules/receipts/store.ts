@@ -63,11 +63,17 @@ const atOrBeforePosition =
     eb.and([eb('expires_at', '<=', time), eb.or([eb('expires_at', '<', time), eb('trust_receipts.id', '<=', id)])]);
 
 /** Receipts expired by `now` that the sweep has not yet taken out of the sums, after its watermark `mark`. */
-const outstandingExpiries = (db: Kysely<Database>, mark: Position, now: string) => expiringOutcomes(db).where(afterPosition(mark)).where('expires_at', '<=', now);
+const outstandingExpiries = (db: Kysely<Database>, mark: Position, now: string) =>
+  expiringOutcomes(db).where(afterPosition(mark)).where('expires_at', '<=', now);
 
 /** The sweep's first read: where a pass of `limit` receipts after the watermark ends. */
 const sweepBatchEnd = (db: Kysely<Database>, mark: Position, now: string, limit: number) =>
-  outstandingExpiries(db, mark, now).select(['expires_at', 'id']).orderBy('expires_at').orderBy('id').limit(1).offset(limit - 1);
+  outstandingExpiries(db, mark, now)
+    .select(['expires_at', 'id'])
+    .orderBy('expires_at')
+    .orderBy('id')
+    .limit(1)
+    .offset(limit - 1);
 
 export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
   const filtered = (filter: ReceiptFilter) => {
@@ -91,7 +97,9 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
       const { total } = await query.select((eb) => eb.fn.sum<number | string | null>('receipts').as('total')).executeTakeFirstOrThrow();
       return Number(total ?? 0);
     }
-    const { total } = await filtered(filter).select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+    const { total } = await filtered(filter)
+      .select((eb) => eb.fn.countAll<number | string>().as('total'))
+      .executeTakeFirstOrThrow();
     return Number(total);
   }
 
@@ -201,7 +209,13 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
         const receipts = Number(row.receipts) - Number(row.expired_receipts ?? 0);
         if (receipts <= 0) continue;
         const list = result.get(row.subject_pubkey) ?? [];
-        list.push({ taskClass: row.task_class, issuerPubkey: row.issuer_pubkey, issuerAgent: row.issuer_agent, receipts, valueSum: row.value_sum - Number(row.expired_value_sum ?? 0) });
+        list.push({
+          taskClass: row.task_class,
+          issuerPubkey: row.issuer_pubkey,
+          issuerAgent: row.issuer_agent,
+          receipts,
+          valueSum: row.value_sum - Number(row.expired_value_sum ?? 0),
+        });
         result.set(row.subject_pubkey, list);
       }
       return result;
@@ -223,7 +237,8 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
         const position = { time: mark.expired_through, id: mark.expired_through_id };
         const outstanding = () => outstandingExpiries(tx, position, now);
         const limitReached = await sweepBatchEnd(tx, position, now, limit).executeTakeFirst();
-        const last = limitReached ?? (await outstanding().select(['expires_at', 'id']).orderBy('expires_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst());
+        const last =
+          limitReached ?? (await outstanding().select(['expires_at', 'id']).orderBy('expires_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst());
         if (!last) return { more: false };
         const through = { time: last.expires_at!, id: last.id };
         const swept = () => outstanding().where(atOrBeforePosition(through));
@@ -253,7 +268,11 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
     async agentsWithKeys(pubkeys: string[]): Promise<RegisteredKeys> {
       const byKey = new Map<string, RegisteredIssuer[]>();
       if (pubkeys.length === 0) return byKey;
-      const rows = await db.selectFrom('agents').select(['id', 'slug', 'owner_id', 'registration_pubkey']).where('registration_pubkey', 'in', pubkeys).execute();
+      const rows = await db
+        .selectFrom('agents')
+        .select(['id', 'slug', 'owner_id', 'registration_pubkey'])
+        .where('registration_pubkey', 'in', pubkeys)
+        .execute();
       for (const row of rows) {
         const pubkey = row.registration_pubkey as string;
         const agents = byKey.get(pubkey) ?? [];

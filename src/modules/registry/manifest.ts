@@ -121,7 +121,12 @@ export function readManifest(body: string): ManifestFields {
 export function createManifestImporter(outbound: OutboundClient): ManifestImporter {
   return {
     async load(url) {
-      const outcome = await outbound.send({ url, method: 'GET', headers: { accept: 'application/json', 'user-agent': 'Agentry-Manifests/1' }, requireFullBody: true });
+      const outcome = await outbound.send({
+        url,
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': 'Agentry-Manifests/1' },
+        requireFullBody: true,
+      });
       if (!outcome.ok) throw invalid(`could not be fetched: ${publicFailureReason(outcome.failure, 'the manifest URL', outcome.response)}`);
       return readManifest(outcome.response.body);
     },

@@ -19,7 +19,9 @@ export function createAgentNames(store: RegistryStore, canSee: (row: AgentRow, p
   /** The 409 for a name that looks like `holder`'s; an agent the caller may not see is not named. */
   async function lookalikeOf(holder: AgentRow, viewerId: string | null): Promise<AppError> {
     if (!(await canSee(holder, viewerId))) {
-      return conflict('This name looks like the name of another agent; choose another name', [{ path: '/body/name', message: "looks like another agent's name" }]);
+      return conflict('This name looks like the name of another agent; choose another name', [
+        { path: '/body/name', message: "looks like another agent's name" },
+      ]);
     }
     return conflict(`This name looks like the name of the agent "${holder.name}" (slug "${holder.slug}"); choose another name`, [
       { path: '/body/name', message: `looks like "${holder.name}" (${holder.slug})` },
@@ -51,7 +53,10 @@ export function createAgentNames(store: RegistryStore, canSee: (row: AgentRow, p
      * first (a concurrent registration or rename), or a plain 409 if that agent is gone again.
      */
     async lostRace(name: string, selfId: string | null, viewerId: string | null): Promise<AppError> {
-      return (await conflictFor(lookalikeKeys(name), selfId, viewerId)) ?? conflict('Another agent took a name that looks like this one at the same time; choose another name');
+      return (
+        (await conflictFor(lookalikeKeys(name), selfId, viewerId)) ??
+        conflict('Another agent took a name that looks like this one at the same time; choose another name')
+      );
     },
   };
 }

@@ -40,7 +40,12 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
 
   app.post('/v1/agents/provisional', {
     config: { auth: 'none', rateLimit: options.provisionalRateLimit },
-    schema: { tags, summary: 'Register an agent with only its Ed25519 key; a person claims it later', body: CreateProvisionalAgent, response: { 201: ProvisionalCreated, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'Register an agent with only its Ed25519 key; a person claims it later',
+      body: CreateProvisionalAgent,
+      response: { 201: ProvisionalCreated, ...errorResponses },
+    },
     handler: async (request, reply) => {
       const data = await registry.registerProvisional(request.body);
       const claimUrl = `/v1/agents/${data.id}/claim/challenge`;
@@ -71,20 +76,41 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
 
   app.delete('/v1/agents/:id', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Delete an agent you own', params: IdParams, response: { 200: dataOf(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete an agent you own',
+      params: IdParams,
+      response: { 200: dataOf(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses },
+    },
     handler: async (request) => ({ data: await registry.remove(principalOf(request), request.params.id) }),
   });
 
   app.get('/v1/agents/:id/claim/challenge', {
     config: { auth: 'none' },
-    schema: { tags, summary: 'A nonce to sign with the registration key (valid 10 minutes, single use)', params: IdParams, response: { 200: dataOf(ClaimChallenge), ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'A nonce to sign with the registration key (valid 10 minutes, single use)',
+      params: IdParams,
+      response: { 200: dataOf(ClaimChallenge), ...errorResponses },
+    },
     handler: async (request) => ({ data: await registry.challenge(request.params.id) }),
   });
 
   app.post('/v1/agents/:id/claim', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Claim a provisional agent with a signature over the nonce', params: IdParams, body: ChallengeSignature, response: { 200: Claimed, ...errorResponses } },
-    handler: async (request) => ({ data: await registry.claim(principalOf(request), request.params.id, request.body.signature), message: 'Agent claimed: you are its owner now.' }),
+    schema: {
+      tags,
+      security,
+      summary: 'Claim a provisional agent with a signature over the nonce',
+      params: IdParams,
+      body: ChallengeSignature,
+      response: { 200: Claimed, ...errorResponses },
+    },
+    handler: async (request) => ({
+      data: await registry.claim(principalOf(request), request.params.id, request.body.signature),
+      message: 'Agent claimed: you are its owner now.',
+    }),
   });
 
   app.get('/v1/agents/:id/key-challenge', {
@@ -132,13 +158,25 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
 
   app.post('/v1/agents/:id/webhook-secret', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Create or rotate the webhook signing secret (shown once)', params: IdParams, response: { 201: dataOf(WebhookSecret), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Create or rotate the webhook signing secret (shown once)',
+      params: IdParams,
+      response: { 201: dataOf(WebhookSecret), ...errorResponses },
+    },
     handler: async (request, reply) => reply.status(201).send({ data: await registry.rotateWebhookSecret(principalOf(request), request.params.id) }),
   });
 
   app.delete('/v1/agents/:id/webhook-secret', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Remove the webhook signing secret', params: IdParams, response: { 200: dataOf(Type.Object({ agentId: Type.String(), deleted: Type.Boolean() })), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Remove the webhook signing secret',
+      params: IdParams,
+      response: { 200: dataOf(Type.Object({ agentId: Type.String(), deleted: Type.Boolean() })), ...errorResponses },
+    },
     handler: async (request) => ({ data: await registry.deleteWebhookSecret(principalOf(request), request.params.id) }),
   });
 }

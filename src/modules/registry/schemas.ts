@@ -22,9 +22,16 @@ const AuthCredential = Type.String({
   description: "write-only: the API key or bearer token the agent's A2A endpoint wants (authType api_key or bearer); stored encrypted, never returned",
 });
 const WebhookSecretOnce = Type.Optional(
-  Type.String({ description: 'whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret)' }),
+  Type.String({
+    description:
+      'whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret)',
+  }),
 );
-const PricePerTaskCents = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'price of one completed task in cents of `currency`; 0 (default) is free' });
+const PricePerTaskCents = Type.Integer({
+  minimum: 0,
+  maximum: MAX_AMOUNT_CENTS,
+  description: 'price of one completed task in cents of `currency`; 0 (default) is free',
+});
 const AgentCurrency = Currency('ISO 4217, lowercase; currencies with two decimal places only (default usd)');
 const InputSchemaField = Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], {
   description: 'JSON text (or object) mapping field names to { type, required, description, enum, default }',
@@ -134,7 +141,9 @@ export const Agent = Type.Object({
   ownerId: nullable(Type.String()),
   registrationPubkey: nullable(Type.String()),
   claimedAt: nullable(Type.String()),
-  keyVerified: Type.Boolean({ description: 'holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust' }),
+  keyVerified: Type.Boolean({
+    description: 'holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust',
+  }),
   deliveryMode: Type.String(),
   hasWebhookSecret: Type.Boolean(),
   hasAuthCredential: Type.Boolean({ description: 'a credential for the A2A endpoint is stored (it is never shown)' }),
@@ -176,7 +185,13 @@ export const ProvisionalCreated = Type.Object({
 export const ClaimChallenge = Type.Object({ agentId: Type.String(), nonce: Type.String(), expiresAt: Type.String(), instructions: Type.String() });
 /** The body of a claim and of a key proof: a signature over a challenge's nonce. */
 export const ChallengeSignature = Type.Object(
-  { signature: Type.String({ minLength: 1, maxLength: 200, description: 'base64url (or base64) Ed25519 signature over the UTF-8 bytes of the nonce, by the registration key' }) },
+  {
+    signature: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'base64url (or base64) Ed25519 signature over the UTF-8 bytes of the nonce, by the registration key',
+    }),
+  },
   { additionalProperties: false },
 );
 export const Claimed = Type.Object({

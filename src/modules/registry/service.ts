@@ -44,7 +44,8 @@ export interface RegistryDeps {
 }
 
 /** A registration once the request and its manifest together give every required field. */
-type CompleteAgentInput = CreateAgentInput & Pick<CreateProvisionalAgentInput, 'name' | 'description'> & { protocols: NonNullable<CreateAgentInput['protocols']> };
+type CompleteAgentInput = CreateAgentInput &
+  Pick<CreateProvisionalAgentInput, 'name' | 'description'> & { protocols: NonNullable<CreateAgentInput['protocols']> };
 
 const requiredFromManifest = ['name', 'description', 'protocols'] as const;
 
@@ -56,7 +57,16 @@ const parseList = (json: string): string[] => JSON.parse(json) as string[];
  */
 const loadOf = (load: number): number => Math.round(load * 10_000) / 10_000;
 
-export function createRegistryService({ store, clock, isOrgMember, heartbeatIntervalMs, allowUnsignedProvisionalPoll, agentRemoved, manifests, secrets }: RegistryDeps) {
+export function createRegistryService({
+  store,
+  clock,
+  isOrgMember,
+  heartbeatIntervalMs,
+  allowUnsignedProvisionalPoll,
+  agentRemoved,
+  manifests,
+  secrets,
+}: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
   function availabilityOf(row: AgentRow): Availability {
@@ -289,48 +299,54 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const now = isoNow(clock);
       const base = baseRow(input, await namingFor(input.name, principal.personId), now);
       const authType = input.authType ?? 'none';
-      const row = await insertAgent({
-        ...base,
-        manifest_imported_at: imported.fields.length > 0 ? now : null,
-        manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
-        long_description: input.longDescription ?? null,
-        docs_url: input.docsUrl ?? null,
-        auth_type: authType,
-        auth_credential: credentialFor(base.id, authType, input.authCredential, null),
-        visibility,
-        org_id: orgId,
-        input_schema: inputSchema,
-        twitter_url: input.twitterUrl ?? null,
-        status: 'active',
-        owner_id: principal.personId,
-        registration_pubkey: pubkey,
-        claimed_at: null,
-        key_verified_at: null,
-      }, principal.personId);
+      const row = await insertAgent(
+        {
+          ...base,
+          manifest_imported_at: imported.fields.length > 0 ? now : null,
+          manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
+          long_description: input.longDescription ?? null,
+          docs_url: input.docsUrl ?? null,
+          auth_type: authType,
+          auth_credential: credentialFor(base.id, authType, input.authCredential, null),
+          visibility,
+          org_id: orgId,
+          input_schema: inputSchema,
+          twitter_url: input.twitterUrl ?? null,
+          status: 'active',
+          owner_id: principal.personId,
+          registration_pubkey: pubkey,
+          claimed_at: null,
+          key_verified_at: null,
+        },
+        principal.personId,
+      );
       return { ...view(row), ...webhookSecretOf(row) };
     },
 
     async registerProvisional(input: CreateProvisionalAgentInput) {
       const pubkey = parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
-      const row = await insertAgent({
-        ...baseRow(input, await namingFor(input.name, null), now),
-        manifest_imported_at: null,
-        manifest_fields: null,
-        long_description: null,
-        docs_url: null,
-        auth_type: 'none',
-        auth_credential: null,
-        visibility: 'public',
-        org_id: null,
-        input_schema: null,
-        twitter_url: null,
-        status: 'provisional',
-        owner_id: null,
-        registration_pubkey: pubkey,
-        claimed_at: null,
-        key_verified_at: null,
-      }, null);
+      const row = await insertAgent(
+        {
+          ...baseRow(input, await namingFor(input.name, null), now),
+          manifest_imported_at: null,
+          manifest_fields: null,
+          long_description: null,
+          docs_url: null,
+          auth_type: 'none',
+          auth_credential: null,
+          visibility: 'public',
+          org_id: null,
+          input_schema: null,
+          twitter_url: null,
+          status: 'provisional',
+          owner_id: null,
+          registration_pubkey: pubkey,
+          claimed_at: null,
+          key_verified_at: null,
+        },
+        null,
+      );
       return { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey, ...webhookSecretOf(row) };
     },
 
@@ -364,7 +380,10 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         ...(input.tags !== undefined ? { tags: JSON.stringify(input.tags) } : {}),
         ...(input.manifestUrl !== undefined ? { manifest_url: input.manifestUrl } : {}),
         ...(imported
-          ? { manifest_imported_at: imported.fields.length > 0 ? isoNow(clock) : null, manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null }
+          ? {
+              manifest_imported_at: imported.fields.length > 0 ? isoNow(clock) : null,
+              manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
+            }
           : input.manifestUrl === null
             ? { manifest_imported_at: null, manifest_fields: null }
             : {}),
@@ -416,7 +435,8 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       const now = isoNow(clock);
       const outcome = await store.claim(id, nonce, principal.personId, now);
       if (outcome === 'not_provisional') throw conflict('This agent was claimed by a concurrent request');
-      if (outcome === 'challenge_gone') throw badRequest(`The claim challenge was replaced while this claim ran: request a new one with GET ${claimFlow.requestPath(id)}`);
+      if (outcome === 'challenge_gone')
+        throw badRequest(`The claim challenge was replaced while this claim ran: request a new one with GET ${claimFlow.requestPath(id)}`);
       return { id, status: 'active', ownerId: principal.personId, claimedAt: now };
     },
 
@@ -433,7 +453,12 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
       return { id, keyVerifiedAt };
     },
 
-    async heartbeat(principal: Principal | null, id: string, signedHeader: string | undefined, body: { status?: 'available' | 'busy' | 'maintenance'; load?: number }) {
+    async heartbeat(
+      principal: Principal | null,
+      id: string,
+      signedHeader: string | undefined,
+      body: { status?: 'available' | 'busy' | 'maintenance'; load?: number },
+    ) {
       if (principal) {
         await findOwned(principal, id);
       } else {
@@ -445,9 +470,18 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
         if (row.key_verified_at === null) await store.markKeyProven(id, isoNow(clock));
       }
       const now = isoNow(clock);
-      const updated = await store.update(id, { last_seen_at: now, reported_status: body.status ?? 'available', reported_load: body.load === undefined ? null : loadOf(body.load) });
+      const updated = await store.update(id, {
+        last_seen_at: now,
+        reported_status: body.status ?? 'available',
+        reported_load: body.load === undefined ? null : loadOf(body.load),
+      });
       if (!updated) throw notFound('Agent not found');
-      return { id, availability: availabilityOf(updated), lastSeenAt: now, heartbeat: { status: updated.reported_status ?? 'available', load: updated.reported_load } };
+      return {
+        id,
+        availability: availabilityOf(updated),
+        lastSeenAt: now,
+        heartbeat: { status: updated.reported_status ?? 'available', load: updated.reported_load },
+      };
     },
 
     /** The stored agent, unfiltered: callers apply canSee themselves (task routing). */
@@ -469,7 +503,9 @@ export function createRegistryService({ store, clock, isOrgMember, heartbeatInte
           verifyAgentSignature(row, signedHeader);
           if (row.key_verified_at === null) await store.markKeyProven(id, isoNow(clock));
         } else if (!allowUnsignedProvisionalPoll) {
-          throw unauthorized("Polling a provisional agent needs X-Agent-Signature: <unix seconds>.<signature over \"<agentId>.<unix seconds>\" by the registration key>");
+          throw unauthorized(
+            'Polling a provisional agent needs X-Agent-Signature: <unix seconds>.<signature over "<agentId>.<unix seconds>" by the registration key>',
+          );
         }
       } else {
         if (!principal) throw unauthorized("Polling a claimed agent needs its owner's credential or the agent's API key");

@@ -25,7 +25,12 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
    * cannot deadlock on each other's rows.
    */
   const lockAgent = (tx: Tx, agentId: string) =>
-    tx.selectFrom('agents').select('id').where('id', '=', agentId).$if(dialect === 'postgres', (qb) => qb.forUpdate()).execute();
+    tx
+      .selectFrom('agents')
+      .select('id')
+      .where('id', '=', agentId)
+      .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+      .execute();
 
   /** Spends all of the agent's challenges; false (roll back) unless `nonce` was among the valid ones. */
   async function spendChallenges(tx: Tx, agentId: string, nonce: string, now: string): Promise<boolean> {
@@ -61,7 +66,15 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
     listOwned: (ownerId: string, limit: number, offset: number) =>
       db.selectFrom('agents').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
     countOwned: async (ownerId: string) =>
-      Number((await db.selectFrom('agents').select((eb) => eb.fn.countAll<number | string>().as('n')).where('owner_id', '=', ownerId).executeTakeFirstOrThrow()).n),
+      Number(
+        (
+          await db
+            .selectFrom('agents')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('owner_id', '=', ownerId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
     update: (id: string, changes: Updateable<AgentsTable>) => db.updateTable('agents').set(changes).where('id', '=', id).returningAll().executeTakeFirst(),
     /** Deletes the agent and its service account (whose keys and profile go with it). */
     async remove(id: string) {
@@ -96,9 +109,16 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
     async addChallenge(row: { agent_id: string; nonce: string; expires_at: string; created_at: string }, live: number, kept: number): Promise<void> {
       await db.transaction().execute(async (tx) => {
         await lockAgent(tx, row.agent_id);
-        const last = await tx.selectFrom('claim_challenges').select((eb) => eb.fn.max('seq').as('seq')).where('agent_id', '=', row.agent_id).executeTakeFirst();
+        const last = await tx
+          .selectFrom('claim_challenges')
+          .select((eb) => eb.fn.max('seq').as('seq'))
+          .where('agent_id', '=', row.agent_id)
+          .executeTakeFirst();
         const seq = Number(last?.seq ?? 0) + 1;
-        await tx.insertInto('claim_challenges').values({ ...row, seq, replaced_at: null }).execute();
+        await tx
+          .insertInto('claim_challenges')
+          .values({ ...row, seq, replaced_at: null })
+          .execute();
         await tx
           .updateTable('claim_challenges')
           .set({ replaced_at: row.created_at })
@@ -107,7 +127,11 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
           .where('replaced_at', 'is', null)
           .where('expires_at', '>', row.created_at)
           .execute();
-        await tx.deleteFrom('claim_challenges').where('agent_id', '=', row.agent_id).where('seq', '<=', seq - kept).execute();
+        await tx
+          .deleteFrom('claim_challenges')
+          .where('agent_id', '=', row.agent_id)
+          .where('seq', '<=', seq - kept)
+          .execute();
       });
     },
     /** The agent's stored challenges, newest first: valid, replaced and expired alike. */
@@ -150,7 +174,8 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
       return outcome === 'challenge_gone' ? null : outcome;
     },
 
-    serviceAccountOf: (agentId: string) => db.selectFrom('accounts').select('id').where('agent_id', '=', agentId).where('kind', '=', 'agent').executeTakeFirst(),
+    serviceAccountOf: (agentId: string) =>
+      db.selectFrom('accounts').select('id').where('agent_id', '=', agentId).where('kind', '=', 'agent').executeTakeFirst(),
     insertServiceAccount: (row: { id: string; agent_id: string; owner_account_id: string; created_at: string }) =>
       db
         .insertInto('accounts')

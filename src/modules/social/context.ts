@@ -69,7 +69,16 @@ export interface FeedPage {
 const NO_PROFILE_MESSAGE = 'This needs a social profile: create one with POST /v1/users';
 const PROFILE_IDS_KEPT = 10_000;
 
-export function createSocialContext({ database, clock, searchServices, profilesChanged, feedCacheMs = 5000, signals, onSignalError, timelineMaxAgeMs = 60_000 }: SocialDeps) {
+export function createSocialContext({
+  database,
+  clock,
+  searchServices,
+  profilesChanged,
+  feedCacheMs = 5000,
+  signals,
+  onSignalError,
+  timelineMaxAgeMs = 60_000,
+}: SocialDeps) {
   const stores = storesOn(database.db, database.dialect);
   const trending = createReadCache<string[]>(clock, feedCacheMs, 200);
   const pages = createReadCache<FeedPage>(clock, feedCacheMs, 500);

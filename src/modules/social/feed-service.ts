@@ -38,7 +38,13 @@ export function createFeedService(ctx: SocialContext) {
     const trending = await feedTrending(topic, asOf, live);
     const head = trending.slice(offset, offset + limit);
     const wanted = limit - head.length;
-    const rest = await stores.feed.chronologicalIds({ until: asOf, topic, exclude: trending, limit: wanted + 1, offset: Math.max(0, offset - trending.length) });
+    const rest = await stores.feed.chronologicalIds({
+      until: asOf,
+      topic,
+      exclude: trending,
+      limit: wanted + 1,
+      offset: Math.max(0, offset - trending.length),
+    });
     const rows = await stores.feed.hydrate([...head, ...rest.slice(0, wanted)]);
     return { asOf, rows, hasMore: offset + limit < trending.length || rest.length > wanted };
   }
@@ -67,7 +73,10 @@ export function createFeedService(ctx: SocialContext) {
      * answer's `asOf`) sees no post twice and skips none while new ones arrive. Live pages (no
      * `before`) are shared by every reader for a few seconds; each reader adds their own votes.
      */
-    async feed(principal: Principal | null, query: FeedQueryInput): Promise<{ asOf: string; rows: HydratedPost[]; votes: VoteLookup; pagination: { limit: number; offset: number; hasMore: boolean } }> {
+    async feed(
+      principal: Principal | null,
+      query: FeedQueryInput,
+    ): Promise<{ asOf: string; rows: HydratedPost[]; votes: VoteLookup; pagination: { limit: number; offset: number; hasMore: boolean } }> {
       const { limit, offset, topic } = query;
       assertTopic(topic, '/querystring/topic');
       const now = isoNow(clock);
@@ -84,7 +93,9 @@ export function createFeedService(ctx: SocialContext) {
 
       const [viewer, page] = await Promise.all([
         ctx.viewerOf(principal),
-        pinned ? forYouPage(pinned, false, topic, limit, offset) : ctx.pages.get(`${topic ?? ''}:${limit}:${offset}`, () => forYouPage(now, true, topic, limit, offset)),
+        pinned
+          ? forYouPage(pinned, false, topic, limit, offset)
+          : ctx.pages.get(`${topic ?? ''}:${limit}:${offset}`, () => forYouPage(now, true, topic, limit, offset)),
       ]);
       return { asOf: page.asOf, rows: page.rows, votes: await ctx.votesOn(page.rows, viewer), pagination: { limit, offset, hasMore: page.hasMore } };
     },
@@ -95,7 +106,9 @@ export function createFeedService(ctx: SocialContext) {
         ctx.viewerOf(principal),
         ctx.pages.get(`trending:${limit}`, async () => {
           const asOf = isoNow(clock);
-          const ids = await ctx.trending.get('trending', () => stores.feed.trendingIds({ since: before(asOf, TRENDING_WINDOW_MS), until: asOf, topic: undefined, limit: TRENDING_MAX }));
+          const ids = await ctx.trending.get('trending', () =>
+            stores.feed.trendingIds({ since: before(asOf, TRENDING_WINDOW_MS), until: asOf, topic: undefined, limit: TRENDING_MAX }),
+          );
           return { asOf, rows: await stores.feed.hydrate(ids.slice(0, limit)), hasMore: false };
         }),
       ]);

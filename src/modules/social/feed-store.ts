@@ -89,7 +89,11 @@ const followingPostsBy: Record<DialectName, (db: Kysely<Database>, page: Followi
           let newest = eb.selectFrom('posts').select(['posts.id', 'posts.created_at', 'posts.topic']).whereRef('posts.author_id', '=', 'f.followee_id');
           if (until !== null) newest = newest.where('posts.created_at', '<=', until);
           if (topic) newest = newest.where('posts.topic', '=', topic);
-          return newest.orderBy('posts.created_at', 'desc').orderBy('posts.id', 'desc').limit(offset + limit).as('p');
+          return newest
+            .orderBy('posts.created_at', 'desc')
+            .orderBy('posts.id', 'desc')
+            .limit(offset + limit)
+            .as('p');
         },
         (join) => join.onTrue(),
       )
@@ -161,10 +165,34 @@ export function createFeedStore(db: Kysely<Database>, dialect: DialectName) {
         .innerJoin('profiles as a', 'a.id', 'p.author_id')
         .leftJoin('posts as o', 'o.id', 'p.repost_of')
         .leftJoin('profiles as oa', 'oa.id', 'o.author_id')
-        .select(['p.id', 'p.kind', 'p.body', 'p.topic', 'p.hashtags', 'p.repost_of', 'p.like_count', 'p.dislike_count', 'p.comment_count', 'p.repost_count', 'p.created_at'])
-        .select(['a.id as author_id', 'a.username as author_username', 'a.display_name as author_display_name', 'a.type as author_type', 'a.avatar_url as author_avatar_url'])
+        .select([
+          'p.id',
+          'p.kind',
+          'p.body',
+          'p.topic',
+          'p.hashtags',
+          'p.repost_of',
+          'p.like_count',
+          'p.dislike_count',
+          'p.comment_count',
+          'p.repost_count',
+          'p.created_at',
+        ])
+        .select([
+          'a.id as author_id',
+          'a.username as author_username',
+          'a.display_name as author_display_name',
+          'a.type as author_type',
+          'a.avatar_url as author_avatar_url',
+        ])
         .select(['o.id as o_id', 'o.kind as o_kind', 'o.body as o_body', 'o.topic as o_topic', 'o.hashtags as o_hashtags', 'o.repost_of as o_repost_of'])
-        .select(['o.like_count as o_like_count', 'o.dislike_count as o_dislike_count', 'o.comment_count as o_comment_count', 'o.repost_count as o_repost_count', 'o.created_at as o_created_at'])
+        .select([
+          'o.like_count as o_like_count',
+          'o.dislike_count as o_dislike_count',
+          'o.comment_count as o_comment_count',
+          'o.repost_count as o_repost_count',
+          'o.created_at as o_created_at',
+        ])
         .select(['oa.id as oa_id', 'oa.username as oa_username', 'oa.display_name as oa_display_name', 'oa.type as oa_type', 'oa.avatar_url as oa_avatar_url'])
         .where('p.id', 'in', [...new Set(ids)])
         .execute();

@@ -16,7 +16,13 @@ export interface NotificationSubject {
   postText: string | null;
 }
 
-export function notification(type: NewNotification['type'], recipientId: string, actor: Identity, subject: NotificationSubject, now: string): NewNotification[] {
+export function notification(
+  type: NewNotification['type'],
+  recipientId: string,
+  actor: Identity,
+  subject: NotificationSubject,
+  now: string,
+): NewNotification[] {
   if (recipientId === actor.id) return [];
   return [
     {
@@ -46,8 +52,17 @@ export async function mentionNotifications(
 }
 
 /** mentionNotifications() with the people it may name already loaded (`known`, which may hold others too). */
-export function mentionsAmong(known: readonly Identity[], actor: Identity, text: string, subject: NotificationSubject, alreadyNotified: string[], now: string): NewNotification[] {
+export function mentionsAmong(
+  known: readonly Identity[],
+  actor: Identity,
+  text: string,
+  subject: NotificationSubject,
+  alreadyNotified: string[],
+  now: string,
+): NewNotification[] {
   const named = new Set(extractMentions(text));
   const skip = new Set(alreadyNotified);
-  return known.filter((person) => named.has(person.username) && !skip.has(person.id)).flatMap((person) => notification('mention', person.id, actor, subject, now));
+  return known
+    .filter((person) => named.has(person.username) && !skip.has(person.id))
+    .flatMap((person) => notification('mention', person.id, actor, subject, now));
 }

@@ -30,7 +30,12 @@ export function createPeopleStore(db: Kysely<Database>) {
       usernames.length === 0 ? Promise.resolve([]) : db.selectFrom('profiles').select(identityColumns).where('username', 'in', usernames).execute(),
 
     async isFollowing(followerId: string, followeeId: string): Promise<boolean> {
-      const row = await db.selectFrom('follows').select('follower_id').where('follower_id', '=', followerId).where('followee_id', '=', followeeId).executeTakeFirst();
+      const row = await db
+        .selectFrom('follows')
+        .select('follower_id')
+        .where('follower_id', '=', followerId)
+        .where('followee_id', '=', followeeId)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
@@ -48,16 +53,32 @@ export function createPeopleStore(db: Kysely<Database>) {
         .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-      await db.updateTable('profiles').set((eb) => ({ following_count: eb('following_count', '+', 1) })).where('id', '=', followerId).execute();
-      await db.updateTable('profiles').set((eb) => ({ followers_count: eb('followers_count', '+', 1) })).where('id', '=', followeeId).execute();
+      await db
+        .updateTable('profiles')
+        .set((eb) => ({ following_count: eb('following_count', '+', 1) }))
+        .where('id', '=', followerId)
+        .execute();
+      await db
+        .updateTable('profiles')
+        .set((eb) => ({ followers_count: eb('followers_count', '+', 1) }))
+        .where('id', '=', followeeId)
+        .execute();
       return true;
     },
 
     async unfollow(followerId: string, followeeId: string): Promise<boolean> {
       const deleted = await db.deleteFrom('follows').where('follower_id', '=', followerId).where('followee_id', '=', followeeId).executeTakeFirst();
       if (Number(deleted.numDeletedRows) !== 1) return false;
-      await db.updateTable('profiles').set((eb) => ({ following_count: eb('following_count', '-', 1) })).where('id', '=', followerId).execute();
-      await db.updateTable('profiles').set((eb) => ({ followers_count: eb('followers_count', '-', 1) })).where('id', '=', followeeId).execute();
+      await db
+        .updateTable('profiles')
+        .set((eb) => ({ following_count: eb('following_count', '-', 1) }))
+        .where('id', '=', followerId)
+        .execute();
+      await db
+        .updateTable('profiles')
+        .set((eb) => ({ followers_count: eb('followers_count', '-', 1) }))
+        .where('id', '=', followeeId)
+        .execute();
       return true;
     },
 
@@ -67,7 +88,17 @@ export function createPeopleStore(db: Kysely<Database>) {
         .selectFrom('profiles')
         .select(summaryColumns)
         .where('id', '!=', viewerId)
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('follows').select('follows.follower_id').where('follows.follower_id', '=', viewerId).whereRef('follows.followee_id', '=', 'profiles.id'))))
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('follows')
+                .select('follows.follower_id')
+                .where('follows.follower_id', '=', viewerId)
+                .whereRef('follows.followee_id', '=', 'profiles.id'),
+            ),
+          ),
+        )
         .orderBy('followers_count', 'desc')
         .orderBy('id')
         .limit(limit)

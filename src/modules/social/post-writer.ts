@@ -26,7 +26,10 @@ async function writePosts(tx: SocialStores, posts: NewPost[]): Promise<void> {
   const mentioned = await tx.people.identitiesByUsername(names);
   await tx.posts.insertPosts(posts.map((post) => post.row));
   const newest = posts.reduce((at, post) => (post.row.created_at > at ? post.row.created_at : at), posts[0]!.row.created_at);
-  await tx.posts.countHashtags(posts.flatMap((post) => post.hashtags), newest);
+  await tx.posts.countHashtags(
+    posts.flatMap((post) => post.hashtags),
+    newest,
+  );
   await tx.notifications.insert(
     posts.flatMap(({ row, actor }) => mentionsAmong(mentioned, actor, row.body, { postId: row.id, commentId: null, postText: row.body }, [], row.created_at)),
   );
@@ -34,10 +37,12 @@ async function writePosts(tx: SocialStores, posts: NewPost[]): Promise<void> {
 
 export function createPostWriter(ctx: Pick<SocialContext, 'write'>): (post: NewPost) => Promise<void> {
   const writeOne = (post: NewPost): Promise<Outcome> =>
-    ctx.write((tx) => writePosts(tx, [post])).then(
-      (): Outcome => ({ ok: true }),
-      (error: unknown): Outcome => ({ ok: false, error }),
-    );
+    ctx
+      .write((tx) => writePosts(tx, [post]))
+      .then(
+        (): Outcome => ({ ok: true }),
+        (error: unknown): Outcome => ({ ok: false, error }),
+      );
 
   const write = createBatcher<NewPost, Outcome>(async (posts) => {
     if (posts.length === 1) return [await writeOne(posts[0]!)];

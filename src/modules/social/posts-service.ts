@@ -79,7 +79,12 @@ export function createPostsService(ctx: SocialContext) {
       const viewer = await ctx.viewerOf(principal);
       const [[post], comments] = await Promise.all([ctx.postsFor([id], viewer), stores.posts.commentsOf(id)]);
       if (!post) throw notFound('Post not found');
-      const commentVotes = await votesOf(viewer, (profileId) => stores.posts.commentVotesOf(profileId, comments.map((c) => c.id)));
+      const commentVotes = await votesOf(viewer, (profileId) =>
+        stores.posts.commentVotesOf(
+          profileId,
+          comments.map((c) => c.id),
+        ),
+      );
       return { post, comments: comments.map((c) => commentView(c, commentVotes)) };
     },
 

@@ -47,7 +47,11 @@ export function createPostsStore(db: Kysely<Database>) {
 
     /** Returns whether the post exists; on PostgreSQL it stays locked until the transaction ends. */
     async addReposts(id: string, delta: number): Promise<boolean> {
-      const updated = await db.updateTable('posts').set((eb) => ({ repost_count: eb('repost_count', '+', delta) })).where('id', '=', id).executeTakeFirst();
+      const updated = await db
+        .updateTable('posts')
+        .set((eb) => ({ repost_count: eb('repost_count', '+', delta) }))
+        .where('id', '=', id)
+        .executeTakeFirst();
       return Number(updated.numUpdatedRows) === 1;
     },
 
@@ -56,7 +60,12 @@ export function createPostsStore(db: Kysely<Database>) {
      * concurrent votes on one post are applied one after the other. Undefined when there is no such post.
      */
     lockPost: (id: string) =>
-      db.updateTable('posts').set((eb) => ({ like_count: eb.ref('like_count') })).where('id', '=', id).returningAll().executeTakeFirst(),
+      db
+        .updateTable('posts')
+        .set((eb) => ({ like_count: eb.ref('like_count') }))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst(),
 
     addPostVotes: (id: string, delta: { likes: number; dislikes: number }) =>
       db
@@ -72,17 +81,28 @@ export function createPostsStore(db: Kysely<Database>) {
     async setPostVote(postId: string, profileId: string, before: VoteValue | null, after: VoteValue | null, now: string): Promise<void> {
       if (after === null) await db.deleteFrom('post_votes').where('post_id', '=', postId).where('profile_id', '=', profileId).execute();
       else if (before === null) await db.insertInto('post_votes').values({ post_id: postId, profile_id: profileId, value: after, created_at: now }).execute();
-      else await db.updateTable('post_votes').set({ value: after, created_at: now }).where('post_id', '=', postId).where('profile_id', '=', profileId).execute();
+      else
+        await db.updateTable('post_votes').set({ value: after, created_at: now }).where('post_id', '=', postId).where('profile_id', '=', profileId).execute();
     },
 
     /** Counts the comment on its post, returning the post (undefined when there is none). */
     countComment: (postId: string) =>
-      db.updateTable('posts').set((eb) => ({ comment_count: eb('comment_count', '+', 1) })).where('id', '=', postId).returningAll().executeTakeFirst(),
+      db
+        .updateTable('posts')
+        .set((eb) => ({ comment_count: eb('comment_count', '+', 1) }))
+        .where('id', '=', postId)
+        .returningAll()
+        .executeTakeFirst(),
 
     insertComment: (row: Insertable<CommentsTable>) => db.insertInto('comments').values(row).execute(),
 
     lockComment: (id: string) =>
-      db.updateTable('comments').set((eb) => ({ like_count: eb.ref('like_count') })).where('id', '=', id).returningAll().executeTakeFirst(),
+      db
+        .updateTable('comments')
+        .set((eb) => ({ like_count: eb.ref('like_count') }))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst(),
 
     addCommentVotes: (id: string, delta: { likes: number; dislikes: number }) =>
       db
@@ -93,12 +113,20 @@ export function createPostsStore(db: Kysely<Database>) {
         .executeTakeFirstOrThrow(),
 
     commentVoteOf: async (commentId: string, profileId: string): Promise<VoteValue | null> =>
-      (await db.selectFrom('comment_votes').select('value').where('comment_id', '=', commentId).where('profile_id', '=', profileId).executeTakeFirst())?.value ?? null,
+      (await db.selectFrom('comment_votes').select('value').where('comment_id', '=', commentId).where('profile_id', '=', profileId).executeTakeFirst())
+        ?.value ?? null,
 
     async setCommentVote(commentId: string, profileId: string, before: VoteValue | null, after: VoteValue | null, now: string): Promise<void> {
       if (after === null) await db.deleteFrom('comment_votes').where('comment_id', '=', commentId).where('profile_id', '=', profileId).execute();
-      else if (before === null) await db.insertInto('comment_votes').values({ comment_id: commentId, profile_id: profileId, value: after, created_at: now }).execute();
-      else await db.updateTable('comment_votes').set({ value: after, created_at: now }).where('comment_id', '=', commentId).where('profile_id', '=', profileId).execute();
+      else if (before === null)
+        await db.insertInto('comment_votes').values({ comment_id: commentId, profile_id: profileId, value: after, created_at: now }).execute();
+      else
+        await db
+          .updateTable('comment_votes')
+          .set({ value: after, created_at: now })
+          .where('comment_id', '=', commentId)
+          .where('profile_id', '=', profileId)
+          .execute();
     },
 
     /** Every comment of a post with its author, oldest first. */
@@ -126,7 +154,12 @@ export function createPostsStore(db: Kysely<Database>) {
 
     commentVotesOf: async (profileId: string, commentIds: string[]): Promise<Map<string, VoteValue>> => {
       if (commentIds.length === 0) return new Map();
-      const rows = await db.selectFrom('comment_votes').select(['comment_id', 'value']).where('profile_id', '=', profileId).where('comment_id', 'in', commentIds).execute();
+      const rows = await db
+        .selectFrom('comment_votes')
+        .select(['comment_id', 'value'])
+        .where('profile_id', '=', profileId)
+        .where('comment_id', 'in', commentIds)
+        .execute();
       return new Map(rows.map((r) => [r.comment_id, r.value]));
     },
 
@@ -141,20 +174,34 @@ export function createPostsStore(db: Kysely<Database>) {
       await db
         .insertInto('hashtags')
         .values([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([tag, count]) => ({ tag, post_count: count, last_used_at: now })))
-        .onConflict((oc) => oc.column('tag').doUpdateSet({ post_count: sql`hashtags.post_count + excluded.post_count`, last_used_at: (eb) => eb.ref('excluded.last_used_at') }))
+        .onConflict((oc) =>
+          oc.column('tag').doUpdateSet({ post_count: sql`hashtags.post_count + excluded.post_count`, last_used_at: (eb) => eb.ref('excluded.last_used_at') }),
+        )
         .execute();
     },
 
     async uncountHashtags(tags: string[]): Promise<void> {
       if (tags.length === 0) return;
-      await db.updateTable('hashtags').set((eb) => ({ post_count: eb('post_count', '-', 1) })).where('tag', 'in', tags).execute();
+      await db
+        .updateTable('hashtags')
+        .set((eb) => ({ post_count: eb('post_count', '-', 1) }))
+        .where('tag', 'in', tags)
+        .execute();
       await db.deleteFrom('hashtags').where('tag', 'in', tags).where('post_count', '<=', 0).execute();
     },
 
     topHashtags: (limit: number, offset: number) =>
       db.selectFrom('hashtags').select(['tag', 'post_count']).orderBy('post_count', 'desc').orderBy('tag').limit(limit).offset(offset).execute(),
 
-    countAllHashtags: async () => Number((await db.selectFrom('hashtags').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()).n),
+    countAllHashtags: async () =>
+      Number(
+        (
+          await db
+            .selectFrom('hashtags')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
   };
 }
 

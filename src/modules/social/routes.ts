@@ -76,13 +76,26 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.delete('/v1/social/posts/:id', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Delete your post with its votes, comments and notifications', params: IdParams, response: { 200: dataOf(Deleted), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete your post with its votes, comments and notifications',
+      params: IdParams,
+      response: { 200: dataOf(Deleted), ...errorResponses },
+    },
     handler: async (request) => ({ data: await posts.deletePost(principalOf(request), request.params.id) }),
   });
 
   app.post('/v1/social/posts/:id/vote', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Like (1) or dislike (-1); the same value again takes it back', params: IdParams, body: VoteBody, response: { 200: VoteResult, ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Like (1) or dislike (-1); the same value again takes it back',
+      params: IdParams,
+      body: VoteBody,
+      response: { 200: VoteResult, ...errorResponses },
+    },
     handler: async (request) => posts.votePost(principalOf(request), request.params.id, request.body.value),
   });
 
@@ -100,7 +113,14 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.post('/v1/social/posts/:id/repost', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Repost (no body, or {}) or quote ({ body })', params: IdParams, body: Type.Optional(CreateRepost), response: { 201: PostEnvelope, ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Repost (no body, or {}) or quote ({ body })',
+      params: IdParams,
+      body: Type.Optional(CreateRepost),
+      response: { 201: PostEnvelope, ...errorResponses },
+    },
     handler: async (request, reply) => reply.status(201).send(await posts.repost(principalOf(request), request.params.id, request.body?.body)),
   });
 
@@ -136,13 +156,24 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.get('/v1/social/users/:username/profile', {
     config: { auth: 'optional' },
-    schema: { tags, summary: 'A profile with its counts; isFollowing when signed in', params: UsernameParams, response: { 200: SocialProfile, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'A profile with its counts; isFollowing when signed in',
+      params: UsernameParams,
+      response: { 200: SocialProfile, ...errorResponses },
+    },
     handler: async (request) => people.profile(request.principal, request.params.username),
   });
 
   app.get('/v1/social/users/suggested', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Most followed accounts you do not follow yet', querystring: LimitQuery(10, 50), response: { 200: SuggestedUsers, ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Most followed accounts you do not follow yet',
+      querystring: LimitQuery(10, 50),
+      response: { 200: SuggestedUsers, ...errorResponses },
+    },
     handler: async (request) => people.suggested(principalOf(request), request.query.limit),
   });
 
@@ -160,7 +191,13 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.get('/v1/social/notifications', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Your notifications, newest first', querystring: NotificationsQuery, response: { 200: NotificationsPage, ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Your notifications, newest first',
+      querystring: NotificationsQuery,
+      response: { 200: NotificationsPage, ...errorResponses },
+    },
     handler: async (request) => notifications.list(principalOf(request), request.query.limit, request.query.offset),
   });
 
@@ -172,7 +209,13 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.post('/v1/social/notifications/read', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Mark all ({} or no body) or some ({ ids }) notifications read', body: MarkRead, response: { 200: MarkedRead, ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Mark all ({} or no body) or some ({ ids }) notifications read',
+      body: MarkRead,
+      response: { 200: MarkedRead, ...errorResponses },
+    },
     // No body at all means the same as {}: mark everything read.
     preValidation: async (request) => {
       request.body ??= {};
@@ -182,13 +225,23 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.get('/v1/social/search', {
     config: { auth: 'optional' },
-    schema: { tags, summary: 'Search posts, agents, humans, or services (discovery)', querystring: SearchQuery, response: { 200: SearchResult, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'Search posts, agents, humans, or services (discovery)',
+      querystring: SearchQuery,
+      response: { 200: SearchResult, ...errorResponses },
+    },
     handler: async (request) => feed.search(request.principal, request.query),
   });
 
   app.get('/v1/social/trending', {
     config: { auth: 'optional' },
-    schema: { tags, summary: 'Most liked and commented posts of the last 24 hours', querystring: LimitQuery(10, 50), response: { 200: TrendingPosts, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'Most liked and commented posts of the last 24 hours',
+      querystring: LimitQuery(10, 50),
+      response: { 200: TrendingPosts, ...errorResponses },
+    },
     handler: async (request) => feed.trending(request.principal, request.query.limit),
   });
 }

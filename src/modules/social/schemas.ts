@@ -10,7 +10,10 @@ export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1
 
 export const CreatePost = Type.Object({ body: Body, topic: Type.Optional(TopicSlug) }, { additionalProperties: false });
 export const CreateComment = Type.Object({ body: Body }, { additionalProperties: false });
-export const CreateRepost = Type.Object({ body: Type.Optional(Body) }, { additionalProperties: false, description: '{} for a pure repost, { body } for a quote post' });
+export const CreateRepost = Type.Object(
+  { body: Type.Optional(Body) },
+  { additionalProperties: false, description: '{} for a pure repost, { body } for a quote post' },
+);
 export const VoteBody = Type.Object({ value: Type.Union([Type.Literal(1), Type.Literal(-1)]) }, { additionalProperties: false });
 export const MarkRead = Type.Object(
   { ids: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 100, uniqueItems: true })) },

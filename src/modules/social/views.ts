@@ -97,7 +97,15 @@ export const commentView = (
   author: authorView(row),
 });
 
-export const userSummaryView = (row: { id: string; username: string; display_name: string; avatar_url: string | null; bio: string; type: string; followers_count: number }) => ({
+export const userSummaryView = (row: {
+  id: string;
+  username: string;
+  display_name: string;
+  avatar_url: string | null;
+  bio: string;
+  type: string;
+  followers_count: number;
+}) => ({
   id: row.id,
   username: row.username,
   displayName: row.display_name,

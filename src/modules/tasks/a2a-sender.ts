@@ -45,7 +45,11 @@ export interface A2aSenderDeps {
 }
 
 /** The outbound client as the `fetch` the SDK's transport calls, with the agent's credential added. */
-function guardedFetch(outbound: OutboundClient, headers: Record<string, string>, failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } }): typeof fetch {
+function guardedFetch(
+  outbound: OutboundClient,
+  headers: Record<string, string>,
+  failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } },
+): typeof fetch {
   return async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const result = await outbound.send({
@@ -66,7 +70,11 @@ function guardedFetch(outbound: OutboundClient, headers: Record<string, string>,
 
 /** A2A parts as plain JSON, in the protocol's own field names. */
 function partJson(part: Part): Record<string, unknown> {
-  const extra = { ...(part.mediaType ? { mediaType: part.mediaType } : {}), ...(part.filename ? { filename: part.filename } : {}), ...(part.metadata ? { metadata: part.metadata } : {}) };
+  const extra = {
+    ...(part.mediaType ? { mediaType: part.mediaType } : {}),
+    ...(part.filename ? { filename: part.filename } : {}),
+    ...(part.metadata ? { metadata: part.metadata } : {}),
+  };
   switch (part.content?.$case) {
     case 'text':
       return { text: part.content.value, ...extra };
@@ -218,7 +226,10 @@ export function createA2aSender(deps: A2aSenderDeps) {
         try {
           await transport.cancelTask({ tenant: '', id: followed.remoteTaskId, metadata: { agentryTaskId: task.id } });
         } catch (error) {
-          log.info({ taskId: task.id, agentId: agent.id, at: isoNow(clock), reason: failure(error, failures).detail }, 'could not cancel the expired task at its A2A agent');
+          log.info(
+            { taskId: task.id, agentId: agent.id, at: isoNow(clock), reason: failure(error, failures).detail },
+            'could not cancel the expired task at its A2A agent',
+          );
         }
       }
     },

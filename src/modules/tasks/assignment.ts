@@ -17,7 +17,11 @@ export type AssignableTask = Pick<TaskRow, 'id' | 'title' | 'description' | 'cap
 };
 
 export type Assignment =
-  | { ok: true; changes: Pick<TaskRow, 'assigned_agent_id' | 'status' | 'input' | 'input_extracted' | 'token_hash' | 'price_cents'>; delivery: DeliveryRow | null }
+  | {
+      ok: true;
+      changes: Pick<TaskRow, 'assigned_agent_id' | 'status' | 'input' | 'input_extracted' | 'token_hash' | 'price_cents'>;
+      delivery: DeliveryRow | null;
+    }
   | { ok: false; error: { code: string; message: string; missing?: string[] }; agentId: string; found?: Record<string, unknown> };
 
 export function deliveryPayload(task: AssignableTask, input: Record<string, unknown> | null, token: string, callbackUrl: string, now: string): DeliveryPayload {
@@ -63,21 +67,49 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
         return {
           ok: false,
           agentId: agent.id,
-          error: { code: 'input_missing', message: `The description does not give the required field${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${agent.name}'s input`, missing },
+          error: {
+            code: 'input_missing',
+            message: `The description does not give the required field${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${agent.name}'s input`,
+            missing,
+          },
           found: input ?? {},
         };
       }
       const inputText = input ? JSON.stringify(input) : null;
       if (agent.delivery_mode === 'poll') {
         // A polling agent gets its token when it takes the task.
-        return { ok: true, changes: { assigned_agent_id: agent.id, status: 'matched', input: inputText, input_extracted: extracted ? 1 : 0, token_hash: null, price_cents }, delivery: null };
+        return {
+          ok: true,
+          changes: { assigned_agent_id: agent.id, status: 'matched', input: inputText, input_extracted: extracted ? 1 : 0, token_hash: null, price_cents },
+          delivery: null,
+        };
       }
       const token = newSecret('tkt_');
       const payload = deliveryPayload(task, input, token, callbackUrlOf(task.id), now);
       return {
         ok: true,
-        changes: { assigned_agent_id: agent.id, status: 'matched', input: inputText, input_extracted: extracted ? 1 : 0, token_hash: hashSecret(token), price_cents },
-        delivery: { id: newId(), task_id: task.id, agent_id: agent.id, attempts: 0, state: 'pending', run_at: now, lease_until: null, payload: JSON.stringify(payload), last_error: null, remote_task_id: null, created_at: now, updated_at: now },
+        changes: {
+          assigned_agent_id: agent.id,
+          status: 'matched',
+          input: inputText,
+          input_extracted: extracted ? 1 : 0,
+          token_hash: hashSecret(token),
+          price_cents,
+        },
+        delivery: {
+          id: newId(),
+          task_id: task.id,
+          agent_id: agent.id,
+          attempts: 0,
+          state: 'pending',
+          run_at: now,
+          lease_until: null,
+          payload: JSON.stringify(payload),
+          last_error: null,
+          remote_task_id: null,
+          created_at: now,
+          updated_at: now,
+        },
       };
     },
   };

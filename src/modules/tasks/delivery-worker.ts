@@ -104,12 +104,24 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       if (!agent) continue;
       const assignment = await assigner.assign(assignableOf(task), agent, now);
       if (!assignment.ok) continue;
-      const moved = await store.reassign(task.id, task.candidate_index, { ...assignment.changes, candidate_index: index, updated_at: now }, assignment.delivery, { id: job.id, error: reason, now });
+      const moved = await store.reassign(
+        task.id,
+        task.candidate_index,
+        { ...assignment.changes, candidate_index: index, updated_at: now },
+        assignment.delivery,
+        { id: job.id, error: reason, now },
+      );
       if (moved) void signals.publish(assignment.delivery ? DELIVERY_CHANNEL : AGENT_TASKS_CHANNEL, assignment.delivery ? '' : agent.id).catch(() => {});
       return;
     }
     const error = { code: 'delivery_failed', message: `No agent accepted the task; the last one failed with: ${reason}` };
-    await store.reassign(task.id, task.candidate_index, { status: 'failed', error: JSON.stringify(error), token_hash: null, completed_at: now, updated_at: now }, null, { id: job.id, error: reason, now });
+    await store.reassign(
+      task.id,
+      task.candidate_index,
+      { status: 'failed', error: JSON.stringify(error), token_hash: null, completed_at: now, updated_at: now },
+      null,
+      { id: job.id, error: reason, now },
+    );
   }
 
   /** A failed send: again later while attempts and time remain, else the task moves to its next candidate. */
@@ -228,7 +240,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         again = false;
         if (stopped) return;
         const expired = await store.expireDue(isoNow(clock));
-        if (expired.length > 0) void deps.a2a.cancelAtAgents(expired).catch((error: unknown) => log.warn({ err: error }, 'cancelling expired tasks at their A2A agents failed'));
+        if (expired.length > 0)
+          void deps.a2a.cancelAtAgents(expired).catch((error: unknown) => log.warn({ err: error }, 'cancelling expired tasks at their A2A agents failed'));
         const room = options.concurrency - inFlight.size - reserved;
         backlog = room <= 0;
         if (room <= 0) return;

@@ -3,11 +3,25 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams, listOf } from '../../http/schemas.ts';
-import { Callback, CreateTask, Delivery, ExtractPreview, ExtractRequest, PollQuery, Rating, RoutePlan, SubmissionError, Task, TaskListQuery } from './schemas.ts';
+import {
+  Callback,
+  CreateTask,
+  Delivery,
+  ExtractPreview,
+  ExtractRequest,
+  PollQuery,
+  Rating,
+  RoutePlan,
+  SubmissionError,
+  Task,
+  TaskListQuery,
+} from './schemas.ts';
 import type { TasksService } from './service.ts';
 
 const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'replays return the first answer; the same key with another body is 422' })),
+  'idempotency-key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'replays return the first answer; the same key with another body is 422' }),
+  ),
 });
 
 export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService): void {
@@ -51,13 +65,25 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
 
   app.get('/v1/tasks', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Tasks you submitted, or with role=agent those assigned to your agents', querystring: TaskListQuery, response: { 200: listOf(Task), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Tasks you submitted, or with role=agent those assigned to your agents',
+      querystring: TaskListQuery,
+      response: { 200: listOf(Task), ...errorResponses },
+    },
     handler: async (request) => tasks.list(principalOf(request), request.query),
   });
 
   app.get('/v1/tasks/:id', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'One task (its requester, or the owner of its agent)', params: IdParams, response: { 200: dataOf(Task), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'One task (its requester, or the owner of its agent)',
+      params: IdParams,
+      response: { 200: dataOf(Task), ...errorResponses },
+    },
     handler: async (request) => ({ data: await tasks.get(principalOf(request), request.params.id) }),
   });
 
@@ -69,7 +95,14 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
 
   app.post('/v1/tasks/:id/rating', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Rate a completed task you submitted (once)', params: IdParams, body: Rating, response: { 200: dataOf(Task), ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Rate a completed task you submitted (once)',
+      params: IdParams,
+      body: Rating,
+      response: { 200: dataOf(Task), ...errorResponses },
+    },
     handler: async (request) => ({ data: await tasks.rate(principalOf(request), request.params.id, request.body) }),
   });
 
@@ -90,7 +123,8 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
     config: { auth: 'optional' },
     schema: {
       tags,
-      summary: "Long poll for an agent's queued tasks: X-Agent-Signature by the registration key for a provisional agent, the owner's credential or the agent's key once claimed",
+      summary:
+        "Long poll for an agent's queued tasks: X-Agent-Signature by the registration key for a provisional agent, the owner's credential or the agent's key once claimed",
       params: IdParams,
       headers: Type.Object({ 'x-agent-signature': Type.Optional(Type.String({ maxLength: 200 })) }),
       querystring: PollQuery,
@@ -105,7 +139,16 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
       };
       reply.raw.once('close', onClose);
       try {
-        return { data: await tasks.poll(request.principal, request.params.id, request.headers['x-agent-signature'], request.query.wait, request.query.limit, clientGone.signal) };
+        return {
+          data: await tasks.poll(
+            request.principal,
+            request.params.id,
+            request.headers['x-agent-signature'],
+            request.query.wait,
+            request.query.limit,
+            clientGone.signal,
+          ),
+        };
       } finally {
         reply.raw.off('close', onClose);
       }

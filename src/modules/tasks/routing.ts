@@ -103,11 +103,17 @@ function exclusionOf(row: AgentRow, availability: Availability, request: Routing
 }
 
 /** A free agent fits every task; a paid one needs a budget, in its currency, at or above its price. */
-export function priceExclusion(agent: Pick<AgentRow, 'price_per_task_cents' | 'currency'>, request: Pick<RoutingRequest, 'maxPriceCents' | 'currency'>): ExclusionCause | null {
+export function priceExclusion(
+  agent: Pick<AgentRow, 'price_per_task_cents' | 'currency'>,
+  request: Pick<RoutingRequest, 'maxPriceCents' | 'currency'>,
+): ExclusionCause | null {
   const price = agent.price_per_task_cents;
   if (price === 0) return null;
   if (request.maxPriceCents === null) {
-    return { code: 'price_unbudgeted', reason: `price ${price} ${agent.currency} cents, and the task names no maxPriceCents (only free agents are chosen without one)` };
+    return {
+      code: 'price_unbudgeted',
+      reason: `price ${price} ${agent.currency} cents, and the task names no maxPriceCents (only free agents are chosen without one)`,
+    };
   }
   if (agent.currency !== request.currency) return { code: 'price_currency', reason: `priced in ${agent.currency}; the task pays in ${request.currency}` };
   if (price > request.maxPriceCents) return { code: 'price_above_max', reason: `price ${price} cents is above maxPriceCents ${request.maxPriceCents}` };
@@ -142,7 +148,12 @@ const round = (value: number) => Math.round(value * 10000) / 10000;
  * Ranks visible agents for a task. `rows` must already be limited to agents the requester may see;
  * `requireCapability` is false when the requester named the agent.
  */
-export async function rankCandidates(rows: AgentRow[], request: RoutingRequest, deps: RoutingDeps, requireCapability: boolean): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
+export async function rankCandidates(
+  rows: AgentRow[],
+  request: RoutingRequest,
+  deps: RoutingDeps,
+  requireCapability: boolean,
+): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
   const requested = requestedTermSets(request.capabilities);
   const excluded: Exclusion[] = [];
   const eligible: { row: AgentRow; capability: number; availability: Availability }[] = [];

@@ -21,7 +21,9 @@ export const CreateTask = Type.Object(
     priority: Type.Optional(literals(priorities)),
     expiresInMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 24 * 60 })),
     metadata: Type.Optional(JsonObject),
-    maxPriceCents: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'the most this task may cost; without it only free agents are chosen' })),
+    maxPriceCents: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'the most this task may cost; without it only free agents are chosen' }),
+    ),
     currency: Type.Optional(Currency()),
   },
   { additionalProperties: false },
@@ -37,7 +39,12 @@ export const SubmissionError = Type.Object(
     code: Type.String(),
     message: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
-    found: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: "the input fields read from the description (defaults included), when a required field of the chosen agent's inputSchema was not found; each missing field is a details entry /input/<field>" })),
+    found: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        description:
+          "the input fields read from the description (defaults included), when a required field of the chosen agent's inputSchema was not found; each missing field is a details entry /input/<field>",
+      }),
+    ),
   },
   { description: 'Every error the API returns; a refused plain-language submission also has found' },
 );
@@ -46,8 +53,12 @@ const InputFieldValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()
 
 export const ExtractRequest = Type.Object(
   {
-    agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'read the fields of this agent\'s inputSchema' })),
-    inputSchema: Type.Optional(Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], { description: 'or of this schema (JSON text or object), as an agent would register it' })),
+    agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "read the fields of this agent's inputSchema" })),
+    inputSchema: Type.Optional(
+      Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], {
+        description: 'or of this schema (JSON text or object), as an agent would register it',
+      }),
+    ),
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     description: Type.String({ minLength: 1, maxLength: 10_000 }),
   },
@@ -58,7 +69,9 @@ export type ExtractRequestInput = Static<typeof ExtractRequest>;
 export const ExtractPreview = Type.Object({
   data: Type.Object({
     input: Type.Record(Type.String(), InputFieldValue, { description: 'the fields a task with this text would carry, in schema order, defaults included' }),
-    missing: Type.Array(Type.String(), { description: 'required fields with neither a value in the text nor a default: a submission would be refused naming them' }),
+    missing: Type.Array(Type.String(), {
+      description: 'required fields with neither a value in the text nor a default: a submission would be refused naming them',
+    }),
   }),
 });
 
@@ -79,7 +92,7 @@ export const Task = Type.Object({
   metadata: Type.Union([JsonObject, Type.Null()]),
   maxPriceCents: Type.Union([Type.Integer(), Type.Null()]),
   currency: Type.String(),
-  priceCents: Type.Union([Type.Integer({ description: 'the assigned agent\'s price when it was assigned: what completion charges' }), Type.Null()]),
+  priceCents: Type.Union([Type.Integer({ description: "the assigned agent's price when it was assigned: what completion charges" }), Type.Null()]),
   rating: Type.Union([Type.Object({ score: Type.Integer(), comment: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
   createdAt: Type.String(),
   updatedAt: Type.String(),
@@ -95,7 +108,10 @@ export const TaskListQuery = Type.Object({
   ...PageQuery(20, 100).properties,
 });
 
-export const Rating = Type.Object({ score: Type.Integer({ minimum: 1, maximum: 5 }), comment: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false });
+export const Rating = Type.Object(
+  { score: Type.Integer({ minimum: 1, maximum: 5 }), comment: Type.Optional(Type.String({ maxLength: 1000 })) },
+  { additionalProperties: false },
+);
 
 export const Callback = Type.Object(
   {

@@ -24,7 +24,10 @@ const DEFAULT_EXPIRY_MINUTES = 60;
 /** A waiting poll looks again this often even unwoken: a backstop should a wake-up signal be lost. */
 const POLL_RECHECK_MS = 5000;
 
-type RegistryForTasks = Pick<RegistryService, 'findRow' | 'findRows' | 'canSee' | 'visibilityFor' | 'availabilityOf' | 'rowsWithAnyCapability' | 'authorizePoll'>;
+type RegistryForTasks = Pick<
+  RegistryService,
+  'findRow' | 'findRows' | 'canSee' | 'visibilityFor' | 'availabilityOf' | 'rowsWithAnyCapability' | 'authorizePoll'
+>;
 
 export interface TasksDeps {
   store: TasksStore;
@@ -118,9 +121,17 @@ export function createTasksService(deps: TasksDeps) {
   const viewOf = async (row: TaskRow) => (await views([row]))[0] as TaskView;
 
   /** Agents the requester may see that could take the task, ranked; hidden agents never appear, not even as excluded. */
-  async function plan(principal: Principal, input: Pick<CreateTaskInput, 'agentId' | 'input' | 'capabilities' | 'taskClass' | 'maxPriceCents' | 'currency'>): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
+  async function plan(
+    principal: Principal,
+    input: Pick<CreateTaskInput, 'agentId' | 'input' | 'capabilities' | 'taskClass' | 'maxPriceCents' | 'currency'>,
+  ): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
     const capabilities = input.capabilities ?? [];
-    const request = { capabilities, taskClass: input.taskClass ?? null, maxPriceCents: input.maxPriceCents ?? null, currency: input.currency ?? DEFAULT_CURRENCY };
+    const request = {
+      capabilities,
+      taskClass: input.taskClass ?? null,
+      maxPriceCents: input.maxPriceCents ?? null,
+      currency: input.currency ?? DEFAULT_CURRENCY,
+    };
     const routingDeps = { availabilityOf: registry.availabilityOf, trust, statsFor: store.statsFor };
     if (input.agentId) {
       const row = await registry.findRow(input.agentId);
@@ -129,11 +140,16 @@ export function createTasksService(deps: TasksDeps) {
       // may end with any of several agents, so their input is the agents' to judge.
       if (input.input && row.input_schema) {
         const problems = checkInputAgainstSchema(JSON.parse(row.input_schema) as InputSchema, input.input);
-        if (problems.length > 0) throw badRequest(`The input does not fit ${row.name}'s input schema: ${problems.map((p) => `${p.path.slice('/body/input/'.length)} ${p.message}`).join('; ')}`, problems);
+        if (problems.length > 0)
+          throw badRequest(
+            `The input does not fit ${row.name}'s input schema: ${problems.map((p) => `${p.path.slice('/body/input/'.length)} ${p.message}`).join('; ')}`,
+            problems,
+          );
       }
       return rankCandidates([row], request, routingDeps, false);
     }
-    if (capabilities.length === 0) throw badRequest('Give capabilities to route by, or an agentId', [{ path: '/body/capabilities', message: 'is required without agentId' }]);
+    if (capabilities.length === 0)
+      throw badRequest('Give capabilities to route by, or an agentId', [{ path: '/body/capabilities', message: 'is required without agentId' }]);
     const terms = [...new Set(requestedTermSets(capabilities).flatMap((set) => [...set]))];
     const rows = await registry.rowsWithAnyCapability(terms);
     const mayBeSeen = registry.visibilityFor(principal.personId);
@@ -189,7 +205,9 @@ export function createTasksService(deps: TasksDeps) {
 
   return {
     async create(principal: Principal, input: CreateTaskInput, idempotencyKey: string | undefined) {
-      const requestHash = createHash('sha256').update(canonicalize(input) ?? '').digest('hex');
+      const requestHash = createHash('sha256')
+        .update(canonicalize(input) ?? '')
+        .digest('hex');
       if (idempotencyKey) {
         const existing = await store.findByIdempotencyKey(principal.accountId, idempotencyKey);
         if (existing) return replay(existing, requestHash);
@@ -290,7 +308,13 @@ export function createTasksService(deps: TasksDeps) {
     async route(principal: Principal, input: CreateTaskInput) {
       const { candidates, excluded } = await plan(principal, input);
       return {
-        candidates: candidates.map((candidate) => ({ agent: agentRef(candidate.row), score: candidate.score, factors: candidate.factors, availability: candidate.availability, deliveryMode: candidate.row.delivery_mode })),
+        candidates: candidates.map((candidate) => ({
+          agent: agentRef(candidate.row),
+          score: candidate.score,
+          factors: candidate.factors,
+          availability: candidate.availability,
+          deliveryMode: candidate.row.delivery_mode,
+        })),
         excluded: excluded.map((entry) => ({ agent: agentRef(entry.row), code: entry.code, reason: entry.reason })),
         weights: { ...ROUTING_WEIGHTS },
       };
@@ -350,9 +374,17 @@ export function createTasksService(deps: TasksDeps) {
      * Takes up to `limit` tasks queued for a polling agent, holding the request up to `waitSeconds`
      * while none waits. Subscribing before looking means a task matched in between is not missed.
      */
-    async poll(principal: Principal | null, agentId: string, signedHeader: string | undefined, waitSeconds: number, limit: number, clientGone: AbortSignal): Promise<DeliveryPayload[]> {
+    async poll(
+      principal: Principal | null,
+      agentId: string,
+      signedHeader: string | undefined,
+      waitSeconds: number,
+      limit: number,
+      clientGone: AbortSignal,
+    ): Promise<DeliveryPayload[]> {
       const agent = await registry.authorizePoll(principal, agentId, signedHeader);
-      if (agent.delivery_mode !== 'poll') throw conflict(`This agent receives its tasks by ${agent.delivery_mode === 'a2a' ? 'A2A message' : 'webhook'}; set deliveryMode "poll" to poll`);
+      if (agent.delivery_mode !== 'poll')
+        throw conflict(`This agent receives its tasks by ${agent.delivery_mode === 'a2a' ? 'A2A message' : 'webhook'}; set deliveryMode "poll" to poll`);
       let wake: () => void = () => {};
       const unsubscribe = signals.subscribe(AGENT_TASKS_CHANNEL, (payload) => {
         if (payload === agentId) wake();
@@ -386,7 +418,12 @@ export function createTasksService(deps: TasksDeps) {
     for (const row of waiting) {
       const token = newSecret('tkt_');
       const now = isoNow(clock);
-      const moved = await store.transition(row.id, ['matched'], { status: 'in_progress', token_hash: hashSecret(token), delivered_at: now, updated_at: now }, agentId);
+      const moved = await store.transition(
+        row.id,
+        ['matched'],
+        { status: 'in_progress', token_hash: hashSecret(token), delivered_at: now, updated_at: now },
+        agentId,
+      );
       // Another poll of the same agent may have taken it first.
       if (!moved) continue;
       taken.push(deliveryPayload(assignableOf(moved), parseJson(moved.input), token, assigner.callbackUrlOf(moved.id), now));

@@ -93,7 +93,11 @@ export function createTasksStore(db: Db, dialect: DialectName) {
 
     /** Changes a task only if it is still in one of `from`: the database settles every race. */
     async transition(id: string, from: readonly TaskRow['status'][], changes: Updateable<TasksTable>, assignedTo?: string): Promise<TaskRow | undefined> {
-      let query = db.updateTable('tasks').set(changes).where('id', '=', id).where('status', 'in', [...from]);
+      let query = db
+        .updateTable('tasks')
+        .set(changes)
+        .where('id', '=', id)
+        .where('status', 'in', [...from]);
       if (assignedTo) query = query.where('assigned_agent_id', '=', assignedTo);
       return query.returningAll().executeTakeFirst();
     },
@@ -119,16 +123,32 @@ export function createTasksStore(db: Db, dialect: DialectName) {
      */
     async finish(id: string, settlement: TaskSettlement, changes: Updateable<TasksTable>): Promise<TaskRow | undefined> {
       return grouped(async (tx) => {
-        const task = await tx.updateTable('tasks').set(changes).where('id', '=', id).where('status', 'in', ['matched', 'in_progress']).returningAll().executeTakeFirst();
+        const task = await tx
+          .updateTable('tasks')
+          .set(changes)
+          .where('id', '=', id)
+          .where('status', 'in', ['matched', 'in_progress'])
+          .returningAll()
+          .executeTakeFirst();
         if (task?.status === 'completed') await settlement.settle(tx, task);
         return task;
       });
     },
 
     /** Moves the task to its next candidate (or a final state) and replaces its delivery job, atomically. */
-    async reassign(id: string, expectedIndex: number, changes: Updateable<TasksTable>, delivery: NewDeliveryRow | null, finishedJob: { id: string; error: string; now: string }) {
+    async reassign(
+      id: string,
+      expectedIndex: number,
+      changes: Updateable<TasksTable>,
+      delivery: NewDeliveryRow | null,
+      finishedJob: { id: string; error: string; now: string },
+    ) {
       return db.transaction().execute(async (tx) => {
-        await tx.updateTable('task_deliveries').set({ state: 'failed', payload: null, last_error: finishedJob.error, lease_until: null, updated_at: finishedJob.now }).where('id', '=', finishedJob.id).execute();
+        await tx
+          .updateTable('task_deliveries')
+          .set({ state: 'failed', payload: null, last_error: finishedJob.error, lease_until: null, updated_at: finishedJob.now })
+          .where('id', '=', finishedJob.id)
+          .execute();
         const task = await tx
           .updateTable('tasks')
           .set(changes)
@@ -173,7 +193,9 @@ export function createTasksStore(db: Db, dialect: DialectName) {
             .execute();
           if (rows.length === 0) return;
           const rated = rows.filter((row) => row.rating !== null);
-          const seconds = rows.filter((row) => row.delivered_at && row.completed_at).map((row) => (Date.parse(row.completed_at as string) - Date.parse(row.delivered_at as string)) / 1000);
+          const seconds = rows
+            .filter((row) => row.delivered_at && row.completed_at)
+            .map((row) => (Date.parse(row.completed_at as string) - Date.parse(row.delivered_at as string)) / 1000);
           stats.set(agentId, {
             ratings: rated.length,
             ratingSum: rated.reduce((sum, row) => sum + (row.rating as number), 0),
@@ -193,12 +215,22 @@ export function createTasksStore(db: Db, dialect: DialectName) {
       return db.transaction().execute(async (tx) => {
         const expired = await tx
           .updateTable('tasks')
-          .set({ status: 'expired', token_hash: null, updated_at: now, error: JSON.stringify({ code: 'expired', message: 'No result arrived before the task expired' }) })
+          .set({
+            status: 'expired',
+            token_hash: null,
+            updated_at: now,
+            error: JSON.stringify({ code: 'expired', message: 'No result arrived before the task expired' }),
+          })
           .where('id', 'in', ids)
           .where('status', 'in', [...OPEN_STATUSES])
           .returningAll()
           .execute();
-        await tx.updateTable('task_deliveries').set({ state: 'failed', payload: null, last_error: 'task expired', updated_at: now }).where('task_id', 'in', ids).where('state', 'in', ['pending', 'running']).execute();
+        await tx
+          .updateTable('task_deliveries')
+          .set({ state: 'failed', payload: null, last_error: 'task expired', updated_at: now })
+          .where('task_id', 'in', ids)
+          .where('state', 'in', ['pending', 'running'])
+          .execute();
         return expired;
       });
     },
@@ -206,15 +238,26 @@ export function createTasksStore(db: Db, dialect: DialectName) {
     // -- delivery jobs ---------------------------------------------------------------------------
 
     /** Due jobs of the outbox, leased to this worker (see claimLeasedJobs). */
-    claimDue: (now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> => claimLeasedJobs(db, dialect, 'task_deliveries', now, leaseUntil, limit),
+    claimDue: (now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> =>
+      claimLeasedJobs(db, dialect, 'task_deliveries', now, leaseUntil, limit),
 
     /** After a crash of the only node (SQLite), its running jobs are orphans: hand them back at once. */
-    releaseRunning: (now: string) => db.updateTable('task_deliveries').set({ state: 'pending', lease_until: null, run_at: now, updated_at: now }).where('state', '=', 'running').execute(),
+    releaseRunning: (now: string) =>
+      db.updateTable('task_deliveries').set({ state: 'pending', lease_until: null, run_at: now, updated_at: now }).where('state', '=', 'running').execute(),
 
     async delivered(job: DeliveryRow, now: string): Promise<void> {
       await grouped(async (tx) => {
-        await tx.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now }).where('id', '=', job.id).execute();
-        await tx.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', job.task_id).where('status', '=', 'matched').execute();
+        await tx
+          .updateTable('task_deliveries')
+          .set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now })
+          .where('id', '=', job.id)
+          .execute();
+        await tx
+          .updateTable('tasks')
+          .set({ status: 'in_progress', delivered_at: now, updated_at: now })
+          .where('id', '=', job.task_id)
+          .where('status', '=', 'matched')
+          .execute();
       });
     },
 
@@ -226,10 +269,24 @@ export function createTasksStore(db: Db, dialect: DialectName) {
       await db.transaction().execute(async (tx) => {
         await tx
           .updateTable('task_deliveries')
-          .set({ state: 'pending', run_at: runAt, lease_until: null, payload: null, last_error: null, remote_task_id: remoteTaskId, attempts: job.remote_task_id ? job.attempts : 0, updated_at: now })
+          .set({
+            state: 'pending',
+            run_at: runAt,
+            lease_until: null,
+            payload: null,
+            last_error: null,
+            remote_task_id: remoteTaskId,
+            attempts: job.remote_task_id ? job.attempts : 0,
+            updated_at: now,
+          })
           .where('id', '=', job.id)
           .execute();
-        await tx.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', job.task_id).where('status', '=', 'matched').execute();
+        await tx
+          .updateTable('tasks')
+          .set({ status: 'in_progress', delivered_at: now, updated_at: now })
+          .where('id', '=', job.task_id)
+          .where('status', '=', 'matched')
+          .execute();
       });
     },
 
@@ -246,13 +303,23 @@ export function createTasksStore(db: Db, dialect: DialectName) {
     },
 
     retryLater: (job: DeliveryRow, runAt: string, error: string, now: string) =>
-      db.updateTable('task_deliveries').set({ state: 'pending', run_at: runAt, lease_until: null, last_error: error, updated_at: now }).where('id', '=', job.id).execute(),
+      db
+        .updateTable('task_deliveries')
+        .set({ state: 'pending', run_at: runAt, lease_until: null, last_error: error, updated_at: now })
+        .where('id', '=', job.id)
+        .execute(),
 
     /** A job whose task no longer waits for it (cancelled, expired, completed or reassigned). */
-    retire: (jobId: string, now: string) => db.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, updated_at: now }).where('id', '=', jobId).execute(),
+    retire: (jobId: string, now: string) =>
+      db.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, updated_at: now }).where('id', '=', jobId).execute(),
 
     cancelDeliveries: (taskId: string, now: string) =>
-      db.updateTable('task_deliveries').set({ state: 'failed', payload: null, last_error: 'task cancelled', updated_at: now }).where('task_id', '=', taskId).where('state', '=', 'pending').execute(),
+      db
+        .updateTable('task_deliveries')
+        .set({ state: 'failed', payload: null, last_error: 'task cancelled', updated_at: now })
+        .where('task_id', '=', taskId)
+        .where('state', '=', 'pending')
+        .execute(),
   };
 }
 

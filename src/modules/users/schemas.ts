@@ -14,7 +14,9 @@ export const CreateProfile = Type.Object(
     username: Type.String({ minLength: 1, maxLength: 25 }),
     displayName: Type.String({ minLength: 1, maxLength: 50 }),
     bio: Type.Optional(Type.String({ maxLength: 300 })),
-    type: Type.Optional(Type.Union([Type.Literal('human'), Type.Literal('agent')], { description: 'default: agent for a credential acting as an agent, else human' })),
+    type: Type.Optional(
+      Type.Union([Type.Literal('human'), Type.Literal('agent')], { description: 'default: agent for a credential acting as an agent, else human' }),
+    ),
     agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     avatarUrl: Type.Optional(httpUrl('Avatar image URL (http or https)')),
   },

@@ -1,8 +1,28 @@
 /** Reserved usernames: names people would mistake for the service's own pages or staff, and the product's own names. */
 const reserved = new Set([
-  'admin', 'api', 'www', 'help', 'support', 'system', 'mod', 'moderator', 'root', 'null', 'undefined',
-  'settings', 'dashboard', 'feed', 'login', 'signup', 'terms', 'privacy', 'about', 'blog',
-  'agentry', 'agentry_official', 'agentryhq',
+  'admin',
+  'api',
+  'www',
+  'help',
+  'support',
+  'system',
+  'mod',
+  'moderator',
+  'root',
+  'null',
+  'undefined',
+  'settings',
+  'dashboard',
+  'feed',
+  'login',
+  'signup',
+  'terms',
+  'privacy',
+  'about',
+  'blog',
+  'agentry',
+  'agentry_official',
+  'agentryhq',
 ]);
 
 const pattern = /^[A-Za-z0-9_]{1,25}$/;

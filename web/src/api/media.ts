@@ -20,6 +20,7 @@ export async function uploadImage(file: File): Promise<{ url: string; preview: s
     throw new ApiError(0, 'NETWORK', 'The service could not be reached. Check your connection and try again.');
   }
   const body = (await response.json().catch(() => ({}))) as Partial<ErrorBody> & { data?: { id: string; url: string } };
-  if (!response.ok || !body.data) throw new ApiError(response.status, body.code ?? 'UNKNOWN', body.message ?? `The service answered ${response.status}`, body.details ?? []);
+  if (!response.ok || !body.data)
+    throw new ApiError(response.status, body.code ?? 'UNKNOWN', body.message ?? `The service answered ${response.status}`, body.details ?? []);
   return { url: body.data.url, preview: `/media/${encodeURIComponent(body.data.id)}` };
 }

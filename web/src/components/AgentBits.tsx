@@ -36,7 +36,9 @@ export function Chips({ items, label, max = 6 }: { items: readonly string[]; lab
   );
 }
 
-export const Price = ({ agent }: { agent: Pick<AgentDetail, 'pricePerTaskCents' | 'currency'> }) => <span className="price">{formatPrice(agent.pricePerTaskCents, agent.currency)}</span>;
+export const Price = ({ agent }: { agent: Pick<AgentDetail, 'pricePerTaskCents' | 'currency'> }) => (
+  <span className="price">{formatPrice(agent.pricePerTaskCents, agent.currency)}</span>
+);
 
 export const Trust = ({ trust, receipts }: { trust: number; receipts: number }) => (
   <span className="trust" title="Trust from verified outcome receipts, 0 to 1">

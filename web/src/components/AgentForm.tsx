@@ -53,7 +53,13 @@ const protocolLabels: Record<(typeof protocolValues)[number], string> = {
   other: 'Other',
 };
 
-const authLabels: Record<(typeof authTypes)[number], string> = { none: 'None', api_key: 'API key', oauth2: 'OAuth 2', bearer: 'Bearer token', custom: 'Custom' };
+const authLabels: Record<(typeof authTypes)[number], string> = {
+  none: 'None',
+  api_key: 'API key',
+  oauth2: 'OAuth 2',
+  bearer: 'Bearer token',
+  custom: 'Custom',
+};
 
 /**
  * Every field of an agent's registration, checked as the person types with the server's rules; the
@@ -94,7 +100,12 @@ export function AgentFields({
     );
   };
   const a11y = (field: DraftField) => ({ 'aria-describedby': `agent-${field}-message`, 'aria-invalid': Boolean(messageOf(field)) });
-  const text = (field: 'name' | 'description' | 'endpoint' | 'docsUrl' | 'manifestUrl' | 'twitterUrl' | 'version' | 'orgId', label: string, hint?: ReactNode, extra: { type?: string; placeholder?: string } = {}) => (
+  const text = (
+    field: 'name' | 'description' | 'endpoint' | 'docsUrl' | 'manifestUrl' | 'twitterUrl' | 'version' | 'orgId',
+    label: string,
+    hint?: ReactNode,
+    extra: { type?: string; placeholder?: string } = {},
+  ) => (
     <div className="field">
       <label htmlFor={`agent-${field}`}>{label}</label>
       <input id={`agent-${field}`} value={draft[field]} onChange={(e) => set(field, e.target.value)} onBlur={() => touch(field)} {...extra} {...a11y(field)} />
@@ -109,15 +120,31 @@ export function AgentFields({
     <>
       <fieldset className="form-section">
         <legend>About</legend>
-        {text('name', 'Name', mode === 'edit' ? 'Its address stays the same when you rename it.' : 'People pick an agent by its name; it also makes its address.')}
+        {text(
+          'name',
+          'Name',
+          mode === 'edit' ? 'Its address stays the same when you rename it.' : 'People pick an agent by its name; it also makes its address.',
+        )}
         <div className="field">
           <label htmlFor="agent-description">One-line description</label>
-          <input id="agent-description" value={draft.description} onChange={(e) => set('description', e.target.value)} onBlur={() => touch('description')} {...a11y('description')} />
+          <input
+            id="agent-description"
+            value={draft.description}
+            onChange={(e) => set('description', e.target.value)}
+            onBlur={() => touch('description')}
+            {...a11y('description')}
+          />
           {message('description', 'What it does, in a sentence. Shown on its card.')}
         </div>
         <div className="field">
           <label htmlFor="agent-longDescription">Long description (markdown, optional)</label>
-          <textarea id="agent-longDescription" rows={6} value={draft.longDescription} onChange={(e) => set('longDescription', e.target.value)} {...a11y('longDescription')} />
+          <textarea
+            id="agent-longDescription"
+            rows={6}
+            value={draft.longDescription}
+            onChange={(e) => set('longDescription', e.target.value)}
+            {...a11y('longDescription')}
+          />
           {message('longDescription', 'Shown on its page: what it is good at, formats, limits.')}
         </div>
         {text('version', 'Version (optional)', 'A semantic version, such as 1.2.0.', { placeholder: '1.0.0' })}
@@ -125,16 +152,27 @@ export function AgentFields({
 
       <fieldset className="form-section">
         <legend>How it gets tasks</legend>
-        {text('endpoint', 'Endpoint (optional)', 'Where tasks are sent by webhook. Leave it empty for an agent that polls for them.', { type: 'url', placeholder: 'https://' })}
+        {text('endpoint', 'Endpoint (optional)', 'Where tasks are sent by webhook. Leave it empty for an agent that polls for them.', {
+          type: 'url',
+          placeholder: 'https://',
+        })}
         <div className="field" role="radiogroup" aria-labelledby="agent-deliveryMode-label" aria-describedby="agent-deliveryMode-message">
           <span id="agent-deliveryMode-label" className="label">
             Delivery
           </span>
           <label className="checkbox">
-            <input type="radio" name="deliveryMode" value="webhook" checked={draft.deliveryMode === 'webhook'} onChange={() => set('deliveryMode', 'webhook')} /> Webhook: tasks are sent to the endpoint, signed with a secret
+            <input
+              type="radio"
+              name="deliveryMode"
+              value="webhook"
+              checked={draft.deliveryMode === 'webhook'}
+              onChange={() => set('deliveryMode', 'webhook')}
+            />{' '}
+            Webhook: tasks are sent to the endpoint, signed with a secret
           </label>
           <label className="checkbox">
-            <input type="radio" name="deliveryMode" value="poll" checked={draft.deliveryMode === 'poll'} onChange={() => set('deliveryMode', 'poll')} /> Poll: the agent asks for its tasks
+            <input type="radio" name="deliveryMode" value="poll" checked={draft.deliveryMode === 'poll'} onChange={() => set('deliveryMode', 'poll')} /> Poll:
+            the agent asks for its tasks
           </label>
           {message('deliveryMode')}
         </div>
@@ -165,7 +203,12 @@ export function AgentFields({
           </select>
           {message('authType', 'What callers of the agent itself must present.')}
         </div>
-        {text('manifestUrl', 'Manifest URL (optional)', 'An A2A agent card or MCP server.json: name, description, capabilities and protocols left empty here are read from it.', { type: 'url', placeholder: 'https://' })}
+        {text(
+          'manifestUrl',
+          'Manifest URL (optional)',
+          'An A2A agent card or MCP server.json: name, description, capabilities and protocols left empty here are read from it.',
+          { type: 'url', placeholder: 'https://' },
+        )}
       </fieldset>
 
       <fieldset className="form-section">
@@ -178,7 +221,9 @@ export function AgentFields({
                 <input
                   type="checkbox"
                   checked={draft.categories.includes(category.slug)}
-                  onChange={(e) => set('categories', e.target.checked ? [...draft.categories, category.slug] : draft.categories.filter((c) => c !== category.slug))}
+                  onChange={(e) =>
+                    set('categories', e.target.checked ? [...draft.categories, category.slug] : draft.categories.filter((c) => c !== category.slug))
+                  }
                 />{' '}
                 {category.name}
               </label>
@@ -193,7 +238,10 @@ export function AgentFields({
           normalise={(term) => term.toLowerCase()}
           describedBy="agent-categories-message"
           invalid={Boolean(messageOf('categories'))}
-          message={message('categories', otherCategories.map(categoryProblem).find(Boolean) ?? 'One to ten. Your own are lowercase slugs, such as contract-law.')}
+          message={message(
+            'categories',
+            otherCategories.map(categoryProblem).find(Boolean) ?? 'One to ten. Your own are lowercase slugs, such as contract-law.',
+          )}
         />
         <TermsInput
           id="agent-capabilities"
@@ -218,7 +266,11 @@ export function AgentFields({
 
       <fieldset className="form-section">
         <legend>Input</legend>
-        <InputSchemaEditor value={draft.inputSchema} onChange={(value) => set('inputSchema', value)} message={serverMessage(serverError, 'inputSchema') ?? problems.inputSchema ?? null} />
+        <InputSchemaEditor
+          value={draft.inputSchema}
+          onChange={(value) => set('inputSchema', value)}
+          message={serverMessage(serverError, 'inputSchema') ?? problems.inputSchema ?? null}
+        />
       </fieldset>
 
       <fieldset className="form-section">
@@ -226,12 +278,24 @@ export function AgentFields({
         <div className="field-grid">
           <div className="field">
             <label htmlFor="agent-price">Price per task</label>
-            <input id="agent-price" inputMode="decimal" value={draft.price} onChange={(e) => set('price', e.target.value)} onBlur={() => touch('price')} {...a11y('price')} />
+            <input
+              id="agent-price"
+              inputMode="decimal"
+              value={draft.price}
+              onChange={(e) => set('price', e.target.value)}
+              onBlur={() => touch('price')}
+              {...a11y('price')}
+            />
             {message('price', '0 is free. Charged only when a task completes.')}
           </div>
           <div className="field">
             <label htmlFor="agent-currency">Currency</label>
-            <select id="agent-currency" value={draft.currency} onChange={(e) => set('currency', e.target.value as AgentDraft['currency'])} {...a11y('currency')}>
+            <select
+              id="agent-currency"
+              value={draft.currency}
+              onChange={(e) => set('currency', e.target.value as AgentDraft['currency'])}
+              {...a11y('currency')}
+            >
               {currencies.map((c) => (
                 <option key={c} value={c}>
                   {c.toUpperCase()}
@@ -243,7 +307,12 @@ export function AgentFields({
         </div>
         <div className="field">
           <label htmlFor="agent-visibility">Visibility</label>
-          <select id="agent-visibility" value={draft.visibility} onChange={(e) => set('visibility', e.target.value as AgentDraft['visibility'])} {...a11y('visibility')}>
+          <select
+            id="agent-visibility"
+            value={draft.visibility}
+            onChange={(e) => set('visibility', e.target.value as AgentDraft['visibility'])}
+            {...a11y('visibility')}
+          >
             <option value="public">Public: everyone can find it and give it tasks</option>
             <option value="org">Organization: only members of one organization</option>
             <option value="private">Private: only you</option>

@@ -65,11 +65,20 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
   return (
     <div>
       {intro}
-      {created && <SecretBox title={`Key “${created.name}” created.`} label="Your new API key" secret={created.key} testId="new-key" onDone={() => setCreated(null)} />}
+      {created && (
+        <SecretBox title={`Key “${created.name}” created.`} label="Your new API key" secret={created.key} testId="new-key" onDone={() => setCreated(null)} />
+      )}
       <form className="inline-form" onSubmit={create} noValidate>
         <div className="field">
           <label htmlFor="key-name">New key name</label>
-          <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. laptop" aria-describedby="key-name-message" aria-invalid={Boolean(nameError)} />
+          <input
+            id="key-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. laptop"
+            aria-describedby="key-name-message"
+            aria-invalid={Boolean(nameError)}
+          />
         </div>
         <button className="button button-primary" type="submit">
           Create key
@@ -85,7 +94,11 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
         <ErrorState error={keys.error} onRetry={() => void keys.refetch()} />
       ) : shown.length === 0 ? (
         <EmptyState title="No API keys yet.">
-          <p className="muted">{agentId ? 'Create one above for the agent’s own program: it acts as this agent and nothing else.' : 'Create one above to call the API from a program.'}</p>
+          <p className="muted">
+            {agentId
+              ? 'Create one above for the agent’s own program: it acts as this agent and nothing else.'
+              : 'Create one above to call the API from a program.'}
+          </p>
         </EmptyState>
       ) : (
         <table className="data">
@@ -110,7 +123,15 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
                     {relativeTime(key.createdAt)}
                   </time>
                 </td>
-                <td>{key.lastUsedAt ? <time dateTime={key.lastUsedAt} title={exactTime(key.lastUsedAt)}>{relativeTime(key.lastUsedAt)}</time> : 'never'}</td>
+                <td>
+                  {key.lastUsedAt ? (
+                    <time dateTime={key.lastUsedAt} title={exactTime(key.lastUsedAt)}>
+                      {relativeTime(key.lastUsedAt)}
+                    </time>
+                  ) : (
+                    'never'
+                  )}
+                </td>
                 <td>
                   {key.revokedAt ? (
                     <span className="badge">revoked</span>
@@ -130,4 +151,3 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
     </div>
   );
 }
-

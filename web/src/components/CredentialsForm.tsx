@@ -4,7 +4,15 @@ import { ApiError } from '../api/client';
 /** The server's rules: an email address, a password of 8 to 200 characters. */
 const emailPattern = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
-export function CredentialsForm({ submitLabel, onSubmit, newPassword }: { submitLabel: string; onSubmit: (email: string, password: string) => Promise<void>; newPassword: boolean }) {
+export function CredentialsForm({
+  submitLabel,
+  onSubmit,
+  newPassword,
+}: {
+  submitLabel: string;
+  onSubmit: (email: string, password: string) => Promise<void>;
+  newPassword: boolean;
+}) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [touched, setTouched] = useState({ email: false, password: false });

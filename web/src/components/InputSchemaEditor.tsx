@@ -20,7 +20,11 @@ function SchemaPreview({ schema }: { schema: InputSchema }) {
     <section className="schema-preview" aria-labelledby="schema-preview-title">
       <h3 id="schema-preview-title">Preview of the task form</h3>
       <p className="field-hint">What people fill in when they give this agent a task.</p>
-      <SchemaForm schema={schema} values={{ ...initialValues(schema), ...values }} onChange={(name, value) => setValues((before) => ({ ...before, [name]: value }))} />
+      <SchemaForm
+        schema={schema}
+        values={{ ...initialValues(schema), ...values }}
+        onChange={(name, value) => setValues((before) => ({ ...before, [name]: value }))}
+      />
     </section>
   );
 }

@@ -37,7 +37,15 @@ function SearchBox() {
       }}
     >
       <SearchIcon />
-      <input ref={input} type="search" name="q" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Search agents  (press /)" aria-label="Search agents" />
+      <input
+        ref={input}
+        type="search"
+        name="q"
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+        placeholder="Search agents  (press /)"
+        aria-label="Search agents"
+      />
     </form>
   );
 }
@@ -81,7 +89,15 @@ function AccountMenu() {
         }
       }}
     >
-      <button ref={button} type="button" className="menu-button" aria-expanded={open} aria-controls="account-menu" aria-label={`Account menu for ${name}`} onClick={() => setOpen(!open)}>
+      <button
+        ref={button}
+        type="button"
+        className="menu-button"
+        aria-expanded={open}
+        aria-controls="account-menu"
+        aria-label={`Account menu for ${name}`}
+        onClick={() => setOpen(!open)}
+      >
         <span className="avatar" aria-hidden="true">
           {name.slice(0, 1).toUpperCase()}
         </span>

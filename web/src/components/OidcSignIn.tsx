@@ -11,7 +11,9 @@ function useSignInOptions() {
 function failureMessage(reason: string, detail: string | null, issuer: string): string {
   switch (reason) {
     case 'provider':
-      return detail === 'access_denied' ? `The sign-in at ${issuer} was cancelled.` : `${issuer} did not sign you in${detail ? ` (${detail})` : ''}. Try again.`;
+      return detail === 'access_denied'
+        ? `The sign-in at ${issuer} was cancelled.`
+        : `${issuer} did not sign you in${detail ? ` (${detail})` : ''}. Try again.`;
     case 'expired':
       return 'The sign-in took too long, or was started in another browser. Start again.';
     case 'state':

@@ -127,7 +127,13 @@ function SchemaField(props: FieldProps) {
           ))}
         </select>
       ) : (
-        <input {...common} type={control === 'number' ? 'number' : 'text'} step={control === 'number' ? 'any' : undefined} value={text} onChange={(e) => onChange(e.target.value)} />
+        <input
+          {...common}
+          type={control === 'number' ? 'number' : 'text'}
+          step={control === 'number' ? 'any' : undefined}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
       )}
       {errorLine}
     </div>
@@ -214,13 +220,29 @@ function ImageField({
       {label}
       {hint}
       <div className="image-row">
-        <input {...common} type="url" inputMode="url" placeholder="https://…" value={text} onChange={(e) => onChange(e.target.value)} aria-describedby={`${common['aria-describedby']} ${statusId}`} />
+        <input
+          {...common}
+          type="url"
+          inputMode="url"
+          placeholder="https://…"
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+          aria-describedby={`${common['aria-describedby']} ${statusId}`}
+        />
         {uploadImage && (
           <>
             <button type="button" className="button" disabled={disabled || uploading} onClick={() => fileInput.current?.click()}>
               {uploading ? 'Uploading…' : 'Upload image'}
             </button>
-            <input ref={fileInput} type="file" accept="image/png,image/jpeg,image/gif,image/webp" hidden tabIndex={-1} aria-hidden="true" onChange={(e) => void upload(e.target.files?.[0])} />
+            <input
+              ref={fileInput}
+              type="file"
+              accept="image/png,image/jpeg,image/gif,image/webp"
+              hidden
+              tabIndex={-1}
+              aria-hidden="true"
+              onChange={(e) => void upload(e.target.files?.[0])}
+            />
           </>
         )}
       </div>

@@ -22,7 +22,8 @@ export const Time = ({ iso }: { iso: string }) => (
   </time>
 );
 
-export const taskHeading = (task: Pick<Task, 'title' | 'description'>) => task.title ?? (task.description.length > 80 ? `${task.description.slice(0, 79)}…` : task.description);
+export const taskHeading = (task: Pick<Task, 'title' | 'description'>) =>
+  task.title ?? (task.description.length > 80 ? `${task.description.slice(0, 79)}…` : task.description);
 
 /** One task in a list: what it is, its status, its agent and when. */
 export function TaskRow({ task }: { task: Task }) {

@@ -26,9 +26,11 @@ export function pkcs8FromPem(text: string): Uint8Array<ArrayBuffer> {
   const block = PEM_BLOCK.exec(text);
   if (!block) throw new KeyFileProblem('This file is not a PEM key file (it has no “-----BEGIN PRIVATE KEY-----” block).');
   const label = block[1]!;
-  if (label === 'ENCRYPTED PRIVATE KEY') throw new KeyFileProblem('This key file is encrypted with a passphrase; the page can only use an unencrypted PKCS#8 key.');
+  if (label === 'ENCRYPTED PRIVATE KEY')
+    throw new KeyFileProblem('This key file is encrypted with a passphrase; the page can only use an unencrypted PKCS#8 key.');
   if (label === 'PUBLIC KEY') throw new KeyFileProblem('This file holds a public key; choose the private key file the agent was registered with.');
-  if (label === 'OPENSSH PRIVATE KEY') throw new KeyFileProblem('This is an OpenSSH key file; the agent’s key is a PKCS#8 PEM file (“-----BEGIN PRIVATE KEY-----”).');
+  if (label === 'OPENSSH PRIVATE KEY')
+    throw new KeyFileProblem('This is an OpenSSH key file; the agent’s key is a PKCS#8 PEM file (“-----BEGIN PRIVATE KEY-----”).');
   if (label !== 'PRIVATE KEY') throw new KeyFileProblem(`This file holds a “${label}”, not an Ed25519 private key.`);
   let der: Uint8Array<ArrayBuffer>;
   try {

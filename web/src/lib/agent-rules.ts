@@ -62,7 +62,8 @@ export const emptyDraft: AgentDraft = {
   inputSchema: '',
 };
 
-const asOneOf = <T extends string>(values: readonly T[], value: string, fallback: T): T => ((values as readonly string[]).includes(value) ? (value as T) : fallback);
+const asOneOf = <T extends string>(values: readonly T[], value: string, fallback: T): T =>
+  (values as readonly string[]).includes(value) ? (value as T) : fallback;
 
 export function draftOf(agent: OwnedAgent): AgentDraft {
   return {

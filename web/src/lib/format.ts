@@ -3,7 +3,8 @@ const numberFormat = new Intl.NumberFormat('en-US');
 export const formatNumber = (n: number) => numberFormat.format(n);
 
 /** An amount in cents of a two-decimal currency, e.g. "$2.00" or "€1,250.50". */
-export const formatMoney = (cents: number, currency: string) => new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
+export const formatMoney = (cents: number, currency: string) =>
+  new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(cents / 100);
 
 export function formatPrice(cents: number, currency: string): string {
   if (cents === 0) return 'free';

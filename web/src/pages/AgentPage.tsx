@@ -17,7 +17,16 @@ export default function AgentPage() {
   }, [agent.data]);
 
   if (agent.isPending || agent.isError) {
-    return <LoadingOrMissing query={agent} loadingLabel="Loading the agent" missingTitle="No agent here." missingHint=<>It may be private or removed. <Link to="/agents">Find another agent</Link>.</> />;
+    return (
+      <LoadingOrMissing
+        query={agent}
+        loadingLabel="Loading the agent"
+        missingTitle="No agent here."
+        missingHint=<>
+          It may be private or removed. <Link to="/agents">Find another agent</Link>.
+        </>
+      />
+    );
   }
   const a = agent.data.data;
   const docs = safeHttpUrl(a.docsUrl);
@@ -63,7 +72,15 @@ export default function AgentPage() {
             <dt>Status</dt>
             <dd>{a.status}</dd>
             <dt>Last seen</dt>
-            <dd>{a.lastSeenAt ? <time dateTime={a.lastSeenAt} title={exactTime(a.lastSeenAt)}>{relativeTime(a.lastSeenAt)}</time> : 'never'}</dd>
+            <dd>
+              {a.lastSeenAt ? (
+                <time dateTime={a.lastSeenAt} title={exactTime(a.lastSeenAt)}>
+                  {relativeTime(a.lastSeenAt)}
+                </time>
+              ) : (
+                'never'
+              )}
+            </dd>
           </dl>
           <h3>Capabilities</h3>
           <Chips items={a.capabilities} label="Capabilities" max={50} />

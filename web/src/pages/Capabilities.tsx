@@ -17,8 +17,7 @@ export default function Capabilities() {
           {catalogue.data.categories.map((category) => (
             <section key={category.slug} aria-labelledby={`category-${category.slug}`}>
               <h2 id={`category-${category.slug}`}>
-                <Link to={`/agents?category=${encodeURIComponent(category.slug)}`}>{category.name}</Link>{' '}
-                <span className="muted">({category.count})</span>
+                <Link to={`/agents?category=${encodeURIComponent(category.slug)}`}>{category.name}</Link> <span className="muted">({category.count})</span>
               </h2>
               <ul>
                 {catalogue.data.data

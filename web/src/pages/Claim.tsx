@@ -49,7 +49,10 @@ function problemOf(error: unknown): Problem {
   if (error.status === 403) return { message: 'The signature does not match this agent’s registration key. Sign with the key the agent was registered with.' };
   if (error.status === 409) return { message: 'This agent has already been claimed.', alreadyClaimed: true };
   if (error.status === 400 && /expired|replaced|No active/i.test(error.message)) {
-    return { message: `The challenge is no longer valid (${error.message.replace(/: request .*$/, '')}). Get a new challenge and sign that.`, offerNewChallenge: true };
+    return {
+      message: `The challenge is no longer valid (${error.message.replace(/: request .*$/, '')}). Get a new challenge and sign that.`,
+      offerNewChallenge: true,
+    };
   }
   return { message: error.forField('signature') ?? error.message };
 }
@@ -113,7 +116,9 @@ function ClaimBody() {
         const key = await importAgentKey(await keyFile.text());
         // Checked here so a wrong key is named before anything is sent.
         if (!registrationPubkey || !samePublicKey(key.publicKey, registrationPubkey)) {
-          throw new KeyFileProblem(`This is not the agent’s key: its public half is ${key.publicKey}, and the agent was registered with ${registrationPubkey ?? 'no key'}.`);
+          throw new KeyFileProblem(
+            `This is not the agent’s key: its public half is ${key.publicKey}, and the agent was registered with ${registrationPubkey ?? 'no key'}.`,
+          );
         }
         signed = await key.sign(nonce);
       } else {
@@ -131,7 +136,14 @@ function ClaimBody() {
   };
 
   if (agent.isPending || agent.isError) {
-    return <LoadingOrMissing query={agent} loadingLabel="Loading the agent" missingTitle="No agent here." missingHint="Check the address you were given: it ends with the agent’s id." />;
+    return (
+      <LoadingOrMissing
+        query={agent}
+        loadingLabel="Loading the agent"
+        missingTitle="No agent here."
+        missingHint="Check the address you were given: it ends with the agent’s id."
+      />
+    );
   }
 
   const a = agent.data.data;
@@ -188,16 +200,13 @@ function ClaimBody() {
 
   const c = challenge.data;
   const keyFileName = 'agent-key.pem';
-  const opensslCommand = c
-    ? `printf '%s' '${c.nonce}' > nonce.txt\nopenssl pkeyutl -sign -rawin -inkey ${keyFileName} -in nonce.txt | openssl base64 -A`
-    : '';
+  const opensslCommand = c ? `printf '%s' '${c.nonce}' > nonce.txt\nopenssl pkeyutl -sign -rawin -inkey ${keyFileName} -in nonce.txt | openssl base64 -A` : '';
 
   return (
     <div className="page page-medium">
       <h1>Claim {a.name}</h1>
       <p className="muted">
-        Prove that you hold this agent’s registration key by signing a challenge with it. The agent then becomes yours: active, owned by your
-        account.
+        Prove that you hold this agent’s registration key by signing a challenge with it. The agent then becomes yours: active, owned by your account.
       </p>
       {facts}
 
@@ -235,8 +244,7 @@ function ClaimBody() {
             <input type="radio" name="method" value="file" checked={method === 'file'} onChange={() => setMethod('file')} /> With the key file, in this page
           </label>
           <label>
-            <input type="radio" name="method" value="paste" checked={method === 'paste'} onChange={() => setMethod('paste')} /> Paste a signature made
-            elsewhere
+            <input type="radio" name="method" value="paste" checked={method === 'paste'} onChange={() => setMethod('paste')} /> Paste a signature made elsewhere
           </label>
         </fieldset>
 

@@ -40,7 +40,9 @@ function ProfileForm() {
   if (serverError?.forField('username')) usernameMessage = { text: serverError.forField('username')!, ok: false };
   else if (username && !shapeOk) usernameMessage = { text: 'Usernames are 1-25 letters, digits or underscores', ok: false };
   else if (shapeOk && checked === username && availability.data) {
-    usernameMessage = availability.data.available ? { text: `@${availability.data.username} is available`, ok: true } : { text: availability.data.reason, ok: false };
+    usernameMessage = availability.data.available
+      ? { text: `@${availability.data.username} is available`, ok: true }
+      : { text: availability.data.reason, ok: false };
   } else if (shapeOk) usernameMessage = { text: 'Checking…', ok: true };
 
   const displayNameError = serverError?.forField('displayName') ?? (displayName.length > 50 ? 'At most 50 characters' : null);
@@ -64,7 +66,8 @@ function ProfileForm() {
       setBusy(false);
     }
   };
-  const general = serverError && !serverError.forField('username') && !serverError.forField('displayName') && !serverError.forField('bio') ? serverError.message : null;
+  const general =
+    serverError && !serverError.forField('username') && !serverError.forField('displayName') && !serverError.forField('bio') ? serverError.message : null;
 
   return (
     <form onSubmit={submit} noValidate>
@@ -92,7 +95,14 @@ function ProfileForm() {
       </div>
       <div className="field">
         <label htmlFor="displayName">Display name</label>
-        <input id="displayName" value={displayName} onChange={(e) => setDisplayName(e.target.value)} autoComplete="name" aria-describedby="displayName-message" aria-invalid={Boolean(displayNameError)} />
+        <input
+          id="displayName"
+          value={displayName}
+          onChange={(e) => setDisplayName(e.target.value)}
+          autoComplete="name"
+          aria-describedby="displayName-message"
+          aria-invalid={Boolean(displayNameError)}
+        />
         <p id="displayName-message" className="field-error">
           {displayNameError}
         </p>

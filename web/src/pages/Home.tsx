@@ -40,7 +40,10 @@ function MyTasks() {
 
 /** The agents the signed-in person runs, latest first. */
 function MyAgents() {
-  const agents = useQuery({ queryKey: ['agents', 'mine', LATEST], queryFn: () => unwrap(api.GET('/v1/agents', { params: { query: { limit: LATEST, offset: 0 } } })) });
+  const agents = useQuery({
+    queryKey: ['agents', 'mine', LATEST],
+    queryFn: () => unwrap(api.GET('/v1/agents', { params: { query: { limit: LATEST, offset: 0 } } })),
+  });
   return (
     <section aria-labelledby="my-agents" className="home-section">
       <div className="section-head">
@@ -97,7 +100,13 @@ export default function Home() {
             search(q);
           }}
         >
-          <input type="search" value={q} onChange={(e) => setQ(e.target.value)} aria-label="What do you need done?" placeholder="e.g. translate a contract to German" />
+          <input
+            type="search"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            aria-label="What do you need done?"
+            placeholder="e.g. translate a contract to German"
+          />
           <button className="button button-primary" type="submit">
             Find agents
           </button>

@@ -49,7 +49,16 @@ function MyAgentBody() {
   }, [agent.data, current]);
 
   if (agent.isPending || agent.isError) {
-    return <LoadingOrMissing query={agent} loadingLabel="Loading the agent" missingTitle="No agent of yours here." missingHint=<>It may have been deleted. <Link to="/me/agents">Back to my agents</Link></> />;
+    return (
+      <LoadingOrMissing
+        query={agent}
+        loadingLabel="Loading the agent"
+        missingTitle="No agent of yours here."
+        missingHint=<>
+          It may have been deleted. <Link to="/me/agents">Back to my agents</Link>
+        </>
+      />
+    );
   }
   const a = agent.data.data;
   const base = `/me/agents/${encodeURIComponent(a.id)}`;
@@ -90,7 +99,12 @@ function MyAgentBody() {
       ) : current.path === 'keys' ? (
         <ApiKeysPanel
           agentId={a.id}
-          intro={<p className="muted">Keys for the agent’s own program: a key acts as this agent (heartbeats, polling, posting) and can do nothing to your other agents. Send it as “Authorization: Bearer agk_…”.</p>}
+          intro={
+            <p className="muted">
+              Keys for the agent’s own program: a key acts as this agent (heartbeats, polling, posting) and can do nothing to your other agents. Send it as
+              “Authorization: Bearer agk_…”.
+            </p>
+          }
         />
       ) : current.path === 'delivery' ? (
         <DeliveryTab agent={a} />
@@ -299,12 +313,22 @@ function DeliveryTab({ agent }: { agent: OwnedAgent }) {
   const [secret, setSecret] = useState<string | null>(null);
   const [rotating, setRotating] = useState<object | null>(null);
 
-  const endpointProblem = saveError?.forField('endpoint') ?? urlProblem(endpoint.trim()) ?? (mode === 'webhook' && !endpoint.trim() ? 'Webhook delivery needs an endpoint' : null);
+  const endpointProblem =
+    saveError?.forField('endpoint') ?? urlProblem(endpoint.trim()) ?? (mode === 'webhook' && !endpoint.trim() ? 'Webhook delivery needs an endpoint' : null);
   const save = useMutation({
     mutationFn: () =>
-      unwrap(api.PATCH('/v1/agents/{id}', { params: { path: { id: agent.id } }, body: { endpoint: endpoint.trim() || null, deliveryMode: mode as 'webhook' | 'poll' } })),
+      unwrap(
+        api.PATCH('/v1/agents/{id}', {
+          params: { path: { id: agent.id } },
+          body: { endpoint: endpoint.trim() || null, deliveryMode: mode as 'webhook' | 'poll' },
+        }),
+      ),
     onSuccess: (answer) => {
-      setSaved(answer.data.deliveryMode === 'webhook' && agent.deliveryMode !== 'webhook' ? 'Saved. Tasks now go to the endpoint: rotate the secret below to see it and give it to the agent.' : 'Saved.');
+      setSaved(
+        answer.data.deliveryMode === 'webhook' && agent.deliveryMode !== 'webhook'
+          ? 'Saved. Tasks now go to the endpoint: rotate the secret below to see it and give it to the agent.'
+          : 'Saved.',
+      );
       client.setQueryData(['my-agent', agent.id], answer);
       void client.invalidateQueries({ queryKey: ['my-agents'] });
     },
@@ -337,7 +361,8 @@ function DeliveryTab({ agent }: { agent: OwnedAgent }) {
             Delivery
           </span>
           <label className="checkbox">
-            <input type="radio" name="mode" checked={mode === 'webhook'} onChange={() => setMode('webhook')} /> Webhook: tasks are sent to the endpoint, signed with the secret
+            <input type="radio" name="mode" checked={mode === 'webhook'} onChange={() => setMode('webhook')} /> Webhook: tasks are sent to the endpoint, signed
+            with the secret
           </label>
           <label className="checkbox">
             <input type="radio" name="mode" checked={mode === 'poll'} onChange={() => setMode('poll')} /> Poll: the agent asks for its tasks
@@ -345,7 +370,14 @@ function DeliveryTab({ agent }: { agent: OwnedAgent }) {
         </div>
         <div className="field">
           <label htmlFor="delivery-endpoint">Endpoint</label>
-          <input id="delivery-endpoint" type="url" value={endpoint} onChange={(e) => setEndpoint(e.target.value)} aria-describedby="delivery-endpoint-message" aria-invalid={Boolean(endpointProblem)} />
+          <input
+            id="delivery-endpoint"
+            type="url"
+            value={endpoint}
+            onChange={(e) => setEndpoint(e.target.value)}
+            aria-describedby="delivery-endpoint-message"
+            aria-invalid={Boolean(endpointProblem)}
+          />
           <p id="delivery-endpoint-message" className={endpointProblem ? 'field-error' : 'field-hint'}>
             {endpointProblem ?? 'Leave it empty for an agent that polls.'}
           </p>
@@ -364,7 +396,16 @@ function DeliveryTab({ agent }: { agent: OwnedAgent }) {
       </form>
 
       <h2>Webhook signing secret</h2>
-      {secret && <SecretBox title="New webhook signing secret" label="The new webhook signing secret" secret={secret} testId="webhook-secret" afterwards="afterwards you can only replace it with a new one (Delivery, Rotate secret)" onDone={() => setSecret(null)} />}
+      {secret && (
+        <SecretBox
+          title="New webhook signing secret"
+          label="The new webhook signing secret"
+          secret={secret}
+          testId="webhook-secret"
+          afterwards="afterwards you can only replace it with a new one (Delivery, Rotate secret)"
+          onDone={() => setSecret(null)}
+        />
+      )}
       <p className="muted">
         {agent.hasWebhookSecret
           ? 'Deliveries are signed with a secret (Standard Webhooks). Rotating replaces it at once: deliveries signed with the old one stop.'
@@ -426,12 +467,20 @@ function usePaymentAccount(agentId: string) {
 function EarningsTab({ agent }: { agent: OwnedAgent }) {
   const client = useQueryClient();
   const account = usePaymentAccount(agent.id);
-  const balance = useQuery({ queryKey: ['balance', agent.id], queryFn: () => unwrap(api.GET('/v1/agents/{id}/balance', { params: { path: { id: agent.id } } })) });
+  const balance = useQuery({
+    queryKey: ['balance', agent.id],
+    queryFn: () => unwrap(api.GET('/v1/agents/{id}/balance', { params: { path: { id: agent.id } } })),
+  });
   const [provider, setProvider] = useState<'ledger' | 'stripe'>('ledger');
   const here = `${window.location.origin}/me/agents/${encodeURIComponent(agent.id)}/earnings`;
   const connect = useMutation({
     mutationFn: () =>
-      unwrap(api.POST('/v1/agents/{id}/payment-account', { params: { path: { id: agent.id } }, body: provider === 'stripe' ? { provider, returnUrl: here, refreshUrl: here } : { provider } })),
+      unwrap(
+        api.POST('/v1/agents/{id}/payment-account', {
+          params: { path: { id: agent.id } },
+          body: provider === 'stripe' ? { provider, returnUrl: here, refreshUrl: here } : { provider },
+        }),
+      ),
     onSuccess: (answer) => client.setQueryData(['payment-account', agent.id], answer.data),
   });
   const onboarding = safeHttpUrl(account.data?.onboardingUrl ?? connect.data?.data.onboardingUrl);
@@ -496,10 +545,12 @@ function EarningsTab({ agent }: { agent: OwnedAgent }) {
           <fieldset className="field">
             <legend className="label">Provider</legend>
             <label className="checkbox">
-              <input type="radio" name="provider" checked={provider === 'ledger'} onChange={() => setProvider('ledger')} /> Ledger: balances here, paid out by the operator
+              <input type="radio" name="provider" checked={provider === 'ledger'} onChange={() => setProvider('ledger')} /> Ledger: balances here, paid out by
+              the operator
             </label>
             <label className="checkbox">
-              <input type="radio" name="provider" checked={provider === 'stripe'} onChange={() => setProvider('stripe')} /> Stripe Connect: paid to your Stripe account as tasks complete
+              <input type="radio" name="provider" checked={provider === 'stripe'} onChange={() => setProvider('stripe')} /> Stripe Connect: paid to your Stripe
+              account as tasks complete
             </label>
           </fieldset>
           {connect.isError && (

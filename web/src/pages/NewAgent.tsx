@@ -15,7 +15,14 @@ function Registered({ agent, secret }: { agent: RegisteredAgent; secret: string 
     <div className="page page-form">
       <h1>{agent.name} is registered</h1>
       <p className="muted">Tasks are sent to its endpoint signed with this secret (Standard Webhooks). Put it in the agent’s configuration now.</p>
-      <SecretBox title="Webhook signing secret" label="The agent’s webhook signing secret" secret={secret} testId="webhook-secret" afterwards="afterwards you can only replace it with a new one (Delivery, Rotate secret)" onDone={() => navigate(`/me/agents/${encodeURIComponent(agent.id)}`)} />
+      <SecretBox
+        title="Webhook signing secret"
+        label="The agent’s webhook signing secret"
+        secret={secret}
+        testId="webhook-secret"
+        afterwards="afterwards you can only replace it with a new one (Delivery, Rotate secret)"
+        onDone={() => navigate(`/me/agents/${encodeURIComponent(agent.id)}`)}
+      />
       <Link to={`/me/agents/${encodeURIComponent(agent.id)}`}>Go to {agent.name}</Link>
     </div>
   );

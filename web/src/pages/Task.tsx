@@ -105,7 +105,13 @@ function RatingForm({ task }: { task: Task }) {
         </fieldset>
         <div className="field">
           <label htmlFor="rating-comment">Comment (optional)</label>
-          <textarea id="rating-comment" value={comment} onChange={(e) => setComment(e.target.value)} aria-invalid={Boolean(commentError)} aria-describedby="rating-message" />
+          <textarea
+            id="rating-comment"
+            value={comment}
+            onChange={(e) => setComment(e.target.value)}
+            aria-invalid={Boolean(commentError)}
+            aria-describedby="rating-message"
+          />
         </div>
         <p id="rating-message" className="field-error">
           {commentError ?? error}

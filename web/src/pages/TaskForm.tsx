@@ -39,7 +39,17 @@ function TaskFormLoader() {
   }, [agent.data]);
 
   if (agent.isPending || agent.isError) {
-    return <LoadingOrMissing query={agent} className="page page-form" loadingLabel="Loading the agent" missingTitle="No agent here." missingHint=<>It may be private or removed. <Link to="/agents">Find another agent</Link>.</> />;
+    return (
+      <LoadingOrMissing
+        query={agent}
+        className="page page-form"
+        loadingLabel="Loading the agent"
+        missingTitle="No agent here."
+        missingHint=<>
+          It may be private or removed. <Link to="/agents">Find another agent</Link>.
+        </>
+      />
+    );
   }
   return <TaskForm agent={agent.data.data} />;
 }
@@ -122,7 +132,9 @@ function TaskForm({ agent }: { agent: AgentDetail }) {
     setBusy('preview');
     setServerError(null);
     try {
-      const { data } = await unwrap(api.POST('/v1/tasks/extract', { body: { agentId: agent.id, description: description.trim(), ...(title.trim() ? { title: title.trim() } : {}) } }));
+      const { data } = await unwrap(
+        api.POST('/v1/tasks/extract', { body: { agentId: agent.id, description: description.trim(), ...(title.trim() ? { title: title.trim() } : {}) } }),
+      );
       setValues(valuesFromInput(schema!, data.input));
       setMissing(Object.fromEntries(data.missing.map((name) => [name, 'Not found in your description: fill it in.'])));
       setPreviewed(true);
@@ -181,7 +193,8 @@ function TaskForm({ agent }: { agent: AgentDetail }) {
       <p className="muted">{agent.description}</p>
       {agent.pricePerTaskCents > 0 && (
         <p className="notice">
-          {agent.name} charges {formatPrice(agent.pricePerTaskCents, agent.currency).replace(' / task', '')} per task. Sending the task agrees to pay that when it is completed.
+          {agent.name} charges {formatPrice(agent.pricePerTaskCents, agent.currency).replace(' / task', '')} per task. Sending the task agrees to pay that when
+          it is completed.
         </p>
       )}
 
@@ -264,7 +277,15 @@ function TaskForm({ agent }: { agent: AgentDetail }) {
               {mode === 'words' ? 'Check and correct these before you send the task. ' : ''}Fields marked <span aria-hidden="true">*</span>
               <span className="visually-hidden">required</span> are required.
             </p>
-            <SchemaForm schema={schema} values={values} onChange={changeValue} errors={fieldErrors} flagged={missing} disabled={busy !== null} uploadImage={uploadImage} />
+            <SchemaForm
+              schema={schema}
+              values={values}
+              onChange={changeValue}
+              errors={fieldErrors}
+              flagged={missing}
+              disabled={busy !== null}
+              uploadImage={uploadImage}
+            />
           </section>
         )}
 

@@ -34,7 +34,10 @@ export function createHttpApi(options: { url: string; token?: string | null; fet
       try {
         return { status: response.status, body: text ? JSON.parse(text) : null };
       } catch {
-        return { status: response.status >= 400 ? response.status : 502, body: { code: 'BAD_GATEWAY', message: `${base} answered with something other than JSON` } };
+        return {
+          status: response.status >= 400 ? response.status : 502,
+          body: { code: 'BAD_GATEWAY', message: `${base} answered with something other than JSON` },
+        };
       }
     },
   };

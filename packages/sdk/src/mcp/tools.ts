@@ -98,7 +98,10 @@ export function createAgentryMcpServer(api: AgentryApi): McpServer {
       const pubkey = typeof data.registrationPubkey === 'string' && data.keyVerified === true ? data.registrationPubkey : null;
       if (!pubkey) return text({ agent: data, trust: { score: data.trust } });
       const perClass = await api.call('GET', `/v1/trust${query({ pubkey })}`);
-      return text({ agent: data, trust: { score: data.trust, ...(perClass.status === 200 ? { byTaskClass: (perClass.body as { data: unknown }).data } : {}) } });
+      return text({
+        agent: data,
+        trust: { score: data.trust, ...(perClass.status === 200 ? { byTaskClass: (perClass.body as { data: unknown }).data } : {}) },
+      });
     },
   );
 
@@ -130,7 +133,12 @@ export function createAgentryMcpServer(api: AgentryApi): McpServer {
         agentId: z.string().min(1).max(100).optional().describe('Send to this agent rather than the best match'),
         input: z.record(z.unknown()).optional().describe("Structured input matching the agent's inputSchema"),
         maxPriceCents: z.number().int().min(0).optional().describe('The most this task may cost; without it only free agents are chosen'),
-        expiresInMinutes: z.number().int().min(1).max(7 * 24 * 60).optional(),
+        expiresInMinutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 24 * 60)
+          .optional(),
       },
     },
     async (args) => {
@@ -144,7 +152,7 @@ export function createAgentryMcpServer(api: AgentryApi): McpServer {
     'get_task',
     {
       title: 'Get a task',
-      description: "A task you submitted: its status, assigned agent, and result or error once it ends. Needs a credential.",
+      description: 'A task you submitted: its status, assigned agent, and result or error once it ends. Needs a credential.',
       inputSchema: { taskId: z.string().min(1).max(100) },
       annotations: { readOnlyHint: true },
     },

@@ -25,7 +25,9 @@ function isActive(account: Stripe.Account): boolean {
  * transfer) is what Stripe saved under the key and would answer again.
  */
 function isRetryable(error: unknown): boolean {
-  return error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeRateLimitError || error instanceof Stripe.errors.StripeAPIError;
+  return (
+    error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeRateLimitError || error instanceof Stripe.errors.StripeAPIError
+  );
 }
 
 function describe(error: unknown): string {
@@ -40,7 +42,9 @@ export function createStripeProvider(options: StripeProviderOptions): StripeProv
     maxNetworkRetries: 0,
     timeout: options.timeoutMs ?? 20_000,
     appInfo: { name: 'agentry' },
-    ...(base ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol === 'https:' ? 'https' : 'http' } : {}),
+    ...(base
+      ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol === 'https:' ? 'https' : 'http' }
+      : {}),
   });
 
   async function call<T>(what: string, work: () => Promise<T>): Promise<T> {

@@ -18,9 +18,7 @@ export interface PaymentProvider {
   connect(agentId: string, existing: PaymentAccountRow | undefined, links: OnboardingLinks): Promise<Connection>;
 }
 
-export type StripeEvent =
-  | { kind: 'account'; accountId: string; active: boolean; created: number }
-  | { kind: 'ignored'; type: string };
+export type StripeEvent = { kind: 'account'; accountId: string; active: boolean; created: number } | { kind: 'ignored'; type: string };
 
 /** Stripe Connect, beyond connecting: sending an agent its share, and reading Stripe's signed events. */
 export interface StripeProvider extends PaymentProvider {

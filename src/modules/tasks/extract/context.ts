@@ -54,7 +54,13 @@ export function pairUp(ctx: Context, pairs: { field: FieldProfile; at: number; d
 }
 
 /** Mentions of open fields of the given kinds near unused tokens of a kind, within `limit` tokens. */
-export function nearPairs(ctx: Context, kinds: FieldProfile['kind'][], tokenKind: Token['kind'], limit: number, accept: (token: Token) => boolean = () => true) {
+export function nearPairs(
+  ctx: Context,
+  kinds: FieldProfile['kind'][],
+  tokenKind: Token['kind'],
+  limit: number,
+  accept: (token: Token) => boolean = () => true,
+) {
   const pairs: { field: FieldProfile; at: number; distance: number }[] = [];
   for (const field of ctx.fields) {
     if (!kinds.includes(field.kind) || !isOpen(ctx, field)) continue;

@@ -20,10 +20,34 @@ export function readEntities(ctx: Context, text: string): void {
     return found;
   };
   for (const field of open('color')) takeFirst(ctx, field, text, colorSpans(ctx, field));
-  for (const field of open('date')) takeFirst(ctx, field, text, spans('date', () => dateSpans(ctx)));
-  for (const field of open('time')) takeFirst(ctx, field, text, spans('time', () => timeSpans(ctx)));
-  for (const field of open('place')) takeFirst(ctx, field, text, spans(`place ${field.preposition}`, () => placeSpans(ctx, text, blocked, field.preposition)));
-  for (const field of open('person')) takeFirst(ctx, field, text, spans(`person ${takesEmail(field)}`, () => personSpans(ctx, text, blocked, field)));
+  for (const field of open('date'))
+    takeFirst(
+      ctx,
+      field,
+      text,
+      spans('date', () => dateSpans(ctx)),
+    );
+  for (const field of open('time'))
+    takeFirst(
+      ctx,
+      field,
+      text,
+      spans('time', () => timeSpans(ctx)),
+    );
+  for (const field of open('place'))
+    takeFirst(
+      ctx,
+      field,
+      text,
+      spans(`place ${field.preposition}`, () => placeSpans(ctx, text, blocked, field.preposition)),
+    );
+  for (const field of open('person'))
+    takeFirst(
+      ctx,
+      field,
+      text,
+      spans(`person ${takesEmail(field)}`, () => personSpans(ctx, text, blocked, field)),
+    );
 }
 
 interface Span {
@@ -81,7 +105,10 @@ function colorSpans(ctx: Context, field: FieldProfile): Span[] {
 
 const ORDINAL_DAY = /^(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
-const dayNumber = (token: Token | undefined) => token !== undefined && ((token.kind === 'number' && !token.spelled && Number.isInteger(token.value) && (token.value ?? 0) >= 1 && (token.value ?? 0) <= 31) || ORDINAL_DAY.test(token.norm));
+const dayNumber = (token: Token | undefined) =>
+  token !== undefined &&
+  ((token.kind === 'number' && !token.spelled && Number.isInteger(token.value) && (token.value ?? 0) >= 1 && (token.value ?? 0) <= 31) ||
+    ORDINAL_DAY.test(token.norm));
 
 function dateSpans(ctx: Context): Span[] {
   const t = ctx.tokens;
@@ -93,7 +120,7 @@ function dateSpans(ctx: Context): Span[] {
     if (ctx.used[i]) continue;
     const norm = token.norm;
     if (token.kind === 'word' && (ISO_DATE.test(norm) || /^\d{1,2}\/\d{1,2}(?:\/\d{2,4})?$/.test(norm))) spans.push({ start: i, end: i, score: 3 });
-    else if (token.kind === 'word' && (RELATIVE_DAYS.has(norm) && norm !== 'weekend')) spans.push({ start: i, end: i, score: 2 });
+    else if (token.kind === 'word' && RELATIVE_DAYS.has(norm) && norm !== 'weekend') spans.push({ start: i, end: i, score: 2 });
     else if (token.kind === 'word' && (WEEKDAYS.has(norm) || (norm.endsWith('s') && WEEKDAYS.has(norm.slice(0, -1))))) {
       const modified = i > 0 && ['next', 'this', 'coming'].includes(t[i - 1]?.norm ?? '') && t[i - 1]?.clause === token.clause;
       spans.push({ start: modified ? i - 1 : i, end: i, score: 2 });
@@ -113,12 +140,22 @@ function timeSpans(ctx: Context): Span[] {
   for (let i = 0; i < t.length; i++) {
     const token = t[i] as Token;
     if (!free(ctx, i)) continue;
-    if (token.kind === 'word' && CLOCK.test(token.norm) && (/[ap]\.?m/.test(token.norm) || token.norm.includes(':'))) spans.push({ start: i, end: i, score: 3 });
+    if (token.kind === 'word' && CLOCK.test(token.norm) && (/[ap]\.?m/.test(token.norm) || token.norm.includes(':')))
+      spans.push({ start: i, end: i, score: 3 });
     else if (token.kind === 'word' && ['noon', 'midnight', 'midday'].includes(token.norm)) spans.push({ start: i, end: i, score: 2 });
-    else if (token.kind === 'number' && !token.spelled && token.unit === '' && t[i - 1]?.norm === 'at' && Number.isInteger(token.value) && (token.value ?? -1) >= 0 && (token.value ?? 99) <= 23) {
+    else if (
+      token.kind === 'number' &&
+      !token.spelled &&
+      token.unit === '' &&
+      t[i - 1]?.norm === 'at' &&
+      Number.isInteger(token.value) &&
+      (token.value ?? -1) >= 0 &&
+      (token.value ?? 99) <= 23
+    ) {
       // "at 10", not "at 10 minutes" or "at 10%".
       const next = t[i + 1];
-      if (next === undefined || next.kind === 'punct' || isStopword(next.norm) || next.kind === 'word' && !/^[a-z]/.test(next.norm)) spans.push({ start: i, end: i, score: 1 });
+      if (next === undefined || next.kind === 'punct' || isStopword(next.norm) || (next.kind === 'word' && !/^[a-z]/.test(next.norm)))
+        spans.push({ start: i, end: i, score: 1 });
     }
   }
   return spans;
@@ -144,14 +181,20 @@ function placeSpans(ctx: Context, text: string, blocked: Set<string>, prepositio
     let known = -1;
     for (let n = 3; n >= 1 && known < 0; n--) {
       const words = t.slice(i, i + n);
-      if (words.length === n && words.every((w, k) => w.kind === 'word' && free(ctx, i + k) && w.sentence === t[i]?.sentence) && PLACES.has(words.map((w) => w.norm).join(' '))) known = i + n - 1;
+      if (
+        words.length === n &&
+        words.every((w, k) => w.kind === 'word' && free(ctx, i + k) && w.sentence === t[i]?.sentence) &&
+        PLACES.has(words.map((w) => w.norm).join(' '))
+      )
+        known = i + n - 1;
     }
     const before = t[i - 1]?.norm === 'the' ? t[i - 2] : t[i - 1];
     const afterPreposition = before !== undefined && before.clause === t[i]?.clause && PLACE_PREPOSITIONS.has(before.norm);
     const bonus = afterPreposition && before?.norm === preposition ? 1 : 0;
     if (known >= 0) {
       // A region or country code after a city belongs to it ("Wellington NZ", "Austin TX"), as does a capitalised word ("New York City").
-      while (capitalized(text, t[known + 1]) && free(ctx, known + 1) && !blocked.has(t[known + 1]?.norm ?? '') && t[known + 1]?.clause === t[known]?.clause) known++;
+      while (capitalized(text, t[known + 1]) && free(ctx, known + 1) && !blocked.has(t[known + 1]?.norm ?? '') && t[known + 1]?.clause === t[known]?.clause)
+        known++;
       spans.push({ start: i, end: known, score: 3 + bonus });
       i = known;
       continue;
@@ -171,10 +214,57 @@ const takesEmail = (field: FieldProfile) => /e-?mail/i.test(field.definition.des
 
 const TITLES = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'sir', 'dame']);
 const PERSON_CUES = new Set([
-  'with', 'w', 'to', 'for', 'from', 'invoice', 'bill', 'charge', 'send', 'meet', 'meeting', 'invite', 'call', 'ping', 'cc', 'and', 'mentor',
-  'client', 'customer', 'colleague', 'boss', 'manager', 'friend', 'attendee', 'name', 'named', 'called',
+  'with',
+  'w',
+  'to',
+  'for',
+  'from',
+  'invoice',
+  'bill',
+  'charge',
+  'send',
+  'meet',
+  'meeting',
+  'invite',
+  'call',
+  'ping',
+  'cc',
+  'and',
+  'mentor',
+  'client',
+  'customer',
+  'colleague',
+  'boss',
+  'manager',
+  'friend',
+  'attendee',
+  'name',
+  'named',
+  'called',
 ]);
-const PHRASE_STOPS = new Set(['at', 'on', 'in', 'every', 'each', 'for', 'about', 'to', 'from', 'tomorrow', 'today', 'tonight', 'next', 'this', 'starting', 'from', 'by', 'via', 'over', 'regarding', 're']);
+const PHRASE_STOPS = new Set([
+  'at',
+  'on',
+  'in',
+  'every',
+  'each',
+  'for',
+  'about',
+  'to',
+  'from',
+  'tomorrow',
+  'today',
+  'tonight',
+  'next',
+  'this',
+  'starting',
+  'from',
+  'by',
+  'via',
+  'over',
+  'regarding',
+  're',
+]);
 
 /**
  * People and organisations: an email address when the field's description speaks of one, then
@@ -185,7 +275,8 @@ function personSpans(ctx: Context, text: string, blocked: Set<string>, field: Fi
   const t = ctx.tokens;
   const spans: Span[] = [];
   const email = takesEmail(field);
-  const usable = (i: number) => free(ctx, i) && !blocked.has(t[i]?.norm ?? '') && !PLACES.has(t[i]?.norm ?? '') && !isStopword(t[i]?.norm ?? '') && (t[i]?.norm.length ?? 0) > 1;
+  const usable = (i: number) =>
+    free(ctx, i) && !blocked.has(t[i]?.norm ?? '') && !PLACES.has(t[i]?.norm ?? '') && !isStopword(t[i]?.norm ?? '') && (t[i]?.norm.length ?? 0) > 1;
   for (let i = 0; i < t.length; i++) {
     const token = t[i] as Token;
     if (email && token.kind === 'email' && !ctx.used[i]) spans.push({ start: i, end: i, score: 4 });

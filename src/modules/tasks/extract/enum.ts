@@ -74,7 +74,14 @@ function indexOf(field: FieldProfile): OptionIndex {
  * Each option of an enum field found among the tokens `usable` allows, best tier only: if any
  * option is named outright, synonyms and near spellings are not considered.
  */
-export function findOptions(field: FieldProfile, tokens: Token[], usable: (index: number) => boolean, from = 0, to = tokens.length, otherField: (index: number) => boolean = () => false): OptionHit[] {
+export function findOptions(
+  field: FieldProfile,
+  tokens: Token[],
+  usable: (index: number) => boolean,
+  from = 0,
+  to = tokens.length,
+  otherField: (index: number) => boolean = () => false,
+): OptionHit[] {
   const rejected = (tokens: Token[], at: number) => rejectedAt(tokens, at, otherField);
   const index = indexOf(field);
   const exact: OptionHit[] = [];

@@ -61,7 +61,9 @@ const ABOUT_WORDS = new Set(['topic', 'subject', 'theme']);
 const FREE_TEXT_WORDS = new Set(['text', 'prompt', 'query', 'question', 'description', 'content', 'message', 'instruction', 'task', 'request', 'body']);
 // Name words too vague to point at one field on their own ("max" of max_words, "is" of is_public).
 const GENERIC = new Set(
-  'num number no count amount total value val max min maximum minimum is has have use enable include should allow do with id the of per in to type kind mode data field input output option setting flag'.split(' '),
+  'num number no count amount total value val max min maximum minimum is has have use enable include should allow do with id the of per in to type kind mode data field input output option setting flag'.split(
+    ' ',
+  ),
 );
 // Leading verbs of boolean names: "include_sources" is mentioned as "sources", and the verb is a cue in the text.
 const BOOLEAN_PREFIXES = new Set('is has have include enable use with show add allow should do want need can apply'.split(' '));
@@ -114,8 +116,20 @@ export function profileFields(schema: InputSchema): FieldProfile[] {
     }
     const options = (definition.enum ?? []).map((value) => ({ value, keys: tokenize(String(value)).map((t) => t.key) }));
     const about = kind === 'string' && [...words, ...(descriptionWords[i] ?? [])].some((w) => ABOUT_WORDS.has(w));
-    const described = tokenize(definition.description ?? '').filter((t) => t.kind === 'word').map((t) => t.key);
-    return { name, definition, kind, phrases, about, options, role: roleOf(kind, words, described), unit: unitOf(kind, words, described), preposition: prepositionOf(definition.description) };
+    const described = tokenize(definition.description ?? '')
+      .filter((t) => t.kind === 'word')
+      .map((t) => t.key);
+    return {
+      name,
+      definition,
+      kind,
+      phrases,
+      about,
+      options,
+      role: roleOf(kind, words, described),
+      unit: unitOf(kind, words, described),
+      preposition: prepositionOf(definition.description),
+    };
   });
 }
 
@@ -167,7 +181,11 @@ function unitOf(kind: FieldKind, nameWords: string[], described: string[]): Fiel
 }
 
 function prepositionOf(description: string | undefined): string | null {
-  const words = (description ?? '').replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z]+/g) ?? [];
+  const words =
+    (description ?? '')
+      .replace(/\([^)]*\)/g, ' ')
+      .toLowerCase()
+      .match(/[a-z]+/g) ?? [];
   const last = words[words.length - 1];
   return last !== undefined && PREPOSITIONS.has(last) && words.length > 1 ? last : null;
 }
@@ -206,7 +224,8 @@ export function findMentions(tokens: Token[], fields: FieldProfile[]): Mention[]
       const first = keys[0];
       if (first === undefined) continue;
       index(first, { field: field.name, keys, strength, inverted });
-      if (strength === 3 && keys.length === 1 && !inverted) for (const participle of [`${first}d`, `${first}ed`]) index(participle, { field: field.name, keys, strength });
+      if (strength === 3 && keys.length === 1 && !inverted)
+        for (const participle of [`${first}d`, `${first}ed`]) index(participle, { field: field.name, keys, strength });
     }
   }
   const mentions: Mention[] = [];
@@ -215,7 +234,13 @@ export function findMentions(tokens: Token[], fields: FieldProfile[]): Mention[]
     let best: Mention[] = [];
     for (const phrase of byFirst.get(tokens[i]?.key ?? '') ?? []) {
       if (!matchesAt(tokens, i, phrase.keys, phrase.strength === 3)) continue;
-      const candidate: Mention = { field: phrase.field, start: i, end: i + phrase.keys.length - 1, strength: phrase.strength, ...(phrase.inverted ? { inverted: true } : {}) };
+      const candidate: Mention = {
+        field: phrase.field,
+        start: i,
+        end: i + phrase.keys.length - 1,
+        strength: phrase.strength,
+        ...(phrase.inverted ? { inverted: true } : {}),
+      };
       const top = best[0];
       if (top === undefined || candidate.end > top.end || (candidate.end === top.end && candidate.strength > top.strength)) best = [candidate];
       else if (candidate.end === top.end && candidate.strength === top.strength && !best.some((m) => m.field === phrase.field)) best.push(candidate);

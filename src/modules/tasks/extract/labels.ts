@@ -37,7 +37,8 @@ function readLabel(ctx: Context, field: FieldProfile, m: Mention, text: string):
       const k = skip(t, j, LINK_FILLERS, 3);
       const token = t[k];
       if (!inSentence(k) || token === undefined) return;
-      const value = TRUE_WORDS.has(token.norm) || (strong && token.value === 1) ? true : FALSE_WORDS.has(token.norm) || (strong && token.value === 0) ? false : undefined;
+      const value =
+        TRUE_WORDS.has(token.norm) || (strong && token.value === 1) ? true : FALSE_WORDS.has(token.norm) || (strong && token.value === 0) ? false : undefined;
       if (value !== undefined && (field.options.length === 0 || field.options.some((o) => o.value === value))) take(ctx, field, value, k);
       return;
     }
@@ -73,10 +74,7 @@ function readOption(ctx: Context, field: FieldProfile, from: number, to: number)
   const t = ctx.tokens;
   const token = t[from];
   // A quoted value is read word by word, like the option itself.
-  const hits =
-    token?.kind === 'quote'
-      ? findOptions(field, tokenize(token.norm), () => true)
-      : findOptions(field, t, (i) => !ctx.used[i], from, to + 1);
+  const hits = token?.kind === 'quote' ? findOptions(field, tokenize(token.norm), () => true) : findOptions(field, t, (i) => !ctx.used[i], from, to + 1);
   const best = hits.sort((a, b) => b.tier - a.tier || a.start - b.start)[0];
   if (best !== undefined) take(ctx, field, best.value, from, to);
 }

@@ -4,7 +4,11 @@
  * no accents; multi-word entries are space-separated.
  */
 
-const list = (words: string) => words.split(/\s*\n\s*|\s*,\s*/).map((w) => w.trim()).filter((w) => w.length > 0);
+const list = (words: string) =>
+  words
+    .split(/\s*\n\s*|\s*,\s*/)
+    .map((w) => w.trim())
+    .filter((w) => w.length > 0);
 
 /** Countries and large or much-visited cities, for places written in lower case ("ship it to spain"). */
 export const PLACES = new Set(
@@ -35,7 +39,9 @@ export const PLACES = new Set(
 
 export const WEEKDAYS = new Set(list('monday, tuesday, wednesday, thursday, friday, saturday, sunday, mon, tue, tues, wed, thu, thur, thurs, fri, sat, sun'));
 export const MONTHS = new Set(
-  list('january, february, march, april, may, june, july, august, september, october, november, december, jan, feb, mar, apr, jun, jul, aug, sep, sept, oct, nov, dec'),
+  list(
+    'january, february, march, april, may, june, july, august, september, october, november, december, jan, feb, mar, apr, jun, jul, aug, sep, sept, oct, nov, dec',
+  ),
 );
 /** Days named relative to today. */
 export const RELATIVE_DAYS = new Set(list('today, tomorrow, tonight, tmrw, tmr, yesterday, weekend'));
@@ -74,7 +80,9 @@ export const CURRENCIES: Record<string, { symbols: string[]; words: string[] }> 
 };
 
 export const COLORS = new Set(
-  list('white, black, grey, gray, red, green, blue, yellow, orange, purple, pink, brown, beige, navy, teal, cyan, magenta, silver, gold, cream, ivory, maroon, turquoise, lavender, transparent'),
+  list(
+    'white, black, grey, gray, red, green, blue, yellow, orange, purple, pink, brown, beige, navy, teal, cyan, magenta, silver, gold, cream, ivory, maroon, turquoise, lavender, transparent',
+  ),
 );
 /** Cuisines and the adjectives of nations that name one. */
 export const CUISINES = new Set(
@@ -156,7 +164,21 @@ export const OPTION_PHRASES: Record<string, string[]> = {
   python: ['py', 'python3', 'django', 'flask'],
   go: ['golang'],
   rust: ['rustlang'],
-  performance: ['slow', 'speed', 'fast', 'faster', 'perf', 'memory leak', 'memory leaks', 'latency', 'efficiency', 'optimisation', 'optimization', 'bottleneck', 'bottlenecks'],
+  performance: [
+    'slow',
+    'speed',
+    'fast',
+    'faster',
+    'perf',
+    'memory leak',
+    'memory leaks',
+    'latency',
+    'efficiency',
+    'optimisation',
+    'optimization',
+    'bottleneck',
+    'bottlenecks',
+  ],
   security: ['vulnerability', 'vulnerabilities', 'secure', 'injection', 'xss', 'exploit', 'exploits', 'auth', 'secrets'],
   style: ['readability', 'readable', 'formatting', 'naming', 'lint', 'linting', 'code style', 'conventions', 'tidy'],
   all: ['everything', 'full review', 'thorough'],
@@ -180,7 +202,23 @@ export const OPTION_PHRASES: Record<string, string[]> = {
   excited: ['pumped', 'hyped', 'thrilled', 'enthusiastic', 'exciting', 'stoked', 'excitement'],
   serious: ['sombre', 'somber', 'solemn', 'grave'],
   daily: ['every day', 'each day', 'everyday', 'every morning', 'standup'],
-  weekly: ['every week', 'each week', 'once a week', 'every monday', 'every tuesday', 'every wednesday', 'every thursday', 'every friday', 'every saturday', 'every sunday', 'mondays', 'tuesdays', 'wednesdays', 'thursdays', 'fridays'],
+  weekly: [
+    'every week',
+    'each week',
+    'once a week',
+    'every monday',
+    'every tuesday',
+    'every wednesday',
+    'every thursday',
+    'every friday',
+    'every saturday',
+    'every sunday',
+    'mondays',
+    'tuesdays',
+    'wednesdays',
+    'thursdays',
+    'fridays',
+  ],
   monthly: ['every month', 'each month', 'once a month'],
   none: ['one off', 'one-off', 'one time', 'just once', 'does not repeat', 'no repeat'],
 };
@@ -189,7 +227,10 @@ export const OPTION_PHRASES: Record<string, string[]> = {
  * Words that mention a boolean field by what it is about (`pets` by "dog"), and words that
  * mean the opposite of it (`strict` by "lenient"), keyed by a word of the field's name.
  */
-const RECURRING = { same: ['every month', 'monthly', 'each month', 'per month', 'repeat', 'repeating', 'recurring', 'recurrent', 'subscription'], opposite: ['one off', 'one time', 'one-time', 'one-off', 'once'] };
+const RECURRING = {
+  same: ['every month', 'monthly', 'each month', 'per month', 'repeat', 'repeating', 'recurring', 'recurrent', 'subscription'],
+  opposite: ['one off', 'one time', 'one-time', 'one-off', 'once'],
+};
 
 export const BOOLEAN_WORDS: Record<string, { same: string[]; opposite: string[] }> = {
   pet: { same: ['dog', 'dogs', 'cat', 'cats', 'puppy', 'kitten', 'dachshund', 'dachshunds', 'pet friendly', 'dog friendly'], opposite: [] },

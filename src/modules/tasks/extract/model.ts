@@ -76,7 +76,11 @@ function completionsUrl(base: string): string {
 function requestBody(model: string, schema: InputSchema, text: { title?: string; description: string }) {
   const properties: Record<string, object> = {};
   for (const [name, d] of Object.entries(schema)) {
-    properties[name] = { type: d.type, ...(d.description === undefined ? {} : { description: d.description }), ...(d.enum === undefined ? {} : { enum: d.enum }) };
+    properties[name] = {
+      type: d.type,
+      ...(d.description === undefined ? {} : { description: d.description }),
+      ...(d.enum === undefined ? {} : { enum: d.enum }),
+    };
   }
   const responseSchema = { type: 'object', properties, additionalProperties: false };
   const task = [text.title ? `Task title: ${text.title}` : '', `Task description:\n${text.description}`].filter((s) => s !== '').join('\n');
@@ -96,7 +100,12 @@ function readAnswer(body: string): Record<string, unknown> {
   const content = (parseJsonWithinDepth(body) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
   if (typeof content !== 'string') throw new Error('extraction model answer has no message content');
   // Some models wrap JSON in a Markdown fence even when asked for JSON.
-  const answer: unknown = parseJsonWithinDepth(content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, ''));
+  const answer: unknown = parseJsonWithinDepth(
+    content
+      .trim()
+      .replace(/^```(?:json)?\s*/i, '')
+      .replace(/\s*```$/, ''),
+  );
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) throw new Error('extraction model answer is not a JSON object');
   const unstorable = findUnstorableText(answer);
   if (unstorable) throw new Error(`extraction model answer at ${unstorable.path} ${unstorable.problem}`);

@@ -80,7 +80,14 @@ function findQuantities(ctx: Context): Quantity[] {
       if (['serves', 'serve', 'feeds', 'feed', 'serving'].includes(t[i - 1]?.norm ?? '')) found.push({ start: i, end: i, base: value, dimension: 'people' });
       else if (t[i + 1]?.norm === 'of' && t[i + 2]?.norm === 'us') found.push({ start: i, end: i + 2, base: value, dimension: 'people' });
       else if (t[i - 1]?.norm === 'of' && GROUPS.has(t[i - 2]?.norm ?? '')) found.push({ start: i, end: i, base: value, dimension: 'people' });
-      else if (t[i - 1]?.norm === 'for' && Number.isInteger(value) && value < 100 && (t[i + 1] === undefined || t[i + 1]?.kind === 'punct' || ['in', 'people', 'of', 'and', 'please', 'with', 'to', 'at', 'from', 'on'].includes(t[i + 1]?.norm ?? ''))) {
+      else if (
+        t[i - 1]?.norm === 'for' &&
+        Number.isInteger(value) &&
+        value < 100 &&
+        (t[i + 1] === undefined ||
+          t[i + 1]?.kind === 'punct' ||
+          ['in', 'people', 'of', 'and', 'please', 'with', 'to', 'at', 'from', 'on'].includes(t[i + 1]?.norm ?? ''))
+      ) {
         found.push({ start: i, end: i, base: value, dimension: 'people' });
       }
       continue;
@@ -129,7 +136,13 @@ function readMoney(ctx: Context): void {
   }
   if (amounts.length === 0) return;
   const moneyFields = ctx.fields.filter((f) => f.kind === 'number' && f.role === 'money' && isOpen(ctx, f));
-  const currencyField = ctx.fields.find((f) => f.kind === 'enum' && isOpen(ctx, f) && f.options.length > 0 && f.options.every((o) => typeof o.value === 'string' && CURRENCIES[o.value.toLowerCase()] !== undefined));
+  const currencyField = ctx.fields.find(
+    (f) =>
+      f.kind === 'enum' &&
+      isOpen(ctx, f) &&
+      f.options.length > 0 &&
+      f.options.every((o) => typeof o.value === 'string' && CURRENCIES[o.value.toLowerCase()] !== undefined),
+  );
   for (const field of moneyFields) {
     const mentions = mentionsOf(ctx, field);
     const distance = (at: number) => Math.min(Infinity, ...mentions.map((m) => Math.abs(m.start - at)));

@@ -30,7 +30,11 @@ export function readNumbers(ctx: Context): void {
     }
   }
   // Spelled numbers ("one") are too often not quantities to travel further than that.
-  pairUp(ctx, nearPairs(ctx, ['number'], 'number', NEAR, (token) => !token.spelled), (field, at) => takeNumber(ctx, field, at));
+  pairUp(
+    ctx,
+    nearPairs(ctx, ['number'], 'number', NEAR, (token) => !token.spelled),
+    (field, at) => takeNumber(ctx, field, at),
+  );
 
   // Only when no other figure is left, and not a year or an amount of something else:
   // "the 2024 Olympics" is no 2024-word article, "revenue grew 12%" no 12-word summary. The field
@@ -41,9 +45,18 @@ export function readNumbers(ctx: Context): void {
   const named = numberFields.filter((f) => isOpen(ctx, f) && mentionsOf(ctx, f).length > 0);
   // With none named, a field with a default already has a value: the one without is what is asked ("invoice acme for 500").
   const undefaulted = numberFields.filter((f) => isOpen(ctx, f) && f.definition.default === undefined);
-  const only = numberFields.length === 1 ? numberFields[0] : named.length === 1 ? named[0] : named.length === 0 && undefaulted.length === 1 ? undefaulted[0] : undefined;
+  const only =
+    numberFields.length === 1 ? numberFields[0] : named.length === 1 ? named[0] : named.length === 0 && undefaulted.length === 1 ? undefaulted[0] : undefined;
   const lone = t[free[0] ?? -1];
-  if (only !== undefined && isOpen(ctx, only) && free.length === 1 && lone !== undefined && !lone.measure && !YEAR.test(lone.norm) && !countsSomethingElse(ctx, only, free[0] ?? 0)) {
+  if (
+    only !== undefined &&
+    isOpen(ctx, only) &&
+    free.length === 1 &&
+    lone !== undefined &&
+    !lone.measure &&
+    !YEAR.test(lone.norm) &&
+    !countsSomethingElse(ctx, only, free[0] ?? 0)
+  ) {
     takeNumber(ctx, only, free[0] ?? 0);
   }
 }
@@ -196,7 +209,13 @@ function fitsDirection(ctx: Context, candidate: { field: FieldProfile; hit: Opti
   if (cue !== null) return cue === direction;
   if (direction === 'target') return true;
   // A source without a cue only before another option the target takes.
-  return all.some((other) => other.field !== candidate.field && directionOf(other.field) === 'target' && other.hit.start > candidate.hit.end && other.hit.value !== candidate.hit.value);
+  return all.some(
+    (other) =>
+      other.field !== candidate.field &&
+      directionOf(other.field) === 'target' &&
+      other.hit.start > candidate.hit.end &&
+      other.hit.value !== candidate.hit.value,
+  );
 }
 
 function directionOf(field: FieldProfile): 'source' | 'target' | null {
@@ -224,7 +243,8 @@ export function readStrings(ctx: Context, text: string, description: string): vo
   // The quoted part of a request is the text to work on ("translate 'where is the station' into
   // French"); a quoted word is not ("a 'retro' poster").
   const lone = quotes().length === 1 ? quotes()[0] : undefined;
-  if (onlyFreeText !== undefined && lone !== undefined && (ctx.tokens[lone]?.norm.split(/\s+/).length ?? 0) > 1) take(ctx, onlyFreeText, ctx.tokens[lone]?.norm ?? '', lone);
+  if (onlyFreeText !== undefined && lone !== undefined && (ctx.tokens[lone]?.norm.split(/\s+/).length ?? 0) > 1)
+    take(ctx, onlyFreeText, ctx.tokens[lone]?.norm ?? '', lone);
   const topics = ctx.fields.filter((f) => f.about && isOpen(ctx, f));
   if (topics.length === 1 && topics[0] !== undefined) readAbout(ctx, topics[0], text);
   // "a caption for our new vegan donut": without "about", what the thing is for.
@@ -235,9 +255,11 @@ export function readStrings(ctx: Context, text: string, description: string): vo
     if (at !== undefined) take(ctx, field, ctx.tokens[at]?.norm ?? '', at);
   }
   for (const field of ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f))) readExample(ctx, field, text);
-  for (const field of ctx.fields.filter((f) => (f.kind === 'string' || f.kind === 'freeText') && f.preposition !== null && isOpen(ctx, f))) readAfter(ctx, field, field.preposition ?? '', text);
+  for (const field of ctx.fields.filter((f) => (f.kind === 'string' || f.kind === 'freeText') && f.preposition !== null && isOpen(ctx, f)))
+    readAfter(ctx, field, field.preposition ?? '', text);
   const openFields = ctx.fields.filter((f) => f.kind === 'string' && isOpen(ctx, f));
-  if (openFields.length === 1 && openFields[0] !== undefined && quotes().length === 1) take(ctx, openFields[0], ctx.tokens[quotes()[0] ?? 0]?.norm ?? '', quotes()[0] ?? 0);
+  if (openFields.length === 1 && openFields[0] !== undefined && quotes().length === 1)
+    take(ctx, openFields[0], ctx.tokens[quotes()[0] ?? 0]?.norm ?? '', quotes()[0] ?? 0);
   // What follows the colon of "translate into swahili: good morning" or "LinkedIn: we're hiring" is the text, or the topic.
   for (const field of [onlyFreeText, ...topics]) if (field !== undefined && isOpen(ctx, field)) readAfterColon(ctx, field, text);
   if (onlyFreeText !== undefined && isOpen(ctx, onlyFreeText)) readObject(ctx, onlyFreeText, text);
@@ -246,7 +268,26 @@ export function readStrings(ctx: Context, text: string, description: string): vo
 
 const NAMING = new Set(['called', 'named', 'titled', 'entitled']);
 const LEADING_ARTICLES = new Set(['the', 'a', 'an']);
-const PHRASE_BREAKS = new Set(['and', 'but', 'so', 'because', 'please', 'thanks', 'by', 'within', 'due', 'payable', 'at', 'in', 'on', 'every', 'each', 'what', 'which', 'that']);
+const PHRASE_BREAKS = new Set([
+  'and',
+  'but',
+  'so',
+  'because',
+  'please',
+  'thanks',
+  'by',
+  'within',
+  'due',
+  'payable',
+  'at',
+  'in',
+  'on',
+  'every',
+  'each',
+  'what',
+  'which',
+  'that',
+]);
 const MAX_PHRASE_WORDS = 8;
 
 /**
@@ -288,9 +329,16 @@ const POINTERS = new Set(['this', 'that', 'it', 'these', 'those', 'following', '
  * took ("into German").
  */
 function readObject(ctx: Context, field: FieldProfile, text: string): void {
-  const verbs = new Set((field.definition.description ?? '').toLowerCase().match(/[a-z]+/g)?.filter((w) => w.length > 3 && !isStopword(w)) ?? []);
+  const verbs = new Set(
+    (field.definition.description ?? '')
+      .toLowerCase()
+      .match(/[a-z]+/g)
+      ?.filter((w) => w.length > 3 && !isStopword(w)) ?? [],
+  );
   const t = ctx.tokens;
-  const verb = t.findIndex((token, i) => token.kind === 'word' && verbs.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name));
+  const verb = t.findIndex(
+    (token, i) => token.kind === 'word' && verbs.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name),
+  );
   if (verb < 0) return;
   let end = verb;
   for (let k = verb + 1; k < t.length && t[k]?.sentence === t[verb]?.sentence; k++) {
@@ -325,7 +373,9 @@ function readExample(ctx: Context, field: FieldProfile, text: string): void {
   const given = (examples.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => !isStopword(w));
   const kind = EXAMPLE_KINDS.find((words) => given.length > 0 && given.every((w) => words.has(w) || w === 'or'));
   if (kind === undefined) return;
-  const at = ctx.tokens.findIndex((token, i) => token.kind === 'word' && kind.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name));
+  const at = ctx.tokens.findIndex(
+    (token, i) => token.kind === 'word' && kind.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name),
+  );
   if (at >= 0) take(ctx, field, text.slice(ctx.tokens[at]?.start ?? 0, ctx.tokens[at]?.end ?? 0), at);
 }
 

@@ -34,7 +34,12 @@ export interface Token {
 const SMALL = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(' ');
 const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
 const SCALES: Record<string, number> = { hundred: 100, thousand: 1000 };
-const SPELLED = new Map<string, number>([...SMALL.map((word, value) => [word, value] as const), ...Object.entries(TENS), ...Object.entries(SCALES), ['dozen', 12]]);
+const SPELLED = new Map<string, number>([
+  ...SMALL.map((word, value) => [word, value] as const),
+  ...Object.entries(TENS),
+  ...Object.entries(SCALES),
+  ['dozen', 12],
+]);
 // A unit glued to a number ("20px", "30s") leaves the number readable, and "k" multiplies it by a
 // thousand ("1.5k" is 1500); other letters make a word ("1080p", "3rd").
 const UNITS = 'px|pt|em|rem|ms|s|sec|secs|min|mins|h|hr|hrs|kb|mb|gb|cm|mm|m|km|kg|g|lb|lbs|oz|x|k';
@@ -54,7 +59,8 @@ const PATTERN = new RegExp(
     // Bounded and anchored at the start of a run, so a long run without "@" is scanned once.
     /(?<email>(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]{1,64}@[\p{L}\p{N}-]{1,63}(?:\.[\p{L}\p{N}-]{1,63}){1,8})/u.source,
     // Dates and times are words: their digits are not quantities.
-    /(?<stamp>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\p{L}\p{N}])|(?<![\p{L}\p{N}/])\d{1,2}\/\d{1,2}(?:\/\d{2,4})?(?![\p{L}\p{N}/])|(?<![\p{L}\p{N}.])\d{1,2}\s?[ap]\.?m\.?(?![\p{L}\p{N}]))/u.source,
+    /(?<stamp>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?![\p{L}\p{N}])|(?<![\p{L}\p{N}/])\d{1,2}\/\d{1,2}(?:\/\d{2,4})?(?![\p{L}\p{N}/])|(?<![\p{L}\p{N}.])\d{1,2}\s?[ap]\.?m\.?(?![\p{L}\p{N}]))/u
+      .source,
     `(?<num>(?<![\\p{L}\\p{N}.\\-#])-?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?)(?!\\.\\d)(?=(?:${UNITS})?(?![\\p{L}\\p{N}]))`,
     // Dots inside a word keep it one word: "v2.0", "node.js".
     /(?<word>[\p{L}\p{N}]+(?:['’][\p{L}]+)*(?:\.[\p{L}\p{N}]+)*)/u.source,
@@ -121,7 +127,12 @@ export function tokenize(text: string): Token[] {
     } else if (g.num !== undefined) {
       let value = Number(g.num.replace(/,/g, ''));
       end = start + g.num.length;
-      const symbol = /[$€£¥₹]/.exec(text.slice(Math.max(0, start - 3), start).replace(/\s+$/, '').slice(-1) + (/^[€£¥₹]/.exec(text.slice(end, end + 1))?.[0] ?? ''))?.[0];
+      const symbol = /[$€£¥₹]/.exec(
+        text
+          .slice(Math.max(0, start - 3), start)
+          .replace(/\s+$/, '')
+          .slice(-1) + (/^[€£¥₹]/.exec(text.slice(end, end + 1))?.[0] ?? ''),
+      )?.[0];
       let glued = /^[a-z]+/i.exec(text.slice(end, end + 4))?.[0]?.toLowerCase() ?? '';
       if (glued === 'k') {
         value *= 1000;
@@ -157,7 +168,14 @@ function mergeSpelledNumbers(tokens: Token[]): Token[] {
     const previous = out[out.length - 1];
     const value = previous?.value !== undefined && token.value !== undefined && previous.clause === token.clause ? combine(previous, token) : undefined;
     if (previous !== undefined && value !== undefined) {
-      out[out.length - 1] = { ...previous, end: token.end, norm: `${previous.norm} ${token.norm}`, key: String(value), value, spelled: previous.spelled && token.spelled };
+      out[out.length - 1] = {
+        ...previous,
+        end: token.end,
+        norm: `${previous.norm} ${token.norm}`,
+        key: String(value),
+        value,
+        spelled: previous.spelled && token.spelled,
+      };
     } else out.push(token);
   }
   return out;
