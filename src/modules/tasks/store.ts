@@ -45,6 +45,16 @@ export interface AgentTaskStats {
   meanSeconds: number | null;
 }
 
+/** The agent has the task (a webhook delivered, or an A2A agent working on it): a matched task moves to in_progress. */
+async function markTaskTaken(tx: Tx, taskId: string, now: string): Promise<void> {
+  await tx
+    .updateTable('tasks')
+    .set({ status: 'in_progress', delivered_at: now, updated_at: now })
+    .where('id', '=', taskId)
+    .where('status', '=', 'matched')
+    .execute();
+}
+
 export function createTasksStore(db: Db, dialect: DialectName) {
   const openTasksDue = (now: string, limit: number) => db.selectFrom('tasks').select('id').where(isOpen).where('expires_at', '<=', now).limit(limit);
   // The writes of a task's life (creation, delivery made, callback) from concurrent requests and
@@ -252,12 +262,7 @@ export function createTasksStore(db: Db, dialect: DialectName) {
           .set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now })
           .where('id', '=', job.id)
           .execute();
-        await tx
-          .updateTable('tasks')
-          .set({ status: 'in_progress', delivered_at: now, updated_at: now })
-          .where('id', '=', job.task_id)
-          .where('status', '=', 'matched')
-          .execute();
+        await markTaskTaken(tx, job.task_id, now);
       });
     },
 
@@ -281,12 +286,7 @@ export function createTasksStore(db: Db, dialect: DialectName) {
           })
           .where('id', '=', job.id)
           .execute();
-        await tx
-          .updateTable('tasks')
-          .set({ status: 'in_progress', delivered_at: now, updated_at: now })
-          .where('id', '=', job.task_id)
-          .where('status', '=', 'matched')
-          .execute();
+        await markTaskTaken(tx, job.task_id, now);
       });
     },
 
