@@ -345,6 +345,17 @@ export async function postJson<T = unknown>(url: string, body: unknown, token?: 
   return JSON.parse(text) as T;
 }
 
+/** A summarising agent that receives its tasks by webhook at `endpoint`, with its signing secret made: its id. */
+export async function registerWebhookAgent(serviceUrl: string, ownerToken: string, name: string, endpoint: string): Promise<string> {
+  const agent = await postJson<{ data: { id: string } }>(
+    `${serviceUrl}/v1/agents`,
+    { name, description: 'Summarises', endpoint, protocols: ['rest'], categories: ['productivity'], capabilities: ['text-summarization'] },
+    ownerToken,
+  );
+  await postJson(`${serviceUrl}/v1/agents/${agent.data.id}/webhook-secret`, {}, ownerToken);
+  return agent.data.id;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Load.
 

@@ -27,6 +27,7 @@ import {
   markdownTable,
   percentile,
   postJson,
+  registerWebhookAgent,
   startService,
   waitUntilIdle,
   withCleanup,
@@ -104,19 +105,7 @@ await withCleanup(async (cleanup) => {
     postJson<{ data: { token: string; account: { id: string } } }>(`${service.url}/v1/auth/signup`, { email, password: 'correct horse battery' });
   const owner = (await signup('owner@example.test')).data.token;
   const requester = (await signup('req@example.test')).data;
-  const agent = await postJson<{ data: { id: string } }>(
-    `${service.url}/v1/agents`,
-    {
-      name: 'History Agent',
-      description: 'Summarises',
-      endpoint: agentUrl,
-      protocols: ['rest'],
-      categories: ['productivity'],
-      capabilities: ['text-summarization'],
-    },
-    owner,
-  );
-  await postJson(`${service.url}/v1/agents/${agent.data.id}/webhook-secret`, {}, owner);
+  const agentId = await registerWebhookAgent(service.url, owner, 'History Agent', agentUrl);
 
   async function oneTask(): Promise<number> {
     const started = performance.now();
@@ -149,7 +138,7 @@ await withCleanup(async (cleanup) => {
     const seedStarted = performance.now();
     const seeder = await openSeeder(database);
     for (let from = seeded + 1; from <= size; from += SEED_BATCH) {
-      for (const statement of seedStatements(database.dialect, from, Math.min(size, from + SEED_BATCH - 1), requester.account.id, agent.data.id))
+      for (const statement of seedStatements(database.dialect, from, Math.min(size, from + SEED_BATCH - 1), requester.account.id, agentId))
         await seeder.run(statement);
     }
     await seeder.run('ANALYZE');
@@ -157,7 +146,7 @@ await withCleanup(async (cleanup) => {
     seeded = size;
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     service = await startService(database.url, cleanup, startOptions);
-    await postJson(`${service.url}/v1/agents/${agent.data.id}/heartbeat`, { status: 'available' }, owner);
+    await postJson(`${service.url}/v1/agents/${agentId}/heartbeat`, { status: 'available' }, owner);
     for (let i = 0; i < 20; i++) await oneTask(); // warm up: JIT, caches, statements
 
     const idleCores: number[] = [];

@@ -11,7 +11,18 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, setGlobalDispatcher } from 'undici';
-import { benchDatabase, benchSeconds, machine, markdownTable, percentile, postJson, startService, withCleanup, writeResult } from './lib.ts';
+import {
+  benchDatabase,
+  benchSeconds,
+  machine,
+  markdownTable,
+  percentile,
+  postJson,
+  registerWebhookAgent,
+  startService,
+  withCleanup,
+  writeResult,
+} from './lib.ts';
 
 setGlobalDispatcher(new Agent({ connections: 128, keepAliveTimeout: 30_000 }));
 
@@ -76,20 +87,8 @@ await withCleanup(async (cleanup) => {
   const requester = (
     await postJson<{ data: { token: string } }>(`${service.url}/v1/auth/signup`, { email: 'req@example.test', password: 'correct horse battery' })
   ).data.token;
-  const agent = await postJson<{ data: { id: string } }>(
-    `${service.url}/v1/agents`,
-    {
-      name: 'Bench Agent',
-      description: 'Summarises',
-      endpoint: agentUrl,
-      protocols: ['rest'],
-      categories: ['productivity'],
-      capabilities: ['text-summarization'],
-    },
-    owner,
-  );
-  await postJson(`${service.url}/v1/agents/${agent.data.id}/webhook-secret`, {}, owner);
-  await postJson(`${service.url}/v1/agents/${agent.data.id}/heartbeat`, { status: 'available' }, owner);
+  const agentId = await registerWebhookAgent(service.url, owner, 'Bench Agent', agentUrl);
+  await postJson(`${service.url}/v1/agents/${agentId}/heartbeat`, { status: 'available' }, owner);
 
   let submitted = 0;
   let measuring = false;
