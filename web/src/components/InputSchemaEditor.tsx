@@ -1,9 +1,7 @@
 import { useState, type KeyboardEvent } from 'react';
 import { checkInputSchema } from '../lib/agent-rules';
-import { initialValues, type FormValues, type InputSchema } from '../lib/input-schema';
+import { initialValues, type FieldType, type FormValues, type InputSchema } from '../lib/input-schema';
 import { SchemaForm } from './SchemaForm';
-
-type FieldType = 'string' | 'number' | 'boolean';
 
 /** Text typed for an enum value or a default, as a value of the field's type (undefined when it is not one). */
 function typedValue(text: string, type: FieldType): string | number | boolean | undefined {

@@ -6,17 +6,11 @@
  * required, description, enum, default), so a schema the server accepted always renders.
  */
 
-export type FieldType = 'string' | 'number' | 'boolean';
-export type InputValue = string | number | boolean;
+import type { InputFieldDefinition, InputSchema } from '../../../src/modules/registry/input-schema.ts';
 
-export interface InputFieldDefinition {
-  type: FieldType;
-  required?: boolean;
-  description?: string;
-  enum?: InputValue[];
-  default?: InputValue;
-}
-export type InputSchema = Record<string, InputFieldDefinition>;
+export type { InputFieldDefinition, InputSchema };
+export type FieldType = InputFieldDefinition['type'];
+export type InputValue = string | number | boolean;
 
 /** What a control holds: text for text, image, number and dropdown fields, true/false for toggles. */
 export type FormValue = string | boolean;
