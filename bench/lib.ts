@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Insertable } from 'kysely';
 import pg from 'pg';
-import type { AgentsTable } from '../src/db/schema.ts';
+import type { AgentsTable } from '../src/modules/registry/index.ts';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(repoRoot, 'bench', '.out');

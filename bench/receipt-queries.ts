@@ -17,7 +17,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
-import type { TrustReceiptsTable } from '../src/db/schema.ts';
+import type { TrustReceiptsTable } from '../src/modules/receipts/index.ts';
 import { formatPublicKey, publicKeyFromSeed } from '../src/lib/ed25519.ts';
 import { newTimeOrderedId } from '../src/lib/ids.ts';
 import canonicalize from 'canonicalize';

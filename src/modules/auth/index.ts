@@ -7,3 +7,4 @@ export type { AgentAccountResolver } from './agent-accounts.ts';
 export { createPrincipalCache, type PrincipalCache } from './principal-cache.ts';
 export { createOidcVerifier, type OidcVerifier } from './oidc.ts';
 export { createLoginThrottle, type LoginThrottle, type LoginThrottleRule } from './login-throttle.ts';
+export type * from './tables.ts';

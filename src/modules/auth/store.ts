@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../../db/database.ts';
-import type { AccountsTable, ApiKeysTable } from '../../db/schema.ts';
+import type { AccountsTable, ApiKeysTable } from './tables.ts';
 
 export type AccountRow = AccountsTable;
 export type ApiKeyRow = ApiKeysTable;

@@ -3,3 +3,4 @@ export { createDiscoveryService, type DiscoveryService } from './service.ts';
 export { registerDiscoveryRoutes } from './routes.ts';
 export { createRemoteEmbedder, createWordVectorEmbedder, type Embedder } from './embedder.ts';
 export { MAX_RESULTS as DISCOVERY_MAX_OFFSET } from './ranking.ts';
+export type * from './tables.ts';

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import type { AgentsTable } from '../../db/schema.ts';
+import type { AgentsTable } from '../registry/index.ts';
 import { createLexicalSearch } from './lexical.ts';
 
 export type AgentRow = Selectable<AgentsTable>;

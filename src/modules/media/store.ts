@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import type { MediaTable } from '../../db/schema.ts';
+import type { MediaTable } from './tables.ts';
 
 export type MediaSummary = Omit<MediaTable, 'data'>;
 const summaryColumns = ['id', 'owner_id', 'content_type', 'bytes', 'created_at'] as const;

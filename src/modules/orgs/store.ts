@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import type { OrgMembersTable, OrgsTable } from '../../db/schema.ts';
+import type { OrgMembersTable, OrgsTable } from './tables.ts';
 
 export function createOrgsStore(db: Db) {
   return {

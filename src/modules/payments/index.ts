@@ -10,3 +10,4 @@ import type { StripeProviderOptions } from './providers/stripe.ts';
 export async function loadStripeProvider(options: StripeProviderOptions): Promise<StripeProvider> {
   return (await import('./providers/stripe.ts')).createStripeProvider(options);
 }
+export type * from './tables.ts';

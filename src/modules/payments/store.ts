@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import { claimLeasedJobs, dueJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import type { LedgerEntriesTable, PaymentAccountsTable, PaymentTransfersTable, PayoutsTable } from '../../db/schema.ts';
+import type { LedgerEntriesTable, PaymentAccountsTable, PaymentTransfersTable, PayoutsTable } from './tables.ts';
 import { newId } from '../../lib/ids.ts';
 
 export type PaymentAccountRow = Selectable<PaymentAccountsTable>;

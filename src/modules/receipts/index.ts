@@ -5,3 +5,4 @@ export { createReceiptsService, signedBytes, type ReceiptsService, type TrustLoo
 export { registerReceiptsRoutes } from './routes.ts';
 export type { ClassTrust } from './trust.ts';
 export { TaskClass } from './schemas.ts';
+export type * from './tables.ts';

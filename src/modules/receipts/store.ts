@@ -3,7 +3,8 @@ import { createBatcher } from '../../db/batcher.ts';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from './sqlite-insert.ts';
-import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
+import type { TrustReceiptsTable } from './tables.ts';
 import { insertReceipts, sumStatements, takeSweepLock } from './sums.ts';
 import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
 

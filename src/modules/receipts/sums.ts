@@ -15,7 +15,8 @@
 import { CompiledQuery, sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/advisory-locks.ts';
-import type { Database, TrustReceiptsTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
+import type { TrustReceiptsTable } from './tables.ts';
 
 type NewReceiptRow = Insertable<TrustReceiptsTable>;
 

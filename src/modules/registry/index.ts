@@ -6,3 +6,4 @@ export { Agent, protocolValues } from './schemas.ts';
 export type { AgentRow } from './store.ts';
 export { provenKeyOf } from './proven-key.ts';
 export { createManifestImporter, readManifest, type ManifestImporter } from './manifest.ts';
+export type * from './tables.ts';

@@ -2,7 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { containsPattern, lowerLike } from '../../db/like.ts';
-import type { AgentsTable, ClaimChallengesTable } from '../../db/schema.ts';
+import type { AgentsTable, ClaimChallengesTable } from './tables.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
 export type ChallengeRow = Selectable<ClaimChallengesTable>;

@@ -1,2 +1,3 @@
 export { createSocialService } from './service.ts';
 export { registerSocialRoutes } from './routes.ts';
+export type * from './tables.ts';

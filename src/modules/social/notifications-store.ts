@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { Database, NotificationsTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
+import type { NotificationsTable } from './tables.ts';
 
 export type NewNotification = Insertable<NotificationsTable>;
 

@@ -7,7 +7,7 @@
  */
 import type { Insertable } from 'kysely';
 import { createBatcher } from '../../db/batcher.ts';
-import type { PostsTable } from '../../db/schema.ts';
+import type { PostsTable } from './tables.ts';
 import type { SocialContext, SocialStores } from './context.ts';
 import { mentionsAmong } from './notify.ts';
 import type { Identity } from './people-store.ts';

@@ -3,7 +3,8 @@
  * row, inside the caller's transaction, so concurrent votes and comments never lose an update.
  */
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
-import type { CommentsTable, Database, PostsTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
+import type { CommentsTable, PostsTable } from './tables.ts';
 
 export type PostRow = Selectable<PostsTable>;
 export type CommentRow = Selectable<CommentsTable>;

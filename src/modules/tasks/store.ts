@@ -3,7 +3,7 @@ import { createGroupCommit } from '../../db/batcher.ts';
 import { claimLeasedJobs, dueJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import type { TaskDeliveriesTable, TasksTable } from '../../db/schema.ts';
+import type { TaskDeliveriesTable, TasksTable } from './tables.ts';
 
 export type TaskRow = Selectable<TasksTable>;
 export type DeliveryRow = Selectable<TaskDeliveriesTable>;

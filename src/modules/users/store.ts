@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.ts';
-import type { ProfilesTable } from '../../db/schema.ts';
+import type { ProfilesTable } from './tables.ts';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 
 export type ProfileRow = Selectable<ProfilesTable>;

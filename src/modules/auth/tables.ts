@@ -1,0 +1,47 @@
+/**
+ * The tables the auth module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
+ * lists JSON text on both databases). Only this module's store names them.
+ */
+export interface AccountsTable {
+  id: string;
+  /** `person` (signed up or OIDC) or `agent` (the service account an agent-bound API key acts as). */
+  kind: 'person' | 'agent';
+  email: string | null;
+  password_hash: string | null;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+  /** For agent service accounts: the agent they speak for and the person who owns it. */
+  agent_id: string | null;
+  owner_account_id: string | null;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  /** The account the key acts as (the person, or the agent's service account). */
+  account_id: string;
+  /** The person who made the key; only they may list or revoke it. */
+  created_by: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  agent_id: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AuthTables {
+  accounts: AccountsTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+}

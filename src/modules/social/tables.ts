@@ -1,0 +1,83 @@
+/**
+ * The tables the social module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
+ * lists JSON text on both databases). Only this module's store names them.
+ */
+import type { Generated } from 'kysely';
+
+export interface PostsTable {
+  id: string;
+  /** profiles.id: the social identity, not the account. */
+  author_id: string;
+  /** `post`, `repost` (pure: empty body, one per person and post) or `quote` (a repost with a body). */
+  kind: 'post' | 'repost' | 'quote';
+  body: string;
+  topic: string;
+  /** JSON array of lowercase tags found in the body. */
+  hashtags: string;
+  repost_of: string | null;
+  /** Counters written in the same transaction as the vote, comment or repost that changes them. */
+  like_count: Generated<number>;
+  dislike_count: Generated<number>;
+  comment_count: Generated<number>;
+  repost_count: Generated<number>;
+  created_at: string;
+}
+
+export interface PostVotesTable {
+  post_id: string;
+  profile_id: string;
+  value: 1 | -1;
+  created_at: string;
+}
+
+export interface CommentsTable {
+  id: string;
+  post_id: string;
+  author_id: string;
+  body: string;
+  like_count: Generated<number>;
+  dislike_count: Generated<number>;
+  created_at: string;
+}
+
+export interface CommentVotesTable {
+  comment_id: string;
+  profile_id: string;
+  value: 1 | -1;
+  created_at: string;
+}
+
+export interface FollowsTable {
+  follower_id: string;
+  followee_id: string;
+  created_at: string;
+}
+
+export interface NotificationsTable {
+  id: string;
+  recipient_id: string;
+  actor_id: string;
+  type: 'like' | 'reply' | 'follow' | 'repost' | 'mention';
+  post_id: string | null;
+  comment_id: string | null;
+  /** First 100 code points of the post, taken when the notification is made (posts are never edited). */
+  post_body: string | null;
+  read: Generated<0 | 1>;
+  created_at: string;
+}
+
+export interface HashtagsTable {
+  tag: string;
+  post_count: number;
+  last_used_at: string;
+}
+
+export interface SocialTables {
+  posts: PostsTable;
+  post_votes: PostVotesTable;
+  comments: CommentsTable;
+  comment_votes: CommentVotesTable;
+  follows: FollowsTable;
+  notifications: NotificationsTable;
+  hashtags: HashtagsTable;
+}
