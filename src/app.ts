@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { openSignals, type Signals } from './db/signals.ts';
@@ -117,6 +117,8 @@ export interface AgentryApp {
  * src/modules/auth/login-throttle.ts).
  */
 async function connectRedis(url: string): Promise<Redis> {
+  // Loaded only when configured: most single nodes run without Redis.
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 500 });
   redis.on('error', () => {});
   await redis.connect().catch(() => {});

@@ -14,7 +14,8 @@ import { createMemoryCounterStore, createRedisCounterStore, installRateLimit } f
 import { installLazyRequestLoggers } from './request-logger.ts';
 import { ErrorBody } from './schemas.ts';
 import { installResponseHeaders } from './response-headers.ts';
-import { createValidatorCompiler } from './validation.ts';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { createValidatorCompiler, madeOnFirstUse } from './validation.ts';
 import { recordRoutes, type RouteEntry } from './route-table.ts';
 import { installWebApp, type PageFallback } from './web-app.ts';
 
@@ -80,6 +81,15 @@ function proxyTrust(trust: TrustProxy): false | string[] | ((address: string, ho
   return trust.proxies;
 }
 
+/** Fastify's own response serializers (fast-json-stringify), each built on its route's first answer, as validators are. */
+function serializersMadeOnFirstUse(...factoryArgs: Parameters<ReturnType<typeof SerializerSelector>>) {
+  const compile = SerializerSelector()(...factoryArgs);
+  return (route: Parameters<typeof compile>[0]) => {
+    const serializer = madeOnFirstUse(() => compile(route));
+    return (data: unknown) => serializer()(data);
+  };
+}
+
 export async function createServer({
   config,
   authenticator,
@@ -101,6 +111,7 @@ export async function createServer({
     // Bad percent-encoding and over-long path segments are refused before routing; same error body.
     frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
     clientErrorHandler: answerClientError,
+    schemaController: { compilersFactory: { buildSerializer: serializersMadeOnFirstUse } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes = recordRoutes(app);

@@ -108,11 +108,21 @@ function closedQuerySchema(schema: Schema): Schema {
   return schema.type === 'object' && schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema;
 }
 
+/**
+ * Fastify compiles every route's schemas before the server listens, though most routes of a fresh
+ * node see no request for a while: compiling each on its first use instead brings the first answer
+ * sooner.
+ */
+export function madeOnFirstUse<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
+
 export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> {
   const ajv = createAjv();
   return ({ schema, httpPart }) => {
     if (httpPart === 'body') {
-      const validate = ajv.compile(schema as object);
+      const compiled = madeOnFirstUse(() => ajv.compile(schema as object));
       // A body declared `Type.Optional(...)` may also be absent (Fastify hands the validator null for
       // no body; JSON Schema itself has no notion of an optional root).
       const optional = KindGuard.IsOptional(schema as TSchema);
@@ -120,12 +130,13 @@ export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> 
         if (optional && data === null) return null;
         const bad = findBadText(data);
         if (bad) return [bad];
+        const validate = compiled();
         return validate(data) ? null : (validate.errors ?? []);
       });
     }
     const part = httpPart as TextPart;
     const declared = (part === 'querystring' ? closedQuerySchema(schema as Schema) : schema) as Schema;
-    const validate = ajv.compile(declared);
+    const compiled = madeOnFirstUse(() => ajv.compile(declared));
     return withErrors((data) => {
       // Headers hold every header the client sent; only the declared ones are this route's concern.
       const bad = findBadText(part === 'headers' ? pick(data as Record<string, unknown>, declared) : data);
@@ -134,6 +145,7 @@ export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> 
         const unreadable = readTextFields(data as Record<string, unknown>, declared);
         if (unreadable) return [unreadable];
       }
+      const validate = compiled();
       return validate(data) ? null : (validate.errors ?? []);
     });
   };

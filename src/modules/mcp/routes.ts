@@ -1,7 +1,13 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RouteRateLimit } from '../../http/rate-limit.ts';
-import { createAgentryMcpServer, type AgentryApi } from '@agentry/sdk/mcp';
+import type { AgentryApi } from '@agentry/sdk/mcp';
+
+/**
+ * The MCP SDK and the tools are loaded on the first /mcp request: they are about a tenth of the
+ * service's start-up, and many nodes never serve MCP.
+ */
+let mcpLibraries: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('@agentry/sdk/mcp')]> | null = null;
+const loadMcpLibraries = () => (mcpLibraries ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@agentry/sdk/mcp')]));
 
 /**
  * The tools reach the service through its own /v1 routes with the caller's credential and address,
@@ -38,6 +44,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: { rateLimit: Ro
     config: { auth: 'optional', rateLimit: options.rateLimit },
     schema: { hide: true },
     handler: async (request, reply) => {
+      const [{ StreamableHTTPServerTransport }, { createAgentryMcpServer }] = await loadMcpLibraries();
       const server = createAgentryMcpServer(injectedApi(app, request));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
