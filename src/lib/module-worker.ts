@@ -1,6 +1,13 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
+ * For workers whose work lives in long-lived buffers (a model's WebAssembly heap, vector blocks)
+ * rather than short-lived objects: a 4 MB young generation instead of V8's default keeps each such
+ * worker about 8 MB smaller, with no measurable cost per search or per encoded text.
+ */
+export const SMALL_YOUNG_GENERATION = { maxYoungGenerationSizeMb: 4 } as const;
+
+/**
  * Starts a worker thread on the module `name` next to the caller (`callerUrl`: its
  * import.meta.url). Built JavaScript loads directly. Run from TypeScript source (npm start, tests),
  * the worker needs tsx's loader, and on Node 20 `execArgv: ['--import', 'tsx']` does not reach a

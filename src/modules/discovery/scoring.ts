@@ -11,7 +11,7 @@
  * scorer, and `onReset` is told: the caller must put every agent again (the agent index reloads).
  */
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../lib/module-worker.ts';
+import { SMALL_YOUNG_GENERATION, startModuleWorker } from '../../lib/module-worker.ts';
 import { createRelevanceScorer, type Candidates, type RelevanceQuery, type ScoredAgent } from './relevance-scorer.ts';
 
 export type ScoringChange =
@@ -44,7 +44,7 @@ export function createScorer({
   inProcess = false,
   onReset = () => {},
   onError = () => {},
-  startWorker = () => startModuleWorker('scoring-worker', import.meta.url),
+  startWorker = () => startModuleWorker('scoring-worker', import.meta.url, { resourceLimits: SMALL_YOUNG_GENERATION }),
 }: ScorerOptions = {}): Scorer {
   let local = inProcess ? createRelevanceScorer() : null;
   let worker: Worker | null = null;

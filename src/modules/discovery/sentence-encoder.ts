@@ -14,7 +14,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../lib/module-worker.ts';
+import { SMALL_YOUNG_GENERATION, startModuleWorker } from '../../lib/module-worker.ts';
 import { normalize, type Embedder } from './embedder.ts';
 import type { EncodeAnswer, EncodeRequest } from './sentence-worker.ts';
 
@@ -42,7 +42,7 @@ export function createSentenceEncoder(): Embedder & { background: Embedder } {
   }
 
   function start(): Worker {
-    const started = startModuleWorker('sentence-worker', import.meta.url);
+    const started = startModuleWorker('sentence-worker', import.meta.url, { resourceLimits: SMALL_YOUNG_GENERATION });
     started.on('message', (answer: EncodeAnswer) => {
       const request = pending.get(answer.id);
       if (!request) return;
