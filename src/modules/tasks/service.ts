@@ -14,6 +14,7 @@ import { deliveryPayload, type AssignableTask, type Assigner } from './assignmen
 import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
+import { withRecentStats } from './recent-stats.ts';
 import { OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
 
 /** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
@@ -85,6 +86,7 @@ function sameToken(token: string, hash: string | null): boolean {
 
 export function createTasksService(deps: TasksDeps) {
   const { store, clock, registry, trust, assigner, signals, settlement, deliveries } = deps;
+  const statsFor = withRecentStats(store.statsFor, clock);
   const agentRef = (row: AgentRow) => ({ id: row.id, name: row.name, slug: row.slug });
 
   async function views(rows: TaskRow[]): Promise<TaskView[]> {
@@ -132,7 +134,7 @@ export function createTasksService(deps: TasksDeps) {
       maxPriceCents: input.maxPriceCents ?? null,
       currency: input.currency ?? DEFAULT_CURRENCY,
     };
-    const routingDeps = { availabilityOf: registry.availabilityOf, trust, statsFor: store.statsFor };
+    const routingDeps = { availabilityOf: registry.availabilityOf, trust, statsFor };
     if (input.agentId) {
       const row = await registry.findRow(input.agentId);
       if (!row || !(await registry.canSee(row, principal.personId))) throw notFound('Agent not found');
