@@ -67,7 +67,11 @@ async function upSqlite(db: Kysely<unknown>) {
        INSERT INTO agent_changes(agent_id) VALUES (old.id);
      END`,
   ];
-  for (const statement of statements) await sql.raw(statement).execute(db);
+  // Kysely runs SQLite's migrations outside a transaction; this one drops what it rebuilds, so it
+  // takes one: interrupted, the database keeps the tables and triggers of 0006, not half of each.
+  await db.transaction().execute(async (tx) => {
+    for (const statement of statements) await sql.raw(statement).execute(tx);
+  });
 }
 
 async function upPostgres(db: Kysely<unknown>) {
