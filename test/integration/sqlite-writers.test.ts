@@ -34,17 +34,17 @@ describe('SQLite with a second writer', () => {
   it('a transaction that reads, then writes, commits even when the other connection tried to write in between', async () => {
     let otherWrote = false;
     await handle.transaction(async (tx) => {
-      await tx.selectFrom('discovery_changes').selectAll().execute();
+      await tx.selectFrom('agent_changes').selectAll().execute();
       try {
-        other.prepare("INSERT INTO discovery_changes (agent_id) VALUES ('from-the-other-connection')").run();
+        other.prepare("INSERT INTO agent_changes (agent_id) VALUES ('from-the-other-connection')").run();
         otherWrote = true;
       } catch (error) {
         // The other writer waits its turn (here: no busy timeout, so it is told at once).
         assert.match(String(error), /database is locked/);
       }
-      await tx.insertInto('discovery_changes').values({ agent_id: 'from-the-transaction' }).execute();
+      await tx.insertInto('agent_changes').values({ agent_id: 'from-the-transaction' }).execute();
     });
-    const ids = (await handle.db.selectFrom('discovery_changes').select('agent_id').execute()).map((row) => row.agent_id);
+    const ids = (await handle.db.selectFrom('agent_changes').select('agent_id').execute()).map((row) => row.agent_id);
     assert.ok(ids.includes('from-the-transaction'));
     assert.equal(otherWrote, false);
   });

@@ -2,8 +2,8 @@
  * Every agent, in memory: its row and filter terms here, and what relevance needs (embeddings,
  * catalogue concepts, stemmed words) in the scorer (scoring.ts), which runs on a worker thread. Kept
  * fresh from the database on each search, so it is exact across nodes:
- *  - agent writes: the trigger-written change log (`discovery_changes`) is read from this node's last
- *    position; changed agents are reloaded, deleted ones dropped;
+ *  - agent writes: the registry's trigger-written change log (`agent_changes`) is read from this node's
+ *    last position; changed agents are reloaded, deleted ones dropped;
  *  - heartbeats (which do not touch the log): rows seen since the last look, by an indexed column.
  * A search waits for a refresh that started after it arrived, so a write that committed before the
  * search began is always visible to it (read-your-writes, on any node).

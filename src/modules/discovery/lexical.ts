@@ -1,44 +1,44 @@
 /**
- * Full-text search over `discovery_documents`, one function per engine. Terms are plain words
+ * Full-text search over the registry's `agent_search_documents`, one function per engine. Terms are plain words
  * ([a-z0-9]+ from tokenize.ts), so they are safe to splice into a MATCH or tsquery expression;
  * they are OR-ed: every query word may find agents, the rank decides.
  */
-import { sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
+import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
+import type { AgentSearchReadModel } from '../registry/index.ts';
 
 export type LexicalSearch = (terms: string[], limit: number) => Promise<Map<string, number>>;
 
 const plainTerm = /^[a-z0-9]+$/;
 
-export function createLexicalSearch(db: Db, dialect: DialectName): LexicalSearch {
+export function createLexicalSearch(db: Kysely<AgentSearchReadModel>, dialect: DialectName): LexicalSearch {
   return dialect === 'postgres' ? postgresSearch(db) : sqliteSearch(db);
 }
 
 /** FTS5 with the porter stemmer; bm25 column weights: name 3, description 1, capability terms 2. */
-function sqliteSearch(db: Db): LexicalSearch {
+function sqliteSearch(db: Kysely<AgentSearchReadModel>): LexicalSearch {
   return async (terms, limit) => {
     const words = terms.filter((t) => plainTerm.test(t));
     if (words.length === 0) return new Map();
     const match = words.map((w) => `"${w}"`).join(' OR ');
     const { rows } = await sql<{ agent_id: string; score: number }>`
-      SELECT d.agent_id, -bm25(discovery_fts, 3.0, 1.0, 2.0) AS score
-      FROM discovery_fts JOIN discovery_documents d ON d.doc_id = discovery_fts.rowid
-      WHERE discovery_fts MATCH ${match}
+      SELECT d.agent_id, -bm25(agent_search_fts, 3.0, 1.0, 2.0) AS score
+      FROM agent_search_fts JOIN agent_search_documents d ON d.doc_id = agent_search_fts.rowid
+      WHERE agent_search_fts MATCH ${match}
       ORDER BY score DESC LIMIT ${limit}`.execute(db);
     return new Map(rows.map((r) => [r.agent_id, Number(r.score)]));
   };
 }
 
 /** English text search configuration (Snowball stemmer); ts_rank with the A/B weights of the migration. */
-function postgresSearch(db: Db): LexicalSearch {
+function postgresSearch(db: Kysely<AgentSearchReadModel>): LexicalSearch {
   return async (terms, limit) => {
     const words = terms.filter((t) => plainTerm.test(t));
     if (words.length === 0) return new Map();
     const query = words.join(' | ');
     const { rows } = await sql<{ agent_id: string; score: number }>`
       SELECT agent_id, ts_rank(search, q) AS score
-      FROM discovery_documents, to_tsquery('english', ${query}) q
+      FROM agent_search_documents, to_tsquery('english', ${query}) q
       WHERE search @@ q
       ORDER BY score DESC LIMIT ${limit}`.execute(db);
     return new Map(rows.map((r) => [r.agent_id, Number(r.score)]));

@@ -1,8 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import type { AgentsTable } from '../registry/index.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { AgentSearchReadModel, AgentRowsReadModel, AgentsTable } from '../registry/index.ts';
 import { createLexicalSearch } from './lexical.ts';
+import type { DiscoveryTables } from './tables.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
 
@@ -34,14 +36,15 @@ const storedVector = (row: { agent_id: string; text_hash: string; vector: Uint8A
   vector: vectorOf(row.vector),
 });
 
-export function createDiscoveryStore(db: Db, dialect: DialectName) {
+export function createDiscoveryStore(database: Db, dialect: DialectName) {
+  const db = ownTables<DiscoveryTables & AgentRowsReadModel & AgentSearchReadModel>(database);
   return {
-    lexical: createLexicalSearch(db, dialect),
+    lexical: createLexicalSearch(ownTables<AgentSearchReadModel>(database), dialect),
 
     /** The change log's end; BIGSERIAL comes back from pg as text. */
     lastChange: async (): Promise<number> => {
       const row = await db
-        .selectFrom('discovery_changes')
+        .selectFrom('agent_changes')
         .select((eb) => eb.fn.max('seq').as('seq'))
         .executeTakeFirst();
       return Number(row?.seq ?? 0);
@@ -49,7 +52,7 @@ export function createDiscoveryStore(db: Db, dialect: DialectName) {
     /** Changes after `after`, plus any of `gaps` (sequence numbers skipped earlier that may have committed since). */
     changesSince: async (after: number, gaps: number[]): Promise<{ seq: number; agentId: string }[]> => {
       const rows = await db
-        .selectFrom('discovery_changes')
+        .selectFrom('agent_changes')
         .select(['seq', 'agent_id'])
         .where((eb) => (gaps.length > 0 ? eb.or([eb('seq', '>', after), eb('seq', 'in', gaps)]) : eb('seq', '>', after)))
         .orderBy('seq')

@@ -2,14 +2,6 @@
  * The tables the discovery module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
  * lists JSON text on both databases). Only this module's store names them.
  */
-import type { Generated } from 'kysely';
-
-/** Written by triggers on `agents` (migration 0006); read by each node's discovery index. */
-export interface DiscoveryChangesTable {
-  seq: Generated<number>;
-  agent_id: string;
-}
-
 /** Sentence-encoder vectors of agents, by the hash of model and text embedded (migration 0009). */
 export interface DiscoverySentenceVectorsTable {
   agent_id: string;
@@ -19,6 +11,5 @@ export interface DiscoverySentenceVectorsTable {
 }
 
 export interface DiscoveryTables {
-  discovery_changes: DiscoveryChangesTable;
   discovery_sentence_vectors: DiscoverySentenceVectorsTable;
 }

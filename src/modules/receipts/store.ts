@@ -2,9 +2,10 @@ import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kys
 import { createBatcher } from '../../db/batcher.ts';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { AgentKeysReadModel } from '../registry/index.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from './sqlite-insert.ts';
-import type { Database } from '../../db/schema.ts';
-import type { TrustReceiptsTable } from './tables.ts';
+import type { ReceiptsTables, TrustReceiptsTable } from './tables.ts';
 import { insertReceipts, sumStatements, takeSweepLock } from './sums.ts';
 import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
 
@@ -28,6 +29,9 @@ export interface ReceiptsStoreOptions {
   onInsertWorkerError?(error: unknown): void;
 }
 
+/** What this store sees: its own tables, and which agents hold which registration key (the registry's read model). */
+type StoreTables = ReceiptsTables & AgentKeysReadModel;
+
 /** What the maintained evidence sums are grouped by. */
 const EVIDENCE_KEY = ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'] as const;
 
@@ -36,7 +40,7 @@ const EVIDENCE_KEY = ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_a
  * 0013 hold. SQLite matches `column = ?` to a partial index's condition by the bound value (it
  * re-plans the statement when that value changes); an `in (?, ?)` list it cannot match.
  */
-const expiringOutcomes = (db: Kysely<Database>) =>
+const expiringOutcomes = (db: Kysely<StoreTables>) =>
   db
     .selectFrom('trust_receipts')
     .where('kind', '=', 'outcome')
@@ -44,7 +48,7 @@ const expiringOutcomes = (db: Kysely<Database>) =>
     .where('expires_at', 'is not', null)
     .where((eb) => eb('issuer_pubkey', '<>', eb.ref('subject_pubkey')));
 
-type ReceiptsWhere = ExpressionBuilder<Database, 'trust_receipts'>;
+type ReceiptsWhere = ExpressionBuilder<StoreTables, 'trust_receipts'>;
 type Position = { time: string | Expression<string>; id: string | Expression<string> };
 
 /**
@@ -64,11 +68,11 @@ const atOrBeforePosition =
     eb.and([eb('expires_at', '<=', time), eb.or([eb('expires_at', '<', time), eb('trust_receipts.id', '<=', id)])]);
 
 /** Receipts expired by `now` that the sweep has not yet taken out of the sums, after its watermark `mark`. */
-const outstandingExpiries = (db: Kysely<Database>, mark: Position, now: string) =>
+const outstandingExpiries = (db: Kysely<StoreTables>, mark: Position, now: string) =>
   expiringOutcomes(db).where(afterPosition(mark)).where('expires_at', '<=', now);
 
 /** The sweep's first read: where a pass of `limit` receipts after the watermark ends. */
-const sweepBatchEnd = (db: Kysely<Database>, mark: Position, now: string, limit: number) =>
+const sweepBatchEnd = (db: Kysely<StoreTables>, mark: Position, now: string, limit: number) =>
   outstandingExpiries(db, mark, now)
     .select(['expires_at', 'id'])
     .orderBy('expires_at')
@@ -76,7 +80,8 @@ const sweepBatchEnd = (db: Kysely<Database>, mark: Position, now: string, limit:
     .limit(1)
     .offset(limit - 1);
 
-export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
+export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
+  const db = ownTables<StoreTables>(database);
   const filtered = (filter: ReceiptFilter) => {
     let query = db.selectFrom('trust_receipts');
     if (filter.subjectPubkey) query = query.where('subject_pubkey', '=', filter.subjectPubkey);
@@ -109,8 +114,9 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
    * or earlier in the same batch) is not written; its stored row comes back for comparison.
    */
   async function insertHere(rows: NewReceiptRow[]): Promise<InsertOutcome[]> {
-    return db.transaction().execute(async (tx) => {
-      const insertedIds = await insertReceipts(tx, dialect, rows);
+    return database.transaction().execute(async (whole) => {
+      const insertedIds = await insertReceipts(whole, dialect, rows);
+      const tx = ownTables<StoreTables>(whole);
       const missing = rows.filter((row) => !insertedIds.has(row.id)).map((row) => row.receipt_id);
       const existing = missing.length > 0 ? await tx.selectFrom('trust_receipts').selectAll().where('receipt_id', 'in', missing).execute() : [];
       const existingByReceiptId = new Map(existing.map((row) => [row.receipt_id, row]));
@@ -229,8 +235,9 @@ export function createReceiptsStore(db: Db, { dialect, sqliteFile = null, onInse
      */
     async sweepExpiredEvidence(now: string, limit: number) {
       if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`sweep limit must be a positive integer, not ${limit}`);
-      return db.transaction().execute(async (tx) => {
-        await takeSweepLock(tx, dialect, 'exclusive');
+      return database.transaction().execute(async (whole) => {
+        await takeSweepLock(whole, dialect, 'exclusive');
+        const tx = ownTables<StoreTables>(whole);
         const mark = await tx.selectFrom('trust_evidence_sweep').select(['expired_through', 'expired_through_id']).executeTakeFirstOrThrow();
         // The watermark only ever moves to a receipt found here, after it: never back, even when
         // this node's clock is behind the one that last moved it (the receipts between would be

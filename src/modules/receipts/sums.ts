@@ -12,11 +12,12 @@
  * The same SQL text runs on the SQLite insert worker's own connection (sqlite-insert-worker.ts),
  * and through Kysely for PostgreSQL, the worker's fallback and bulk loads.
  */
-import { CompiledQuery, sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Insertable } from 'kysely';
+import type { Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { SWEEP_LOCK_CLASS, SWEEP_LOCK_OBJECT } from '../../db/advisory-locks.ts';
-import type { Database } from '../../db/schema.ts';
-import type { TrustReceiptsTable } from './tables.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { ReceiptsTables, TrustReceiptsTable } from './tables.ts';
 
 type NewReceiptRow = Insertable<TrustReceiptsTable>;
 
@@ -61,14 +62,14 @@ export const sumStatements = (dialect: DialectName): string[] => [countsSql(inse
  * and needs none). An insert takes it as its first act: taken any later, an insert holding receiptId
  * entries could wait for it behind a sweep that waits for another insert, a deadlock.
  */
-export async function takeSweepLock(tx: Kysely<Database>, dialect: DialectName, mode: 'shared' | 'exclusive'): Promise<void> {
+export async function takeSweepLock(tx: Tx, dialect: DialectName, mode: 'shared' | 'exclusive'): Promise<void> {
   if (dialect !== 'postgres') return;
   const lock = mode === 'shared' ? sql.raw('pg_advisory_xact_lock_shared') : sql.raw('pg_advisory_xact_lock');
   await sql`SELECT ${lock}(${sql.lit(SWEEP_LOCK_CLASS)}, ${sql.raw(SWEEP_LOCK_OBJECT)})`.execute(tx);
 }
 
 /** Adds receipts this transaction inserted (row ids) to the sums. */
-async function addToSums(tx: Kysely<Database>, dialect: DialectName, ids: string[]): Promise<void> {
+async function addToSums(tx: Tx, dialect: DialectName, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const parameters = [JSON.stringify(ids)];
   for (const statement of sumStatements(dialect)) await tx.executeQuery(CompiledQuery.raw(statement, parameters));
@@ -85,9 +86,9 @@ const byReceiptId = (a: NewReceiptRow, b: NewReceiptRow) => (a.receipt_id < b.re
  * writes receipts through Kysely (PostgreSQL's batches, the SQLite worker's fallback, bulk loads).
  * A receipt whose receiptId is already stored is skipped. Answers the row ids inserted.
  */
-export async function insertReceipts(tx: Transaction<Database>, dialect: DialectName, rows: NewReceiptRow[]): Promise<Set<string>> {
+export async function insertReceipts(tx: Tx, dialect: DialectName, rows: NewReceiptRow[]): Promise<Set<string>> {
   await takeSweepLock(tx, dialect, 'shared');
-  const inserted = await tx
+  const inserted = await ownTables<ReceiptsTables>(tx)
     .insertInto('trust_receipts')
     .values([...rows].sort(byReceiptId))
     .onConflict((oc) => oc.column('receipt_id').doNothing())

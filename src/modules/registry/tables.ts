@@ -1,7 +1,11 @@
 /**
  * The tables the registry module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
- * lists JSON text on both databases). Only this module's store names them.
+ * lists JSON text on both databases). Only this module's store names them; what other modules read of
+ * them in their own queries is typed by the read models at the end.
  */
+import type { Generated } from 'kysely';
+import type { ReadOnlyTable } from '../../db/tables.ts';
+
 export interface AgentsTable {
   id: string;
   name: string;
@@ -63,7 +67,53 @@ export interface ClaimChallengesTable {
   replaced_at: string | null;
 }
 
+/**
+ * Written by the triggers on `agents` (migration 0020): the id of every agent inserted, deleted, or
+ * updated in a column search reads (heartbeats are not), in commit order on SQLite; PostgreSQL takes
+ * `seq` before commit, so a lower one can appear after a higher one was read.
+ */
+export interface AgentChangesTable {
+  seq: Generated<number>;
+  agent_id: string;
+}
+
+/**
+ * An agent's full-text document, kept by the triggers on `agents` (migration 0020). Its other columns
+ * differ by engine, so it is queried in SQL written per engine: on SQLite `doc_id`, `name`,
+ * `description` and `terms`, indexed by the FTS5 table `agent_search_fts` (rowid = doc_id); on
+ * PostgreSQL `search`, a weighted tsvector with a GIN index.
+ */
+export interface AgentSearchDocumentsTable {
+  agent_id: string;
+}
+
 export interface RegistryTables {
   agents: AgentsTable;
   claim_challenges: ClaimChallengesTable;
+  agent_changes: AgentChangesTable;
+  agent_search_documents: AgentSearchDocumentsTable;
 }
+
+/**
+ * Read by discovery's store: whole agent rows, which its in-memory index holds and which it hands
+ * back to this module's view and visibility rules, and the heartbeats since its last look (indexed on
+ * `last_seen_at`); its deletion of stored vectors whose agent is gone is one statement against `agents`.
+ */
+export type AgentRowsReadModel = { agents: ReadOnlyTable<AgentsTable> };
+
+/**
+ * Read by discovery's store: the change log from each node's last position (to refresh its in-memory
+ * index on every search) and the full-text documents (its lexical search, one query per engine joining
+ * `agent_search_fts` on SQLite).
+ */
+export type AgentSearchReadModel = {
+  agent_changes: ReadOnlyTable<AgentChangesTable>;
+  agent_search_documents: ReadOnlyTable<AgentSearchDocumentsTable>;
+};
+
+/**
+ * Read by the receipts store: which agents hold a registration key, the candidates for a receipt's
+ * registered issuer. The evidence query filters its issuers by it inside the statement (an EXISTS
+ * per row, by index), so evidence from unregistered keys costs a read nothing.
+ */
+export type AgentKeysReadModel = { agents: ReadOnlyTable<Pick<AgentsTable, 'id' | 'slug' | 'owner_id' | 'registration_pubkey'>> };
