@@ -162,11 +162,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // Agent endpoints (webhooks, manifests, a configured model) are reached only through the SSRF-checked client.
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
+  const authStore = createAuthStore(database.db);
   const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
   const secretsKey = config.secretsKey ? { key: config.secretsKey, createdFile: null } : secretsKeyBeside(database);
   const secrets = createSecretBox(secretsKey.key);
   const registry = createRegistryService({
     store: createRegistryStore(database.db, database.dialect),
+    serviceAccounts: authStore,
     clock,
     isOrgMember: orgs.isMember,
     heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
@@ -183,7 +185,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onRedisError: (error) => log?.warn({ err: error }, 'login limits: Redis unreachable, counting on this node'),
   });
   const auth = createAuthService({
-    store: createAuthStore(database.db),
+    store: authStore,
     clock,
     sessionTtlHours: config.sessionTtlHours,
     oidc,
@@ -238,6 +240,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     stripe,
     feeBps: config.platformFeeBps,
     operators: config.operators,
+    emailOf: authStore.emailOf,
     publicUrl: config.publicUrl,
     signals,
   });
