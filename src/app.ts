@@ -163,7 +163,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
   const authStore = createAuthStore(database.db);
-  const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
+  const usersStore = createUsersStore(database.db);
+  const orgs = createOrgsService({
+    store: createOrgsStore(database.db),
+    clock,
+    isPerson: authStore.isPerson,
+    accountIdByUsername: usersStore.accountIdByUsername,
+  });
   const secretsKey = config.secretsKey ? { key: config.secretsKey, createdFile: null } : secretsKeyBeside(database);
   const secrets = createSecretBox(secretsKey.key);
   const registry = createRegistryService({
@@ -208,7 +214,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock,
     onError: (error) => log?.error({ err: error }, 'trust evidence sweep failed; reads stay exact, the next pass retries'),
   });
-  const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts, signals, onSignalError: reportSignalError });
+  const users = createUsersService({ store: usersStore, clock, agentAccounts, signals, onSignalError: reportSignalError });
   const discovery = createDiscoveryService({
     store: createDiscoveryStore(database.db, database.dialect),
     registry,
@@ -271,6 +277,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       const { data, pagination } = await discovery.search(principal, { q, limit, offset });
       return { agents: data, pagination };
     },
+    adjustFollowCounts: usersStore.adjustFollowCounts,
     profilesChanged: async (accountIds) => void (await Promise.all(accountIds.map(users.profileChanged))),
     signals,
     onSignalError: reportSignalError,
