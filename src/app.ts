@@ -164,11 +164,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // Agent endpoints (webhooks, manifests, a configured model) are reached only through the SSRF-checked client.
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
-  const orgs = createOrgsService({ store: createOrgsStore(database.db), clock });
+  const authStore = createAuthStore(database.db);
+  const usersStore = createUsersStore(database.db);
+  const orgs = createOrgsService({
+    store: createOrgsStore(database.db),
+    clock,
+    isPerson: authStore.isPerson,
+    accountIdByUsername: usersStore.accountIdByUsername,
+  });
   const secretsKey = config.secretsKey ? { key: config.secretsKey, createdFile: null } : secretsKeyBeside(database);
   const secrets = createSecretBox(secretsKey.key);
   const registry = createRegistryService({
     store: createRegistryStore(database.db, database.dialect),
+    serviceAccounts: authStore,
     clock,
     isOrgMember: orgs.isMember,
     heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
@@ -185,7 +193,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onRedisError: (error) => log?.warn({ err: error }, 'login limits: Redis unreachable, counting on this node'),
   });
   const auth = createAuthService({
-    store: createAuthStore(database.db),
+    store: authStore,
     clock,
     sessionTtlHours: config.sessionTtlHours,
     oidc,
@@ -208,7 +216,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock,
     onError: (error) => log?.error({ err: error }, 'trust evidence sweep failed; reads stay exact, the next pass retries'),
   });
-  const users = createUsersService({ store: createUsersStore(database.db), clock, agentAccounts, signals, onSignalError: reportSignalError });
+  const users = createUsersService({ store: usersStore, clock, agentAccounts, signals, onSignalError: reportSignalError });
   const discovery = createDiscoveryService({
     store: createDiscoveryStore(database.db, database.dialect),
     registry,
@@ -240,6 +248,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     stripe,
     feeBps: config.platformFeeBps,
     operators: config.operators,
+    emailOf: authStore.emailOf,
     publicUrl: config.publicUrl,
     signals,
   });
@@ -270,6 +279,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       const { data, pagination } = await discovery.search(principal, { q, limit, offset });
       return { agents: data, pagination };
     },
+    adjustFollowCounts: usersStore.adjustFollowCounts,
     profilesChanged: async (accountIds) => void (await Promise.all(accountIds.map(users.profileChanged))),
     signals,
     onSignalError: reportSignalError,

@@ -263,6 +263,7 @@ describe('social feed: a fixed number of queries whatever the page size', () => 
       database: { db, dialect: app.database.dialect, transaction: (work) => db.transaction().execute(work) },
       clock: app.clock,
       searchServices: async () => ({ agents: [], pagination: { limit: 0, offset: 0, hasMore: false } }),
+      adjustFollowCounts: async () => {},
       profilesChanged: async () => {},
       // Nothing cached: every call reads everything it shows.
       feedCacheMs: 0,

@@ -1,5 +1,6 @@
 import type { Db, Tx } from '../../db/database.ts';
-import type { AccountsTable, ApiKeysTable } from './tables.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { AccountsTable, ApiKeysTable, AuthTables } from './tables.ts';
 
 export type AccountRow = AccountsTable;
 export type ApiKeyRow = ApiKeysTable;
@@ -13,16 +14,32 @@ export interface CredentialMatch {
   last_used_at?: string | null;
 }
 
-export function createAuthStore(db: Db) {
+export function createAuthStore(database: Db) {
+  const db = ownTables<AuthTables>(database);
   return {
     findAccountById: (id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst(),
     findAccountByEmail: (email: string) => db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst(),
     findAccountByOidc: (issuer: string, subject: string) =>
       db.selectFrom('accounts').selectAll().where('oidc_issuer', '=', issuer).where('oidc_subject', '=', subject).executeTakeFirst(),
-    insertAccount: async (row: AccountRow, tx: Db | Tx = db) => {
-      await tx.insertInto('accounts').values(row).execute();
+    insertAccount: async (row: AccountRow) => {
+      await db.insertInto('accounts').values(row).execute();
       return row;
     },
+    /** Whether the account exists and is a person's (not an agent's service account). */
+    isPerson: async (accountId: string) =>
+      !!(await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('kind', '=', 'person').executeTakeFirst()),
+    emailOf: async (accountId: string) => (await db.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst())?.email ?? null,
+
+    serviceAccountOf: (agentId: string) =>
+      db.selectFrom('accounts').select('id').where('agent_id', '=', agentId).where('kind', '=', 'agent').executeTakeFirst(),
+    insertServiceAccount: (row: { id: string; agent_id: string; owner_account_id: string; created_at: string }) =>
+      db
+        .insertInto('accounts')
+        .values({ ...row, kind: 'agent', email: null, password_hash: null, oidc_issuer: null, oidc_subject: null })
+        .execute(),
+    /** Deletes the agent's service account (its keys and profile go with it) in the caller's transaction, which deletes the agent. */
+    deleteServiceAccount: (tx: Tx, agentId: string) =>
+      ownTables<AuthTables>(tx).deleteFrom('accounts').where('agent_id', '=', agentId).where('kind', '=', 'agent').execute(),
 
     insertSession: (row: { id: string; account_id: string; token_hash: string; created_at: string; expires_at: string }) =>
       db

@@ -1,10 +1,12 @@
 import type { Db } from '../../db/database.ts';
-import type { MediaTable } from './tables.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { MediaTable, MediaTables } from './tables.ts';
 
 export type MediaSummary = Omit<MediaTable, 'data'>;
 const summaryColumns = ['id', 'owner_id', 'content_type', 'bytes', 'created_at'] as const;
 
-export function createMediaStore(db: Db) {
+export function createMediaStore(database: Db) {
+  const db = ownTables<MediaTables>(database);
   return {
     insert: (row: MediaTable) => db.insertInto('media').values(row).execute(),
     /** The stored bytes and their type, for serving. */

@@ -4,7 +4,16 @@ import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { OrgsStore } from './store.ts';
 
-export function createOrgsService({ store, clock }: { store: OrgsStore; clock: Clock }) {
+export interface OrgsDeps {
+  store: OrgsStore;
+  clock: Clock;
+  /** Whether the account is a person's (auth): only people are members. */
+  isPerson(accountId: string): Promise<boolean>;
+  /** The account whose profile has this username (users). */
+  accountIdByUsername(username: string): Promise<string | undefined>;
+}
+
+export function createOrgsService({ store, clock, isPerson, accountIdByUsername }: OrgsDeps) {
   /**
    * Outsiders get 404 for an org, exactly as for an id that does not exist. Members are people: a
    * key acting as an agent is its agent's own account, never a member, so it cannot manage its
@@ -49,8 +58,8 @@ export function createOrgsService({ store, clock }: { store: OrgsStore; clock: C
       const { membership } = await requireMembership(principal, orgId);
       if (membership.role !== 'owner') throw forbidden('Only owners of the organization can add members');
       if (!target.accountId && !target.username) throw badRequest('Give accountId or username');
-      const accountId = target.accountId ?? (target.username ? await store.accountIdByUsername(target.username) : undefined);
-      if (!accountId || !(await store.accountExists(accountId))) throw notFound('No person with that account id or username');
+      const accountId = target.accountId ?? (target.username ? await accountIdByUsername(target.username) : undefined);
+      if (!accountId || !(await isPerson(accountId))) throw notFound('No person with that account id or username');
       if (await store.membership(orgId, accountId)) throw conflict('Already a member');
       await store.addMember({ org_id: orgId, account_id: accountId, role: target.role ?? 'member', created_at: isoNow(clock) });
       return view(orgId);

@@ -1,7 +1,10 @@
 import type { Db } from '../../db/database.ts';
-import type { OrgMembersTable, OrgsTable } from './tables.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { UsernamesReadModel } from '../users/index.ts';
+import type { OrgMembersTable, OrgsTable, OrgsTables } from './tables.ts';
 
-export function createOrgsStore(db: Db) {
+export function createOrgsStore(database: Db) {
+  const db = ownTables<OrgsTables & UsernamesReadModel>(database);
   return {
     async insertWithOwner(org: OrgsTable) {
       await db.transaction().execute(async (tx) => {
@@ -32,18 +35,6 @@ export function createOrgsStore(db: Db) {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
-    accountExists: async (accountId: string) =>
-      !!(await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('kind', '=', 'person').executeTakeFirst()),
-    accountIdByUsername: async (username: string) =>
-      (
-        await db
-          .selectFrom('profiles')
-          .innerJoin('accounts', 'accounts.id', 'profiles.account_id')
-          .select('accounts.id')
-          .where('profiles.username', '=', username.toLowerCase())
-          .where('accounts.kind', '=', 'person')
-          .executeTakeFirst()
-      )?.id,
   };
 }
 

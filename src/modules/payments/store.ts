@@ -1,8 +1,9 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { claimLeasedJobs, dueJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import type { LedgerEntriesTable, PaymentAccountsTable, PaymentTransfersTable, PayoutsTable } from './tables.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { LedgerEntriesTable, PaymentAccountsTable, PaymentsTables, PaymentTransfersTable, PayoutsTable } from './tables.ts';
 import { newId } from '../../lib/ids.ts';
 
 export type PaymentAccountRow = Selectable<PaymentAccountsTable>;
@@ -35,8 +36,11 @@ export interface TaskSettlementPosting {
 
 type Entry = { account: string; kind: LedgerEntriesTable['kind']; amount: number };
 
+/** A transaction seen with this module's tables alone. */
+type PaymentsTx = Kysely<PaymentsTables>;
+
 /** One balanced posting: the entries of one event, summing to zero, in the caller's transaction. */
-async function post(tx: Tx, entries: Entry[], refs: { taskId?: string; payoutId?: string }, currency: string, now: string): Promise<void> {
+async function post(tx: PaymentsTx, entries: Entry[], refs: { taskId?: string; payoutId?: string }, currency: string, now: string): Promise<void> {
   if (entries.reduce((sum, entry) => sum + entry.amount, 0) !== 0) throw new Error('unbalanced ledger posting');
   const postingId = newId();
   await tx
@@ -58,7 +62,13 @@ async function post(tx: Tx, entries: Entry[], refs: { taskId?: string; payoutId?
 }
 
 /** Credits an agent's running totals, creating the row on first use (an upsert, race-safe on both engines). */
-async function creditBalance(tx: Tx, agentId: string, currency: string, credit: { available: number } | { reserved: number }, now: string): Promise<void> {
+async function creditBalance(
+  tx: PaymentsTx,
+  agentId: string,
+  currency: string,
+  credit: { available: number } | { reserved: number },
+  now: string,
+): Promise<void> {
   const available = 'available' in credit ? credit.available : 0;
   const reserved = 'reserved' in credit ? credit.reserved : 0;
   await tx
@@ -75,7 +85,7 @@ async function creditBalance(tx: Tx, agentId: string, currency: string, credit: 
 }
 
 /** Moves a settled transfer's amount out of the reserve, to paid out or back to available. */
-async function releaseReserve(tx: Tx, transfer: TransferRow, to: 'paid_out_cents' | 'available_cents', now: string): Promise<void> {
+async function releaseReserve(tx: PaymentsTx, transfer: TransferRow, to: 'paid_out_cents' | 'available_cents', now: string): Promise<void> {
   const amount = Number(transfer.amount_cents);
   await tx
     .updateTable('agent_balances')
@@ -85,12 +95,14 @@ async function releaseReserve(tx: Tx, transfer: TransferRow, to: 'paid_out_cents
     .execute();
 }
 
-export function createPaymentsStore(db: Db, dialect: DialectName) {
+export function createPaymentsStore(database: Db, dialect: DialectName) {
+  const db = ownTables<PaymentsTables>(database);
   return {
     /** The query the transfer worker claims with on every wake, compiled, for the test that reads its plan. */
     backgroundQueries: (now: string) => ({ transfersDue: dueJobs(db, 'payment_transfers', now, 8).compile() }),
 
-    findAccount: (agentId: string, tx: Db | Tx = db) => tx.selectFrom('payment_accounts').selectAll().where('agent_id', '=', agentId).executeTakeFirst(),
+    findAccount: (agentId: string, tx: Db | Tx = database) =>
+      ownTables<PaymentsTables>(tx).selectFrom('payment_accounts').selectAll().where('agent_id', '=', agentId).executeTakeFirst(),
 
     /** Creates or replaces an agent's payment account; answers whether it was new. */
     async saveAccount(row: Omit<PaymentAccountRow, 'stripe_event_at'>): Promise<boolean> {
@@ -126,7 +138,8 @@ export function createPaymentsStore(db: Db, dialect: DialectName) {
      * either the agent's available balance or (for an active Stripe account) a reserved amount and a
      * transfer in the outbox. Runs in the completing transaction.
      */
-    async postTaskSettlement(tx: Tx, p: TaskSettlementPosting): Promise<void> {
+    async postTaskSettlement(callerTx: Tx, p: TaskSettlementPosting): Promise<void> {
+      const tx = ownTables<PaymentsTables>(callerTx);
       const credit = p.price - p.fee;
       await post(
         tx,
@@ -217,8 +230,6 @@ export function createPaymentsStore(db: Db, dialect: DialectName) {
       ]);
       return { rows, total: Number(count.n) };
     },
-
-    emailOf: async (accountId: string) => (await db.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst())?.email ?? null,
 
     // -- the Stripe transfer outbox ------------------------------------------------------------------
 

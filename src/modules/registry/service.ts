@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Tx } from '../../db/database.ts';
 import type { Principal } from '../../lib/principal.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
@@ -28,8 +29,21 @@ const CREDENTIAL_AUTH_TYPES = new Set(['api_key', 'bearer']);
 
 const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
+/**
+ * The agents' service accounts (what an agent-bound API key acts as), which the auth module keeps;
+ * the registry creates one on first use and deletes it with its agent.
+ */
+export interface AgentServiceAccounts {
+  serviceAccountOf(agentId: string): Promise<{ id: string } | undefined>;
+  /** Refused with a unique violation when the agent has one already. */
+  insertServiceAccount(row: { id: string; agent_id: string; owner_account_id: string; created_at: string }): Promise<unknown>;
+  /** Runs in the transaction that deletes the agent, so neither outlives the other. */
+  deleteServiceAccount(tx: Tx, agentId: string): Promise<unknown>;
+}
+
 export interface RegistryDeps {
   store: RegistryStore;
+  serviceAccounts: AgentServiceAccounts;
   clock: Clock;
   isOrgMember(orgId: string, personId: string): Promise<boolean>;
   heartbeatIntervalMs: number;
@@ -59,6 +73,7 @@ const loadOf = (load: number): number => Math.round(load * 10_000) / 10_000;
 
 export function createRegistryService({
   store,
+  serviceAccounts,
   clock,
   isOrgMember,
   heartbeatIntervalMs,
@@ -261,15 +276,15 @@ export function createRegistryService({
       const row = await findVisible(agentId, personId);
       if (row.status === 'provisional') throw conflict('Claim this agent before binding keys or a profile to it');
       if (row.owner_id !== personId) throw forbidden("Only the agent's owner can do this");
-      const existing = await store.serviceAccountOf(agentId);
+      const existing = await serviceAccounts.serviceAccountOf(agentId);
       if (existing) return { accountId: existing.id };
       const id = newId();
       try {
-        await store.insertServiceAccount({ id, agent_id: agentId, owner_account_id: personId, created_at: isoNow(clock) });
+        await serviceAccounts.insertServiceAccount({ id, agent_id: agentId, owner_account_id: personId, created_at: isoNow(clock) });
         return { accountId: id };
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        const raced = await store.serviceAccountOf(agentId);
+        const raced = await serviceAccounts.serviceAccountOf(agentId);
         if (!raced) throw error;
         return { accountId: raced.id };
       }
@@ -414,7 +429,7 @@ export function createRegistryService({
 
     async remove(principal: Principal, id: string) {
       await findOwned(principal, id);
-      await store.remove(id);
+      await store.remove(id, (tx) => serviceAccounts.deleteServiceAccount(tx, id));
       await agentRemoved(id);
       return { id, deleted: true };
     },

@@ -76,10 +76,10 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
         ).n,
       ),
     update: (id: string, changes: Updateable<AgentsTable>) => db.updateTable('agents').set(changes).where('id', '=', id).returningAll().executeTakeFirst(),
-    /** Deletes the agent and its service account (whose keys and profile go with it). */
-    async remove(id: string) {
+    /** Deletes the agent after `deleteAlongside` (its service account), in one transaction. */
+    async remove(id: string, deleteAlongside: (tx: Tx) => Promise<unknown>) {
       await db.transaction().execute(async (tx) => {
-        await tx.deleteFrom('accounts').where('agent_id', '=', id).where('kind', '=', 'agent').execute();
+        await deleteAlongside(tx);
         await tx.deleteFrom('agents').where('id', '=', id).execute();
       });
     },
@@ -173,14 +173,6 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
       });
       return outcome === 'challenge_gone' ? null : outcome;
     },
-
-    serviceAccountOf: (agentId: string) =>
-      db.selectFrom('accounts').select('id').where('agent_id', '=', agentId).where('kind', '=', 'agent').executeTakeFirst(),
-    insertServiceAccount: (row: { id: string; agent_id: string; owner_account_id: string; created_at: string }) =>
-      db
-        .insertInto('accounts')
-        .values({ ...row, kind: 'agent', email: null, password_hash: null, oidc_issuer: null, oidc_subject: null })
-        .execute(),
   };
 }
 

@@ -2,10 +2,8 @@
  * What the social services share: the stores (on the database, or bound to one transaction),
  * the caller's social identity, and the caches of the feed's hot reads.
  */
-import type { Kysely } from 'kysely';
-import type { DatabaseHandle } from '../../db/database.ts';
+import type { DatabaseHandle, Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import type { Database } from '../../db/schema.ts';
 import type { Signals } from '../../db/signals.ts';
 import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -30,6 +28,11 @@ export interface SocialDeps {
   database: Pick<DatabaseHandle, 'db' | 'dialect' | 'transaction'>;
   clock: Clock;
   searchServices: ServiceSearch;
+  /**
+   * Moves the follow counters on both profiles (users) by `change`, in the caller's transaction,
+   * which adds or removes the follow.
+   */
+  adjustFollowCounts(tx: Tx, followerId: string, followeeId: string, change: 1 | -1): Promise<void>;
   /** Told after a follow changes the counters on these accounts' profile rows, so caches of them are dropped. */
   profilesChanged(accountIds: string[]): Promise<void>;
   /** How long trending ids and live feed pages are reused when no write of this process changed them (default 5 s). */
@@ -42,14 +45,20 @@ export interface SocialDeps {
   timelineMaxAgeMs?: number;
 }
 
-const storesOn = (db: Kysely<Database>, dialect: DialectName) => ({
+const storesOn = (db: Db, dialect: DialectName) => ({
   posts: createPostsStore(db),
   feed: createFeedStore(db, dialect),
   people: createPeopleStore(db),
   notifications: createNotificationsStore(db),
 });
 
-export type SocialStores = ReturnType<typeof storesOn>;
+/** The stores bound to one transaction, and the users module's follow counters moved in it. */
+const storesIn = (tx: Tx, dialect: DialectName, adjustFollowCounts: SocialDeps['adjustFollowCounts']) => ({
+  ...storesOn(tx, dialect),
+  adjustFollowCounts: (followerId: string, followeeId: string, change: 1 | -1) => adjustFollowCounts(tx, followerId, followeeId, change),
+});
+
+export type SocialStores = ReturnType<typeof storesIn>;
 
 /** null: anonymous, so views carry no userVote; a signed-in viewer without a profile has voted on nothing. */
 export type Viewer = { profileId: string | null } | null;
@@ -73,6 +82,7 @@ export function createSocialContext({
   database,
   clock,
   searchServices,
+  adjustFollowCounts,
   profilesChanged,
   feedCacheMs = 5000,
   signals,
@@ -136,7 +146,7 @@ export function createSocialContext({
       if (authors.length > 0) timelines.authorsChanged(authors);
     },
     /** Runs `work` in one transaction with every store bound to it. */
-    write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesOn(tx, database.dialect))),
+    write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts))),
     viewerOf: async (principal: Principal | null): Promise<Viewer> => (principal ? { profileId: await profileIdOf(principal.accountId) } : null),
     votesOn,
     /** Views of `rows`, with the viewer's votes on them (one query) when the viewer has a profile. */

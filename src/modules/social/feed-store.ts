@@ -5,10 +5,16 @@
  * (one query, only for a signed-in viewer).
  */
 import { CompiledQuery, type Kysely } from 'kysely';
+import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { lowerLike } from '../../db/like.ts';
-import type { Database } from '../../db/schema.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { ProfilesReadModel } from '../users/index.ts';
 import type { VoteValue } from './posts-store.ts';
+import type { SocialTables } from './tables.ts';
+
+/** Posts, follows and votes, with their authors' profiles to join. */
+type FeedTables = SocialTables & ProfilesReadModel;
 
 export interface PostCore {
   id: string;
@@ -70,7 +76,7 @@ export interface FeedEntry {
  * every post newest first and test each author (tens of milliseconds for someone following a few
  * quiet accounts), so it is asked for each author's newest `offset + limit` posts, then those merged.
  */
-const followingPostsBy: Record<DialectName, (db: Kysely<Database>, page: FollowingPage) => Promise<FeedEntry[]>> = {
+const followingPostsBy: Record<DialectName, (db: Kysely<FeedTables>, page: FollowingPage) => Promise<FeedEntry[]>> = {
   async sqlite(db, { followerId, until, topic, limit, offset }) {
     let query = db
       .selectFrom('follows as f')
@@ -110,7 +116,8 @@ const followingPostsBy: Record<DialectName, (db: Kysely<Database>, page: Followi
 /** SQL of the votes query by engine and number of posts asked about (the parameters are its only difference). */
 const votesSql = new Map<string, string>();
 
-export function createFeedStore(db: Kysely<Database>, dialect: DialectName) {
+export function createFeedStore(database: Db, dialect: DialectName) {
+  const db = ownTables<FeedTables>(database);
   return {
     /** Most likes plus comments among posts created in (since, until]; posts nobody engaged with are not trending. */
     async trendingIds({ since, until, topic, limit }: TrendingWindow): Promise<string[]> {

@@ -1,10 +1,14 @@
-import type { Insertable, Kysely } from 'kysely';
-import type { Database } from '../../db/schema.ts';
-import type { NotificationsTable } from './tables.ts';
+import type { Insertable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { ProfilesReadModel } from '../users/index.ts';
+import type { NotificationsTable, SocialTables } from './tables.ts';
 
 export type NewNotification = Insertable<NotificationsTable>;
 
-export function createNotificationsStore(db: Kysely<Database>) {
+export function createNotificationsStore(database: Db) {
+  // Profiles: notifications are listed with their actors in the same query.
+  const db = ownTables<SocialTables & ProfilesReadModel>(database);
   return {
     async insert(rows: NewNotification[]): Promise<void> {
       if (rows.length > 0) await db.insertInto('notifications').values(rows).execute();

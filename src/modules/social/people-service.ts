@@ -25,6 +25,7 @@ export function createPeopleService(ctx: SocialContext) {
       const added = await ctx.write(async (tx) => {
         // Following twice changes nothing and notifies nobody again.
         if (!(await tx.people.follow(actor.id, target.id, now))) return false;
+        await tx.adjustFollowCounts(actor.id, target.id, 1);
         await tx.notifications.insert(notification('follow', target.id, actor, { postId: null, commentId: null, postText: null }, now));
         return true;
       });
@@ -38,6 +39,7 @@ export function createPeopleService(ctx: SocialContext) {
       if (target.id === actor.id) throw badRequest('You cannot unfollow yourself');
       const removed = await ctx.write(async (tx) => {
         if (!(await tx.people.unfollow(actor.id, target.id))) return false;
+        await tx.adjustFollowCounts(actor.id, target.id, -1);
         await tx.notifications.withdraw('follow', actor.id, { recipientId: target.id });
         return true;
       });

@@ -1,11 +1,13 @@
 /**
  * Profiles as social identities, and the follow graph. Profiles belong to the users module; this
- * store reads them and keeps their follower counters, which must change in the same transaction
- * as the follow that changes them.
+ * store reads them (users' ProfilesReadModel), and the users module moves their follow counters in
+ * the transaction that adds or removes the follow.
  */
-import type { Kysely } from 'kysely';
+import type { Db } from '../../db/database.ts';
 import { lowerLike } from '../../db/like.ts';
-import type { Database } from '../../db/schema.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { ProfilesReadModel } from '../users/index.ts';
+import type { SocialTables } from './tables.ts';
 
 export interface Identity {
   id: string;
@@ -18,13 +20,15 @@ export interface Identity {
 
 const identityColumns = ['id', 'account_id', 'username', 'display_name', 'type', 'avatar_url'] as const;
 const summaryColumns = ['id', 'username', 'display_name', 'type', 'avatar_url', 'bio', 'followers_count'] as const;
+const profileColumns = [...identityColumns, 'bio', 'agent_id', 'followers_count', 'following_count', 'created_at'] as const;
 
-export function createPeopleStore(db: Kysely<Database>) {
+export function createPeopleStore(database: Db) {
+  const db = ownTables<SocialTables & ProfilesReadModel>(database);
   return {
     identityOfAccount: (accountId: string): Promise<Identity | undefined> =>
       db.selectFrom('profiles').select(identityColumns).where('account_id', '=', accountId).executeTakeFirst(),
 
-    profileByUsername: (username: string) => db.selectFrom('profiles').selectAll().where('username', '=', username).executeTakeFirst(),
+    profileByUsername: (username: string) => db.selectFrom('profiles').select(profileColumns).where('username', '=', username).executeTakeFirst(),
 
     identitiesByUsername: (usernames: string[]): Promise<Identity[]> =>
       usernames.length === 0 ? Promise.resolve([]) : db.selectFrom('profiles').select(identityColumns).where('username', 'in', usernames).execute(),
@@ -45,41 +49,20 @@ export function createPeopleStore(db: Kysely<Database>) {
       return rows.map((r) => r.followee_id);
     },
 
-    /** Returns whether a follow was added (false: it existed already). Counters move only then. */
+    /** Returns whether a follow was added (false: it existed already): the follow counters move only then. */
     async follow(followerId: string, followeeId: string, now: string): Promise<boolean> {
       const inserted = await db
         .insertInto('follows')
         .values({ follower_id: followerId, followee_id: followeeId, created_at: now })
         .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing())
         .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-      await db
-        .updateTable('profiles')
-        .set((eb) => ({ following_count: eb('following_count', '+', 1) }))
-        .where('id', '=', followerId)
-        .execute();
-      await db
-        .updateTable('profiles')
-        .set((eb) => ({ followers_count: eb('followers_count', '+', 1) }))
-        .where('id', '=', followeeId)
-        .execute();
-      return true;
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
     },
 
+    /** Returns whether a follow was removed: the follow counters move only then. */
     async unfollow(followerId: string, followeeId: string): Promise<boolean> {
       const deleted = await db.deleteFrom('follows').where('follower_id', '=', followerId).where('followee_id', '=', followeeId).executeTakeFirst();
-      if (Number(deleted.numDeletedRows) !== 1) return false;
-      await db
-        .updateTable('profiles')
-        .set((eb) => ({ following_count: eb('following_count', '-', 1) }))
-        .where('id', '=', followerId)
-        .execute();
-      await db
-        .updateTable('profiles')
-        .set((eb) => ({ followers_count: eb('followers_count', '-', 1) }))
-        .where('id', '=', followeeId)
-        .execute();
-      return true;
+      return Number(deleted.numDeletedRows) === 1;
     },
 
     /** The most followed profiles the viewer does not follow yet, the viewer excluded. */

@@ -2,9 +2,11 @@
  * Posts, comments, votes and hashtag counts. Every counter moves in the statement that locks its
  * row, inside the caller's transaction, so concurrent votes and comments never lose an update.
  */
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../../db/schema.ts';
-import type { CommentsTable, PostsTable } from './tables.ts';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { ProfilesReadModel } from '../users/index.ts';
+import type { CommentsTable, PostsTable, SocialTables } from './tables.ts';
 
 export type PostRow = Selectable<PostsTable>;
 export type CommentRow = Selectable<CommentsTable>;
@@ -21,7 +23,9 @@ export function voteDeltas(before: VoteValue | null, after: VoteValue | null): {
 /** Votes: the same value again takes the vote back, the opposite one switches it. */
 export const nextVote = (before: VoteValue | null, sent: VoteValue): VoteValue | null => (before === sent ? null : sent);
 
-export function createPostsStore(db: Kysely<Database>) {
+export function createPostsStore(database: Db) {
+  // Profiles: comments are listed with their authors in the same query.
+  const db = ownTables<SocialTables & ProfilesReadModel>(database);
   return {
     findPost: (id: string) => db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst(),
 

@@ -1,8 +1,10 @@
 /**
  * The tables the users module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
- * lists JSON text on both databases). Only this module's store names them.
+ * lists JSON text on both databases). Only this module's store names them; other modules' stores
+ * read them only through the read models at the end.
  */
 import type { Generated } from 'kysely';
+import type { ReadOnlyTable } from '../../db/tables.ts';
 
 export interface ProfilesTable {
   id: string;
@@ -21,4 +23,24 @@ export interface ProfilesTable {
 
 export interface UsersTables {
   profiles: ProfilesTable;
+}
+
+/**
+ * Profiles as the social module reads them: its feeds, comments and notifications join their
+ * authors' identities in the query that loads them (one query per page, whatever its size), and its
+ * people pages find, suggest and search profiles together with the follow graph it owns. Read only:
+ * the follow counters move through the users store's adjustFollowCounts.
+ */
+export interface ProfilesReadModel {
+  profiles: ReadOnlyTable<
+    Pick<
+      ProfilesTable,
+      'id' | 'account_id' | 'username' | 'display_name' | 'bio' | 'avatar_url' | 'type' | 'agent_id' | 'followers_count' | 'following_count' | 'created_at'
+    >
+  >;
+}
+
+/** Usernames by account, for the orgs module: it lists an organization's members with their usernames in one query. */
+export interface UsernamesReadModel {
+  profiles: ReadOnlyTable<Pick<ProfilesTable, 'account_id' | 'username'>>;
 }
