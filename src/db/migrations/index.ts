@@ -25,6 +25,7 @@ import { agentManifest } from './0016_agent_manifest.ts';
 import { media } from './0017_media.ts';
 import { accountEvents } from './0018_account_events.ts';
 import { a2aDelivery } from './0019_a2a_delivery.ts';
+import { taskStatusEvents } from './0021_task_status_events.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -46,6 +47,7 @@ const ordered: [string, Migration][] = [
   ['0017_media', media],
   ['0018_account_events', accountEvents],
   ['0019_a2a_delivery', a2aDelivery],
+  ['0021_task_status_events', taskStatusEvents],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {
