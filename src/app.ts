@@ -27,7 +27,7 @@ import {
   registerOidcRoutes,
 } from './modules/auth/index.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
-import { createEventsService, createEventsStore, type EventsService, registerEventsRoutes } from './modules/events/index.ts';
+import { createEventsService, type EventsService, registerEventsRoutes } from './modules/events/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
 import { registerAgentCardRoute } from './modules/a2a/index.ts';
 import {
@@ -61,6 +61,7 @@ import {
   type DeliveryWorker,
   createTasksService,
   createTasksStore,
+  createStatusEventsStore,
   registerTasksRoutes,
 } from './modules/tasks/index.ts';
 import {
@@ -264,7 +265,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     deliveries: deliveryHandOff,
   });
   const events = createEventsService({
-    store: createEventsStore(database.db),
+    log: createStatusEventsStore(database.db),
     signals,
     clock,
     ...config.events,

@@ -6,7 +6,6 @@
  */
 import type { AuthTables } from '../modules/auth/index.ts';
 import type { DiscoveryTables } from '../modules/discovery/index.ts';
-import type { EventsTables } from '../modules/events/index.ts';
 import type { MediaTables } from '../modules/media/index.ts';
 import type { OrgsTables } from '../modules/orgs/index.ts';
 import type { PaymentsTables } from '../modules/payments/index.ts';
@@ -24,6 +23,5 @@ export type Database = AuthTables &
   SocialTables &
   DiscoveryTables &
   TasksTables &
-  EventsTables &
   PaymentsTables &
   MediaTables;

@@ -10,7 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp, type AgentryApp, type AppOverrides } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { openDatabase, type DatabaseHandle, type Db } from '../../src/db/database.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || null;
@@ -90,7 +90,29 @@ export async function openTestDatabase(): Promise<{ handle: DatabaseHandle; migr
   };
 }
 
-export async function startTestApp(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestApp> {
+export function startTestApp(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestApp> {
+  return startApp(env, overrides, null);
+}
+
+/**
+ * An app on a database that held rows before a migration (tests of that migration): the database is
+ * migrated through `through`, `fill` writes what it held then (typed for the latest schema, so only
+ * what existed then), and the app migrates the rest as it starts.
+ */
+export function startTestAppAfter(
+  through: string,
+  fill: (db: Db) => Promise<void>,
+  env: Record<string, string> = {},
+  overrides: AppOverrides = {},
+): Promise<TestApp> {
+  return startApp(env, overrides, { through, fill });
+}
+
+async function startApp(
+  env: Record<string, string>,
+  overrides: AppOverrides,
+  before: { through: string; fill: (db: Db) => Promise<void> } | null,
+): Promise<TestApp> {
   let cleanup: () => Promise<void>;
   let databaseUrl: string;
   let databaseSchema: string | undefined;
@@ -111,7 +133,18 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   // PostgreSQL needs a shared secrets key; on SQLite the app makes its key file beside the database.
   const secretsKey = testDatabaseUrl ? { SECRETS_KEY: TEST_SECRETS_KEY } : {};
   const config: Config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', ...secretsKey, ...env });
-  const build = () => buildApp(config, { logger: false, webRoot: null, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
+  const build = async () => {
+    if (before) {
+      const handle = openDatabase({ url: databaseUrl, ...(databaseSchema ? { schema: databaseSchema } : {}) });
+      try {
+        await handle.migrate(before.through);
+        await before.fill(handle.db);
+      } finally {
+        await handle.close();
+      }
+    }
+    return buildApp(config, { logger: false, webRoot: null, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
+  };
   const app = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
 
   return asTestApp(app, databaseSchema ?? null, async () => {

@@ -6,7 +6,12 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { expectError, otherNode, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
+import { sql } from 'kysely';
+import { agentRow } from '../../bench/lib.ts';
+import type { Principal } from '../../src/lib/principal.ts';
+import { EVENTS_CHANNEL } from '../../src/modules/events/index.ts';
+import type { TasksTable } from '../../src/modules/tasks/index.ts';
+import { expectError, otherNode, startTestApp, startTestAppAfter, TestClock, type TestApp } from '../helpers/app.ts';
 import { openEvents, parseFrames, taskStatuses, type EventsClient, type ServerSentEvent } from '../helpers/events.ts';
 import { assignedTask, callback, pollingAgent } from '../helpers/payments.ts';
 import { submitTask } from '../helpers/tasks.ts';
@@ -140,7 +145,7 @@ describe('GET /v1/events', () => {
     clock.advance(31 * 60_000);
     const later = await submitTask(app, requester.token, { agentId });
     await app.events.prune();
-    const kept = (await app.database.db.selectFrom('account_events').select(['id', 'data']).execute()).map((row) => ({
+    const kept = (await app.database.db.selectFrom('task_status_events').select(['id', 'data']).execute()).map((row) => ({
       id: Number(row.id),
       ...(JSON.parse(row.data) as { taskId: string }),
     }));
@@ -224,5 +229,133 @@ describe('GET /v1/events at shutdown', () => {
     await app.close();
     await waitFor('the stream to end', () => stream.ended());
     assert.equal(app.events.openCount(person.accountId), 0);
+  });
+});
+
+describe('migration 0021 on a database that already holds events', () => {
+  const requester = 'account-requester';
+  const owner = 'account-owner';
+  const stranger = 'account-stranger';
+  const at = (minute: number) => new Date(Date.parse('2026-11-21T12:00:00.000Z') + minute * 60_000).toISOString();
+  const task = (id: string, requesterId: string, status: TasksTable['status'], assignedAgentId: string | null) => ({
+    id,
+    requester_id: requesterId,
+    description: 'Summarise this',
+    input_extracted: 0 as const,
+    capabilities: '[]',
+    assigned_agent_id: assignedAgentId,
+    candidates: '[]',
+    candidate_index: 0,
+    status,
+    priority: 'normal' as const,
+    created_at: at(0),
+    updated_at: at(0),
+    expires_at: at(60),
+    currency: 'usd',
+  });
+  const principal = (accountId: string): Principal => ({ accountId, kind: 'person', via: 'session', credentialId: null, agentId: null, personId: accountId });
+
+  it('keeps every event, its id, the pruned horizon and the id sequence, and streams the next status change', async () => {
+    type Row = { id: number; account_id: string; data: string };
+    let kept: Row[] = [];
+    const app = await startTestAppAfter(
+      '0019_a2a_delivery',
+      async (db) => {
+        const person = (id: string) => ({ id, kind: 'person' as const, created_at: at(0) });
+        await db
+          .insertInto('accounts')
+          .values([person(requester), person(owner), person(stranger)])
+          .execute();
+        const agent = { id: 'agent-1', name: 'Night Owl', slug: 'night-owl', status: 'active' as const, owner_id: owner, registration_pubkey: null };
+        await db
+          .insertInto('agents')
+          .values(agentRow({ ...agent, delivery_mode: 'poll', created_at: at(0), updated_at: at(0) }))
+          .execute();
+        await db
+          .insertInto('tasks')
+          .values(task('task-0', requester, 'pending', null))
+          .execute();
+        await db
+          .insertInto('tasks')
+          .values(task('task-1', requester, 'matched', 'agent-1'))
+          .execute();
+        await db
+          .updateTable('tasks')
+          .set({ status: 'in_progress', updated_at: at(1) })
+          .where('id', '=', 'task-1')
+          .execute();
+        await db
+          .insertInto('tasks')
+          .values(task('task-2', stranger, 'pending', null))
+          .execute();
+        const all = async () =>
+          (await sql<Row>`SELECT id, account_id, data FROM account_events ORDER BY id`.execute(db)).rows.map((row) => ({ ...row, id: Number(row.id) }));
+        assert.deepEqual(
+          (await all()).map((row) => row.id),
+          [1, 2, 3, 4, 5, 6],
+        );
+        // The oldest pruned, and the newest gone too (as when every event is pruned): ids must go on
+        // from the sequence, not from the rows left.
+        await sql`DELETE FROM account_events WHERE id IN (1, 6)`.execute(db);
+        await sql`UPDATE account_events_horizon SET pruned_through = 1`.execute(db);
+        kept = await all();
+      },
+      {},
+      // The tasks' expiry, an hour after `at(0)`, is never reached.
+      { clock: new TestClock(Date.parse(at(0))) },
+    );
+    try {
+      const renamed = await app.database.db.selectFrom('task_status_events').select(['id', 'account_id', 'data']).orderBy('id').execute();
+      assert.deepEqual(
+        renamed.map((row) => ({ ...row, id: Number(row.id) })),
+        kept,
+      );
+
+      const missed = async (accountId: string, lastEventId: string) => {
+        const stream = await app.events.open(principal(accountId), lastEventId, false);
+        let text = '';
+        for await (const chunk of stream.body) text += String(chunk);
+        const events: ServerSentEvent[] = [];
+        parseFrames(text, events, []);
+        return events;
+      };
+      const keptFor = (accountId: string, afterId: number) =>
+        kept.filter((row) => row.account_id === accountId && row.id > afterId).map((row) => ({ id: row.id, ...(JSON.parse(row.data) as object) }));
+      assert.deepEqual(taskStatuses(await missed(requester, '2')), keptFor(requester, 2));
+      assert.deepEqual(taskStatuses(await missed(owner, '3')), keptFor(owner, 3));
+      assert.deepEqual(keptFor(owner, 3), [{ id: 5, taskId: 'task-1', status: 'in_progress', at: at(1), role: 'agent' }]);
+      assert.equal((await missed(requester, '0'))[0]!.event, 'reset', 'an id below the horizon kept from before');
+
+      const signalled: string[] = [];
+      const unsubscribe = app.signals.subscribe(EVENTS_CHANNEL, (accountId) => signalled.push(accountId));
+      const live = await app.events.open(principal(requester), '4', true);
+      const events: ServerSentEvent[] = [];
+      let buffer = '';
+      live.body.on('data', (chunk) => (buffer = parseFrames(buffer + String(chunk), events, [])));
+      try {
+        await app.database.db
+          .updateTable('tasks')
+          .set({ status: 'completed', updated_at: at(2) })
+          .where('id', '=', 'task-1')
+          .execute();
+        const streamed = await waitFor(
+          'the completed event',
+          () => taskStatuses(events),
+          (seen) => seen.length > 0,
+        );
+        assert.deepEqual(streamed, [{ id: 7, taskId: 'task-1', status: 'completed', at: at(2), role: 'requester' }]);
+        await waitFor(
+          'both accounts signalled',
+          () => signalled,
+          (accounts) => accounts.includes(requester) && accounts.includes(owner),
+        );
+      } finally {
+        live.close();
+        unsubscribe();
+      }
+      assert.deepEqual(taskStatuses(await missed(owner, '5')), [{ id: 8, taskId: 'task-1', status: 'completed', at: at(2), role: 'agent' }]);
+    } finally {
+      await app.close();
+    }
   });
 });

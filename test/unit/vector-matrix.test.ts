@@ -1,5 +1,5 @@
 /**
- * The vector matrix (src/lib/vector-matrix.ts) and its SIMD kernel (src/lib/dot-kernel.ts): the
+ * The vector matrix (src/modules/discovery/vector-matrix.ts) and its SIMD kernel (dot-kernel.ts beside it): the
  * shipped bytes are the shipped source compiled, and both the kernel and the JavaScript loop give
  * the dot products a plain loop gives, through growth, freed and reused slots, and vectors of odd
  * lengths.
@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import wabtInit from 'wabt';
-import { DOT_KERNEL_WASM, DOT_KERNEL_WAT, instantiateDotKernel } from '../../src/lib/dot-kernel.ts';
-import { createVectorMatrix } from '../../src/lib/vector-matrix.ts';
+import { createVectorMatrix, DOT_KERNEL_WASM, DOT_KERNEL_WAT, instantiateDotKernel } from '../../src/modules/discovery/index.ts';
 
 const vectorOf = (length: number, seed: number) => Float32Array.from({ length }, (_, i) => Math.sin(seed * 12.9898 + i * 78.233));
 const plainDot = (a: Float32Array, b: Float32Array) => {

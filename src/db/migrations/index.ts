@@ -26,6 +26,7 @@ import { media } from './0017_media.ts';
 import { accountEvents } from './0018_account_events.ts';
 import { a2aDelivery } from './0019_a2a_delivery.ts';
 import { agentSearchInRegistry } from './0020_agent_search_in_registry.ts';
+import { taskStatusEvents } from './0021_task_status_events.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -48,6 +49,7 @@ const ordered: [string, Migration][] = [
   ['0018_account_events', accountEvents],
   ['0019_a2a_delivery', a2aDelivery],
   ['0020_agent_search_in_registry', agentSearchInRegistry],
+  ['0021_task_status_events', taskStatusEvents],
 ];
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {

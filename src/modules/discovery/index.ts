@@ -4,3 +4,5 @@ export { registerDiscoveryRoutes } from './routes.ts';
 export { createRemoteEmbedder, createWordVectorEmbedder, type Embedder } from './embedder.ts';
 export { MAX_RESULTS as DISCOVERY_MAX_OFFSET } from './ranking.ts';
 export type * from './tables.ts';
+export { createVectorMatrix, type VectorMatrix } from './vector-matrix.ts';
+export { DOT_KERNEL_WASM, DOT_KERNEL_WAT, instantiateDotKernel } from './dot-kernel.ts';

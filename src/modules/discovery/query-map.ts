@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { capabilities, type Capability } from '../catalog/index.ts';
-import { createVectorMatrix } from '../../lib/vector-matrix.ts';
+import { createVectorMatrix } from './vector-matrix.ts';
 import { normalize } from './embedder.ts';
 import { SENTENCE_ENCODER_MODEL } from './sentence-encoder.ts';
 

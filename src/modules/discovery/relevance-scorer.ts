@@ -5,7 +5,7 @@
  * inside the scoring worker (scoring-worker.ts) so that the request thread only asks and answers.
  * Pure computation: no I/O, no clock.
  */
-import { createVectorMatrix } from '../../lib/vector-matrix.ts';
+import { createVectorMatrix } from './vector-matrix.ts';
 import { conceptSimilarity, dot, type Concepts } from './concepts.ts';
 import { MIN_RELEVANCE, queryCoverage, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, sentenceSimilarity } from './ranking.ts';
 

@@ -1,4 +1,2 @@
-export { createEventsStore } from './store.ts';
 export { createEventsService, EVENTS_CHANNEL, type EventsService } from './service.ts';
 export { registerEventsRoutes } from './routes.ts';
-export type * from './tables.ts';

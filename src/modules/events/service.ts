@@ -1,19 +1,16 @@
 /**
- * Streams of an account's events (server-sent events). Each stream listens on the `events` signal
- * (raised by the database triggers that record events, on whichever node made the change), reads
- * the account's new rows, and writes them out. A timer looks again now and then in case a signal
- * was lost; signals carry no data, the table is the record.
- *
- * A stream sends every row of its account whatever its `type`: another kind of event (social
- * notifications) needs only rows of its own type in `account_events`, written in its cause's
- * transaction, and the `events` signal with the account id.
+ * Streams of an account's events (server-sent events): the status changes of the tasks module's log,
+ * read and pruned through the tasks module (this module owns no table). Each stream listens on the
+ * `events` signal (raised by the triggers that write the log, on whichever node made the change),
+ * reads the account's new rows, and writes them out. A timer looks again now and then in case a
+ * signal was lost; signals carry no data, the log is the record.
  */
 import { PassThrough } from 'node:stream';
 import { RESYNC_CHANNEL, type Signals } from '../../db/signals.ts';
 import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
-import type { EventsStore, StoredEvent } from './store.ts';
+import type { StatusEventsStore, TaskStatusEvent } from '../tasks/index.ts';
 
 /** The signal channel the triggers raise, with the account id as payload. */
 export const EVENTS_CHANNEL = 'events';
@@ -34,7 +31,8 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
 const RETRY_MS = 3000;
 
 export interface EventsOptions {
-  store: EventsStore;
+  /** What the streams send, and what pruning trims past the retention. */
+  log: StatusEventsStore;
   signals: Signals;
   clock: Clock;
   retentionMinutes: number;
@@ -56,24 +54,24 @@ const frame = (fields: Record<string, string | number>): string =>
     .join('\n')}\n\n`;
 
 export function createEventsService(options: EventsOptions) {
-  const { store, signals, clock } = options;
+  const { log, signals, clock } = options;
   const openStreams = new Map<string, Set<EventStream>>();
   let pruneTimer: NodeJS.Timeout | null = null;
   let pruning: Promise<void> | null = null;
 
   /** Where a stream starts, and whether the client must reload instead of replaying. */
   async function startingPoint(lastEventId: string | undefined): Promise<{ cursor: number; reset: boolean }> {
-    const latest = await store.latestId();
+    const latest = await log.latestId();
     if (lastEventId === undefined) return { cursor: latest, reset: false };
     const given = Number(lastEventId);
     // Older than what is kept, or from before the events were cleared: what came since is unknown.
-    if (given < (await store.prunedThrough()) || given > latest) return { cursor: latest, reset: true };
+    if (given < (await log.prunedThrough()) || given > latest) return { cursor: latest, reset: true };
     return { cursor: given, reset: false };
   }
 
   async function prunePass(): Promise<void> {
     const cutoff = new Date(clock.now().getTime() - options.retentionMinutes * 60_000).toISOString();
-    while ((await store.prune(cutoff, 5000)) === 5000);
+    while ((await log.prune(cutoff, 5000)) === 5000);
   }
 
   return {
@@ -99,14 +97,14 @@ export function createEventsService(options: EventsOptions) {
         body.write(text);
         if (body.writableLength > MAX_BUFFERED_BYTES) stream.close();
       };
-      const send = (event: StoredEvent) => {
+      const send = (event: TaskStatusEvent) => {
         recent.set(event.id, Date.now());
-        write(frame({ id: event.id, event: event.type, data: JSON.stringify(JSON.parse(event.data)) }));
+        write(frame({ id: event.id, event: event.type, data: JSON.stringify(event.data) }));
       };
 
       async function readNew(): Promise<void> {
         for (;;) {
-          const rows = await store.after(accountId, floor, READ_BATCH);
+          const rows = await log.after(accountId, floor, READ_BATCH);
           for (const row of rows) if (!recent.has(row.id)) send(row);
           const settled = Date.now() - LATE_COMMIT_WINDOW_MS;
           for (const [id, sentAt] of recent) {

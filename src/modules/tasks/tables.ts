@@ -2,6 +2,8 @@
  * The tables the tasks module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
  * lists JSON text on both databases). Only this module's store names them.
  */
+import type { Generated } from 'kysely';
+
 export interface TasksTable {
   id: string;
   requester_id: string;
@@ -61,7 +63,28 @@ export interface TaskDeliveriesTable {
   updated_at: string;
 }
 
+/**
+ * A task's status changes, one row per account told of each (the requester, and the assigned agent's
+ * owner when that is another account), written by triggers on `tasks` in the transaction of the
+ * change (migrations 0018, 0021). The events module streams them (GET /v1/events).
+ */
+export interface TaskStatusEventsTable {
+  id: Generated<number>;
+  account_id: string;
+  type: 'task.status';
+  /** JSON object sent as the event's data: `{ taskId, status, at, role }`. */
+  data: string;
+  created_at: string;
+}
+
+export interface TaskStatusEventsHorizonTable {
+  /** The highest event id pruned: a Last-Event-ID below it may have missed events. */
+  pruned_through: number | string;
+}
+
 export interface TasksTables {
   tasks: TasksTable;
   task_deliveries: TaskDeliveriesTable;
+  task_status_events: TaskStatusEventsTable;
+  task_status_events_horizon: TaskStatusEventsHorizonTable;
 }
