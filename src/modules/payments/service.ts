@@ -15,7 +15,7 @@ import { TRANSFERS_CHANNEL } from './transfer-worker.ts';
 export interface PaymentsDeps {
   store: PaymentsStore;
   clock: Clock;
-  registry: Pick<RegistryService, 'findOwned' | 'findRow'>;
+  registry: Pick<RegistryService, 'findOwned' | 'findAgent'>;
   ledger: PaymentProvider;
   /** Null when STRIPE_SECRET_KEY is not set. */
   stripe: StripeProvider | null;
@@ -138,7 +138,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
     async recordPayout(principal: Principal, input: PayoutInput) {
       await requireOperator(principal);
-      const agent = await registry.findRow(input.agentId);
+      const agent = await registry.findAgent(input.agentId);
       const currency = input.currency ?? agent?.currency;
       if (!currency) throw notFound('Agent not found; name the currency to pay out the balance of a deleted agent');
       const payout = {
