@@ -1,3 +1,5 @@
+import type { ReadOnlyTable } from '../../db/tables.ts';
+
 /**
  * The tables the registry module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
  * lists JSON text on both databases). Only this module's store names them.
@@ -67,3 +69,9 @@ export interface RegistryTables {
   agents: AgentsTable;
   claim_challenges: ClaimChallengesTable;
 }
+
+/**
+ * What the tasks store reads of agents: an agent owner's task list (GET /v1/tasks?role=agent) joins
+ * the tasks to the owner's agents, so that a page and its total stay one query each.
+ */
+export type AgentOwnersReadModel = { agents: ReadOnlyTable<Pick<AgentsTable, 'id' | 'owner_id'>> };

@@ -14,7 +14,7 @@ import type { AgentRecord } from '../registry/index.ts';
 import type { A2aSender } from './a2a-sender.ts';
 import type { Assigner } from './assignment.ts';
 import { AGENT_TASKS_CHANNEL, assignableOf, DELIVERY_CHANNEL } from './service.ts';
-import type { DeliveryRow, TaskRow, TaskSettlement, TasksStore } from './store.ts';
+import { completedTaskOf, type DeliveryRow, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
 import { standardWebhookHeaders } from './webhook-signature.ts';
 
 export interface DeliveryOptions {
@@ -153,7 +153,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
           updated_at: now,
           delivered_at: task.delivered_at ?? now,
         });
-        if (finished?.status === 'completed') deps.settlement.afterCommit(finished);
+        if (finished?.status === 'completed') deps.settlement.afterCommit(completedTaskOf(finished));
         await store.retire(job.id, now);
       }
     }

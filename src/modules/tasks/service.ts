@@ -14,7 +14,7 @@ import { deliveryPayload, type AssignableTask, type Assigner } from './assignmen
 import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
-import { OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
+import { completedTaskOf, OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
 
 /** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
 export const AGENT_TASKS_CHANNEL = 'tasks.agent';
@@ -363,7 +363,7 @@ export function createTasksService(deps: TasksDeps) {
         delivered_at: row.delivered_at ?? now,
       });
       if (!finished) throw conflict(`This task is already ${row.status}`);
-      if (finished.status === 'completed') settlement.afterCommit(finished);
+      if (finished.status === 'completed') settlement.afterCommit(completedTaskOf(finished));
       return { id: finished.id, status: finished.status };
     },
 
