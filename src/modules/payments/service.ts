@@ -6,7 +6,7 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/e
 import { newId } from '../../lib/ids.ts';
 import { platformFee } from '../../lib/money.ts';
 import type { RegistryService } from '../registry/index.ts';
-import type { TaskRow, TaskSettlement } from '../tasks/index.ts';
+import type { CompletedTask, TaskSettlement } from '../tasks/index.ts';
 import { ProviderError, type PaymentProvider, type StripeProvider } from './providers/types.ts';
 import type { ConnectInput, LedgerQuery, PayoutInput } from './schemas.ts';
 import type { Balance, LedgerEntryRow, PaymentAccountRow, PaymentsStore } from './store.ts';
@@ -15,7 +15,7 @@ import { TRANSFERS_CHANNEL } from './transfer-worker.ts';
 export interface PaymentsDeps {
   store: PaymentsStore;
   clock: Clock;
-  registry: Pick<RegistryService, 'findOwned' | 'findRow'>;
+  registry: Pick<RegistryService, 'findOwned' | 'findAgent'>;
   ledger: PaymentProvider;
   /** Null when STRIPE_SECRET_KEY is not set. */
   stripe: StripeProvider | null;
@@ -74,24 +74,24 @@ export function createPaymentsService(deps: PaymentsDeps) {
   }
 
   const settlement: TaskSettlement = {
-    async settle(tx: Tx, task: TaskRow) {
-      const price = task.price_cents ?? 0;
-      if (price <= 0 || !task.assigned_agent_id) return;
-      const account = stripe ? await store.findAccount(task.assigned_agent_id, tx) : undefined;
+    async settle(tx: Tx, task: CompletedTask) {
+      const price = task.priceCents ?? 0;
+      if (price <= 0 || !task.assignedAgentId) return;
+      const account = stripe ? await store.findAccount(task.assignedAgentId, tx) : undefined;
       const transferTo = account?.provider === 'stripe' && account.status === 'active' ? account.stripe_account_id : null;
       await store.postTaskSettlement(tx, {
         taskId: task.id,
-        requesterId: task.requester_id,
-        agentId: task.assigned_agent_id,
+        requesterId: task.requesterId,
+        agentId: task.assignedAgentId,
         currency: task.currency,
         price,
         fee: platformFee(price, feeBps),
         transferTo,
-        now: task.completed_at ?? isoNow(clock),
+        now: task.completedAt ?? isoNow(clock),
       });
     },
-    afterCommit(task: TaskRow) {
-      if (stripe && (task.price_cents ?? 0) > 0) void signals.publish(TRANSFERS_CHANNEL, '').catch(() => {});
+    afterCommit(task: CompletedTask) {
+      if (stripe && (task.priceCents ?? 0) > 0) void signals.publish(TRANSFERS_CHANNEL, '').catch(() => {});
     },
   };
 
@@ -140,7 +140,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
     async recordPayout(principal: Principal, input: PayoutInput) {
       await requireOperator(principal);
-      const agent = await registry.findRow(input.agentId);
+      const agent = await registry.findAgent(input.agentId);
       const currency = input.currency ?? agent?.currency;
       if (!currency) throw notFound('Agent not found; name the currency to pay out the balance of a deleted agent');
       const payout = {

@@ -16,7 +16,7 @@ import { claimFlow, createKeyChallenges, keyProofFlow } from './key-challenges.t
 import { createAgentNames, type NameKeys } from './names.ts';
 import { importableFields, type ImportableField, type ManifestFields, type ManifestImporter } from './manifest.ts';
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
-import type { AgentRow, RegistryStore } from './store.ts';
+import { agentRecordOf, type AgentRecord, type AgentRow, type RegistryStore } from './store.ts';
 
 const SIGNED_HEADER_SKEW_S = 300;
 const AWAY_LIMIT_MS = 24 * 3600 * 1000;
@@ -84,12 +84,14 @@ export function createRegistryService({
 }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
-  function availabilityOf(row: AgentRow): Availability {
-    if (!row.last_seen_at) return 'unknown';
-    const age = clock.now().getTime() - Date.parse(row.last_seen_at);
+  /** From when the agent was last heard from (a heartbeat or a poll). */
+  function availabilitySince(lastSeenAt: string | null): Availability {
+    if (!lastSeenAt) return 'unknown';
+    const age = clock.now().getTime() - Date.parse(lastSeenAt);
     if (age <= 2 * heartbeatIntervalMs) return 'available';
     return age <= AWAY_LIMIT_MS ? 'away' : 'offline';
   }
+  const availabilityOf = (row: AgentRow): Availability => availabilitySince(row.last_seen_at);
 
   function view(row: AgentRow) {
     return {
@@ -296,8 +298,9 @@ export function createRegistryService({
     canSee,
     visibilityFor,
     availabilityOf,
+    availabilitySince,
     agentAccounts,
-    findOwned,
+    findOwned: async (principal: Principal, id: string): Promise<AgentRecord> => agentRecordOf(await findOwned(principal, id)),
 
     async register(principal: Principal, requested: CreateAgentInput) {
       const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : { filled: requested, fields: [] };
@@ -499,10 +502,24 @@ export function createRegistryService({
       };
     },
 
-    /** The stored agent, unfiltered: callers apply canSee themselves (task routing). */
-    findRow: (id: string) => store.find(id),
-    findRows: (ids: string[]) => store.findMany(ids),
-    rowsWithAnyCapability: (terms: string[], limit = 500) => store.withAnyCapability(terms, limit),
+    /** The stored agent, whoever may see it: for work already decided (a task's delivery, its assigned agent). */
+    findAgent: async (id: string): Promise<AgentRecord | undefined> => {
+      const row = await store.find(id);
+      return row ? agentRecordOf(row) : undefined;
+    },
+    findAgents: (ids: string[]) => store.findMany(ids),
+    /** The agent if the person (null: anyone) may see it. */
+    async visibleAgent(id: string, personId: string | null): Promise<AgentRecord | undefined> {
+      const row = await store.find(id);
+      return row && (await canSee(row, personId)) ? agentRecordOf(row) : undefined;
+    },
+    /** Task routing's candidates: the agents the person may see whose capability tags may hold any of the terms (store.withAnyCapability). */
+    async visibleWithAnyCapability(terms: string[], personId: string | null, limit = 500): Promise<AgentRecord[]> {
+      const mayBeSeen = visibilityFor(personId);
+      const visible: AgentRecord[] = [];
+      for (const row of await store.withAnyCapability(terms, limit)) if (await mayBeSeen(row)) visible.push(agentRecordOf(row));
+      return visible;
+    },
 
     /**
      * Who may take an agent's queued tasks: for a provisional agent, whoever proves its registration
@@ -510,7 +527,7 @@ export function createRegistryService({
      * operator allows that); for a claimed one, its owner or a key acting as that agent. A poll is a
      * heartbeat.
      */
-    async authorizePoll(principal: Principal | null, id: string, signedHeader: string | undefined): Promise<AgentRow> {
+    async authorizePoll(principal: Principal | null, id: string, signedHeader: string | undefined): Promise<AgentRecord> {
       const row = await store.find(id);
       if (!row) throw notFound('Agent not found');
       if (row.status === 'provisional') {
@@ -526,7 +543,7 @@ export function createRegistryService({
         if (!principal) throw unauthorized("Polling a claimed agent needs its owner's credential or the agent's API key");
         await findOwned(principal, id);
       }
-      return (await store.update(id, { last_seen_at: isoNow(clock) })) ?? row;
+      return agentRecordOf((await store.update(id, { last_seen_at: isoNow(clock) })) ?? row);
     },
 
     async rotateWebhookSecret(principal: Principal, id: string) {

@@ -2,10 +2,73 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { containsPattern, lowerLike } from '../../db/like.ts';
+import type { InputSchema } from './input-schema.ts';
+import { provenKeyOf } from './proven-key.ts';
 import type { AgentsTable, ClaimChallengesTable } from './tables.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
 export type ChallengeRow = Selectable<ClaimChallengesTable>;
+
+/**
+ * An agent as other modules take it: what tasks route, assign and deliver by, and what payments
+ * names. Only the fields they read; visibility is the registry's to judge before handing one out.
+ */
+export interface AgentRecord {
+  id: string;
+  name: string;
+  slug: string;
+  ownerId: string | null;
+  capabilities: string[];
+  /**
+   * Parsed when first asked for: routing reads up to hundreds of candidates for a task and assigns
+   * it to one, and a schema may be large.
+   */
+  inputSchema(): InputSchema | null;
+  deliveryMode: AgentsTable['delivery_mode'];
+  endpoint: string | null;
+  /** Signs webhook deliveries. */
+  webhookSecret: string | null;
+  authType: string;
+  /** The A2A endpoint's credential, sealed as stored (SecretBox opens it with the agent's id). */
+  authCredential: string | null;
+  pricePerTaskCents: number;
+  currency: string;
+  lastSeenAt: string | null;
+  /** The status and load of the last heartbeat. */
+  reportedStatus: string | null;
+  reportedLoad: number | null;
+  /** The key whose trust the agent carries (provenKeyOf). */
+  provenKey: string | null;
+  createdAt: string;
+}
+
+export function agentRecordOf(row: AgentRow): AgentRecord {
+  const schemaText = row.input_schema;
+  let schema: InputSchema | null | undefined;
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    ownerId: row.owner_id,
+    capabilities: JSON.parse(row.capabilities) as string[],
+    inputSchema() {
+      if (schema === undefined) schema = schemaText === null ? null : (JSON.parse(schemaText) as InputSchema);
+      return schema;
+    },
+    deliveryMode: row.delivery_mode,
+    endpoint: row.endpoint,
+    webhookSecret: row.webhook_secret,
+    authType: row.auth_type,
+    authCredential: row.auth_credential,
+    pricePerTaskCents: row.price_per_task_cents,
+    currency: row.currency,
+    lastSeenAt: row.last_seen_at,
+    reportedStatus: row.reported_status,
+    reportedLoad: row.reported_load,
+    provenKey: provenKeyOf(row),
+    createdAt: row.created_at,
+  };
+}
 
 /**
  * Records that the agent's registration key is proven. Only the first proof is kept: the key cannot
@@ -51,7 +114,8 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
   return {
     insert: (row: Insertable<AgentsTable>) => db.insertInto('agents').values(row).execute(),
     find: (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst(),
-    findMany: (ids: string[]) => (ids.length === 0 ? Promise.resolve([]) : db.selectFrom('agents').selectAll().where('id', 'in', ids).execute()),
+    findMany: async (ids: string[]): Promise<AgentRecord[]> =>
+      ids.length === 0 ? [] : (await db.selectFrom('agents').selectAll().where('id', 'in', ids).execute()).map(agentRecordOf),
     slugTaken: async (slug: string) => !!(await db.selectFrom('agents').select('id').where('slug', '=', slug).executeTakeFirst()),
     /** An agent other than `exceptId` whose name has either lookalike key: one probe of each unique index. */
     findLookalike: (keys: { asWritten: string; lowercase: string }, exceptId: string | null) =>

@@ -117,3 +117,9 @@ export type AgentSearchReadModel = {
  * per row, by index), so evidence from unregistered keys costs a read nothing.
  */
 export type AgentKeysReadModel = { agents: ReadOnlyTable<Pick<AgentsTable, 'id' | 'slug' | 'owner_id' | 'registration_pubkey'>> };
+
+/**
+ * What the tasks store reads of agents: an agent owner's task list (GET /v1/tasks?role=agent) joins
+ * the tasks to the owner's agents, so that a page and its total stay one query each.
+ */
+export type AgentOwnersReadModel = { agents: ReadOnlyTable<Pick<AgentsTable, 'id' | 'owner_id'>> };

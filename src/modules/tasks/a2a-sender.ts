@@ -14,7 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
 import { publicFailureReason, type OutboundClient, type OutboundFailure, type OutboundResponse } from '../../lib/outbound-http.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
-import type { AgentRow } from '../registry/index.ts';
+import type { AgentRecord } from '../registry/index.ts';
 import type { DeliveryPayload } from './schemas.ts';
 import type { DeliveryRow, TaskRow } from './store.ts';
 
@@ -38,7 +38,7 @@ export interface A2aSenderDeps {
   secrets: SecretBox;
   clock: Clock;
   log: FastifyBaseLogger;
-  findAgent(id: string): Promise<AgentRow | undefined>;
+  findAgent(id: string): Promise<AgentRecord | undefined>;
   /** The agent-side task id a delivery of this task was following, if any. */
   remoteTaskOf(taskId: string): Promise<{ agentId: string; remoteTaskId: string } | undefined>;
   pollBaseMs: number;
@@ -137,17 +137,17 @@ export function createA2aSender(deps: A2aSenderDeps) {
   const { outbound, secrets, clock, log } = deps;
 
   /** A transport to the agent's endpoint, or a reason there cannot be one. */
-  async function transportFor(agent: AgentRow, failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } }): Promise<Transport | string> {
+  async function transportFor(agent: AgentRecord, failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } }): Promise<Transport | string> {
     const headers: Record<string, string> = { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION, 'user-agent': 'Agentry-A2A/1' };
-    if (agent.auth_credential) {
+    if (agent.authCredential) {
       let credential: string;
       try {
-        credential = secrets.open(agent.auth_credential, agent.id);
+        credential = secrets.open(agent.authCredential, agent.id);
       } catch {
         return "the agent's stored credential cannot be decrypted with this service's SECRETS_KEY; its owner must store it again";
       }
-      if (agent.auth_type === 'bearer') headers.authorization = `Bearer ${credential}`;
-      else if (agent.auth_type === 'api_key') headers['x-api-key'] = credential;
+      if (agent.authType === 'bearer') headers.authorization = `Bearer ${credential}`;
+      else if (agent.authType === 'api_key') headers['x-api-key'] = credential;
     }
     // The endpoint is the JSON-RPC URL itself; the factory reads the card only for v0.3 agents, which are not enabled.
     return new JsonRpcTransportFactory({ fetchImpl: guardedFetch(outbound, headers, failures) }).create(agent.endpoint as string, {} as never);
@@ -183,7 +183,7 @@ export function createA2aSender(deps: A2aSenderDeps) {
 
   return {
     /** Sends the task (a fresh job) or asks how the agent's task is going (a followed job). */
-    async deliver(job: DeliveryRow, task: TaskRow, agent: AgentRow): Promise<A2aOutcome> {
+    async deliver(job: DeliveryRow, task: TaskRow, agent: AgentRecord): Promise<A2aOutcome> {
       const failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } } = {};
       const transport = await transportFor(agent, failures);
       if (typeof transport === 'string') return { kind: 'failed', reason: transport, detail: transport };
@@ -219,7 +219,7 @@ export function createA2aSender(deps: A2aSenderDeps) {
         const followed = await deps.remoteTaskOf(task.id);
         if (!followed) continue;
         const agent = await deps.findAgent(followed.agentId);
-        if (agent?.delivery_mode !== 'a2a' || !agent.endpoint) continue;
+        if (agent?.deliveryMode !== 'a2a' || !agent.endpoint) continue;
         const failures = {};
         const transport = await transportFor(agent, failures);
         if (typeof transport === 'string') continue;

@@ -5,7 +5,7 @@
  */
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import { newId } from '../../lib/ids.ts';
-import type { AgentRow, InputSchema } from '../registry/index.ts';
+import type { AgentRecord, InputSchema } from '../registry/index.ts';
 import type { FieldExtractor } from './extract/index.ts';
 import { priceExclusion } from './routing.ts';
 import type { DeliveryPayload } from './schemas.ts';
@@ -42,10 +42,10 @@ export function deliveryPayload(task: AssignableTask, input: Record<string, unkn
 export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: string }) {
   const callbackUrlOf = (taskId: string) => `${deps.publicUrl}/v1/tasks/${taskId}/callback`;
 
-  async function inputFor(task: AssignableTask, agent: AgentRow): Promise<{ input: Record<string, unknown> | null; extracted: boolean; missing: string[] }> {
+  async function inputFor(task: AssignableTask, agent: AgentRecord): Promise<{ input: Record<string, unknown> | null; extracted: boolean; missing: string[] }> {
     if (task.givenInput) return { input: task.givenInput, extracted: false, missing: [] };
-    if (!agent.input_schema) return { input: null, extracted: false, missing: [] };
-    const schema = JSON.parse(agent.input_schema) as InputSchema;
+    const schema = agent.inputSchema();
+    if (!schema) return { input: null, extracted: false, missing: [] };
     const result = await deps.extractor.extract(schema, { ...(task.title ? { title: task.title } : {}), description: task.description });
     return { input: result.input, extracted: true, missing: result.missing };
   }
@@ -56,12 +56,12 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
     /** The extraction a task submitted to an agent with this schema would get, for the preview route. */
     extract: (schema: InputSchema, text: { title?: string; description: string }) => deps.extractor.extract(schema, text),
 
-    async assign(task: AssignableTask, agent: AgentRow, now: string): Promise<Assignment> {
+    async assign(task: AssignableTask, agent: AgentRecord, now: string): Promise<Assignment> {
       // Routing checked the price; a fallback reads the agent again, and its price may have changed since.
       const priceProblem = priceExclusion(agent, { maxPriceCents: task.max_price_cents, currency: task.currency });
       if (priceProblem) return { ok: false, agentId: agent.id, error: { code: 'price_changed', message: `${agent.name}: ${priceProblem.reason}` } };
       // The price is fixed here: what the agent charges when it completes, whatever it changes later.
-      const price_cents = agent.price_per_task_cents;
+      const price_cents = agent.pricePerTaskCents;
       const { input, extracted, missing } = await inputFor(task, agent);
       if (missing.length > 0) {
         return {
@@ -76,7 +76,7 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
         };
       }
       const inputText = input ? JSON.stringify(input) : null;
-      if (agent.delivery_mode === 'poll') {
+      if (agent.deliveryMode === 'poll') {
         // A polling agent gets its token when it takes the task.
         return {
           ok: true,

@@ -10,11 +10,11 @@ import type { DialectName } from '../../db/dialect.ts';
 import type { Signals } from '../../db/signals.ts';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
 import { publicFailureReason, type OutboundClient } from '../../lib/outbound-http.ts';
-import type { AgentRow } from '../registry/index.ts';
+import type { AgentRecord } from '../registry/index.ts';
 import type { A2aSender } from './a2a-sender.ts';
 import type { Assigner } from './assignment.ts';
 import { AGENT_TASKS_CHANNEL, assignableOf, DELIVERY_CHANNEL } from './service.ts';
-import type { DeliveryRow, TaskRow, TaskSettlement, TasksStore } from './store.ts';
+import { completedTaskOf, type DeliveryRow, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
 import { standardWebhookHeaders } from './webhook-signature.ts';
 
 export interface DeliveryOptions {
@@ -66,7 +66,7 @@ export interface DeliveryWorkerDeps {
   outbound: OutboundClient;
   signals: Signals;
   assigner: Assigner;
-  findAgent(id: string): Promise<AgentRow | undefined>;
+  findAgent(id: string): Promise<AgentRecord | undefined>;
   /** Sends to agents with deliveryMode "a2a"; the others get webhooks. */
   a2a: A2aSender;
   /** Completes paid tasks that an A2A agent finished (payments writes the ledger entries). */
@@ -136,7 +136,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
-  async function deliverA2a(job: DeliveryRow, task: TaskRow, agent: AgentRow): Promise<void> {
+  async function deliverA2a(job: DeliveryRow, task: TaskRow, agent: AgentRecord): Promise<void> {
     const outcome = await deps.a2a.deliver(job, task, agent);
     const now = isoNow(clock);
     switch (outcome.kind) {
@@ -153,7 +153,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
           updated_at: now,
           delivered_at: task.delivered_at ?? now,
         });
-        if (finished?.status === 'completed') deps.settlement.afterCommit(finished);
+        if (finished?.status === 'completed') deps.settlement.afterCommit(completedTaskOf(finished));
         await store.retire(job.id, now);
       }
     }
@@ -169,7 +169,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       return;
     }
     const agent = await findAgent(job.agent_id);
-    if (agent?.delivery_mode === 'a2a' && agent.endpoint) {
+    if (agent?.deliveryMode === 'a2a' && agent.endpoint) {
       await deliverA2a(job, task, agent);
       return;
     }
@@ -178,14 +178,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       await store.retire(job.id, now);
       return;
     }
-    if (!agent?.endpoint || !agent.webhook_secret) {
+    if (!agent?.endpoint || !agent.webhookSecret) {
       await fallBack(task, job, 'the agent has no endpoint or webhook secret any more');
       return;
     }
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Agentry-Webhooks/1',
-      ...standardWebhookHeaders(agent.webhook_secret, job.id, Math.floor(clock.now().getTime() / 1000), job.payload),
+      ...standardWebhookHeaders(agent.webhookSecret, job.id, Math.floor(clock.now().getTime() / 1000), job.payload),
     };
     const outcome = await outbound.send({ url: agent.endpoint, method: 'POST', headers, body: job.payload });
     if (outcome.ok) {

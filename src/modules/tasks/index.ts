@@ -1,4 +1,4 @@
-export { createTasksStore, type TaskSettlement, type TaskRow } from './store.ts';
+export { createTasksStore, type TaskSettlement, type CompletedTask } from './store.ts';
 export { createTasksService, type TasksService } from './service.ts';
 export { createAssigner } from './assignment.ts';
 export { createA2aSender, type A2aSender } from './a2a-sender.ts';

@@ -4,7 +4,7 @@
  */
 import { expandCapabilityTerms, findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
 import type { ClassTrust, TrustLookup } from '../receipts/index.ts';
-import { provenKeyOf, type AgentRow, type Availability } from '../registry/index.ts';
+import type { AgentRecord, Availability } from '../registry/index.ts';
 import type { AgentTaskStats } from './store.ts';
 
 export const ROUTING_WEIGHTS = { capability: 0.35, trust: 0.25, rating: 0.15, responseTime: 0.1, availability: 0.1, load: 0.05 } as const;
@@ -29,18 +29,18 @@ export interface RoutingRequest {
 }
 
 export interface Candidate {
-  row: AgentRow;
+  agent: AgentRecord;
   score: number;
   factors: Factors;
   availability: Availability;
 }
 
 export interface Exclusion extends ExclusionCause {
-  row: AgentRow;
+  agent: AgentRecord;
 }
 
 export interface RoutingDeps {
-  availabilityOf(row: AgentRow): Availability;
+  availabilityOf(agent: AgentRecord): Availability;
   trust: TrustLookup;
   statsFor(agentIds: string[]): Promise<Map<string, AgentTaskStats>>;
 }
@@ -91,23 +91,23 @@ const CAUSE_LABELS: Record<ExclusionCause['code'], string> = {
   price_above_max: 'above your maxPriceCents',
 };
 
-function exclusionOf(row: AgentRow, availability: Availability, request: RoutingRequest): ExclusionCause | null {
+function exclusionOf(agent: AgentRecord, availability: Availability, request: RoutingRequest): ExclusionCause | null {
   if (availability === 'offline') return { code: 'offline', reason: 'offline: no heartbeat or poll in the last 24 hours' };
-  if (row.reported_status === 'maintenance') return { code: 'maintenance', reason: 'in maintenance (last heartbeat)' };
-  if (row.delivery_mode === 'webhook') {
-    if (!row.endpoint) return { code: 'no_endpoint', reason: 'no endpoint and not polling' };
-    if (!row.webhook_secret) return { code: 'no_webhook_secret', reason: 'no webhook secret (POST /v1/agents/:id/webhook-secret) to sign deliveries with' };
+  if (agent.reportedStatus === 'maintenance') return { code: 'maintenance', reason: 'in maintenance (last heartbeat)' };
+  if (agent.deliveryMode === 'webhook') {
+    if (!agent.endpoint) return { code: 'no_endpoint', reason: 'no endpoint and not polling' };
+    if (!agent.webhookSecret) return { code: 'no_webhook_secret', reason: 'no webhook secret (POST /v1/agents/:id/webhook-secret) to sign deliveries with' };
   }
-  if (row.delivery_mode === 'a2a' && !row.endpoint) return { code: 'no_endpoint', reason: 'no A2A endpoint' };
-  return priceExclusion(row, request);
+  if (agent.deliveryMode === 'a2a' && !agent.endpoint) return { code: 'no_endpoint', reason: 'no A2A endpoint' };
+  return priceExclusion(agent, request);
 }
 
 /** A free agent fits every task; a paid one needs a budget, in its currency, at or above its price. */
 export function priceExclusion(
-  agent: Pick<AgentRow, 'price_per_task_cents' | 'currency'>,
+  agent: Pick<AgentRecord, 'pricePerTaskCents' | 'currency'>,
   request: Pick<RoutingRequest, 'maxPriceCents' | 'currency'>,
 ): ExclusionCause | null {
-  const price = agent.price_per_task_cents;
+  const price = agent.pricePerTaskCents;
   if (price === 0) return null;
   if (request.maxPriceCents === null) {
     return {
@@ -145,48 +145,48 @@ export function unmatchedError(excluded: Exclusion[], named: boolean, capabiliti
 const round = (value: number) => Math.round(value * 10000) / 10000;
 
 /**
- * Ranks visible agents for a task. `rows` must already be limited to agents the requester may see;
+ * Ranks visible agents for a task. `agents` must already be limited to those the requester may see;
  * `requireCapability` is false when the requester named the agent.
  */
 export async function rankCandidates(
-  rows: AgentRow[],
+  agents: AgentRecord[],
   request: RoutingRequest,
   deps: RoutingDeps,
   requireCapability: boolean,
 ): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
   const requested = requestedTermSets(request.capabilities);
   const excluded: Exclusion[] = [];
-  const eligible: { row: AgentRow; capability: number; availability: Availability }[] = [];
-  for (const row of rows) {
-    const capability = capabilityMatch(JSON.parse(row.capabilities) as string[], requested);
+  const eligible: { agent: AgentRecord; capability: number; availability: Availability }[] = [];
+  for (const agent of agents) {
+    const capability = capabilityMatch(agent.capabilities, requested);
     if (requireCapability && capability === 0) continue;
-    const availability = deps.availabilityOf(row);
-    const cause = exclusionOf(row, availability, request);
-    if (cause) excluded.push({ row, ...cause });
-    else eligible.push({ row, capability, availability });
+    const availability = deps.availabilityOf(agent);
+    const cause = exclusionOf(agent, availability, request);
+    if (cause) excluded.push({ agent, ...cause });
+    else eligible.push({ agent, capability, availability });
   }
 
   // Only proven keys bring their trust: an agent registered under someone else's key stays neutral.
-  const keys = eligible.map((entry) => provenKeyOf(entry.row)).filter((key): key is string => key !== null);
-  const [trust, stats] = await Promise.all([deps.trust.trustBySubject(keys), deps.statsFor(eligible.map((entry) => entry.row.id))]);
+  const keys = eligible.map((entry) => entry.agent.provenKey).filter((key): key is string => key !== null);
+  const [trust, stats] = await Promise.all([deps.trust.trustBySubject(keys), deps.statsFor(eligible.map((entry) => entry.agent.id))]);
 
-  const candidates = eligible.map(({ row, capability, availability }): Candidate => {
-    const history = stats.get(row.id);
-    const key = provenKeyOf(row);
+  const candidates = eligible.map(({ agent, capability, availability }): Candidate => {
+    const history = stats.get(agent.id);
+    const key = agent.provenKey;
     const ratingMean = (RATING_PRIOR.mean * RATING_PRIOR.weight + (history?.ratingSum ?? 0)) / (RATING_PRIOR.weight + (history?.ratings ?? 0));
-    const busy = row.reported_status === 'busy' ? 0.5 : 1;
+    const busy = agent.reportedStatus === 'busy' ? 0.5 : 1;
     const factors: Factors = {
       capability: round(capability),
       trust: round(trustFactor(key ? trust.get(key) : undefined, request.taskClass)),
       rating: round((ratingMean - 1) / 4),
       responseTime: round(history?.meanSeconds == null ? NEUTRAL : 1 / (1 + history.meanSeconds / RESPONSE_HALF_SECONDS)),
       availability: AVAILABILITY_FACTOR[availability] * busy,
-      load: round(1 - Math.min(1, Math.max(0, row.reported_load ?? 0))),
+      load: round(1 - Math.min(1, Math.max(0, agent.reportedLoad ?? 0))),
     };
     const score = (Object.keys(ROUTING_WEIGHTS) as (keyof Factors)[]).reduce((sum, key) => sum + ROUTING_WEIGHTS[key] * factors[key], 0);
-    return { row, score: round(score), factors, availability };
+    return { agent, score: round(score), factors, availability };
   });
   // Ties go to the longest-registered agent, then the smaller id: the same inputs always give the same order.
-  candidates.sort((a, b) => b.score - a.score || a.row.created_at.localeCompare(b.row.created_at) || a.row.id.localeCompare(b.row.id));
+  candidates.sort((a, b) => b.score - a.score || a.agent.createdAt.localeCompare(b.agent.createdAt) || a.agent.id.localeCompare(b.agent.id));
   return { candidates, excluded };
 }

@@ -9,13 +9,13 @@ import canonicalize from 'canonicalize';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
-import { checkInputAgainstSchema, validateInputSchema, type AgentRow, type InputSchema, type RegistryService } from '../registry/index.ts';
+import { checkInputAgainstSchema, validateInputSchema, type AgentRecord, type RegistryService } from '../registry/index.ts';
 import { deliveryPayload, type AssignableTask, type Assigner } from './assignment.ts';
 import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
 import { withRecentStats } from './recent-stats.ts';
-import { OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
+import { completedTaskOf, OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
 
 /** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
 export const AGENT_TASKS_CHANNEL = 'tasks.agent';
@@ -25,10 +25,7 @@ const DEFAULT_EXPIRY_MINUTES = 60;
 /** A waiting poll looks again this often even unwoken: a backstop should a wake-up signal be lost. */
 const POLL_RECHECK_MS = 5000;
 
-type RegistryForTasks = Pick<
-  RegistryService,
-  'findRow' | 'findRows' | 'canSee' | 'visibilityFor' | 'availabilityOf' | 'rowsWithAnyCapability' | 'authorizePoll'
->;
+type RegistryForTasks = Pick<RegistryService, 'findAgent' | 'findAgents' | 'visibleAgent' | 'visibleWithAnyCapability' | 'availabilitySince' | 'authorizePoll'>;
 
 export interface TasksDeps {
   store: TasksStore;
@@ -67,7 +64,7 @@ export function assignableOf(row: TaskRow): AssignableTask {
  * A submission whose chosen agent needs a field the description does not give is refused before
  * anything is stored: the requester is still there to add it, and `found` shows what was understood.
  */
-function inputMissing(agent: AgentRow, missing: string[], found: Record<string, unknown>): AppError {
+function inputMissing(agent: AgentRecord, missing: string[], found: Record<string, unknown>): AppError {
   const fields = missing.join(', ');
   return new AppError(
     'BAD_REQUEST',
@@ -87,12 +84,12 @@ function sameToken(token: string, hash: string | null): boolean {
 export function createTasksService(deps: TasksDeps) {
   const { store, clock, registry, trust, assigner, signals, settlement, deliveries } = deps;
   const statsFor = withRecentStats(store.statsFor, clock);
-  const agentRef = (row: AgentRow) => ({ id: row.id, name: row.name, slug: row.slug });
+  const agentRef = (agent: AgentRecord) => ({ id: agent.id, name: agent.name, slug: agent.slug });
 
   async function views(rows: TaskRow[]): Promise<TaskView[]> {
     const agentIds = [...new Set(rows.map((row) => row.assigned_agent_id).filter((id): id is string => id !== null))];
     // One query for the page's agents, whatever the page size.
-    const agents = new Map((await registry.findRows(agentIds)).map((agent) => [agent.id, agent]));
+    const agents = new Map((await registry.findAgents(agentIds)).map((agent) => [agent.id, agent]));
     return rows.map((row) => {
       const agent = row.assigned_agent_id ? agents.get(row.assigned_agent_id) : undefined;
       return {
@@ -134,30 +131,29 @@ export function createTasksService(deps: TasksDeps) {
       maxPriceCents: input.maxPriceCents ?? null,
       currency: input.currency ?? DEFAULT_CURRENCY,
     };
-    const routingDeps = { availabilityOf: registry.availabilityOf, trust, statsFor };
+    const routingDeps = {
+      availabilityOf: (agent: AgentRecord) => registry.availabilitySince(agent.lastSeenAt),
+      trust,
+      statsFor,
+    };
     if (input.agentId) {
-      const row = await registry.findRow(input.agentId);
-      if (!row || !(await registry.canSee(row, principal.personId))) throw notFound('Agent not found');
+      const agent = await registry.visibleAgent(input.agentId, principal.personId);
+      if (!agent) throw notFound('Agent not found');
       // Input given for a named agent must fit its schema, as the task form checks it; routed tasks
       // may end with any of several agents, so their input is the agents' to judge.
-      if (input.input && row.input_schema) {
-        const problems = checkInputAgainstSchema(JSON.parse(row.input_schema) as InputSchema, input.input);
-        if (problems.length > 0)
-          throw badRequest(
-            `The input does not fit ${row.name}'s input schema: ${problems.map((p) => `${p.path.slice('/body/input/'.length)} ${p.message}`).join('; ')}`,
-            problems,
-          );
-      }
-      return rankCandidates([row], request, routingDeps, false);
+      const schema = agent.inputSchema();
+      const problems = input.input && schema ? checkInputAgainstSchema(schema, input.input) : [];
+      if (problems.length > 0)
+        throw badRequest(
+          `The input does not fit ${agent.name}'s input schema: ${problems.map((p) => `${p.path.slice('/body/input/'.length)} ${p.message}`).join('; ')}`,
+          problems,
+        );
+      return rankCandidates([agent], request, routingDeps, false);
     }
     if (capabilities.length === 0)
       throw badRequest('Give capabilities to route by, or an agentId', [{ path: '/body/capabilities', message: 'is required without agentId' }]);
     const terms = [...new Set(requestedTermSets(capabilities).flatMap((set) => [...set]))];
-    const rows = await registry.rowsWithAnyCapability(terms);
-    const mayBeSeen = registry.visibilityFor(principal.personId);
-    const visible: AgentRow[] = [];
-    for (const row of rows) if (await mayBeSeen(row)) visible.push(row);
-    return rankCandidates(visible, request, routingDeps, true);
+    return rankCandidates(await registry.visibleWithAnyCapability(terms, principal.personId), request, routingDeps, true);
   }
 
   /** The requester, or the owner of the agent the task is assigned to. */
@@ -166,9 +162,9 @@ export function createTasksService(deps: TasksDeps) {
     if (!row) throw notFound('Task not found');
     if (row.requester_id === principal.accountId) return row;
     if (row.assigned_agent_id) {
-      const agent = await registry.findRow(row.assigned_agent_id);
+      const agent = await registry.findAgent(row.assigned_agent_id);
       const actsForAgent = principal.kind === 'agent' ? principal.agentId === agent?.id : true;
-      if (agent && agent.owner_id === principal.personId && actsForAgent) return row;
+      if (agent && agent.ownerId === principal.personId && actsForAgent) return row;
     }
     throw notFound('Task not found');
   }
@@ -229,7 +225,7 @@ export function createTasksService(deps: TasksDeps) {
         task_class: input.taskClass ?? null,
         target_agent_id: input.agentId ?? null,
         assigned_agent_id: null,
-        candidates: JSON.stringify(ranked.map((candidate) => candidate.row.id)),
+        candidates: JSON.stringify(ranked.map((candidate) => candidate.agent.id)),
         candidate_index: 0,
         status: 'pending',
         token_hash: null,
@@ -259,14 +255,14 @@ export function createTasksService(deps: TasksDeps) {
         row.status = 'unmatched';
         row.error = JSON.stringify(unmatchedError(excluded, input.agentId !== undefined, input.capabilities ?? []));
       } else {
-        const assignment = await assigner.assign(assignableOf(row), first.row, now);
+        const assignment = await assigner.assign(assignableOf(row), first.agent, now);
         if (assignment.ok) {
           Object.assign(row, assignment.changes);
           delivery = assignment.delivery;
         } else if (assignment.error.code === 'input_missing' && assignment.error.missing !== undefined) {
-          throw inputMissing(first.row, assignment.error.missing, assignment.found ?? {});
+          throw inputMissing(first.agent, assignment.error.missing, assignment.found ?? {});
         } else {
-          Object.assign(row, { status: 'failed', assigned_agent_id: first.row.id, error: JSON.stringify(assignment.error), completed_at: now });
+          Object.assign(row, { status: 'failed', assigned_agent_id: first.agent.id, error: JSON.stringify(assignment.error), completed_at: now });
         }
       }
 
@@ -301,23 +297,24 @@ export function createTasksService(deps: TasksDeps) {
         if ('problems' in checked) throw badRequest(`inputSchema: ${checked.problems[0]?.path} ${checked.problems[0]?.message}`, checked.problems);
         return assigner.extract(checked.schema, text);
       }
-      const row = await registry.findRow(request.agentId ?? '');
-      if (!row || !(await registry.canSee(row, principal.personId))) throw notFound('Agent not found');
-      if (!row.input_schema) return { input: {}, missing: [] };
-      return assigner.extract(JSON.parse(row.input_schema) as InputSchema, text);
+      const agent = await registry.visibleAgent(request.agentId ?? '', principal.personId);
+      if (!agent) throw notFound('Agent not found');
+      const schema = agent.inputSchema();
+      if (!schema) return { input: {}, missing: [] };
+      return assigner.extract(schema, text);
     },
 
     async route(principal: Principal, input: CreateTaskInput) {
       const { candidates, excluded } = await plan(principal, input);
       return {
         candidates: candidates.map((candidate) => ({
-          agent: agentRef(candidate.row),
+          agent: agentRef(candidate.agent),
           score: candidate.score,
           factors: candidate.factors,
           availability: candidate.availability,
-          deliveryMode: candidate.row.delivery_mode,
+          deliveryMode: candidate.agent.deliveryMode,
         })),
-        excluded: excluded.map((entry) => ({ agent: agentRef(entry.row), code: entry.code, reason: entry.reason })),
+        excluded: excluded.map((entry) => ({ agent: agentRef(entry.agent), code: entry.code, reason: entry.reason })),
         weights: { ...ROUTING_WEIGHTS },
       };
     },
@@ -368,7 +365,7 @@ export function createTasksService(deps: TasksDeps) {
         delivered_at: row.delivered_at ?? now,
       });
       if (!finished) throw conflict(`This task is already ${row.status}`);
-      if (finished.status === 'completed') settlement.afterCommit(finished);
+      if (finished.status === 'completed') settlement.afterCommit(completedTaskOf(finished));
       return { id: finished.id, status: finished.status };
     },
 
@@ -385,8 +382,8 @@ export function createTasksService(deps: TasksDeps) {
       clientGone: AbortSignal,
     ): Promise<DeliveryPayload[]> {
       const agent = await registry.authorizePoll(principal, agentId, signedHeader);
-      if (agent.delivery_mode !== 'poll')
-        throw conflict(`This agent receives its tasks by ${agent.delivery_mode === 'a2a' ? 'A2A message' : 'webhook'}; set deliveryMode "poll" to poll`);
+      if (agent.deliveryMode !== 'poll')
+        throw conflict(`This agent receives its tasks by ${agent.deliveryMode === 'a2a' ? 'A2A message' : 'webhook'}; set deliveryMode "poll" to poll`);
       let wake: () => void = () => {};
       const unsubscribe = signals.subscribe(AGENT_TASKS_CHANNEL, (payload) => {
         if (payload === agentId) wake();

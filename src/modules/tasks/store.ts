@@ -1,9 +1,11 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { createGroupCommit } from '../../db/batcher.ts';
 import { claimLeasedJobs, dueJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
-import type { TaskDeliveriesTable, TasksTable } from './tables.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { AgentOwnersReadModel } from '../registry/index.ts';
+import type { TaskDeliveriesTable, TasksTable, TasksTables } from './tables.ts';
 
 export type TaskRow = Selectable<TasksTable>;
 export type DeliveryRow = Selectable<TaskDeliveriesTable>;
@@ -26,14 +28,34 @@ const POSTGRES_COMMITS = { maxBatch: 1, lanes: 10 };
 /** Routing weighs an agent's last this-many completed tasks. */
 const STATS_WINDOW = 100;
 
+/** A completed task as payments settles it: who pays whom, how much, in what currency, when. */
+export interface CompletedTask {
+  id: string;
+  requesterId: string;
+  assignedAgentId: string | null;
+  currency: string;
+  /** The assigned agent's price when it was assigned; null or 0 for a free task. */
+  priceCents: number | null;
+  completedAt: string | null;
+}
+
+export const completedTaskOf = (row: TaskRow): CompletedTask => ({
+  id: row.id,
+  requesterId: row.requester_id,
+  assignedAgentId: row.assigned_agent_id,
+  currency: row.currency,
+  priceCents: row.price_cents,
+  completedAt: row.completed_at,
+});
+
 /**
  * What completion does besides changing the task (payments implements it): `settle` runs inside the
  * completing transaction, so its writes commit with the completion or not at all; `afterCommit`
  * starts whatever must not hold the transaction open (network calls).
  */
 export interface TaskSettlement {
-  settle(tx: Tx, task: TaskRow): Promise<void>;
-  afterCommit(task: TaskRow): void;
+  settle(tx: Tx, task: CompletedTask): Promise<void>;
+  afterCommit(task: CompletedTask): void;
 }
 
 /** Per-agent history that routing weighs: ratings and how fast completed tasks came back. */
@@ -46,7 +68,7 @@ export interface AgentTaskStats {
 }
 
 /** The agent has the task (a webhook delivered, or an A2A agent working on it): a matched task moves to in_progress. */
-async function markTaskTaken(tx: Tx, taskId: string, now: string): Promise<void> {
+async function markTaskTaken(tx: Kysely<TasksTables>, taskId: string, now: string): Promise<void> {
   await tx
     .updateTable('tasks')
     .set({ status: 'in_progress', delivered_at: now, updated_at: now })
@@ -55,11 +77,14 @@ async function markTaskTaken(tx: Tx, taskId: string, now: string): Promise<void>
     .execute();
 }
 
-export function createTasksStore(db: Db, dialect: DialectName) {
+export function createTasksStore(database: Db, dialect: DialectName) {
+  const db = ownTables<TasksTables>(database);
+  const withAgentOwners = ownTables<TasksTables & AgentOwnersReadModel>(database);
   const openTasksDue = (now: string, limit: number) => db.selectFrom('tasks').select('id').where(isOpen).where('expires_at', '<=', now).limit(limit);
   // The writes of a task's life (creation, delivery made, callback) from concurrent requests and
   // deliveries share commits: under load one fsync covers many tasks instead of one write each.
-  const grouped = createGroupCommit((work) => db.transaction().execute(work), dialect === 'postgres' ? POSTGRES_COMMITS : { lanes: 1 });
+  // The group's transaction is the whole database's: completion settles the payment in it (TaskSettlement).
+  const grouped = createGroupCommit((work) => database.transaction().execute(work), dialect === 'postgres' ? POSTGRES_COMMITS : { lanes: 1 });
   return {
     /** The queries the delivery worker runs on every wake, compiled, for the test that reads their plans. */
     backgroundQueries: (now: string) => ({
@@ -70,8 +95,9 @@ export function createTasksStore(db: Db, dialect: DialectName) {
     /** The task and its delivery job (claimed already when this node's worker has room), committed together. */
     async insert(task: Insertable<TasksTable>, delivery: NewDeliveryRow | null): Promise<void> {
       await grouped(async (tx) => {
-        await tx.insertInto('tasks').values(task).execute();
-        if (delivery) await tx.insertInto('task_deliveries').values(delivery).execute();
+        const own = ownTables<TasksTables>(tx);
+        await own.insertInto('tasks').values(task).execute();
+        if (delivery) await own.insertInto('task_deliveries').values(delivery).execute();
       });
     },
 
@@ -91,7 +117,7 @@ export function createTasksStore(db: Db, dialect: DialectName) {
     },
 
     async listForOwner(ownerId: string, agentId: string | null, status: string | undefined, limit: number, offset: number) {
-      let query = db.selectFrom('tasks').innerJoin('agents', 'agents.id', 'tasks.assigned_agent_id').where('agents.owner_id', '=', ownerId);
+      let query = withAgentOwners.selectFrom('tasks').innerJoin('agents', 'agents.id', 'tasks.assigned_agent_id').where('agents.owner_id', '=', ownerId);
       if (agentId) query = query.where('tasks.assigned_agent_id', '=', agentId);
       if (status) query = query.where('tasks.status', '=', status as TaskRow['status']);
       const [rows, count] = await Promise.all([
@@ -133,14 +159,14 @@ export function createTasksStore(db: Db, dialect: DialectName) {
      */
     async finish(id: string, settlement: TaskSettlement, changes: Updateable<TasksTable>): Promise<TaskRow | undefined> {
       return grouped(async (tx) => {
-        const task = await tx
+        const task = await ownTables<TasksTables>(tx)
           .updateTable('tasks')
           .set(changes)
           .where('id', '=', id)
           .where('status', 'in', ['matched', 'in_progress'])
           .returningAll()
           .executeTakeFirst();
-        if (task?.status === 'completed') await settlement.settle(tx, task);
+        if (task?.status === 'completed') await settlement.settle(tx, completedTaskOf(task));
         return task;
       });
     },
@@ -257,12 +283,13 @@ export function createTasksStore(db: Db, dialect: DialectName) {
 
     async delivered(job: DeliveryRow, now: string): Promise<void> {
       await grouped(async (tx) => {
-        await tx
+        const own = ownTables<TasksTables>(tx);
+        await own
           .updateTable('task_deliveries')
           .set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now })
           .where('id', '=', job.id)
           .execute();
-        await markTaskTaken(tx, job.task_id, now);
+        await markTaskTaken(own, job.task_id, now);
       });
     },
 
