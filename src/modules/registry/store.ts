@@ -1,10 +1,11 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { containsPattern, lowerLike } from '../../db/like.ts';
+import { ownTables } from '../../db/tables.ts';
 import type { InputSchema } from './input-schema.ts';
 import { provenKeyOf } from './proven-key.ts';
-import type { AgentsTable, ClaimChallengesTable } from './tables.ts';
+import type { AgentsTable, ClaimChallengesTable, RegistryTables } from './tables.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
 export type ChallengeRow = Selectable<ClaimChallengesTable>;
@@ -75,19 +76,23 @@ export function agentRecordOf(row: AgentRow): AgentRecord {
  * change, and leaving proven rows untouched keeps later signed heartbeats from firing discovery's
  * change trigger (migration 0008).
  */
-const markKeyProven = (executor: Db | Tx, agentId: string, now: string) =>
+const markKeyProven = (executor: Own, agentId: string, now: string) =>
   executor.updateTable('agents').set({ key_verified_at: now }).where('id', '=', agentId).where('key_verified_at', 'is', null).execute();
+
+/** The registry's own tables, on a connection or in a transaction. */
+type Own = Kysely<RegistryTables>;
 
 /** Thrown inside a transaction to roll it back when the signed challenge is no longer valid. */
 class ChallengeGone extends Error {}
 
-export function createRegistryStore(db: Db, dialect: DialectName) {
+export function createRegistryStore(database: Db, dialect: DialectName) {
+  const db = ownTables<RegistryTables>(database);
   /**
    * Takes the agent's row lock (PostgreSQL; SQLite runs one write transaction at a time). Every
    * transaction that writes an agent's challenges takes it first, so they queue in one order and
    * cannot deadlock on each other's rows.
    */
-  const lockAgent = (tx: Tx, agentId: string) =>
+  const lockAgent = (tx: Own, agentId: string) =>
     tx
       .selectFrom('agents')
       .select('id')
@@ -96,13 +101,13 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
       .execute();
 
   /** Spends all of the agent's challenges; false (roll back) unless `nonce` was among the valid ones. */
-  async function spendChallenges(tx: Tx, agentId: string, nonce: string, now: string): Promise<boolean> {
+  async function spendChallenges(tx: Own, agentId: string, nonce: string, now: string): Promise<boolean> {
     const spent = await tx.deleteFrom('claim_challenges').where('agent_id', '=', agentId).returning(['nonce', 'expires_at', 'replaced_at']).execute();
     return spent.some((row) => row.nonce === nonce && row.replaced_at === null && Date.parse(row.expires_at) > Date.parse(now));
   }
 
   /** Runs `work` in a transaction; 'challenge_gone' when it found the challenge spent or replaced (and rolled back). */
-  async function withChallenge<T>(work: (tx: Tx) => Promise<T>): Promise<T | 'challenge_gone'> {
+  async function withChallenge<T>(work: (tx: Own) => Promise<T>): Promise<T | 'challenge_gone'> {
     try {
       return await db.transaction().execute(work);
     } catch (error) {
@@ -142,9 +147,10 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
     update: (id: string, changes: Updateable<AgentsTable>) => db.updateTable('agents').set(changes).where('id', '=', id).returningAll().executeTakeFirst(),
     /** Deletes the agent after `deleteAlongside` (its service account), in one transaction. */
     async remove(id: string, deleteAlongside: (tx: Tx) => Promise<unknown>) {
-      await db.transaction().execute(async (tx) => {
+      // On the whole database: the service account goes in the same transaction.
+      await database.transaction().execute(async (tx) => {
         await deleteAlongside(tx);
-        await tx.deleteFrom('agents').where('id', '=', id).execute();
+        await ownTables<RegistryTables>(tx).deleteFrom('agents').where('id', '=', id).execute();
       });
     },
 
@@ -207,7 +213,7 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
      * the registration key.
      */
     async claim(agentId: string, nonce: string, ownerId: string, now: string): Promise<'claimed' | 'challenge_gone' | 'not_provisional'> {
-      return withChallenge(async (tx: Tx) => {
+      return withChallenge(async (tx: Own) => {
         const activated = await tx
           .updateTable('agents')
           .set({ status: 'active', owner_id: ownerId, claimed_at: now, updated_at: now })
@@ -228,7 +234,7 @@ export function createRegistryStore(db: Db, dialect: DialectName) {
      * first proven.
      */
     async proveKey(agentId: string, nonce: string, now: string): Promise<string | null> {
-      const outcome = await withChallenge(async (tx: Tx) => {
+      const outcome = await withChallenge(async (tx: Own) => {
         await lockAgent(tx, agentId);
         if (!(await spendChallenges(tx, agentId, nonce, now))) throw new ChallengeGone();
         await markKeyProven(tx, agentId, now);
