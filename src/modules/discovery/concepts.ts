@@ -7,7 +7,7 @@
  */
 import { capabilities, findCapability, type Capability } from '../catalog/index.ts';
 import { normalize, type Embedder } from './embedder.ts';
-import { contentWords, stem, wordsOf } from './tokenize.ts';
+import { contentWords, stem, wordsOf } from '../../lib/words.ts';
 
 /** A text's strongest capabilities: catalogue index and weight; the weights have unit length. */
 export type Concepts = { index: number; weight: number }[];

@@ -1,5 +1,5 @@
 import { capabilities } from '../catalog/index.ts';
-import { contentWords } from './tokenize.ts';
+import { contentWords } from '../../lib/words.ts';
 import { loadWordTable, type WordTable } from './word-vectors.ts';
 
 /** Turns texts into vectors compared by cosine. A text with nothing to embed gives a zero vector. */

@@ -1,6 +1,6 @@
 /**
  * Full-text search over the registry's `agent_search_documents`, one function per engine. Terms are plain words
- * ([a-z0-9]+ from tokenize.ts), so they are safe to splice into a MATCH or tsquery expression;
+ * (letters and digits, from src/lib/words.ts), so they are safe to splice into a MATCH or tsquery expression;
  * they are OR-ed: every query word may find agents, the rank decides.
  */
 import { sql, type Kysely } from 'kysely';
@@ -9,7 +9,7 @@ import type { AgentSearchReadModel } from '../registry/index.ts';
 
 export type LexicalSearch = (terms: string[], limit: number) => Promise<Map<string, number>>;
 
-const plainTerm = /^[a-z0-9]+$/;
+const plainTerm = /^[\p{L}\p{N}]+$/u;
 
 export function createLexicalSearch(db: Kysely<AgentSearchReadModel>, dialect: DialectName): LexicalSearch {
   return dialect === 'postgres' ? postgresSearch(db) : sqliteSearch(db);

@@ -12,7 +12,7 @@ import { lazyQueryMap, type QueryMap } from './query-map.ts';
 import type { DiscoverQuery } from './schemas.ts';
 import { createSentenceEncoder, SENTENCE_ENCODER_MODEL, withRecentVectors } from './sentence-encoder.ts';
 import type { AgentRow, DiscoveryStore } from './store.ts';
-import { contentWords, stem, wordsOf } from './tokenize.ts';
+import { contentWords, stem, wordsOf } from '../../lib/words.ts';
 import type { ClassTrust, TrustLookup } from '../receipts/index.ts';
 import { NEUTRAL_TRUST, trustWithSample } from './trust.ts';
 

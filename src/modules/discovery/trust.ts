@@ -1,5 +1,5 @@
 import type { ClassTrust } from '../receipts/index.ts';
-import { stem, wordsOf } from './tokenize.ts';
+import { stem, wordsOf } from '../../lib/words.ts';
 
 /** What discovery reads of a class's trust (the receipts module scores it). */
 type TrustEvidence = Pick<ClassTrust, 'taskClass' | 'score' | 'receipts'>;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { spellingVariants } from './tokenize.ts';
+import { spellingVariants } from '../../lib/words.ts';
 
 /** The word table built by scripts/build-word-vectors.ts (layout documented there). */
 export interface WordTable {

@@ -8,6 +8,7 @@
  */
 
 import { badRequest } from '../../lib/errors.ts';
+import { wordsOf } from '../../lib/words.ts';
 
 export const topicGroups = [
   {
@@ -1244,7 +1245,7 @@ const push = (map: Map<string, Keyword[]>, key: string, keyword: Keyword) => map
 for (const [topic, list] of Object.entries(keywords) as [Topic, string[]][]) {
   for (const entry of list) {
     const prefix = entry.endsWith('*');
-    const words = tokenize(prefix ? entry.slice(0, -1) : entry);
+    const words = wordsOf(prefix ? entry.slice(0, -1) : entry, { compounds: true });
     const keyword: Keyword = { topic, words, prefix, weight: words.length > 1 ? 2 : 1 };
     if (words.length === 0 || (prefix && words.length === 1 && words[0]!.length < 2)) throw new Error(`topic keyword "${entry}" is too short`);
     if (prefix && words.length === 1) push(stemsByStart, words[0]!.slice(0, 2), keyword);
@@ -1262,10 +1263,6 @@ for (const topic of topics) {
 }
 const HASHTAG_WEIGHT = 3;
 
-function tokenize(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:[+#]+|(?:[-/'.][\p{L}\p{N}]+)*)/gu) ?? [];
-}
-
 function wordsMatch(keyword: Keyword, tokens: string[], at: number): boolean {
   const { words, prefix } = keyword;
   if (at + words.length > tokens.length) return false;
@@ -1279,7 +1276,7 @@ function wordsMatch(keyword: Keyword, tokens: string[], at: number): boolean {
 
 /** Every topic the text scores for, best first (ties in taxonomy order). */
 export function scoreTopics(text: string, hashtags: readonly string[] = []): { topic: Topic; score: number }[] {
-  const tokens = tokenize(text);
+  const tokens = wordsOf(text, { compounds: true });
   // A compound word also counts as its parts ("low-code" matches "low-code" and "code").
   const sequences = [tokens, ...tokens.filter((t) => /[-/.']/.test(t)).map((t) => t.split(/[-/.']/).filter(Boolean))];
   const matched = new Map<Topic, Set<Keyword>>();

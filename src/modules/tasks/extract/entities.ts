@@ -2,7 +2,7 @@ import { isOpen, take, type Context } from './context.ts';
 import type { FieldProfile } from './fields.ts';
 import { COLORS, COLOR_SHADES, CURRENCIES, LANGUAGE_NAMES, MONTHS, OPTION_PHRASES, PLACES, RELATIVE_DAYS, WEEKDAYS } from './lexicon.ts';
 import type { Token } from './text.ts';
-import { isStopword } from './words.ts';
+import { isStopword } from '../../../lib/words.ts';
 
 /**
  * Named things for string fields whose name or description says what they hold (see

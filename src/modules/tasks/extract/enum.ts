@@ -1,7 +1,8 @@
 import type { FieldProfile } from './fields.ts';
 import { CURRENCIES, LANGUAGES, OPTION_PHRASES } from './lexicon.ts';
 import { editDistance, tokenize, type Token } from './text.ts';
-import { OPTION_REJECTORS, isStopword, synonymsOf } from './words.ts';
+import { isStopword } from '../../../lib/words.ts';
+import { OPTION_REJECTORS, synonymsOf } from './words.ts';
 
 /** How an option was found in the text: its own words, a synonym, or a near spelling. */
 export type Tier = 3 | 2 | 1;

@@ -1,8 +1,8 @@
 import type { InputFieldDefinition, InputSchema } from '../../registry/index.ts';
-import { identifierWords, stem, tokenize, type Token } from './text.ts';
+import { identifierWords, isStopword, pluralStem, wordsOf } from '../../../lib/words.ts';
+import { tokenize, type Token } from './text.ts';
 import { phraseKeys } from './enum.ts';
 import { BOOLEAN_WORDS } from './lexicon.ts';
-import { isStopword } from './words.ts';
 
 /**
  * How the rules treat a field: `image` and `link` are strings that take URLs, `email` one that
@@ -70,7 +70,7 @@ const BOOLEAN_PREFIXES = new Set('is has have include enable use with show add a
 
 export function profileFields(schema: InputSchema): FieldProfile[] {
   const entries = Object.entries(schema);
-  const nameWords = entries.map(([name]) => identifierWords(name).map(stem));
+  const nameWords = entries.map(([name]) => identifierWords(name).map(pluralStem));
   const descriptionWords = entries.map(([, d]) => contentKeys(d.description ?? ''));
   const optionWords = new Set(entries.flatMap(([, d]) => (d.enum ?? []).flatMap((v) => tokenize(String(v)).map((t) => t.key))));
   const count = (words: string[][]) => {
@@ -181,11 +181,7 @@ function unitOf(kind: FieldKind, nameWords: string[], described: string[]): Fiel
 }
 
 function prepositionOf(description: string | undefined): string | null {
-  const words =
-    (description ?? '')
-      .replace(/\([^)]*\)/g, ' ')
-      .toLowerCase()
-      .match(/[a-z]+/g) ?? [];
+  const words = wordsOf((description ?? '').replace(/\([^)]*\)/g, ' '));
   const last = words[words.length - 1];
   return last !== undefined && PREPOSITIONS.has(last) && words.length > 1 ? last : null;
 }

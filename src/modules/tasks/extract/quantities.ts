@@ -1,7 +1,8 @@
 import { isOpen, mentionsOf, take, type Context } from './context.ts';
 import type { FieldProfile } from './fields.ts';
 import { CURRENCIES, UNITS } from './lexicon.ts';
-import { identifierWords, type Token } from './text.ts';
+import { identifierWords } from '../../../lib/words.ts';
+import type { Token } from './text.ts';
 
 /**
  * Numbers that carry their meaning with them: amounts of money ("£300", "2,750 dollars"),

@@ -2,8 +2,8 @@ import { gap, isOpen, mentionsOf, nearPairs, pairUp, take, takeNumber, type Cont
 import { findOptions, type OptionHit } from './enum.ts';
 import type { FieldProfile, Mention } from './fields.ts';
 import { COLORS, CUISINES, UNITS } from './lexicon.ts';
-import { identifierWords } from './text.ts';
-import { AFTER_FALSE, AFTER_TRUE, NEGATIVE_CUES, NEGATORS, POSITIVE_CUES, isStopword } from './words.ts';
+import { identifierWords, isStopword, wordsOf } from '../../../lib/words.ts';
+import { AFTER_FALSE, AFTER_TRUE, NEGATIVE_CUES, NEGATORS, POSITIVE_CUES } from './words.ts';
 
 /** Tokens a value may sit from its field's mention without a label. */
 const NEAR = 5;
@@ -329,12 +329,7 @@ const POINTERS = new Set(['this', 'that', 'it', 'these', 'those', 'following', '
  * took ("into German").
  */
 function readObject(ctx: Context, field: FieldProfile, text: string): void {
-  const verbs = new Set(
-    (field.definition.description ?? '')
-      .toLowerCase()
-      .match(/[a-z]+/g)
-      ?.filter((w) => w.length > 3 && !isStopword(w)) ?? [],
-  );
+  const verbs = new Set(wordsOf(field.definition.description ?? '').filter((w) => w.length > 3 && !isStopword(w)));
   const t = ctx.tokens;
   const verb = t.findIndex(
     (token, i) => token.kind === 'word' && verbs.has(token.norm) && !ctx.used[i] && (ctx.owners[i] ?? []).every((owner) => owner === field.name),
@@ -370,7 +365,7 @@ function listContinues(ctx: Context, comma: number): boolean {
 function readExample(ctx: Context, field: FieldProfile, text: string): void {
   const examples = /\b(?:e\.g\.?|such as|like)\s+(.+)$/i.exec(field.definition.description ?? '')?.[1];
   if (examples === undefined) return;
-  const given = (examples.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => !isStopword(w));
+  const given = wordsOf(examples).filter((w) => !isStopword(w));
   const kind = EXAMPLE_KINDS.find((words) => given.length > 0 && given.every((w) => words.has(w) || w === 'or'));
   if (kind === undefined) return;
   const at = ctx.tokens.findIndex(

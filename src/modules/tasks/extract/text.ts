@@ -4,6 +4,8 @@
  * keeps its character range so string values are copied from the original text, case and all.
  */
 
+import { foldText, pluralStem } from '../../../lib/words.ts';
+
 export type TokenKind = 'word' | 'number' | 'url' | 'email' | 'quote' | 'punct';
 
 export interface Token {
@@ -74,24 +76,6 @@ const SENTENCE_END = new Set(['.', '!', '?', ';', '\n']);
 const ABBREVIATIONS = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'jr', 'sr', 'mt', 'approx', 'vs', 'etc']);
 const MEASURE_WORD = /^\s*(?:percent|per cent|million|billion|bn|usd|eur|gbp|dollars?|euros?|pounds?)\b/i;
 
-export function normalize(text: string): string {
-  if (/^[\x20-\x7e]*$/.test(text)) return text.toLowerCase();
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/’/g, "'");
-}
-
-/** Plural and possessive endings only: enough for "paragraphs" to meet "paragraph". */
-export function stem(word: string): string {
-  const w = word.replace(/'s$/, '');
-  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
-  if (w.length > 4 && /(?:ch|sh|ss|x|z)es$/.test(w)) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) return w.slice(0, -1);
-  return w;
-}
-
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let sentence = 0;
@@ -115,7 +99,7 @@ export function tokenize(text: string): Token[] {
       const inner = (g.dq ?? g.cq ?? g.sq ?? g.aq ?? '').trim();
       // A quoted link is still a link.
       if (/^https?:\/\/\S+$/.test(inner)) push('url', start, end, inner, inner);
-      else push('quote', start, end, inner, normalize(inner));
+      else push('quote', start, end, inner, foldText(inner));
     } else if (g.pairA !== undefined && g.pairB !== undefined) {
       const second = match[0].lastIndexOf(g.pairB);
       push('number', start, start + g.pairA.length, g.pairA, String(Number(g.pairA)), Number(g.pairA), false, false, 'x1');
@@ -150,9 +134,9 @@ export function tokenize(text: string): Token[] {
         clause++;
       } else if (g.punct === ',' || g.punct === '(' || g.punct === ')') clause++;
     } else {
-      const norm = normalize(match[0]);
+      const norm = foldText(match[0]);
       const spelled = SPELLED.get(norm);
-      if (spelled === undefined) push('word', start, end, norm, stem(norm));
+      if (spelled === undefined) push('word', start, end, norm, pluralStem(norm));
       else push('number', start, end, norm, String(spelled), spelled, true);
     }
     // Scanning resumes after the token: trimmed punctuation after a URL is read again and still ends the sentence.
@@ -186,13 +170,6 @@ function combine(previous: Token, token: Token): number | undefined {
   if (previous.spelled && token.spelled && TENS[previous.norm] !== undefined && b >= 1 && b <= 9) return a + b;
   if (token.spelled && SCALES[token.norm] !== undefined && a > 0 && (previous.spelled || Number.isInteger(a))) return a * b;
   return undefined;
-}
-
-/** Words of an identifier or option: snake_case, kebab-case and camelCase split, lowercase. */
-export function identifierWords(name: string): string[] {
-  return normalize(name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2'))
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 0);
 }
 
 /** Optimal string alignment distance (Levenshtein plus adjacent transpositions, as typos go). */

@@ -2,15 +2,6 @@
 
 const set = (words: string) => new Set(words.split(/\s+/).filter((w) => w.length > 0));
 
-const STOPWORDS = set(`
-  a about after all also am an and any are as at be been being but by can could did do does doing for from had has have
-  he her here him his how i if in into is it its just many me more most much my no nor not of off on once only or other our out over
-  please same she should so some such than that the their them then there these they this those through to too under until up
-  us very was we were what when where which while who why will with would you your
-`);
-
-export const isStopword = (word: string): boolean => STOPWORDS.has(word);
-
 /** Words allowed between a label and its number: "a width of about 20", "no more than 300 words". */
 export const NUMBER_FILLERS = set(`
   is are be should must will would set to equal equals of as around about roughly approximately approx exactly at most least
