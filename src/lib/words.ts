@@ -135,7 +135,8 @@ const STEM_SUFFIXES: [string, string][] = [
 
 /**
  * Plural and possessive endings only, the stem still a word ("paragraphs" -> "paragraph",
- * "boxes" -> "box"): for word lists written as words, where `stem`'s cut forms would not match.
+ * "boxes" -> "box"), for words compared with lists written as words (extraction's synonyms, cues
+ * and field names), which `stem`'s cut forms ("summariz") would miss.
  */
 export function pluralStem(word: string): string {
   const w = word.replace(/'s$/, '');
