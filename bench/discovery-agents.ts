@@ -69,7 +69,12 @@ export function benchAgentRows(count: number, ownerId: string) {
 type BenchRow = ReturnType<typeof benchAgentRows>[number];
 /** The text the service embeds for a row (agent-index.ts `agentText`). */
 const textOf = (row: BenchRow) =>
-  agentText({ ...row, description: row.description ?? '', capabilities: row.capabilities ?? '[]', tags: row.tags ?? '[]' } as Parameters<typeof agentText>[0]);
+  agentText({
+    name: row.name,
+    description: row.description ?? '',
+    capabilities: JSON.parse(row.capabilities ?? '[]') as string[],
+    tags: JSON.parse(row.tags ?? '[]') as string[],
+  });
 
 /** Writes the agents in one transaction; returns them. */
 export async function seedAgents(databaseUrl: string, ownerId: string, count: number): Promise<BenchRow[]> {

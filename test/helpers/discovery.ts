@@ -1,37 +1,38 @@
 /**
  * Discovery on an in-memory store, for unit tests that exercise the service's ranking without a
- * database: agents as rows, no trust, everyone offline, everything visible.
+ * database: agents as records, no trust, everyone offline, everything visible.
  */
 import { systemClock } from '../../src/lib/clock.ts';
 import { createWordVectorEmbedder } from '../../src/modules/discovery/embedder.ts';
 import { createDiscoveryService, type DiscoveryDeps } from '../../src/modules/discovery/service.ts';
-import type { AgentRow, DiscoveryStore } from '../../src/modules/discovery/store.ts';
+import type { DiscoveryStore } from '../../src/modules/discovery/store.ts';
+import type { AgentRecord } from '../../src/modules/registry/index.ts';
 
-export function agentRow(agent: { id: string; name: string; description: string; capabilities?: string[]; tags?: string[] }): AgentRow {
+/** The fields of an agent that search reads (the view is just the id). */
+export function agentRecord(agent: { id: string; name: string; description: string; capabilities?: string[]; tags?: string[] }): AgentRecord {
   return {
     id: agent.id,
     name: agent.name,
     slug: agent.id,
     description: agent.description,
-    capabilities: JSON.stringify(agent.capabilities ?? []),
-    tags: JSON.stringify(agent.tags ?? []),
-    categories: '[]',
-    protocols: '[]',
+    capabilities: agent.capabilities ?? [],
+    tags: agent.tags ?? [],
+    categories: [],
+    protocols: [],
     visibility: 'public',
-    last_seen_at: null,
-    registration_pubkey: null,
-    key_verified_at: null,
-  } as unknown as AgentRow;
+    lastSeenAt: null,
+    provenKey: null,
+  } as unknown as AgentRecord;
 }
 
-function memoryStore(rows: AgentRow[]): DiscoveryStore {
+function memoryStore(agents: AgentRecord[]): DiscoveryStore {
   return {
     lexical: async () => new Map(),
     lastChange: async () => 0,
     changesSince: async () => [],
-    allAgents: async () => rows,
-    agentsByIds: async (ids: string[]) => rows.filter((row) => ids.includes(row.id)),
-    agentBySlug: async (slug: string) => rows.find((row) => row.slug === slug),
+    allAgents: async () => agents,
+    agentsByIds: async (ids: string[]) => agents.filter((agent) => ids.includes(agent.id)),
+    agentBySlug: async (slug: string) => agents.find((agent) => agent.slug === slug),
     seenSince: async () => [],
     sentenceVectors: async () => [],
     saveSentenceVectors: async () => {},
@@ -47,7 +48,7 @@ export function discoveryOver(
 ) {
   return createDiscoveryService({
     store,
-    registry: { view: (row) => ({ id: row.id }), canSee: async () => true, visibilityFor: () => () => true, availabilityOf: () => 'offline' },
+    registry: { view: (agent) => ({ id: agent.id }), canSee: async () => true, visibilityFor: () => () => true, availabilityOf: () => 'offline' },
     trust: { trustBySubject: async () => new Map() },
     embedder: createWordVectorEmbedder(),
     clock: systemClock,
@@ -55,9 +56,9 @@ export function discoveryOver(
   });
 }
 
-/** A search function over `rows`: the ids found for a query, best first; `close` stops the service. */
-export function memorySearch(rows: AgentRow[], options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'queryMap' | 'onEmbedderError'>) {
-  const service = discoveryOver(memoryStore(rows), options);
+/** A search function over `agents`: the ids found for a query, best first; `close` stops the service. */
+export function memorySearch(agents: AgentRecord[], options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'queryMap' | 'onEmbedderError'>) {
+  const service = discoveryOver(memoryStore(agents), options);
   const search = async (q: string) => (await service.search(null, { q, limit: 10, offset: 0 })).data.map((found) => found.id);
   return Object.assign(search, { close: () => service.close() });
 }

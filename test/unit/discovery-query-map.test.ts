@@ -17,7 +17,7 @@ import {
   loadQueryMap,
   type QueryMap,
 } from '../../src/modules/discovery/query-map.ts';
-import { agentRow, memorySearch } from '../helpers/discovery.ts';
+import { agentRecord, memorySearch } from '../helpers/discovery.ts';
 
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const randomish = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed * 7.1 + i * 1.3));
@@ -89,7 +89,7 @@ describe('discovery: query map files', () => {
 
 describe('discovery: the query map in search', () => {
   // Two agents alike in words; the stand-in encoder tells them apart by one dimension each.
-  const rows = ['north', 'south'].map((key) => agentRow({ id: key, name: `Helper ${key}`, description: 'Helps with things.' }));
+  const rows = ['north', 'south'].map((key) => agentRecord({ id: key, name: `Helper ${key}`, description: 'Helps with things.' }));
   const encoder: Embedder = { embed: async (texts) => texts.map((text) => Float32Array.from(text.includes('south') ? [0, 1] : [1, 0])) };
   const swap: QueryMap = { dimensions: 2, apply: (v) => Float32Array.from([v[1]!, v[0]!]) };
   const first = async (queryMap: QueryMap | null) =>

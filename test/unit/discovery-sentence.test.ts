@@ -7,10 +7,10 @@ import { describe, it } from 'node:test';
 import { createSentenceEncoder, withRecentVectors } from '../../src/modules/discovery/sentence-encoder.ts';
 import type { Embedder } from '../../src/modules/discovery/embedder.ts';
 import { fixtureAgents } from '../fixtures/discovery/relevance.ts';
-import { agentRow, memorySearch } from '../helpers/discovery.ts';
+import { agentRecord, memorySearch } from '../helpers/discovery.ts';
 
-// The relevance set's agents (test/fixtures/discovery), as rows of an in-memory store.
-const rows = fixtureAgents.map((a) => agentRow({ id: a.key, name: a.name, description: a.description, capabilities: a.capabilities, tags: a.tags }));
+// The relevance set's agents (test/fixtures/discovery), as records in an in-memory store.
+const rows = fixtureAgents.map((a) => agentRecord({ id: a.key, name: a.name, description: a.description, capabilities: a.capabilities, tags: a.tags }));
 
 const search = (sentenceEncoders: { queries: Embedder; agents: Embedder } | null, errors: unknown[] = []) =>
   memorySearch(rows, { sentenceEncoders, onEmbedderError: (error) => errors.push(error) });

@@ -1,5 +1,5 @@
 /**
- * Every agent, in memory: its row and filter terms here, and what relevance needs (embeddings,
+ * Every agent, in memory: its record and filter terms here, and what relevance needs (embeddings,
  * catalogue concepts, stemmed words) in the scorer (scoring.ts), which runs on a worker thread. Kept
  * fresh from the database on each search, so it is exact across nodes:
  *  - agent writes: the registry's trigger-written change log (`agent_changes`) is read from this node's
@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { normalizeCapabilityTerm } from '../catalog/index.ts';
+import type { AgentRecord } from '../registry/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createTurnBatches } from '../../lib/turn-batches.ts';
 import { declaredCapabilities, type ConceptMapper, type Concepts } from './concepts.ts';
@@ -17,13 +18,11 @@ import type { Embedder } from './embedder.ts';
 import type { Candidates, RelevanceQuery } from './relevance-scorer.ts';
 import { createScorer } from './scoring.ts';
 import { createSentenceVectors } from './sentence-vectors.ts';
-import type { AgentRow, DiscoveryStore, StoredSentenceVector } from './store.ts';
+import type { DiscoveryStore, StoredSentenceVector } from './store.ts';
 import { contentWords, stem } from '../../lib/words.ts';
 
 export interface IndexedAgent {
-  row: AgentRow;
-  categories: string[];
-  protocols: string[];
+  record: AgentRecord;
   /** Capability and tag terms, normalised like the catalogue's. */
   terms: Set<string>;
   /** Catalogue slugs the agent declares through those terms. */
@@ -50,12 +49,8 @@ const EMBED_RETRY_MS = 30_000;
 /** Agents indexed between turns of the event loop: a node's first load (seconds of CPU at 10,000) must not hold up requests. */
 const AGENTS_PER_TURN = 100;
 
-const parseList = (json: string): string[] => {
-  const value: unknown = JSON.parse(json);
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-};
-
-export const agentText = (row: AgentRow): string => [row.name, row.description, ...parseList(row.capabilities), ...parseList(row.tags)].join(' ');
+export const agentText = (agent: Pick<AgentRecord, 'name' | 'description' | 'capabilities' | 'tags'>): string =>
+  [agent.name, agent.description, ...agent.capabilities, ...agent.tags].join(' ');
 
 export interface AgentIndexDeps {
   store: DiscoveryStore;
@@ -103,11 +98,11 @@ export function createAgentIndex({
   const sentences = sentenceEncoder
     ? createSentenceVectors<IndexedAgent>({
         encoder: sentenceEncoder,
-        isCurrent: (agent) => agents.get(agent.row.id) === agent,
+        isCurrent: (agent) => agents.get(agent.record.id) === agent,
         store: (agent, vector) => {
           agent.hasSentence = true;
           scorer.setSentence(agent.slot, vector);
-          if (storesVectors) saving.add({ agentId: agent.row.id, textHash: textHash(agent.text), vector });
+          if (storesVectors) saving.add({ agentId: agent.record.id, textHash: textHash(agent.text), vector });
         },
         onError: onEmbedderError,
       })
@@ -131,53 +126,51 @@ export function createAgentIndex({
   const unembedded = new Set<string>();
   let lastEmbedRetry = 0;
 
-  async function embedRows(rows: AgentRow[]): Promise<(Float32Array | null)[]> {
-    if (rows.length === 0) return [];
+  async function embedRecords(records: AgentRecord[]): Promise<(Float32Array | null)[]> {
+    if (records.length === 0) return [];
     try {
-      return await embedder.embed(rows.map(agentText));
+      return await embedder.embed(records.map(agentText));
     } catch (error) {
       onEmbedderError(error);
       lastEmbedRetry = clock.now().getTime();
-      return rows.map(() => null);
+      return records.map(() => null);
     }
   }
 
-  async function upsert(rows: AgentRow[], stored: Map<string, StoredSentenceVector>): Promise<void> {
-    const vectors = await embedRows(rows);
+  async function upsert(records: AgentRecord[], stored: Map<string, StoredSentenceVector>): Promise<void> {
+    const vectors = await embedRecords(records);
     const newText: IndexedAgent[] = [];
     const stillWaiting: IndexedAgent[] = [];
-    for (const [i, row] of rows.entries()) {
+    for (const [i, record] of records.entries()) {
       if (i > 0 && i % AGENTS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       const vector = vectors[i] ?? null;
-      const text = agentText(row);
-      const terms = [...parseList(row.capabilities), ...parseList(row.tags)];
+      const text = agentText(record);
+      const terms = [...record.capabilities, ...record.tags];
       const declared = declaredCapabilities(terms);
-      if (vector) unembedded.delete(row.id);
-      else unembedded.add(row.id);
+      if (vector) unembedded.delete(record.id);
+      else unembedded.add(record.id);
       // Most changes (status, endpoint, price) leave the text alone: its sentence vector still holds.
-      const previous = agents.get(row.id);
+      const previous = agents.get(record.id);
       const sameText = previous?.text === text;
       const agent: IndexedAgent = {
-        row,
-        categories: parseList(row.categories),
-        protocols: parseList(row.protocols),
+        record,
         terms: new Set(terms.map(normalizeCapabilityTerm)),
         declared,
         text,
         slot: previous?.slot ?? freeSlots.pop() ?? bySlot.length,
         hasSentence: sameText ? previous.hasSentence : false,
       };
-      agents.set(row.id, agent);
+      agents.set(record.id, agent);
       bySlot[agent.slot] = agent;
       const agentConcepts: Concepts = await concepts.conceptsOf(text, vector, declared);
       scorer.put(agent.slot, { vector, stems: [...new Set(contentWords(text).map(stem))], concepts: agentConcepts }, sameText);
-      const kept = sameText ? undefined : stored.get(row.id);
+      const kept = sameText ? undefined : stored.get(record.id);
       if (kept && kept.vector.length > 0 && kept.textHash === textHash(text)) {
         agent.hasSentence = true;
         scorer.setSentence(agent.slot, kept.vector);
       } else if (!sameText) newText.push(agent);
       else if (!agent.hasSentence) stillWaiting.push(agent);
-      noteSeen(row.last_seen_at);
+      noteSeen(record.lastSeenAt);
     }
     sentences?.later(stillWaiting);
     await sentences?.add(newText);
@@ -190,9 +183,9 @@ export function createAgentIndex({
   async function load(): Promise<void> {
     // The log position is taken first: whatever changes during the load is read again next time.
     position = await store.lastChange();
-    const rows = await store.allAgents();
+    const records = await store.allAgents();
     if (storesVectors) await store.deleteOrphanSentenceVectors().catch(onEmbedderError);
-    await upsert(rows, await storedSentences());
+    await upsert(records, await storedSentences());
     // Numbers just below the position may belong to transactions still committing (PostgreSQL).
     const now = clock.now().getTime();
     for (let seq = Math.max(1, position - LOAD_LOOKBACK + 1); seq <= position; seq++) gaps.set(seq, now);
@@ -217,8 +210,8 @@ export function createAgentIndex({
     }
     for (const [seq, since] of gaps) if (now - since > GAP_RETRY_MS) gaps.delete(seq);
     if (changed.size === 0) return;
-    const rows = await store.agentsByIds([...changed]);
-    const found = new Set(rows.map((r) => r.id));
+    const records = await store.agentsByIds([...changed]);
+    const found = new Set(records.map((r) => r.id));
     const deleted = [...changed].filter((id) => !found.has(id));
     for (const id of deleted) {
       const agent = agents.get(id);
@@ -232,8 +225,8 @@ export function createAgentIndex({
     }
     if (deleted.length > 0 && storesVectors) void store.deleteSentenceVectors(deleted).catch(onEmbedderError);
     // Another node may have embedded the new texts already.
-    const newTexts = rows.filter((row) => agents.get(row.id)?.text !== agentText(row)).map((row) => row.id);
-    await upsert(rows, newTexts.length > 0 ? await storedSentences(newTexts) : new Map<string, StoredSentenceVector>());
+    const newTexts = records.filter((record) => agents.get(record.id)?.text !== agentText(record)).map((record) => record.id);
+    await upsert(records, newTexts.length > 0 ? await storedSentences(newTexts) : new Map<string, StoredSentenceVector>());
   }
 
   /**
@@ -249,8 +242,8 @@ export function createAgentIndex({
     const since = sweep ? new Date(Date.parse(mark) - HEARTBEAT_OVERLAP_MS).toISOString() : mark;
     for (const seen of await store.seenSince(since)) {
       const agent = agents.get(seen.id);
-      if (agent) agent.row = { ...agent.row, last_seen_at: seen.last_seen_at, reported_status: seen.reported_status, reported_load: seen.reported_load };
-      noteSeen(seen.last_seen_at);
+      if (agent) agent.record = { ...agent.record, lastSeenAt: seen.lastSeenAt, reportedStatus: seen.reportedStatus, reportedLoad: seen.reportedLoad };
+      noteSeen(seen.lastSeenAt);
     }
   }
 

@@ -2,7 +2,7 @@ import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { notFound } from '../../lib/errors.ts';
 import { findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
-import { provenKeyOf, type Availability } from '../registry/index.ts';
+import type { AgentRecord, Availability } from '../registry/index.ts';
 import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
 import { createConceptMapper, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
@@ -11,17 +11,17 @@ import type { Candidates } from './relevance-scorer.ts';
 import { lazyQueryMap, type QueryMap } from './query-map.ts';
 import type { DiscoverQuery } from './schemas.ts';
 import { createSentenceEncoder, SENTENCE_ENCODER_MODEL, withRecentVectors } from './sentence-encoder.ts';
-import type { AgentRow, DiscoveryStore } from './store.ts';
+import type { DiscoveryStore } from './store.ts';
 import { contentWords, stem, wordsOf } from '../../lib/words.ts';
 import type { ClassTrust, TrustLookup } from '../receipts/index.ts';
 import { NEUTRAL_TRUST, trustWithSample } from './trust.ts';
 
 /** What discovery uses of the registry: its one visibility rule and its agent view. */
 export interface RegistryView<View> {
-  view(row: AgentRow): View;
-  canSee(row: AgentRow, personId: string | null): Promise<boolean>;
-  visibilityFor(personId: string | null): (row: AgentRow) => boolean | Promise<boolean>;
-  availabilityOf(row: AgentRow): Availability;
+  view(agent: AgentRecord): View;
+  canSee(agent: AgentRecord, personId: string | null): Promise<boolean>;
+  visibilityFor(personId: string | null): (agent: AgentRecord) => boolean | Promise<boolean>;
+  availabilityOf(agent: AgentRecord): Availability;
 }
 
 export interface DiscoveryDeps<View> {
@@ -120,8 +120,8 @@ export function createDiscoveryService<View extends object>({
     const capability = query.capability ? findCapability(query.capability)?.slug : undefined;
     const capabilityTerm = query.capability ? normalizeCapabilityTerm(query.capability) : undefined;
     return (agent: IndexedAgent): boolean =>
-      (!query.category || agent.categories.includes(query.category)) &&
-      (!query.protocol || agent.protocols.includes(query.protocol)) &&
+      (!query.category || agent.record.categories.includes(query.category)) &&
+      (!query.protocol || agent.record.protocols.includes(query.protocol)) &&
       (!capabilityTerm || agent.terms.has(capabilityTerm) || (capability !== undefined && agent.declared.includes(capability)));
   }
 
@@ -169,24 +169,24 @@ export function createDiscoveryService<View extends object>({
     } else for (const agent of index.agents()) if (passes(agent)) considered.push({ agent, relevance: 1 });
     const pool: { agent: IndexedAgent; relevance: number }[] = [];
     for (const { agent, relevance } of considered) {
-      const visible = mayBeSeen(agent.row);
+      const visible = mayBeSeen(agent.record);
       if (visible === true || (visible !== false && (await visible))) pool.push({ agent, relevance });
     }
     // Neutral trust first: trust is looked up only for the MAX_RESULTS best by relevance and availability.
     const shortlist: Candidate[] = pool
       .map(({ agent, relevance }) => {
-        const availability = registry.availabilityOf(agent.row);
+        const availability = registry.availabilityOf(agent.record);
         return { agent, relevance, availability, trust: NEUTRAL_TRUST, trustReceipts: 0, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
       })
       .sort((a, b) => b.score - a.score)
       .slice(0, MAX_RESULTS);
 
     // Only proven keys bring their trust: an agent registered under someone else's key stays neutral.
-    const pubkeys = [...new Set(shortlist.map((c) => provenKeyOf(c.agent.row)).filter((k): k is string => k !== null))];
+    const pubkeys = [...new Set(shortlist.map((c) => c.agent.record.provenKey).filter((k): k is string => k !== null))];
     const evidence = pubkeys.length > 0 ? await trust.trustBySubject(pubkeys) : new Map<string, ClassTrust[]>();
     const queryStems = new Set([...(relevant?.stems ?? []), ...(query.capability ? wordsOf(query.capability).map(stem) : [])]);
     for (const candidate of shortlist) {
-      const key = provenKeyOf(candidate.agent.row);
+      const key = candidate.agent.record.provenKey;
       const { trust: classTrust, receipts } = trustWithSample(key ? evidence.get(key) : undefined, queryStems);
       candidate.trust = classTrust;
       candidate.trustReceipts = receipts;
@@ -194,16 +194,19 @@ export function createDiscoveryService<View extends object>({
     }
     shortlist.sort(
       (a, b) =>
-        b.score - a.score || b.relevance - a.relevance || a.agent.row.name.localeCompare(b.agent.row.name) || a.agent.row.id.localeCompare(b.agent.row.id),
+        b.score - a.score ||
+        b.relevance - a.relevance ||
+        a.agent.record.name.localeCompare(b.agent.record.name) ||
+        a.agent.record.id.localeCompare(b.agent.record.id),
     );
 
     const page = shortlist.slice(query.offset, query.offset + query.limit);
-    // Views come from fresh rows: endpoint, docs and other fields search does not index may have changed.
-    const fresh = new Map((await store.agentsByIds(page.map((c) => c.agent.row.id))).map((row) => [row.id, row]));
+    // Views come from fresh records: endpoint, docs and other fields search does not index may have changed.
+    const fresh = new Map((await store.agentsByIds(page.map((c) => c.agent.record.id))).map((agent) => [agent.id, agent]));
     const data = page.flatMap((c) => {
-      const row = fresh.get(c.agent.row.id);
-      return row
-        ? [{ ...registry.view(row), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust), trustReceipts: c.trustReceipts }]
+      const agent = fresh.get(c.agent.record.id);
+      return agent
+        ? [{ ...registry.view(agent), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust), trustReceipts: c.trustReceipts }]
         : [];
     });
     return {
@@ -238,12 +241,12 @@ export function createDiscoveryService<View extends object>({
     },
 
     async get(viewer: Principal | null, slug: string) {
-      const row = await store.agentBySlug(slug);
-      if (!row || !(await registry.canSee(row, viewer?.personId ?? null))) throw notFound('Agent not found');
-      const key = provenKeyOf(row);
+      const agent = await store.agentBySlug(slug);
+      if (!agent || !(await registry.canSee(agent, viewer?.personId ?? null))) throw notFound('Agent not found');
+      const key = agent.provenKey;
       const evidence = key ? (await trust.trustBySubject([key])).get(key) : undefined;
       const { trust: overall, receipts } = trustWithSample(evidence, new Set());
-      return { ...registry.view(row), trust: round(overall), trustReceipts: receipts };
+      return { ...registry.view(agent), trust: round(overall), trustReceipts: receipts };
     },
   };
 }

@@ -1,12 +1,17 @@
-import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { ownTables } from '../../db/tables.ts';
-import type { AgentSearchReadModel, AgentRowsReadModel, AgentsTable } from '../registry/index.ts';
+import { agentRecordOf, type AgentRecord, type AgentSearchReadModel, type AgentRowsReadModel } from '../registry/index.ts';
 import { createLexicalSearch } from './lexical.ts';
 import type { DiscoveryTables } from './tables.ts';
 
-export type AgentRow = Selectable<AgentsTable>;
+/** An agent's last heartbeat. */
+export interface Heartbeat {
+  id: string;
+  lastSeenAt: string | null;
+  reportedStatus: string | null;
+  reportedLoad: number | null;
+}
 
 /** An agent's stored sentence vector, and the hash of the model and text it was made from. */
 export interface StoredSentenceVector {
@@ -60,13 +65,17 @@ export function createDiscoveryStore(database: Db, dialect: DialectName) {
       return rows.map((r) => ({ seq: Number(r.seq), agentId: r.agent_id }));
     },
 
-    allAgents: (): Promise<AgentRow[]> => db.selectFrom('agents').selectAll().execute(),
-    agentsByIds: async (ids: string[]): Promise<AgentRow[]> => {
-      const rows: AgentRow[] = [];
-      for (const chunk of chunksOf(ids, ID_CHUNK)) rows.push(...(await db.selectFrom('agents').selectAll().where('id', 'in', chunk).execute()));
-      return rows;
+    allAgents: async (): Promise<AgentRecord[]> => (await db.selectFrom('agents').selectAll().execute()).map(agentRecordOf),
+    agentsByIds: async (ids: string[]): Promise<AgentRecord[]> => {
+      const agents: AgentRecord[] = [];
+      for (const chunk of chunksOf(ids, ID_CHUNK))
+        for (const row of await db.selectFrom('agents').selectAll().where('id', 'in', chunk).execute()) agents.push(agentRecordOf(row));
+      return agents;
     },
-    agentBySlug: (slug: string) => db.selectFrom('agents').selectAll().where('slug', '=', slug).executeTakeFirst(),
+    agentBySlug: async (slug: string): Promise<AgentRecord | undefined> => {
+      const row = await db.selectFrom('agents').selectAll().where('slug', '=', slug).executeTakeFirst();
+      return row && agentRecordOf(row);
+    },
 
     /** Stored sentence vectors: every one (a node's first load), or those of some agents. */
     sentenceVectors: async (ids?: string[]): Promise<StoredSentenceVector[]> => {
@@ -94,8 +103,10 @@ export function createDiscoveryStore(database: Db, dialect: DialectName) {
     },
 
     /** Heartbeats after `since` (indexed on last_seen_at). */
-    seenSince: (since: string) =>
-      db.selectFrom('agents').select(['id', 'last_seen_at', 'reported_status', 'reported_load']).where('last_seen_at', '>', since).execute(),
+    seenSince: async (since: string): Promise<Heartbeat[]> =>
+      (await db.selectFrom('agents').select(['id', 'last_seen_at', 'reported_status', 'reported_load']).where('last_seen_at', '>', since).execute()).map(
+        (row) => ({ id: row.id, lastSeenAt: row.last_seen_at, reportedStatus: row.reported_status, reportedLoad: row.reported_load }),
+      ),
   };
 }
 

@@ -3,7 +3,6 @@ export { createRegistryService, type RegistryService, type Availability } from '
 export { registerRegistryRoutes } from './routes.ts';
 export { checkInputAgainstSchema, validateInputSchema, type InputSchema, type InputFieldDefinition } from './input-schema.ts';
 export { Agent, protocolValues } from './schemas.ts';
-export type { AgentRecord } from './store.ts';
-export { provenKeyOf } from './proven-key.ts';
+export { agentRecordOf, type AgentRecord } from './store.ts';
 export { createManifestImporter, readManifest, type ManifestImporter } from './manifest.ts';
 export type * from './tables.ts';

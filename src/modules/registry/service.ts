@@ -63,7 +63,8 @@ type CompleteAgentInput = CreateAgentInput &
 
 const requiredFromManifest = ['name', 'description', 'protocols'] as const;
 
-const parseList = (json: string): string[] => JSON.parse(json) as string[];
+/** What the visibility rule reads of an agent. */
+type Seen = Pick<AgentRecord, 'visibility' | 'ownerId' | 'orgId'>;
 
 /**
  * A reported load kept to four decimals: the column is a 4-byte float on PostgreSQL, which refuses
@@ -91,44 +92,44 @@ export function createRegistryService({
     if (age <= 2 * heartbeatIntervalMs) return 'available';
     return age <= AWAY_LIMIT_MS ? 'away' : 'offline';
   }
-  const availabilityOf = (row: AgentRow): Availability => availabilitySince(row.last_seen_at);
+  const availabilityOf = (agent: Pick<AgentRecord, 'lastSeenAt'>): Availability => availabilitySince(agent.lastSeenAt);
 
-  function view(row: AgentRow) {
+  function view(agent: AgentRecord) {
     return {
-      id: row.id,
-      name: row.name,
-      slug: row.slug,
-      description: row.description,
-      longDescription: row.long_description,
-      endpoint: row.endpoint,
-      protocols: parseList(row.protocols),
-      categories: parseList(row.categories),
-      capabilities: parseList(row.capabilities),
-      tags: parseList(row.tags),
-      docsUrl: row.docs_url,
-      manifestUrl: row.manifest_url,
-      authType: row.auth_type,
-      version: row.version,
-      visibility: row.visibility,
-      orgId: row.org_id,
-      inputSchema: row.input_schema,
-      twitterUrl: row.twitter_url,
-      status: row.status,
-      ownerId: row.owner_id,
-      registrationPubkey: row.registration_pubkey,
-      claimedAt: row.claimed_at,
-      keyVerified: row.key_verified_at !== null,
-      deliveryMode: row.delivery_mode,
-      hasWebhookSecret: row.webhook_secret !== null,
-      hasAuthCredential: row.auth_credential !== null,
-      manifest: row.manifest_imported_at ? { importedAt: row.manifest_imported_at, fields: parseList(row.manifest_fields ?? '[]') } : null,
-      availability: availabilityOf(row),
-      lastSeenAt: row.last_seen_at,
-      heartbeat: row.reported_status ? { status: row.reported_status, load: row.reported_load } : null,
-      pricePerTaskCents: row.price_per_task_cents,
-      currency: row.currency,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
+      id: agent.id,
+      name: agent.name,
+      slug: agent.slug,
+      description: agent.description,
+      longDescription: agent.longDescription,
+      endpoint: agent.endpoint,
+      protocols: agent.protocols,
+      categories: agent.categories,
+      capabilities: agent.capabilities,
+      tags: agent.tags,
+      docsUrl: agent.docsUrl,
+      manifestUrl: agent.manifestUrl,
+      authType: agent.authType,
+      version: agent.version,
+      visibility: agent.visibility,
+      orgId: agent.orgId,
+      inputSchema: agent.inputSchemaText,
+      twitterUrl: agent.twitterUrl,
+      status: agent.status,
+      ownerId: agent.ownerId,
+      registrationPubkey: agent.registrationPubkey,
+      claimedAt: agent.claimedAt,
+      keyVerified: agent.keyVerifiedAt !== null,
+      deliveryMode: agent.deliveryMode,
+      hasWebhookSecret: agent.webhookSecret !== null,
+      hasAuthCredential: agent.authCredential !== null,
+      manifest: agent.manifest,
+      availability: availabilityOf(agent),
+      lastSeenAt: agent.lastSeenAt,
+      heartbeat: agent.reportedStatus ? { status: agent.reportedStatus, load: agent.reportedLoad } : null,
+      pricePerTaskCents: agent.pricePerTaskCents,
+      currency: agent.currency,
+      createdAt: agent.createdAt,
+      updatedAt: agent.updatedAt,
     };
   }
 
@@ -137,25 +138,28 @@ export function createRegistryService({
    * members. The check it returns is for one viewer over many rows: it answers public and own
    * agents at once, and asks about each org's membership once.
    */
-  function visibilityFor(personId: string | null): (row: AgentRow) => boolean | Promise<boolean> {
+  function visibilityFor(personId: string | null): (agent: Seen) => boolean | Promise<boolean> {
     const membership = new Map<string, Promise<boolean>>();
-    return (row) => {
-      if (row.visibility === 'public') return true;
+    return (agent) => {
+      if (agent.visibility === 'public') return true;
       if (!personId) return false;
-      if (row.owner_id === personId) return true;
-      if (row.visibility !== 'org' || row.org_id === null) return false;
-      let member = membership.get(row.org_id);
-      if (!member) membership.set(row.org_id, (member = isOrgMember(row.org_id, personId)));
+      if (agent.ownerId === personId) return true;
+      if (agent.visibility !== 'org' || agent.orgId === null) return false;
+      let member = membership.get(agent.orgId);
+      if (!member) membership.set(agent.orgId, (member = isOrgMember(agent.orgId, personId)));
       return member;
     };
   }
 
-  const canSee = async (row: AgentRow, personId: string | null): Promise<boolean> => visibilityFor(personId)(row);
-  const names = createAgentNames(store, canSee);
+  const canSee = async (agent: Seen, personId: string | null): Promise<boolean> => visibilityFor(personId)(agent);
+  /** The rule applied to a stored row, which this module's own writes work on. */
+  const canSeeRow = (row: AgentRow, personId: string | null): Promise<boolean> =>
+    canSee({ visibility: row.visibility, ownerId: row.owner_id, orgId: row.org_id }, personId);
+  const names = createAgentNames(store, canSeeRow);
 
   async function findVisible(id: string, personId: string | null): Promise<AgentRow> {
     const row = await store.find(id);
-    if (!row || !(await canSee(row, personId))) throw notFound('Agent not found');
+    if (!row || !(await canSeeRow(row, personId))) throw notFound('Agent not found');
     return row;
   }
 
@@ -338,7 +342,7 @@ export function createRegistryService({
         },
         principal.personId,
       );
-      return { ...view(row), ...webhookSecretOf(row) };
+      return { ...view(agentRecordOf(row)), ...webhookSecretOf(row) };
     },
 
     async registerProvisional(input: CreateProvisionalAgentInput) {
@@ -369,12 +373,12 @@ export function createRegistryService({
     },
 
     async get(viewer: Principal | null, id: string) {
-      return view(await findVisible(id, viewer?.personId ?? null));
+      return view(agentRecordOf(await findVisible(id, viewer?.personId ?? null)));
     },
 
     async listMine(principal: Principal, limit: number, offset: number) {
       const [rows, total] = await Promise.all([store.listOwned(principal.personId, limit, offset), store.countOwned(principal.personId)]);
-      return { data: rows.map(view), pagination: { limit, offset, total, hasMore: offset + rows.length < total } };
+      return { data: rows.map((row) => view(agentRecordOf(row))), pagination: { limit, offset, total, hasMore: offset + rows.length < total } };
     },
 
     async update(principal: Principal, id: string, requested: UpdateAgentInput) {
@@ -427,7 +431,7 @@ export function createRegistryService({
         throw error;
       }
       if (!updated) throw notFound('Agent not found');
-      return view(updated);
+      return view(agentRecordOf(updated));
     },
 
     async remove(principal: Principal, id: string) {
@@ -496,7 +500,7 @@ export function createRegistryService({
       if (!updated) throw notFound('Agent not found');
       return {
         id,
-        availability: availabilityOf(updated),
+        availability: availabilitySince(updated.last_seen_at),
         lastSeenAt: now,
         heartbeat: { status: updated.reported_status ?? 'available', load: updated.reported_load },
       };
@@ -511,13 +515,13 @@ export function createRegistryService({
     /** The agent if the person (null: anyone) may see it. */
     async visibleAgent(id: string, personId: string | null): Promise<AgentRecord | undefined> {
       const row = await store.find(id);
-      return row && (await canSee(row, personId)) ? agentRecordOf(row) : undefined;
+      return row && (await canSeeRow(row, personId)) ? agentRecordOf(row) : undefined;
     },
     /** Task routing's candidates: the agents the person may see whose capability tags may hold any of the terms (store.withAnyCapability). */
     async visibleWithAnyCapability(terms: string[], personId: string | null, limit = 500): Promise<AgentRecord[]> {
       const mayBeSeen = visibilityFor(personId);
       const visible: AgentRecord[] = [];
-      for (const row of await store.withAnyCapability(terms, limit)) if (await mayBeSeen(row)) visible.push(agentRecordOf(row));
+      for (const agent of await store.withAnyCapability(terms, limit)) if (await mayBeSeen(agent)) visible.push(agent);
       return visible;
     },
 

@@ -10,37 +10,61 @@ import type { AgentsTable, ClaimChallengesTable, RegistryTables } from './tables
 export type AgentRow = Selectable<AgentsTable>;
 export type ChallengeRow = Selectable<ClaimChallengesTable>;
 
+const parseList = (json: string): string[] => JSON.parse(json) as string[];
+
 /**
- * An agent as other modules take it: what tasks route, assign and deliver by, and what payments
- * names. Only the fields they read; visibility is the registry's to judge before handing one out.
+ * An agent as other modules take it: what tasks route, assign and deliver by, what payments names,
+ * and what discovery indexes, filters and hands back to the registry's view and visibility rule.
+ * Lists come parsed (once, here: discovery maps every agent at a node's start); visibility is the
+ * registry's to judge before handing one out.
  */
 export interface AgentRecord {
   id: string;
   name: string;
   slug: string;
-  ownerId: string | null;
+  description: string;
+  longDescription: string | null;
+  endpoint: string | null;
+  protocols: string[];
+  categories: string[];
   capabilities: string[];
+  tags: string[];
+  docsUrl: string | null;
+  manifestUrl: string | null;
+  /** When a manifest last filled fields in, and which. */
+  manifest: { importedAt: string; fields: string[] } | null;
+  version: string;
+  visibility: AgentsTable['visibility'];
+  orgId: string | null;
+  status: AgentsTable['status'];
+  ownerId: string | null;
+  twitterUrl: string | null;
+  /** The schema as stored (JSON text), which the agent view shows. */
+  inputSchemaText: string | null;
   /**
    * Parsed when first asked for: routing reads up to hundreds of candidates for a task and assigns
    * it to one, and a schema may be large.
    */
   inputSchema(): InputSchema | null;
   deliveryMode: AgentsTable['delivery_mode'];
-  endpoint: string | null;
   /** Signs webhook deliveries. */
   webhookSecret: string | null;
   authType: string;
   /** The A2A endpoint's credential, sealed as stored (SecretBox opens it with the agent's id). */
   authCredential: string | null;
+  registrationPubkey: string | null;
+  claimedAt: string | null;
+  keyVerifiedAt: string | null;
+  /** The key whose trust the agent carries (provenKeyOf). */
+  provenKey: string | null;
   pricePerTaskCents: number;
   currency: string;
   lastSeenAt: string | null;
   /** The status and load of the last heartbeat. */
   reportedStatus: string | null;
   reportedLoad: number | null;
-  /** The key whose trust the agent carries (provenKeyOf). */
-  provenKey: string | null;
   createdAt: string;
+  updatedAt: string;
 }
 
 export function agentRecordOf(row: AgentRow): AgentRecord {
@@ -50,24 +74,42 @@ export function agentRecordOf(row: AgentRow): AgentRecord {
     id: row.id,
     name: row.name,
     slug: row.slug,
+    description: row.description,
+    longDescription: row.long_description,
+    endpoint: row.endpoint,
+    protocols: parseList(row.protocols),
+    categories: parseList(row.categories),
+    capabilities: parseList(row.capabilities),
+    tags: parseList(row.tags),
+    docsUrl: row.docs_url,
+    manifestUrl: row.manifest_url,
+    manifest: row.manifest_imported_at ? { importedAt: row.manifest_imported_at, fields: parseList(row.manifest_fields ?? '[]') } : null,
+    version: row.version,
+    visibility: row.visibility,
+    orgId: row.org_id,
+    status: row.status,
     ownerId: row.owner_id,
-    capabilities: JSON.parse(row.capabilities) as string[],
+    twitterUrl: row.twitter_url,
+    inputSchemaText: schemaText,
     inputSchema() {
       if (schema === undefined) schema = schemaText === null ? null : (JSON.parse(schemaText) as InputSchema);
       return schema;
     },
     deliveryMode: row.delivery_mode,
-    endpoint: row.endpoint,
     webhookSecret: row.webhook_secret,
     authType: row.auth_type,
     authCredential: row.auth_credential,
+    registrationPubkey: row.registration_pubkey,
+    claimedAt: row.claimed_at,
+    keyVerifiedAt: row.key_verified_at,
+    provenKey: provenKeyOf(row),
     pricePerTaskCents: row.price_per_task_cents,
     currency: row.currency,
     lastSeenAt: row.last_seen_at,
     reportedStatus: row.reported_status,
     reportedLoad: row.reported_load,
-    provenKey: provenKeyOf(row),
     createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -158,10 +200,10 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
      * Agents whose capability tags contain any of the terms (loosely: `-` matches any one character,
      * so "text summarization" and "text_summarization" are found too). Callers compare exactly.
      */
-    withAnyCapability: (terms: string[], limit: number) => {
-      if (terms.length === 0) return Promise.resolve([]);
+    withAnyCapability: async (terms: string[], limit: number): Promise<AgentRecord[]> => {
+      if (terms.length === 0) return [];
       const patterns = terms.map((term) => containsPattern(term).replace(/-/g, '_'));
-      return db
+      const rows = await db
         .selectFrom('agents')
         .selectAll()
         .where((eb) => eb.or(patterns.map((pattern) => lowerLike('capabilities', pattern))))
@@ -169,6 +211,7 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
         .orderBy('id')
         .limit(limit)
         .execute();
+      return rows.map(agentRecordOf);
     },
 
     /**

@@ -95,9 +95,10 @@ export interface RegistryTables {
 }
 
 /**
- * Read by discovery's store: whole agent rows, which its in-memory index holds and which it hands
- * back to this module's view and visibility rules, and the heartbeats since its last look (indexed on
- * `last_seen_at`); its deletion of stored vectors whose agent is gone is one statement against `agents`.
+ * Read by discovery's store: whole agent rows, which it maps with `agentRecordOf` for its in-memory
+ * index (and hands back, as records, to this module's view and visibility rule), and the heartbeats
+ * since its last look (indexed on `last_seen_at`); its deletion of stored vectors whose agent is gone
+ * is one statement against `agents`.
  */
 export type AgentRowsReadModel = { agents: ReadOnlyTable<AgentsTable> };
 
