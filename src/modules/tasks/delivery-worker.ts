@@ -14,7 +14,7 @@ import type { AgentRecord } from '../registry/index.ts';
 import type { A2aSender } from './a2a-sender.ts';
 import type { Assigner } from './assignment.ts';
 import { AGENT_TASKS_CHANNEL, DELIVERY_CHANNEL } from './service.ts';
-import { completedTaskOf, type DeliveryJob, type Task, type TaskSettlement, type TasksStore } from './store.ts';
+import { type DeliveryJob, type Task, type TaskSettlement, type TasksStore } from './store.ts';
 import { standardWebhookHeaders } from './webhook-signature.ts';
 
 export interface DeliveryOptions {
@@ -149,7 +149,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
           updatedAt: now,
           deliveredAt: task.deliveredAt ?? now,
         });
-        if (finished?.status === 'completed') deps.settlement.afterCommit(completedTaskOf(finished));
+        if (finished?.status === 'completed') deps.settlement.afterCommit(finished.task);
         await store.retire(job.id, now);
       }
     }

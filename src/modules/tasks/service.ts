@@ -15,7 +15,7 @@ import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
 import { withRecentStats } from './recent-stats.ts';
-import { completedTaskOf, OPEN_STATUSES, type Task, type TaskSettlement, type TasksStore } from './store.ts';
+import { OPEN_STATUSES, type Task, type TaskSettlement, type TasksStore } from './store.ts';
 
 /** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
 export const AGENT_TASKS_CHANNEL = 'tasks.agent';
@@ -341,8 +341,8 @@ export function createTasksService(deps: TasksDeps) {
         deliveredAt: task.deliveredAt ?? now,
       });
       if (!finished) throw conflict(`This task is already ${task.status}`);
-      if (finished.status === 'completed') settlement.afterCommit(completedTaskOf(finished));
-      return { id: finished.id, status: finished.status };
+      if (finished.status === 'completed') settlement.afterCommit(finished.task);
+      return { id: finished.task.id, status: finished.status };
     },
 
     /**

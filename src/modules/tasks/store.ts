@@ -254,14 +254,11 @@ export interface CompletedTask {
   completedAt: string | null;
 }
 
-export const completedTaskOf = (task: Task): CompletedTask => ({
-  id: task.id,
-  requesterId: task.requesterId,
-  assignedAgentId: task.assignedAgentId,
-  currency: task.currency,
-  priceCents: task.priceCents,
-  completedAt: task.completedAt,
-});
+/** A task the callback or an A2A agent's answer finished: how it ended, and what payments settles if it completed. */
+export interface FinishedTask {
+  status: TaskStatus;
+  task: CompletedTask;
+}
 
 /**
  * What completion does besides changing the task (payments implements it): `settle` runs inside the
@@ -382,19 +379,26 @@ export function createTasksStore(database: Db, dialect: DialectName) {
      * (and be paid) once: of any number of concurrent callbacks one changes the row, and only that
      * one settles, in the same transaction.
      */
-    async finish(id: string, settlement: TaskSettlement, changes: TaskChanges): Promise<Task | undefined> {
+    async finish(id: string, settlement: TaskSettlement, changes: TaskChanges): Promise<FinishedTask | undefined> {
       return grouped(async (tx) => {
-        const task = maybeTask(
-          await ownTables<TasksTables>(tx)
-            .updateTable('tasks')
-            .set(columnsOf(changes))
-            .where('id', '=', id)
-            .where('status', 'in', ['matched', 'in_progress'])
-            .returningAll()
-            .executeTakeFirst(),
-        );
-        if (task?.status === 'completed') await settlement.settle(tx, completedTaskOf(task));
-        return task;
+        const row = await ownTables<TasksTables>(tx)
+          .updateTable('tasks')
+          .set(columnsOf(changes))
+          .where('id', '=', id)
+          .where('status', 'in', ['matched', 'in_progress'])
+          .returning(['id', 'status', 'requester_id', 'assigned_agent_id', 'currency', 'price_cents', 'completed_at'])
+          .executeTakeFirst();
+        if (!row) return undefined;
+        const task: CompletedTask = {
+          id: row.id,
+          requesterId: row.requester_id,
+          assignedAgentId: row.assigned_agent_id,
+          currency: row.currency,
+          priceCents: row.price_cents,
+          completedAt: row.completed_at,
+        };
+        if (row.status === 'completed') await settlement.settle(tx, task);
+        return { status: row.status, task };
       });
     },
 
