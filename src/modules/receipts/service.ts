@@ -5,7 +5,7 @@ import { badRequest, conflict } from '../../lib/errors.ts';
 import { newTimeOrderedId } from '../../lib/ids.ts';
 import canonicalize from 'canonicalize';
 import { receiptKinds, type ReceiptEnvelope, type ReceiptQuery } from './schemas.ts';
-import type { NewReceiptRow, ReceiptRow, ReceiptsStore } from './store.ts';
+import type { NewReceiptRow, ReceiptRow, ReceiptsStore, StoredReceipt } from './store.ts';
 import { findRegisteredIssuer, outcomeValue, scoreClasses, type ClassTrust } from './trust.ts';
 
 /** How far in the future an issuedAt may lie: clocks of issuers drift. */
@@ -57,14 +57,14 @@ function acknowledgement(row: Pick<ReceiptRow, 'id' | 'receipt_id' | 'correlatio
 export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock; verifier: SignatureVerifier }) {
   const { store, clock, verifier } = deps;
 
-  /** Stored rows as the API shows them: the envelope as received plus what the service knows. */
-  async function views(rows: ReceiptRow[]) {
-    const registered = await store.agentsWithKeys([...new Set(rows.map((row) => row.issuer_pubkey))]);
-    return rows.map((row) => ({
-      ...(JSON.parse(row.envelope) as Record<string, unknown>),
-      signatureVerified: row.signature_verified === 1,
-      issuerRegistered: findRegisteredIssuer(registered, row.issuer_pubkey, row.issuer_agent) !== undefined,
-      receivedAt: row.received_at,
+  /** Stored receipts as the API shows them: the envelope as received plus what the service knows. */
+  async function views(receipts: StoredReceipt[]) {
+    const registered = await store.agentsWithKeys([...new Set(receipts.map((receipt) => receipt.issuerPubkey))]);
+    return receipts.map((receipt) => ({
+      ...receipt.envelope,
+      signatureVerified: receipt.signatureVerified,
+      issuerRegistered: findRegisteredIssuer(registered, receipt.issuerPubkey, receipt.issuerAgent) !== undefined,
+      receivedAt: receipt.receivedAt,
     }));
   }
 
@@ -151,21 +151,21 @@ export function createReceiptsService(deps: { store: ReceiptsStore; clock: Clock
         ...(query.taskClass ? { taskClass: query.taskClass } : {}),
         ...(query.kind ? { kind: query.kind } : {}),
       };
-      const { rows, total } = await store.list(filter, query.limit, query.offset);
-      return { data: await views(rows), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + rows.length < total } };
+      const { receipts, total } = await store.list(filter, query.limit, query.offset);
+      return { data: await views(receipts), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + receipts.length < total } };
     },
 
     async chain(correlationId: string) {
       const slots = await Promise.all(receiptKinds.map((kind) => store.earliestVerified(correlationId.toLowerCase(), kind)));
-      const viewed = await views(slots.filter((row): row is ReceiptRow => row !== undefined));
+      const viewed = await views(slots.filter((receipt): receipt is StoredReceipt => receipt !== undefined));
       let next = 0;
-      const [offer, decision, outcome] = slots.map((row) => (row ? viewed[next++] : undefined));
+      const [offer, decision, outcome] = slots.map((receipt) => (receipt ? viewed[next++] : undefined));
       return {
         correlationId: correlationId.toLowerCase(),
         offer: offer ?? null,
         decision: decision ?? null,
         outcome: outcome ?? null,
-        complete: slots.every((row) => row !== undefined),
+        complete: slots.every((receipt) => receipt !== undefined),
       };
     },
 

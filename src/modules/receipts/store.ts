@@ -21,6 +21,23 @@ export interface ReceiptFilter {
 
 export type InsertOutcome = GenericInsertOutcome<NewReceiptRow, ReceiptRow>;
 
+/** A stored receipt as the API shows it: its envelope as received, and what the service found. */
+export interface StoredReceipt {
+  envelope: Record<string, unknown>;
+  issuerPubkey: string;
+  issuerAgent: string;
+  signatureVerified: boolean;
+  receivedAt: string;
+}
+
+const storedReceiptOf = (row: ReceiptRow): StoredReceipt => ({
+  envelope: JSON.parse(row.envelope) as Record<string, unknown>,
+  issuerPubkey: row.issuer_pubkey,
+  issuerAgent: row.issuer_agent,
+  signatureVerified: row.signature_verified === 1,
+  receivedAt: row.received_at,
+});
+
 export interface ReceiptsStoreOptions {
   /** Required: on PostgreSQL inserts and the sweep take a lock between them (sums.ts). */
   dialect: DialectName;
@@ -151,20 +168,20 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     insert: offThread ? offThread.insert : createBatcher(insertHere),
     close: async () => offThread?.close(),
 
-    async list(filter: ReceiptFilter, limit: number, offset: number) {
+    async list(filter: ReceiptFilter, limit: number, offset: number): Promise<{ receipts: StoredReceipt[]; total: number }> {
       const [rows, total] = await Promise.all([
         filtered(filter).selectAll().orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
         countOf(filter),
       ]);
-      return { rows, total };
+      return { receipts: rows.map(storedReceiptOf), total };
     },
 
     /**
      * The earliest verified receipt of one kind in a flow. One query per kind, so receipts of one
      * kind (anyone may post many: correlation ids are not secret) can never crowd out another.
      */
-    earliestVerified: (correlationId: string, kind: ReceiptRow['kind']) =>
-      db
+    earliestVerified: async (correlationId: string, kind: ReceiptRow['kind']): Promise<StoredReceipt | undefined> => {
+      const row = await db
         .selectFrom('trust_receipts')
         .selectAll()
         .where('correlation_id', '=', correlationId)
@@ -174,7 +191,9 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
         .orderBy('received_at')
         .orderBy('id')
         .limit(1)
-        .executeTakeFirst(),
+        .executeTakeFirst();
+      return row && storedReceiptOf(row);
+    },
 
     /**
      * Verified, unexpired outcome evidence from registered keys about the given keys, summed per

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.ts';
 import { votesOf, type SocialContext, type SocialStores } from './context.ts';
 import { mentionNotifications, notification } from './notify.ts';
 import { createPostWriter } from './post-writer.ts';
-import { nextVote, voteDeltas, type PostRow, type VoteValue } from './posts-store.ts';
+import { nextVote, voteDeltas, type Post, type VoteValue } from './posts-store.ts';
 import { extractHashtags, isBlank } from './text.ts';
 import { assertTopic, FALLBACK_TOPIC, inferTopic } from './topics.ts';
 import { authorColumns, commentView, postView } from './views.ts';
@@ -17,7 +17,7 @@ function checkText(text: string, path: string): void {
 }
 
 /** What a notification quotes for a post: its text, or for a pure repost the text it reposts. */
-async function textOf(tx: SocialStores, post: PostRow): Promise<string> {
+async function textOf(tx: SocialStores, post: Post): Promise<string> {
   if (post.kind !== 'repost' || !post.repost_of) return post.body;
   return (await tx.posts.findPost(post.repost_of))?.body ?? '';
 }
@@ -28,9 +28,9 @@ async function textOf(tx: SocialStores, post: PostRow): Promise<string> {
  * Returns the authors who lost posts (the author, and whoever had reposted it), or null when
  * `authorId` has no such post.
  */
-async function removePost(tx: SocialStores, post: PostRow, authorId: string): Promise<string[] | null> {
+async function removePost(tx: SocialStores, post: Post, authorId: string): Promise<string[] | null> {
   if (!(await tx.posts.deletePost(post.id, authorId))) return null;
-  await tx.posts.uncountHashtags(JSON.parse(post.hashtags) as string[]);
+  await tx.posts.uncountHashtags(post.hashtags);
   if (post.repost_of) await tx.posts.addReposts(post.repost_of, -1);
   const reposters = post.kind === 'repost' ? [] : await tx.posts.deletePureRepostsOf(post.id);
   return [authorId, ...reposters];
@@ -40,14 +40,14 @@ export function createPostsService(ctx: SocialContext) {
   const { stores, clock } = ctx;
   const writePost = createPostWriter(ctx);
 
-  async function findPost(id: string): Promise<PostRow> {
+  async function findPost(id: string): Promise<Post> {
     const post = await stores.posts.findPost(id);
     if (!post) throw notFound('Post not found');
     return post;
   }
 
   /** Reposting (or asking about a repost of) a pure repost means its original. */
-  async function repostTarget(id: string): Promise<PostRow> {
+  async function repostTarget(id: string): Promise<Post> {
     const post = await findPost(id);
     return post.kind === 'repost' && post.repost_of ? findPost(post.repost_of) : post;
   }

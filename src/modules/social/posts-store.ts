@@ -8,7 +8,9 @@ import { ownTables } from '../../db/tables.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
 import type { CommentsTable, PostsTable, SocialTables } from './tables.ts';
 
-export type PostRow = Selectable<PostsTable>;
+type PostRow = Selectable<PostsTable>;
+/** A stored post, its hashtags parsed. */
+export type Post = Omit<PostRow, 'hashtags'> & { hashtags: string[] };
 export type CommentRow = Selectable<CommentsTable>;
 export type VoteValue = 1 | -1;
 
@@ -23,15 +25,25 @@ export function voteDeltas(before: VoteValue | null, after: VoteValue | null): {
 /** Votes: the same value again takes the vote back, the opposite one switches it. */
 export const nextVote = (before: VoteValue | null, sent: VoteValue): VoteValue | null => (before === sent ? null : sent);
 
+const postOf = (row: PostRow | undefined): Post | undefined => row && { ...row, hashtags: JSON.parse(row.hashtags) as string[] };
+
 export function createPostsStore(database: Db) {
   // Profiles: comments are listed with their authors in the same query.
   const db = ownTables<SocialTables & ProfilesReadModel>(database);
   return {
-    findPost: (id: string) => db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst(),
+    findPost: async (id: string) => postOf(await db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst()),
 
     /** `authorId`'s pure repost of `originalId`, if there is one (there is at most one). */
-    findPureRepost: (authorId: string, originalId: string) =>
-      db.selectFrom('posts').selectAll().where('author_id', '=', authorId).where('repost_of', '=', originalId).where('kind', '=', 'repost').executeTakeFirst(),
+    findPureRepost: async (authorId: string, originalId: string) =>
+      postOf(
+        await db
+          .selectFrom('posts')
+          .selectAll()
+          .where('author_id', '=', authorId)
+          .where('repost_of', '=', originalId)
+          .where('kind', '=', 'repost')
+          .executeTakeFirst(),
+      ),
 
     insertPost: (row: Insertable<PostsTable>) => db.insertInto('posts').values(row).execute(),
 
@@ -64,13 +76,15 @@ export function createPostsStore(database: Db) {
      * Takes the post's row lock (PostgreSQL) or the write lock (SQLite) before a vote is read, so
      * concurrent votes on one post are applied one after the other. Undefined when there is no such post.
      */
-    lockPost: (id: string) =>
-      db
-        .updateTable('posts')
-        .set((eb) => ({ like_count: eb.ref('like_count') }))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst(),
+    lockPost: async (id: string) =>
+      postOf(
+        await db
+          .updateTable('posts')
+          .set((eb) => ({ like_count: eb.ref('like_count') }))
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst(),
+      ),
 
     addPostVotes: (id: string, delta: { likes: number; dislikes: number }) =>
       db
@@ -91,13 +105,15 @@ export function createPostsStore(database: Db) {
     },
 
     /** Counts the comment on its post, returning the post (undefined when there is none). */
-    countComment: (postId: string) =>
-      db
-        .updateTable('posts')
-        .set((eb) => ({ comment_count: eb('comment_count', '+', 1) }))
-        .where('id', '=', postId)
-        .returningAll()
-        .executeTakeFirst(),
+    countComment: async (postId: string) =>
+      postOf(
+        await db
+          .updateTable('posts')
+          .set((eb) => ({ comment_count: eb('comment_count', '+', 1) }))
+          .where('id', '=', postId)
+          .returningAll()
+          .executeTakeFirst(),
+      ),
 
     insertComment: (row: Insertable<CommentsTable>) => db.insertInto('comments').values(row).execute(),
 

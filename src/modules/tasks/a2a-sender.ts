@@ -8,7 +8,7 @@
  * The sender only talks to the agent and says what happened; the delivery worker changes the task,
  * retries and falls back exactly as it does for webhooks.
  */
-import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER, Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER, Role, TaskState, type Artifact, type Message, type Part, type Task as A2aTask } from '@a2a-js/sdk';
 import { JsonRpcTransportFactory, type Transport } from '@a2a-js/sdk/client';
 import type { FastifyBaseLogger } from 'fastify';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
@@ -16,7 +16,7 @@ import { publicFailureReason, type OutboundClient, type OutboundFailure, type Ou
 import type { SecretBox } from '../../lib/secret-box.ts';
 import type { AgentRecord } from '../registry/index.ts';
 import type { DeliveryPayload } from './schemas.ts';
-import type { DeliveryRow, TaskRow } from './store.ts';
+import type { DeliveryJob, Task } from './store.ts';
 
 /** Follow-up polls start at the retry base and double, up to this. */
 const MAX_POLL_INTERVAL_MS = 30_000;
@@ -104,7 +104,7 @@ function textOf(message: Message | undefined): string {
   return text.length > MAX_AGENT_TEXT ? `${text.slice(0, MAX_AGENT_TEXT)}…` : text;
 }
 
-const isTask = (reply: Message | Task): reply is Task => 'status' in reply && 'artifacts' in reply;
+const isTask = (reply: Message | A2aTask): reply is A2aTask => 'status' in reply && 'artifacts' in reply;
 
 const ENDED: Partial<Record<TaskState, { code: string; says: string }>> = {
   [TaskState.TASK_STATE_FAILED]: { code: 'agent_failed', says: 'The agent reported the task failed' },
@@ -116,7 +116,7 @@ const ENDED: Partial<Record<TaskState, { code: string; says: string }>> = {
 };
 
 /** The message that carries our task: its text, its input as a data part, our task id as the context. */
-function messageFor(job: DeliveryRow, payload: DeliveryPayload): Message {
+function messageFor(job: DeliveryJob, payload: DeliveryPayload): Message {
   const text = payload.title ? `${payload.title}\n\n${payload.description}` : payload.description;
   const parts: Part[] = [{ content: { $case: 'text', value: text }, mediaType: 'text/plain', filename: '', metadata: undefined }];
   if (payload.input) parts.push({ content: { $case: 'data', value: payload.input }, mediaType: 'application/json', filename: '', metadata: undefined });
@@ -164,7 +164,7 @@ export function createA2aSender(deps: A2aSenderDeps) {
   }
 
   /** What a returned or polled A2A task means for ours. */
-  function outcomeOf(remote: Task, job: DeliveryRow, task: TaskRow): A2aOutcome {
+  function outcomeOf(remote: A2aTask, job: DeliveryJob, task: Task): A2aOutcome {
     const state = remote.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
     if (state === TaskState.TASK_STATE_COMPLETED) {
       return { kind: 'finished', status: 'completed', result: { a2aTaskId: remote.id, artifacts: remote.artifacts.map(artifactJson) } };
@@ -175,29 +175,30 @@ export function createA2aSender(deps: A2aSenderDeps) {
       return { kind: 'finished', status: 'failed', error: { code: ended.code, message: said ? `${ended.says}: ${said}` : ended.says } };
     }
     // Still submitted or working: look again later, never past our own expiry.
-    const polls = job.remote_task_id ? job.attempts : 0;
+    const polls = job.remoteTaskId ? job.attempts : 0;
     const wait = Math.min(deps.pollBaseMs * 2 ** polls, MAX_POLL_INTERVAL_MS);
     const next = isoIn(clock, wait);
-    return { kind: 'following', remoteTaskId: remote.id, runAt: next < task.expires_at ? next : task.expires_at };
+    return { kind: 'following', remoteTaskId: remote.id, runAt: next < task.expiresAt ? next : task.expiresAt };
   }
 
   return {
     /** Sends the task (a fresh job) or asks how the agent's task is going (a followed job). */
-    async deliver(job: DeliveryRow, task: TaskRow, agent: AgentRecord): Promise<A2aOutcome> {
+    async deliver(job: DeliveryJob, task: Task, agent: AgentRecord): Promise<A2aOutcome> {
       const failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } } = {};
       const transport = await transportFor(agent, failures);
       if (typeof transport === 'string') return { kind: 'failed', reason: transport, detail: transport };
-      if (job.remote_task_id) {
+      if (job.remoteTaskId) {
         try {
-          return outcomeOf(await transport.getTask({ tenant: '', id: job.remote_task_id }), job, task);
+          return outcomeOf(await transport.getTask({ tenant: '', id: job.remoteTaskId }), job, task);
         } catch (error) {
           // The agent has the task; a failed look is no reason to hand it to someone else. Ask again.
           log.info({ taskId: task.id, agentId: agent.id, reason: failure(error, failures).detail }, 'A2A task status unavailable; asking again later');
-          return outcomeOf({ id: job.remote_task_id, contextId: '', status: undefined, artifacts: [], history: [], metadata: undefined }, job, task);
+          return outcomeOf({ id: job.remoteTaskId, contextId: '', status: undefined, artifacts: [], history: [], metadata: undefined }, job, task);
         }
       }
-      const payload = JSON.parse(job.payload as string) as DeliveryPayload;
-      let reply: Message | Task;
+      // A fresh job always has its payload (the worker retires one without).
+      const payload = job.payload as DeliveryPayload;
+      let reply: Message | A2aTask;
       try {
         reply = await transport.sendMessage({
           tenant: '',
@@ -214,7 +215,7 @@ export function createA2aSender(deps: A2aSenderDeps) {
     },
 
     /** Our tasks ended (expired): cancel what their agents are still working on, where they allow it. */
-    async cancelAtAgents(tasks: TaskRow[]): Promise<void> {
+    async cancelAtAgents(tasks: Task[]): Promise<void> {
       for (const task of tasks) {
         const followed = await deps.remoteTaskOf(task.id);
         if (!followed) continue;

@@ -9,22 +9,28 @@ import type { AgentRecord, InputSchema } from '../registry/index.ts';
 import type { FieldExtractor } from './extract/index.ts';
 import { priceExclusion } from './routing.ts';
 import type { DeliveryPayload } from './schemas.ts';
-import type { DeliveryRow, TaskRow } from './store.ts';
+import type { NewDeliveryJob, Task } from './store.ts';
 
-export type AssignableTask = Pick<TaskRow, 'id' | 'title' | 'description' | 'capabilities' | 'priority' | 'expires_at' | 'max_price_cents' | 'currency'> & {
-  /** What the requester gave, not what an earlier candidate's extraction produced. */
-  givenInput: Record<string, unknown> | null;
-};
+export type AssignableTask = Pick<
+  Task,
+  'id' | 'title' | 'description' | 'input' | 'inputExtracted' | 'capabilities' | 'priority' | 'expiresAt' | 'maxPriceCents' | 'currency'
+>;
 
 export type Assignment =
   | {
       ok: true;
-      changes: Pick<TaskRow, 'assigned_agent_id' | 'status' | 'input' | 'input_extracted' | 'token_hash' | 'price_cents'>;
-      delivery: DeliveryRow | null;
+      changes: Pick<Task, 'assignedAgentId' | 'status' | 'input' | 'inputExtracted' | 'tokenHash' | 'priceCents'>;
+      delivery: NewDeliveryJob | null;
     }
   | { ok: false; error: { code: string; message: string; missing?: string[] }; agentId: string; found?: Record<string, unknown> };
 
-export function deliveryPayload(task: AssignableTask, input: Record<string, unknown> | null, token: string, callbackUrl: string, now: string): DeliveryPayload {
+export function deliveryPayload(
+  task: Omit<AssignableTask, 'input' | 'inputExtracted'>,
+  input: Record<string, unknown> | null,
+  token: string,
+  callbackUrl: string,
+  now: string,
+): DeliveryPayload {
   return {
     taskId: task.id,
     taskToken: token,
@@ -32,9 +38,9 @@ export function deliveryPayload(task: AssignableTask, input: Record<string, unkn
     description: task.description,
     input,
     callbackUrl,
-    capabilities: JSON.parse(task.capabilities) as string[],
+    capabilities: task.capabilities,
     priority: task.priority,
-    expiresAt: task.expires_at,
+    expiresAt: task.expiresAt,
     timestamp: now,
   };
 }
@@ -43,7 +49,8 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
   const callbackUrlOf = (taskId: string) => `${deps.publicUrl}/v1/tasks/${taskId}/callback`;
 
   async function inputFor(task: AssignableTask, agent: AgentRecord): Promise<{ input: Record<string, unknown> | null; extracted: boolean; missing: string[] }> {
-    if (task.givenInput) return { input: task.givenInput, extracted: false, missing: [] };
+    // What the requester gave, not what an earlier candidate's extraction produced.
+    if (task.input && !task.inputExtracted) return { input: task.input, extracted: false, missing: [] };
     const schema = agent.inputSchema();
     if (!schema) return { input: null, extracted: false, missing: [] };
     const result = await deps.extractor.extract(schema, { ...(task.title ? { title: task.title } : {}), description: task.description });
@@ -58,10 +65,10 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
 
     async assign(task: AssignableTask, agent: AgentRecord, now: string): Promise<Assignment> {
       // Routing checked the price; a fallback reads the agent again, and its price may have changed since.
-      const priceProblem = priceExclusion(agent, { maxPriceCents: task.max_price_cents, currency: task.currency });
+      const priceProblem = priceExclusion(agent, { maxPriceCents: task.maxPriceCents, currency: task.currency });
       if (priceProblem) return { ok: false, agentId: agent.id, error: { code: 'price_changed', message: `${agent.name}: ${priceProblem.reason}` } };
       // The price is fixed here: what the agent charges when it completes, whatever it changes later.
-      const price_cents = agent.pricePerTaskCents;
+      const priceCents = agent.pricePerTaskCents;
       const { input, extracted, missing } = await inputFor(task, agent);
       if (missing.length > 0) {
         return {
@@ -75,12 +82,11 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
           found: input ?? {},
         };
       }
-      const inputText = input ? JSON.stringify(input) : null;
       if (agent.deliveryMode === 'poll') {
         // A polling agent gets its token when it takes the task.
         return {
           ok: true,
-          changes: { assigned_agent_id: agent.id, status: 'matched', input: inputText, input_extracted: extracted ? 1 : 0, token_hash: null, price_cents },
+          changes: { assignedAgentId: agent.id, status: 'matched', input, inputExtracted: extracted, tokenHash: null, priceCents },
           delivery: null,
         };
       }
@@ -88,27 +94,17 @@ export function createAssigner(deps: { extractor: FieldExtractor; publicUrl: str
       const payload = deliveryPayload(task, input, token, callbackUrlOf(task.id), now);
       return {
         ok: true,
-        changes: {
-          assigned_agent_id: agent.id,
-          status: 'matched',
-          input: inputText,
-          input_extracted: extracted ? 1 : 0,
-          token_hash: hashSecret(token),
-          price_cents,
-        },
+        changes: { assignedAgentId: agent.id, status: 'matched', input, inputExtracted: extracted, tokenHash: hashSecret(token), priceCents },
         delivery: {
           id: newId(),
-          task_id: task.id,
-          agent_id: agent.id,
+          taskId: task.id,
+          agentId: agent.id,
           attempts: 0,
-          state: 'pending',
-          run_at: now,
-          lease_until: null,
-          payload: JSON.stringify(payload),
-          last_error: null,
-          remote_task_id: null,
-          created_at: now,
-          updated_at: now,
+          payload,
+          body: JSON.stringify(payload),
+          remoteTaskId: null,
+          runAt: now,
+          leaseUntil: null,
         },
       };
     },

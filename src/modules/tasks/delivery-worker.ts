@@ -13,8 +13,8 @@ import { publicFailureReason, type OutboundClient } from '../../lib/outbound-htt
 import type { AgentRecord } from '../registry/index.ts';
 import type { A2aSender } from './a2a-sender.ts';
 import type { Assigner } from './assignment.ts';
-import { AGENT_TASKS_CHANNEL, assignableOf, DELIVERY_CHANNEL } from './service.ts';
-import { completedTaskOf, type DeliveryRow, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
+import { AGENT_TASKS_CHANNEL, DELIVERY_CHANNEL } from './service.ts';
+import { type DeliveryJob, type Task, type TaskSettlement, type TasksStore } from './store.ts';
 import { standardWebhookHeaders } from './webhook-signature.ts';
 
 export interface DeliveryOptions {
@@ -35,7 +35,7 @@ export interface DeliveryOptions {
  */
 export interface DeliverySlot {
   leaseUntil: string;
-  send(job: DeliveryRow): void;
+  send(job: DeliveryJob): void;
   release(): void;
 }
 
@@ -96,38 +96,34 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   };
   let unsubscribe: () => void = () => {};
 
-  async function fallBack(task: TaskRow, job: DeliveryRow, reason: string): Promise<void> {
+  async function fallBack(task: Task, job: DeliveryJob, reason: string): Promise<void> {
     const now = isoNow(clock);
-    const candidates = JSON.parse(task.candidates) as string[];
-    for (let index = task.candidate_index + 1; index < candidates.length; index++) {
+    const candidates = task.candidates;
+    for (let index = task.candidateIndex + 1; index < candidates.length; index++) {
       const agent = await findAgent(candidates[index] as string);
       if (!agent) continue;
-      const assignment = await assigner.assign(assignableOf(task), agent, now);
+      const assignment = await assigner.assign(task, agent, now);
       if (!assignment.ok) continue;
-      const moved = await store.reassign(
-        task.id,
-        task.candidate_index,
-        { ...assignment.changes, candidate_index: index, updated_at: now },
-        assignment.delivery,
-        { id: job.id, error: reason, now },
-      );
+      const moved = await store.reassign(task.id, task.candidateIndex, { ...assignment.changes, candidateIndex: index, updatedAt: now }, assignment.delivery, {
+        id: job.id,
+        error: reason,
+        now,
+      });
       if (moved) void signals.publish(assignment.delivery ? DELIVERY_CHANNEL : AGENT_TASKS_CHANNEL, assignment.delivery ? '' : agent.id).catch(() => {});
       return;
     }
     const error = { code: 'delivery_failed', message: `No agent accepted the task; the last one failed with: ${reason}` };
-    await store.reassign(
-      task.id,
-      task.candidate_index,
-      { status: 'failed', error: JSON.stringify(error), token_hash: null, completed_at: now, updated_at: now },
-      null,
-      { id: job.id, error: reason, now },
-    );
+    await store.reassign(task.id, task.candidateIndex, { status: 'failed', error, tokenHash: null, completedAt: now, updatedAt: now }, null, {
+      id: job.id,
+      error: reason,
+      now,
+    });
   }
 
   /** A failed send: again later while attempts and time remain, else the task moves to its next candidate. */
-  async function retryOrFallBack(job: DeliveryRow, task: TaskRow, agentId: string, reason: string, detail: string): Promise<void> {
+  async function retryOrFallBack(job: DeliveryJob, task: Task, agentId: string, reason: string, detail: string): Promise<void> {
     const retryAt = isoIn(clock, options.retryBaseMs * 4 ** (job.attempts - 1));
-    if (job.attempts < options.maxAttempts && retryAt < task.expires_at) {
+    if (job.attempts < options.maxAttempts && retryAt < task.expiresAt) {
       log.info({ taskId: task.id, agentId, attempt: job.attempts, reason: detail }, 'delivery failed; retrying');
       await store.retryLater(job, retryAt, reason, isoNow(clock));
     } else {
@@ -136,7 +132,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
-  async function deliverA2a(job: DeliveryRow, task: TaskRow, agent: AgentRecord): Promise<void> {
+  async function deliverA2a(job: DeliveryJob, task: Task, agent: AgentRecord): Promise<void> {
     const outcome = await deps.a2a.deliver(job, task, agent);
     const now = isoNow(clock);
     switch (outcome.kind) {
@@ -147,34 +143,34 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       case 'finished': {
         const finished = await store.finish(task.id, deps.settlement, {
           status: outcome.status,
-          result: outcome.status === 'completed' ? JSON.stringify(outcome.result) : null,
-          error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
-          completed_at: now,
-          updated_at: now,
-          delivered_at: task.delivered_at ?? now,
+          result: outcome.status === 'completed' ? outcome.result : null,
+          error: outcome.status === 'failed' ? outcome.error : null,
+          completedAt: now,
+          updatedAt: now,
+          deliveredAt: task.deliveredAt ?? now,
         });
-        if (finished?.status === 'completed') deps.settlement.afterCommit(completedTaskOf(finished));
+        if (finished?.status === 'completed') deps.settlement.afterCommit(finished.task);
         await store.retire(job.id, now);
       }
     }
   }
 
-  async function deliver(job: DeliveryRow): Promise<void> {
-    const task = await store.find(job.task_id);
+  async function deliver(job: DeliveryJob): Promise<void> {
+    const task = await store.find(job.taskId);
     const now = isoNow(clock);
     // A job following an A2A agent's task waits on a task in progress; a fresh one on a matched task.
-    const following = job.remote_task_id !== null;
-    if (!task || task.status !== (following ? 'in_progress' : 'matched') || task.assigned_agent_id !== job.agent_id || (!following && !job.payload)) {
+    const following = job.remoteTaskId !== null;
+    if (!task || task.status !== (following ? 'in_progress' : 'matched') || task.assignedAgentId !== job.agentId || (!following && !job.body)) {
       await store.retire(job.id, now);
       return;
     }
-    const agent = await findAgent(job.agent_id);
+    const agent = await findAgent(job.agentId);
     if (agent?.deliveryMode === 'a2a' && agent.endpoint) {
       await deliverA2a(job, task, agent);
       return;
     }
     // The agent left A2A delivery while its task was followed: nothing to send; the task runs to its expiry.
-    if (following || !job.payload) {
+    if (following || !job.body) {
       await store.retire(job.id, now);
       return;
     }
@@ -185,9 +181,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Agentry-Webhooks/1',
-      ...standardWebhookHeaders(agent.webhookSecret, job.id, Math.floor(clock.now().getTime() / 1000), job.payload),
+      ...standardWebhookHeaders(agent.webhookSecret, job.id, Math.floor(clock.now().getTime() / 1000), job.body),
     };
-    const outcome = await outbound.send({ url: agent.endpoint, method: 'POST', headers, body: job.payload });
+    const outcome = await outbound.send({ url: agent.endpoint, method: 'POST', headers, body: job.body });
     if (outcome.ok) {
       await store.delivered(job, isoNow(clock));
       return;
@@ -197,7 +193,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     await retryOrFallBack(job, task, agent.id, publicFailureReason(outcome.failure, "the agent's endpoint", outcome.response), detail);
   }
 
-  function send(job: DeliveryRow): void {
+  function send(job: DeliveryJob): void {
     const work = deliver(job)
       .catch((error: unknown) => log.error({ err: error, jobId: job.id }, 'webhook delivery crashed; the job is retried when its lease ends'))
       .finally(() => {

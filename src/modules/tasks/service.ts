@@ -10,12 +10,12 @@ import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
 import { checkInputAgainstSchema, validateInputSchema, type AgentRecord, type RegistryService } from '../registry/index.ts';
-import { deliveryPayload, type AssignableTask, type Assigner } from './assignment.ts';
+import { deliveryPayload, type Assigner } from './assignment.ts';
 import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
 import { withRecentStats } from './recent-stats.ts';
-import { completedTaskOf, OPEN_STATUSES, type TaskRow, type TaskSettlement, type TasksStore } from './store.ts';
+import { OPEN_STATUSES, type Task, type TaskSettlement, type TasksStore } from './store.ts';
 
 /** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
 export const AGENT_TASKS_CHANNEL = 'tasks.agent';
@@ -38,26 +38,6 @@ export interface TasksDeps {
   settlement: TaskSettlement;
   /** This node's delivery worker, which takes a new task's webhook job in the creating transaction when it has room. */
   deliveries: DeliveryHandOff;
-}
-
-const parseJson = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
-
-export function givenInputOf(row: Pick<TaskRow, 'input' | 'input_extracted'>): Record<string, unknown> | null {
-  return row.input_extracted ? null : parseJson<Record<string, unknown>>(row.input);
-}
-
-export function assignableOf(row: TaskRow): AssignableTask {
-  return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    capabilities: row.capabilities,
-    priority: row.priority,
-    expires_at: row.expires_at,
-    max_price_cents: row.max_price_cents,
-    currency: row.currency,
-    givenInput: givenInputOf(row),
-  };
 }
 
 /**
@@ -86,38 +66,38 @@ export function createTasksService(deps: TasksDeps) {
   const statsFor = withRecentStats(store.statsFor, clock);
   const agentRef = (agent: AgentRecord) => ({ id: agent.id, name: agent.name, slug: agent.slug });
 
-  async function views(rows: TaskRow[]): Promise<TaskView[]> {
-    const agentIds = [...new Set(rows.map((row) => row.assigned_agent_id).filter((id): id is string => id !== null))];
+  async function views(tasks: Task[]): Promise<TaskView[]> {
+    const agentIds = [...new Set(tasks.map((task) => task.assignedAgentId).filter((id): id is string => id !== null))];
     // One query for the page's agents, whatever the page size.
     const agents = new Map((await registry.findAgents(agentIds)).map((agent) => [agent.id, agent]));
-    return rows.map((row) => {
-      const agent = row.assigned_agent_id ? agents.get(row.assigned_agent_id) : undefined;
+    return tasks.map((task) => {
+      const agent = task.assignedAgentId ? agents.get(task.assignedAgentId) : undefined;
       return {
-        id: row.id,
-        title: row.title,
-        description: row.description,
-        input: parseJson(row.input),
-        capabilities: JSON.parse(row.capabilities) as string[],
-        taskClass: row.task_class,
-        status: row.status,
+        id: task.id,
+        title: task.title,
+        description: task.description,
+        input: task.input,
+        capabilities: task.capabilities,
+        taskClass: task.taskClass,
+        status: task.status,
         assignedAgent: agent ? agentRef(agent) : null,
-        result: parseJson(row.result),
-        error: parseJson(row.error),
-        priority: row.priority,
-        metadata: parseJson(row.metadata),
-        maxPriceCents: row.max_price_cents,
-        currency: row.currency,
-        priceCents: row.price_cents,
-        rating: row.rating === null ? null : { score: row.rating, comment: row.rating_comment },
-        createdAt: row.created_at,
-        updatedAt: row.updated_at,
-        expiresAt: row.expires_at,
-        deliveredAt: row.delivered_at,
-        completedAt: row.completed_at,
+        result: task.result,
+        error: task.error,
+        priority: task.priority,
+        metadata: task.metadata,
+        maxPriceCents: task.maxPriceCents,
+        currency: task.currency,
+        priceCents: task.priceCents,
+        rating: task.rating === null ? null : { score: task.rating, comment: task.ratingComment },
+        createdAt: task.createdAt,
+        updatedAt: task.updatedAt,
+        expiresAt: task.expiresAt,
+        deliveredAt: task.deliveredAt,
+        completedAt: task.completedAt,
       };
     });
   }
-  const viewOf = async (row: TaskRow) => (await views([row]))[0] as TaskView;
+  const viewOf = async (task: Task) => (await views([task]))[0] as TaskView;
 
   /** Agents the requester may see that could take the task, ranked; hidden agents never appear, not even as excluded. */
   async function plan(
@@ -157,30 +137,30 @@ export function createTasksService(deps: TasksDeps) {
   }
 
   /** The requester, or the owner of the agent the task is assigned to. */
-  async function findVisible(principal: Principal, id: string): Promise<TaskRow> {
-    const row = await store.find(id);
-    if (!row) throw notFound('Task not found');
-    if (row.requester_id === principal.accountId) return row;
-    if (row.assigned_agent_id) {
-      const agent = await registry.findAgent(row.assigned_agent_id);
+  async function findVisible(principal: Principal, id: string): Promise<Task> {
+    const task = await store.find(id);
+    if (!task) throw notFound('Task not found');
+    if (task.requesterId === principal.accountId) return task;
+    if (task.assignedAgentId) {
+      const agent = await registry.findAgent(task.assignedAgentId);
       const actsForAgent = principal.kind === 'agent' ? principal.agentId === agent?.id : true;
-      if (agent && agent.ownerId === principal.personId && actsForAgent) return row;
+      if (agent && agent.ownerId === principal.personId && actsForAgent) return task;
     }
     throw notFound('Task not found');
   }
 
   /** Requester-only actions: the owner of the assigned agent sees the task, so is told 403; anyone else 404. */
-  async function findForRequester(principal: Principal, id: string): Promise<TaskRow> {
-    const row = await findVisible(principal, id);
-    if (row.requester_id !== principal.accountId) throw forbidden('Only the requester of this task can do this');
-    return row;
+  async function findForRequester(principal: Principal, id: string): Promise<Task> {
+    const task = await findVisible(principal, id);
+    if (task.requesterId !== principal.accountId) throw forbidden('Only the requester of this task can do this');
+    return task;
   }
 
-  async function replay(existing: TaskRow, requestHash: string) {
-    if (existing.request_hash !== requestHash) {
+  async function replay(existing: { requestHash: string; firstResponse: unknown }, requestHash: string) {
+    if (existing.requestHash !== requestHash) {
       throw new AppError('UNPROCESSABLE', 'This Idempotency-Key was used with a different request body');
     }
-    return { status: 201 as const, body: JSON.parse(existing.first_response as string) as { data: TaskView } };
+    return { status: 201 as const, body: existing.firstResponse as { data: TaskView } };
   }
 
   // Tasks created in one turn of the event loop whose jobs wait in the outbox wake the workers once.
@@ -195,10 +175,10 @@ export function createTasksService(deps: TasksDeps) {
   }
 
   /** Tells whoever delivers a new matched task: a polling agent's wait, or the workers when no slot here took the job. */
-  function notify(row: Pick<TaskRow, 'status' | 'assigned_agent_id'>, delivery: 'none' | 'claimed' | 'waiting') {
-    if (row.status !== 'matched' || !row.assigned_agent_id || delivery === 'claimed') return;
+  function notify(task: Pick<Task, 'status' | 'assignedAgentId'>, delivery: 'none' | 'claimed' | 'waiting') {
+    if (task.status !== 'matched' || !task.assignedAgentId || delivery === 'claimed') return;
     if (delivery === 'waiting') wakeWorkers();
-    else void signals.publish(AGENT_TASKS_CHANNEL, row.assigned_agent_id).catch(() => {});
+    else void signals.publish(AGENT_TASKS_CHANNEL, task.assignedAgentId).catch(() => {});
   }
 
   return {
@@ -214,65 +194,61 @@ export function createTasksService(deps: TasksDeps) {
       const { candidates, excluded } = await plan(principal, input);
       const now = isoNow(clock);
       const ranked = candidates.slice(0, MAX_CANDIDATES);
-      const row: TaskRow = {
+      const task: Task = {
         id: newId(),
-        requester_id: principal.accountId,
+        requesterId: principal.accountId,
         title: input.title ?? null,
         description: input.description,
-        input: input.input ? JSON.stringify(input.input) : null,
-        input_extracted: 0,
-        capabilities: JSON.stringify(input.capabilities ?? []),
-        task_class: input.taskClass ?? null,
-        target_agent_id: input.agentId ?? null,
-        assigned_agent_id: null,
-        candidates: JSON.stringify(ranked.map((candidate) => candidate.agent.id)),
-        candidate_index: 0,
+        input: input.input ?? null,
+        inputExtracted: false,
+        capabilities: input.capabilities ?? [],
+        taskClass: input.taskClass ?? null,
+        targetAgentId: input.agentId ?? null,
+        assignedAgentId: null,
+        candidates: ranked.map((candidate) => candidate.agent.id),
+        candidateIndex: 0,
         status: 'pending',
-        token_hash: null,
+        tokenHash: null,
         result: null,
         error: null,
         priority: input.priority ?? 'normal',
-        metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-        max_price_cents: input.maxPriceCents ?? null,
+        metadata: input.metadata ?? null,
+        maxPriceCents: input.maxPriceCents ?? null,
         currency: input.currency ?? DEFAULT_CURRENCY,
-        price_cents: null,
+        priceCents: null,
         rating: null,
-        rating_comment: null,
-        idempotency_key: idempotencyKey ?? null,
-        request_hash: idempotencyKey ? requestHash : null,
-        first_response: null,
-        created_at: now,
-        updated_at: now,
-        // From the same instant as created_at, so the lifetime is exactly what was asked for.
-        expires_at: new Date(Date.parse(now) + (input.expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000).toISOString(),
-        delivered_at: null,
-        completed_at: null,
+        ratingComment: null,
+        createdAt: now,
+        updatedAt: now,
+        // From the same instant as createdAt, so the lifetime is exactly what was asked for.
+        expiresAt: new Date(Date.parse(now) + (input.expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000).toISOString(),
+        deliveredAt: null,
+        completedAt: null,
       };
 
       let delivery = null;
       const first = ranked[0];
       if (!first) {
-        row.status = 'unmatched';
-        row.error = JSON.stringify(unmatchedError(excluded, input.agentId !== undefined, input.capabilities ?? []));
+        task.status = 'unmatched';
+        task.error = unmatchedError(excluded, input.agentId !== undefined, input.capabilities ?? []);
       } else {
-        const assignment = await assigner.assign(assignableOf(row), first.agent, now);
+        const assignment = await assigner.assign(task, first.agent, now);
         if (assignment.ok) {
-          Object.assign(row, assignment.changes);
+          Object.assign(task, assignment.changes);
           delivery = assignment.delivery;
         } else if (assignment.error.code === 'input_missing' && assignment.error.missing !== undefined) {
           throw inputMissing(first.agent, assignment.error.missing, assignment.found ?? {});
         } else {
-          Object.assign(row, { status: 'failed', assigned_agent_id: first.agent.id, error: JSON.stringify(assignment.error), completed_at: now });
+          Object.assign(task, { status: 'failed', assignedAgentId: first.agent.id, error: assignment.error, completedAt: now });
         }
       }
 
-      const body = { data: (await views([row]))[0] as TaskView };
-      row.first_response = idempotencyKey ? JSON.stringify(body) : null;
+      const body = { data: (await views([task]))[0] as TaskView };
       // Taken now, the job commits already claimed with the task and is sent once that commit lands.
       const slot: DeliverySlot | null = delivery ? deliveries.claimSlot() : null;
-      if (delivery && slot) delivery = { ...delivery, state: 'running' as const, attempts: 1, lease_until: slot.leaseUntil };
+      if (delivery && slot) delivery = { ...delivery, attempts: 1, leaseUntil: slot.leaseUntil };
       try {
-        await store.insert(row, delivery);
+        await store.insert(task, idempotencyKey ? { key: idempotencyKey, requestHash, firstResponse: body } : null, delivery);
       } catch (error) {
         slot?.release();
         if (idempotencyKey && isUniqueViolation(error)) {
@@ -282,7 +258,7 @@ export function createTasksService(deps: TasksDeps) {
         throw error;
       }
       if (delivery && slot) slot.send(delivery);
-      notify(row, delivery === null ? 'none' : slot ? 'claimed' : 'waiting');
+      notify(task, delivery === null ? 'none' : slot ? 'claimed' : 'waiting');
       return { status: 201 as const, body };
     },
 
@@ -322,28 +298,28 @@ export function createTasksService(deps: TasksDeps) {
     get: async (principal: Principal, id: string) => viewOf(await findVisible(principal, id)),
 
     async list(principal: Principal, query: { role?: 'requester' | 'agent'; status?: string; limit: number; offset: number }) {
-      const { rows, total } =
+      const { tasks, total } =
         query.role === 'agent'
           ? await store.listForOwner(principal.personId, principal.kind === 'agent' ? principal.agentId : null, query.status, query.limit, query.offset)
           : await store.listForRequester(principal.accountId, query.status, query.limit, query.offset);
-      return { data: await views(rows), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + rows.length < total } };
+      return { data: await views(tasks), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + tasks.length < total } };
     },
 
     async cancel(principal: Principal, id: string) {
-      const row = await findForRequester(principal, id);
+      const task = await findForRequester(principal, id);
       const now = isoNow(clock);
-      const cancelled = await store.transition(row.id, OPEN_STATUSES, { status: 'cancelled', updated_at: now, completed_at: now });
-      if (!cancelled) throw conflict(`A task that is ${row.status} cannot be cancelled`);
-      await store.cancelDeliveries(row.id, now);
+      const cancelled = await store.transition(task.id, OPEN_STATUSES, { status: 'cancelled', updatedAt: now, completedAt: now });
+      if (!cancelled) throw conflict(`A task that is ${task.status} cannot be cancelled`);
+      await store.cancelDeliveries(task.id, now);
       return viewOf(cancelled);
     },
 
     async rate(principal: Principal, id: string, rating: { score: number; comment?: string }) {
-      const row = await findForRequester(principal, id);
-      if (row.status !== 'completed') throw conflict('Only a completed task can be rated');
-      if (row.rating !== null) throw conflict('This task is already rated');
+      const task = await findForRequester(principal, id);
+      if (task.status !== 'completed') throw conflict('Only a completed task can be rated');
+      if (task.rating !== null) throw conflict('This task is already rated');
       // The read above answers the usual cases; the update's own condition settles a race.
-      const rated = await store.rateOnce(row.id, rating.score, rating.comment ?? null, isoNow(clock));
+      const rated = await store.rateOnce(task.id, rating.score, rating.comment ?? null, isoNow(clock));
       if (!rated) throw conflict('This task is already rated');
       return viewOf(rated);
     },
@@ -352,21 +328,21 @@ export function createTasksService(deps: TasksDeps) {
       const hasResult = body.result !== undefined;
       const hasError = body.error !== undefined;
       if (hasResult === hasError) throw badRequest('Send exactly one of result or error', [{ path: '/body', message: 'must have result or error' }]);
-      const row = await store.find(id);
-      if (!row || !sameToken(body.taskToken, row.token_hash)) throw unauthorized('The task token is not valid for this task');
+      const task = await store.find(id);
+      if (!task || !sameToken(body.taskToken, task.tokenHash)) throw unauthorized('The task token is not valid for this task');
       const now = isoNow(clock);
-      const finished = await store.finish(row.id, settlement, {
+      const finished = await store.finish(task.id, settlement, {
         status: hasResult ? 'completed' : 'failed',
-        result: hasResult ? JSON.stringify(body.result) : null,
-        error: hasError ? JSON.stringify(body.error) : null,
-        completed_at: now,
-        updated_at: now,
+        result: hasResult ? body.result : null,
+        error: hasError ? body.error : null,
+        completedAt: now,
+        updatedAt: now,
         // A webhook agent may answer before the delivery is recorded as made.
-        delivered_at: row.delivered_at ?? now,
+        deliveredAt: task.deliveredAt ?? now,
       });
-      if (!finished) throw conflict(`This task is already ${row.status}`);
-      if (finished.status === 'completed') settlement.afterCommit(completedTaskOf(finished));
-      return { id: finished.id, status: finished.status };
+      if (!finished) throw conflict(`This task is already ${task.status}`);
+      if (finished.status === 'completed') settlement.afterCommit(finished.task);
+      return { id: finished.task.id, status: finished.status };
     },
 
     /**
@@ -414,18 +390,18 @@ export function createTasksService(deps: TasksDeps) {
   async function takeQueued(agentId: string, limit: number): Promise<DeliveryPayload[]> {
     const waiting = await store.waitingFor(agentId, limit);
     const taken: DeliveryPayload[] = [];
-    for (const row of waiting) {
+    for (const task of waiting) {
       const token = newSecret('tkt_');
       const now = isoNow(clock);
       const moved = await store.transition(
-        row.id,
+        task.id,
         ['matched'],
-        { status: 'in_progress', token_hash: hashSecret(token), delivered_at: now, updated_at: now },
+        { status: 'in_progress', tokenHash: hashSecret(token), deliveredAt: now, updatedAt: now },
         agentId,
       );
       // Another poll of the same agent may have taken it first.
       if (!moved) continue;
-      taken.push(deliveryPayload(assignableOf(moved), parseJson(moved.input), token, assigner.callbackUrlOf(moved.id), now));
+      taken.push(deliveryPayload(moved, moved.input, token, assigner.callbackUrlOf(moved.id), now));
     }
     return taken;
   }

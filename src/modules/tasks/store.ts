@@ -5,11 +5,226 @@ import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { AgentOwnersReadModel } from '../registry/index.ts';
+import type { DeliveryPayload } from './schemas.ts';
 import type { TaskDeliveriesTable, TasksTable, TasksTables } from './tables.ts';
 
-export type TaskRow = Selectable<TasksTable>;
-export type DeliveryRow = Selectable<TaskDeliveriesTable>;
-export type NewDeliveryRow = Insertable<TaskDeliveriesTable>;
+type TaskRow = Selectable<TasksTable>;
+type DeliveryRow = Selectable<TaskDeliveriesTable>;
+
+/** A task as this module's code sees it: JSON columns parsed (once, here), flags as booleans. */
+export interface Task {
+  id: string;
+  requesterId: string;
+  title: string | null;
+  description: string;
+  /** Given by the requester, or extracted from the description for the assigned agent (then `inputExtracted`). */
+  input: Record<string, unknown> | null;
+  inputExtracted: boolean;
+  /** The capability terms asked for. */
+  capabilities: string[];
+  taskClass: string | null;
+  /** The agent the requester named, if any. */
+  targetAgentId: string | null;
+  assignedAgentId: string | null;
+  /** Ranked agent ids (at most 5) tried in order; `candidateIndex` is the one tried now. */
+  candidates: string[];
+  candidateIndex: number;
+  status: TasksTable['status'];
+  /** sha256 of the current task token: the callback credential of the assigned agent. */
+  tokenHash: string | null;
+  result: unknown;
+  error: unknown;
+  priority: TasksTable['priority'];
+  metadata: Record<string, unknown> | null;
+  maxPriceCents: number | null;
+  /** The currency the requester pays in; `priceCents` is the assigned agent's price when it was assigned. */
+  currency: string;
+  priceCents: number | null;
+  rating: number | null;
+  ratingComment: string | null;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+  deliveredAt: string | null;
+  completedAt: string | null;
+}
+
+export type TaskStatus = Task['status'];
+/** What a write changes, in the task's own terms; the store turns it into columns. */
+export type TaskChanges = Partial<Omit<Task, 'id' | 'requesterId' | 'createdAt'>>;
+
+/** An Idempotency-Key's request and the body first answered to it, replayed verbatim. */
+export interface IdempotentRequest {
+  key: string;
+  requestHash: string;
+  firstResponse: unknown;
+}
+
+/** A delivery job of the outbox as the worker sends it. */
+export interface DeliveryJob {
+  id: string;
+  taskId: string;
+  agentId: string;
+  attempts: number;
+  /** What is sent (it holds the task token); null once delivered, or while an A2A task is followed. */
+  payload: DeliveryPayload | null;
+  /** `payload` as the exact JSON text stored: what a webhook signs and sends, the same on every retry. */
+  body: string | null;
+  /** A2A delivery: the agent's task id while its accepted task is followed to its end. */
+  remoteTaskId: string | null;
+}
+
+/** A job to store: due at `runAt`, already running under this node's lease when `leaseUntil` is set. */
+export interface NewDeliveryJob extends DeliveryJob {
+  runAt: string;
+  leaseUntil: string | null;
+}
+
+const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+
+const taskOf = (row: TaskRow): Task => ({
+  id: row.id,
+  requesterId: row.requester_id,
+  title: row.title,
+  description: row.description,
+  input: parsed(row.input),
+  inputExtracted: row.input_extracted === 1,
+  capabilities: JSON.parse(row.capabilities) as string[],
+  taskClass: row.task_class,
+  targetAgentId: row.target_agent_id,
+  assignedAgentId: row.assigned_agent_id,
+  candidates: JSON.parse(row.candidates) as string[],
+  candidateIndex: row.candidate_index,
+  status: row.status,
+  tokenHash: row.token_hash,
+  result: parsed(row.result),
+  error: parsed(row.error),
+  priority: row.priority,
+  metadata: parsed(row.metadata),
+  maxPriceCents: row.max_price_cents,
+  currency: row.currency,
+  priceCents: row.price_cents,
+  rating: row.rating,
+  ratingComment: row.rating_comment,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  expiresAt: row.expires_at,
+  deliveredAt: row.delivered_at,
+  completedAt: row.completed_at,
+});
+
+const maybeTask = (row: TaskRow | undefined): Task | undefined => row && taskOf(row);
+
+/** The column of each field that is written as it is. */
+const COLUMNS: Record<
+  Exclude<keyof TaskChanges, 'input' | 'result' | 'error' | 'metadata' | 'capabilities' | 'candidates' | 'inputExtracted'>,
+  keyof TasksTable
+> = {
+  title: 'title',
+  description: 'description',
+  taskClass: 'task_class',
+  targetAgentId: 'target_agent_id',
+  assignedAgentId: 'assigned_agent_id',
+  candidateIndex: 'candidate_index',
+  status: 'status',
+  tokenHash: 'token_hash',
+  priority: 'priority',
+  maxPriceCents: 'max_price_cents',
+  currency: 'currency',
+  priceCents: 'price_cents',
+  rating: 'rating',
+  ratingComment: 'rating_comment',
+  updatedAt: 'updated_at',
+  expiresAt: 'expires_at',
+  deliveredAt: 'delivered_at',
+  completedAt: 'completed_at',
+};
+
+/** The columns a change sets: only the fields it has. */
+function columnsOf(changes: TaskChanges): Updateable<TasksTable> {
+  const columns: Updateable<TasksTable> = {};
+  for (const [field, value] of Object.entries(changes) as [keyof TaskChanges, unknown][]) {
+    if (value === undefined) continue;
+    switch (field) {
+      case 'input':
+      case 'result':
+      case 'error':
+      case 'metadata':
+        columns[field] = json(value);
+        break;
+      case 'capabilities':
+      case 'candidates':
+        columns[field] = JSON.stringify(value);
+        break;
+      case 'inputExtracted':
+        columns.input_extracted = value ? 1 : 0;
+        break;
+      default:
+        (columns as Record<string, unknown>)[COLUMNS[field]] = value;
+    }
+  }
+  return columns;
+}
+
+const rowOf = (task: Task, idempotency: IdempotentRequest | null): Insertable<TasksTable> => ({
+  id: task.id,
+  requester_id: task.requesterId,
+  title: task.title,
+  description: task.description,
+  input: json(task.input),
+  input_extracted: task.inputExtracted ? 1 : 0,
+  capabilities: JSON.stringify(task.capabilities),
+  task_class: task.taskClass,
+  target_agent_id: task.targetAgentId,
+  assigned_agent_id: task.assignedAgentId,
+  candidates: JSON.stringify(task.candidates),
+  candidate_index: task.candidateIndex,
+  status: task.status,
+  token_hash: task.tokenHash,
+  result: json(task.result),
+  error: json(task.error),
+  priority: task.priority,
+  metadata: json(task.metadata),
+  max_price_cents: task.maxPriceCents,
+  currency: task.currency,
+  price_cents: task.priceCents,
+  rating: task.rating,
+  rating_comment: task.ratingComment,
+  idempotency_key: idempotency?.key ?? null,
+  request_hash: idempotency?.requestHash ?? null,
+  first_response: idempotency ? JSON.stringify(idempotency.firstResponse) : null,
+  created_at: task.createdAt,
+  updated_at: task.updatedAt,
+  expires_at: task.expiresAt,
+  delivered_at: task.deliveredAt,
+  completed_at: task.completedAt,
+});
+
+const jobOf = (row: DeliveryRow): DeliveryJob => ({
+  id: row.id,
+  taskId: row.task_id,
+  agentId: row.agent_id,
+  attempts: row.attempts,
+  payload: parsed(row.payload),
+  body: row.payload,
+  remoteTaskId: row.remote_task_id,
+});
+
+const deliveryRowOf = (job: NewDeliveryJob): Insertable<TaskDeliveriesTable> => ({
+  id: job.id,
+  task_id: job.taskId,
+  agent_id: job.agentId,
+  attempts: job.attempts,
+  state: job.leaseUntil ? 'running' : 'pending',
+  run_at: job.runAt,
+  lease_until: job.leaseUntil,
+  payload: job.body,
+  last_error: null,
+  remote_task_id: job.remoteTaskId,
+  created_at: job.runAt,
+  updated_at: job.runAt,
+});
 
 export const OPEN_STATUSES = ['pending', 'matched', 'in_progress'] as const;
 
@@ -39,14 +254,11 @@ export interface CompletedTask {
   completedAt: string | null;
 }
 
-export const completedTaskOf = (row: TaskRow): CompletedTask => ({
-  id: row.id,
-  requesterId: row.requester_id,
-  assignedAgentId: row.assigned_agent_id,
-  currency: row.currency,
-  priceCents: row.price_cents,
-  completedAt: row.completed_at,
-});
+/** A task the callback or an A2A agent's answer finished: how it ended, and what payments settles if it completed. */
+export interface FinishedTask {
+  status: TaskStatus;
+  task: CompletedTask;
+}
 
 /**
  * What completion does besides changing the task (payments implements it): `settle` runs inside the
@@ -93,81 +305,100 @@ export function createTasksStore(database: Db, dialect: DialectName) {
     }),
 
     /** The task and its delivery job (claimed already when this node's worker has room), committed together. */
-    async insert(task: Insertable<TasksTable>, delivery: NewDeliveryRow | null): Promise<void> {
+    async insert(task: Task, idempotency: IdempotentRequest | null, delivery: NewDeliveryJob | null): Promise<void> {
       await grouped(async (tx) => {
         const own = ownTables<TasksTables>(tx);
-        await own.insertInto('tasks').values(task).execute();
-        if (delivery) await own.insertInto('task_deliveries').values(delivery).execute();
+        await own.insertInto('tasks').values(rowOf(task, idempotency)).execute();
+        if (delivery) await own.insertInto('task_deliveries').values(deliveryRowOf(delivery)).execute();
       });
     },
 
-    find: (id: string) => db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst(),
+    find: async (id: string): Promise<Task | undefined> => maybeTask(await db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst()),
 
-    findByIdempotencyKey: (requesterId: string, key: string) =>
-      db.selectFrom('tasks').selectAll().where('requester_id', '=', requesterId).where('idempotency_key', '=', key).executeTakeFirst(),
+    /** What a repeated Idempotency-Key is checked against and answered with. */
+    async findByIdempotencyKey(requesterId: string, key: string): Promise<Omit<IdempotentRequest, 'key'> | undefined> {
+      const row = await db
+        .selectFrom('tasks')
+        .select(['request_hash', 'first_response'])
+        .where('requester_id', '=', requesterId)
+        .where('idempotency_key', '=', key)
+        .executeTakeFirst();
+      return row && { requestHash: row.request_hash as string, firstResponse: JSON.parse(row.first_response as string) };
+    },
 
     async listForRequester(requesterId: string, status: string | undefined, limit: number, offset: number) {
       let query = db.selectFrom('tasks').where('requester_id', '=', requesterId);
-      if (status) query = query.where('status', '=', status as TaskRow['status']);
+      if (status) query = query.where('status', '=', status as TaskStatus);
       const [rows, count] = await Promise.all([
         query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
         query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
       ]);
-      return { rows, total: Number(count.n) };
+      return { tasks: rows.map(taskOf), total: Number(count.n) };
     },
 
     async listForOwner(ownerId: string, agentId: string | null, status: string | undefined, limit: number, offset: number) {
       let query = withAgentOwners.selectFrom('tasks').innerJoin('agents', 'agents.id', 'tasks.assigned_agent_id').where('agents.owner_id', '=', ownerId);
       if (agentId) query = query.where('tasks.assigned_agent_id', '=', agentId);
-      if (status) query = query.where('tasks.status', '=', status as TaskRow['status']);
+      if (status) query = query.where('tasks.status', '=', status as TaskStatus);
       const [rows, count] = await Promise.all([
         query.selectAll('tasks').orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(limit).offset(offset).execute(),
         query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
       ]);
-      return { rows, total: Number(count.n) };
+      return { tasks: rows.map(taskOf), total: Number(count.n) };
     },
 
     /** Changes a task only if it is still in one of `from`: the database settles every race. */
-    async transition(id: string, from: readonly TaskRow['status'][], changes: Updateable<TasksTable>, assignedTo?: string): Promise<TaskRow | undefined> {
+    async transition(id: string, from: readonly TaskStatus[], changes: TaskChanges, assignedTo?: string): Promise<Task | undefined> {
       let query = db
         .updateTable('tasks')
-        .set(changes)
+        .set(columnsOf(changes))
         .where('id', '=', id)
         .where('status', 'in', [...from]);
       if (assignedTo) query = query.where('assigned_agent_id', '=', assignedTo);
-      return query.returningAll().executeTakeFirst();
+      return maybeTask(await query.returningAll().executeTakeFirst());
     },
 
     /**
      * Rates a completed task that has no rating yet. The condition is in the statement, so of any
      * number of concurrent ratings exactly one changes the row; the others get undefined.
      */
-    rateOnce: (id: string, score: number, comment: string | null, now: string): Promise<TaskRow | undefined> =>
-      db
-        .updateTable('tasks')
-        .set({ rating: score, rating_comment: comment, updated_at: now })
-        .where('id', '=', id)
-        .where('status', '=', 'completed')
-        .where('rating', 'is', null)
-        .returningAll()
-        .executeTakeFirst(),
+    rateOnce: async (id: string, score: number, comment: string | null, now: string): Promise<Task | undefined> =>
+      maybeTask(
+        await db
+          .updateTable('tasks')
+          .set({ rating: score, rating_comment: comment, updated_at: now })
+          .where('id', '=', id)
+          .where('status', '=', 'completed')
+          .where('rating', 'is', null)
+          .returningAll()
+          .executeTakeFirst(),
+      ),
 
     /**
      * The callback's move to completed or failed. The conditional update is what makes a task finish
      * (and be paid) once: of any number of concurrent callbacks one changes the row, and only that
      * one settles, in the same transaction.
      */
-    async finish(id: string, settlement: TaskSettlement, changes: Updateable<TasksTable>): Promise<TaskRow | undefined> {
+    async finish(id: string, settlement: TaskSettlement, changes: TaskChanges): Promise<FinishedTask | undefined> {
       return grouped(async (tx) => {
-        const task = await ownTables<TasksTables>(tx)
+        const row = await ownTables<TasksTables>(tx)
           .updateTable('tasks')
-          .set(changes)
+          .set(columnsOf(changes))
           .where('id', '=', id)
           .where('status', 'in', ['matched', 'in_progress'])
-          .returningAll()
+          .returning(['id', 'status', 'requester_id', 'assigned_agent_id', 'currency', 'price_cents', 'completed_at'])
           .executeTakeFirst();
-        if (task?.status === 'completed') await settlement.settle(tx, completedTaskOf(task));
-        return task;
+        if (!row) return undefined;
+        const task: CompletedTask = {
+          id: row.id,
+          requesterId: row.requester_id,
+          assignedAgentId: row.assigned_agent_id,
+          currency: row.currency,
+          priceCents: row.price_cents,
+          completedAt: row.completed_at,
+        };
+        if (row.status === 'completed') await settlement.settle(tx, task);
+        return { status: row.status, task };
       });
     },
 
@@ -175,41 +406,43 @@ export function createTasksStore(database: Db, dialect: DialectName) {
     async reassign(
       id: string,
       expectedIndex: number,
-      changes: Updateable<TasksTable>,
-      delivery: NewDeliveryRow | null,
+      changes: TaskChanges,
+      delivery: NewDeliveryJob | null,
       finishedJob: { id: string; error: string; now: string },
-    ) {
+    ): Promise<boolean> {
       return db.transaction().execute(async (tx) => {
         await tx
           .updateTable('task_deliveries')
           .set({ state: 'failed', payload: null, last_error: finishedJob.error, lease_until: null, updated_at: finishedJob.now })
           .where('id', '=', finishedJob.id)
           .execute();
-        const task = await tx
+        const moved = await tx
           .updateTable('tasks')
-          .set(changes)
+          .set(columnsOf(changes))
           .where('id', '=', id)
           .where('status', '=', 'matched')
           .where('candidate_index', '=', expectedIndex)
-          .returningAll()
+          .returning('id')
           .executeTakeFirst();
-        if (task && delivery) await tx.insertInto('task_deliveries').values(delivery).execute();
-        return task;
+        if (moved && delivery) await tx.insertInto('task_deliveries').values(deliveryRowOf(delivery)).execute();
+        return moved !== undefined;
       });
     },
 
     /** Tasks waiting for a polling agent, most urgent and oldest first. */
-    waitingFor: (agentId: string, limit: number) =>
-      db
-        .selectFrom('tasks')
-        .selectAll()
-        .where('assigned_agent_id', '=', agentId)
-        .where('status', '=', 'matched')
-        .orderBy(sql`case priority when 'urgent' then 0 when 'high' then 1 when 'normal' then 2 else 3 end`)
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(limit)
-        .execute(),
+    waitingFor: async (agentId: string, limit: number): Promise<Task[]> =>
+      (
+        await db
+          .selectFrom('tasks')
+          .selectAll()
+          .where('assigned_agent_id', '=', agentId)
+          .where('status', '=', 'matched')
+          .orderBy(sql`case priority when 'urgent' then 0 when 'high' then 1 when 'normal' then 2 else 3 end`)
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(limit)
+          .execute()
+      ).map(taskOf),
 
     /**
      * History over each agent's most recent completed tasks only: one bounded index range per agent
@@ -244,7 +477,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
     },
 
     /** Open tasks past their expiry become `expired`; their pending deliveries stop. */
-    async expireDue(now: string, limit = 200): Promise<TaskRow[]> {
+    async expireDue(now: string, limit = 200): Promise<Task[]> {
       const due = await openTasksDue(now, limit).execute();
       if (due.length === 0) return [];
       const ids = due.map((row) => row.id);
@@ -267,21 +500,21 @@ export function createTasksStore(database: Db, dialect: DialectName) {
           .where('task_id', 'in', ids)
           .where('state', 'in', ['pending', 'running'])
           .execute();
-        return expired;
+        return expired.map(taskOf);
       });
     },
 
     // -- delivery jobs ---------------------------------------------------------------------------
 
     /** Due jobs of the outbox, leased to this worker (see claimLeasedJobs). */
-    claimDue: (now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> =>
-      claimLeasedJobs(db, dialect, 'task_deliveries', now, leaseUntil, limit),
+    claimDue: async (now: string, leaseUntil: string, limit: number): Promise<DeliveryJob[]> =>
+      (await claimLeasedJobs<DeliveryRow, TasksTables>(db, dialect, 'task_deliveries', now, leaseUntil, limit)).map(jobOf),
 
     /** After a crash of the only node (SQLite), its running jobs are orphans: hand them back at once. */
     releaseRunning: (now: string) =>
       db.updateTable('task_deliveries').set({ state: 'pending', lease_until: null, run_at: now, updated_at: now }).where('state', '=', 'running').execute(),
 
-    async delivered(job: DeliveryRow, now: string): Promise<void> {
+    async delivered(job: DeliveryJob, now: string): Promise<void> {
       await grouped(async (tx) => {
         const own = ownTables<TasksTables>(tx);
         await own
@@ -289,7 +522,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
           .set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now })
           .where('id', '=', job.id)
           .execute();
-        await markTaskTaken(own, job.task_id, now);
+        await markTaskTaken(own, job.taskId, now);
       });
     },
 
@@ -297,7 +530,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
      * An A2A agent took the task and works on it: the task is in progress, and the job comes back at
      * `runAt` to ask the agent how it goes (its polls counted afresh from here).
      */
-    async following(job: DeliveryRow, remoteTaskId: string, runAt: string, now: string): Promise<void> {
+    async following(job: DeliveryJob, remoteTaskId: string, runAt: string, now: string): Promise<void> {
       await db.transaction().execute(async (tx) => {
         await tx
           .updateTable('task_deliveries')
@@ -308,12 +541,12 @@ export function createTasksStore(database: Db, dialect: DialectName) {
             payload: null,
             last_error: null,
             remote_task_id: remoteTaskId,
-            attempts: job.remote_task_id ? job.attempts : 0,
+            attempts: job.remoteTaskId ? job.attempts : 0,
             updated_at: now,
           })
           .where('id', '=', job.id)
           .execute();
-        await markTaskTaken(tx, job.task_id, now);
+        await markTaskTaken(tx, job.taskId, now);
       });
     },
 
@@ -329,7 +562,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
       return row?.remote_task_id ? { agentId: row.agent_id, remoteTaskId: row.remote_task_id } : undefined;
     },
 
-    retryLater: (job: DeliveryRow, runAt: string, error: string, now: string) =>
+    retryLater: (job: DeliveryJob, runAt: string, error: string, now: string) =>
       db
         .updateTable('task_deliveries')
         .set({ state: 'pending', run_at: runAt, lease_until: null, last_error: error, updated_at: now })
