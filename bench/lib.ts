@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -346,6 +347,33 @@ export async function postJson<T = unknown>(url: string, body: unknown, token?: 
 }
 
 /** A summarising agent that receives its tasks by webhook at `endpoint`, with its signing secret made: its id. */
+/** A delivered task as a local webhook agent hears it: when it arrived and how to call back. */
+export interface WebhookArrival {
+  at: number;
+  taskId: string;
+  taskToken: string;
+}
+
+/**
+ * A local agent for webhook benches: answers every delivery 200 at once and hands each arrival to
+ * `onArrival` (possibly before the submitter has its own response). Gives the endpoint to register.
+ */
+export async function startWebhookAgent(cleanup: Cleanup, onArrival: (arrival: WebhookArrival) => void): Promise<string> {
+  const agent = createHttpServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const at = performance.now();
+      const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { taskId: string; taskToken: string };
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      onArrival({ at, taskId: payload.taskId, taskToken: payload.taskToken });
+    });
+  });
+  await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
+  cleanup.add(() => new Promise<void>((resolve) => agent.close(() => resolve())));
+  return `http://127.0.0.1:${(agent.address() as AddressInfo).port}/hook`;
+}
+
 export async function registerWebhookAgent(serviceUrl: string, ownerToken: string, name: string, endpoint: string): Promise<string> {
   const agent = await postJson<{ data: { id: string } }>(
     `${serviceUrl}/v1/agents`,

@@ -15,11 +15,10 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/task-history.ts
  *   BENCH_HISTORY_SIZES=1000,100000 BENCH_HISTORY_TASKS=100 npx tsx bench/task-history.ts   (a quicker run)
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { sqlitePath } from '../src/db/dialect.ts';
+import { configureSqlite } from '../src/db/sqlite-pragmas.ts';
 import {
   benchDatabase,
   cpuSeconds,
@@ -28,6 +27,7 @@ import {
   percentile,
   postJson,
   registerWebhookAgent,
+  startWebhookAgent,
   startService,
   waitUntilIdle,
   withCleanup,
@@ -46,7 +46,8 @@ const sizes = (process.env.BENCH_HISTORY_SIZES ?? '1000,100000,1000000').split('
 async function openSeeder(database: BenchDatabase): Promise<{ run(statement: string): Promise<void>; close(): Promise<void> }> {
   if (database.dialect === 'sqlite') {
     const sqlite = new SQLite(sqlitePath(database.url));
-    sqlite.pragma('journal_mode = WAL');
+    // The service's own connection settings, including the agentry_signal function the status triggers on tasks call.
+    configureSqlite(sqlite);
     return { run: async (statement) => void sqlite.exec(statement), close: async () => void sqlite.close() };
   }
   const client = new pg.Client({ connectionString: database.url });
@@ -82,20 +83,10 @@ await withCleanup(async (cleanup) => {
   // The agent: answers 200 at once and notes when each task arrived (possibly before its submitter's response).
   const arrivedAt = new Map<string, { at: number; token: string }>();
   let arrivalHeard: () => void = () => {};
-  const agentServer = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const at = performance.now();
-      const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { taskId: string; taskToken: string };
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      arrivedAt.set(payload.taskId, { at, token: payload.taskToken });
-      arrivalHeard();
-    });
+  const agentUrl = await startWebhookAgent(cleanup, ({ at, taskId, taskToken }) => {
+    arrivedAt.set(taskId, { at, token: taskToken });
+    arrivalHeard();
   });
-  await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
-  cleanup.add(() => new Promise<void>((resolve) => agentServer.close(() => resolve())));
-  const agentUrl = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/hook`;
 
   const env = { ALLOW_PRIVATE_ENDPOINTS: 'true' };
   // A start on a busy machine can take a minute.

@@ -8,8 +8,6 @@
  *   npx tsx bench/tasks.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/tasks.ts
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent, setGlobalDispatcher } from 'undici';
 import {
   benchDatabase,
@@ -19,6 +17,7 @@ import {
   percentile,
   postJson,
   registerWebhookAgent,
+  startWebhookAgent,
   startService,
   withCleanup,
   writeResult,
@@ -43,39 +42,29 @@ await withCleanup(async (cleanup) => {
   const arrivals = new Map<string, number>();
   const measured = new Set<string>();
 
-  const agentServer = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const arrived = performance.now();
-      const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { taskId: string; taskToken: string };
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      delivered++;
-      arrivals.set(payload.taskId, (arrivals.get(payload.taskId) ?? 0) + 1);
-      const sent = submittedAt.get(payload.taskId);
-      // The webhook can beat the submitter's own response; note it and match up when the id is known.
-      if (sent === undefined) early.set(payload.taskId, arrived);
-      else arrivalMs.push(arrived - sent);
-      void fetch(`${serviceUrl}/v1/tasks/${payload.taskId}/callback`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ taskToken: payload.taskToken, result: { ok: true } }),
-      }).then(
-        async (answer) => {
-          await answer.arrayBuffer();
-          if (answer.status === 200) {
-            completed++;
-            const start = submittedAt.get(payload.taskId);
-            if (start !== undefined) completedMs.push(performance.now() - start);
-          } else callbackFailures++;
-        },
-        () => callbackFailures++,
-      );
-    });
+  const agentUrl = await startWebhookAgent(cleanup, ({ at: arrived, taskId, taskToken }) => {
+    delivered++;
+    arrivals.set(taskId, (arrivals.get(taskId) ?? 0) + 1);
+    const sent = submittedAt.get(taskId);
+    // The webhook can beat the submitter's own response; note it and match up when the id is known.
+    if (sent === undefined) early.set(taskId, arrived);
+    else arrivalMs.push(arrived - sent);
+    void fetch(`${serviceUrl}/v1/tasks/${taskId}/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ taskToken, result: { ok: true } }),
+    }).then(
+      async (answer) => {
+        await answer.arrayBuffer();
+        if (answer.status === 200) {
+          completed++;
+          const start = submittedAt.get(taskId);
+          if (start !== undefined) completedMs.push(performance.now() - start);
+        } else callbackFailures++;
+      },
+      () => callbackFailures++,
+    );
   });
-  await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
-  cleanup.add(() => new Promise<void>((resolve) => agentServer.close(() => resolve())));
-  const agentUrl = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/hook`;
 
   const service = await startService(database.url, cleanup, {
     env: { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '200', DELIVERY_CONCURRENCY: '64' },
