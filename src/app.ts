@@ -8,13 +8,20 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { createBackgroundPasses } from './db/background-passes.ts';
+import { dialectOf } from './db/dialect.ts';
+import { createBackupSchedule, type BackupSchedule } from './db/backup-schedule.ts';
 import { openSignals, type Signals } from './db/signals.ts';
 import { registerHealthRoutes } from './http/health.ts';
+import { registerMetricsRoute } from './http/metrics.ts';
+import { createMetrics } from './lib/metrics.ts';
+import { startTracing, type Tracing } from './lib/tracing.ts';
 import type { RouteEntry } from './http/route-table.ts';
-import { createServer, waitForRequestsToFinish } from './http/server.ts';
+import { connectionsClosed, createServer, waitForRequestsToFinish } from './http/server.ts';
 import { defaultWebRoot } from './http/web-app.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import {
+  createAccountDeletion,
   createAuthService,
   createAuthStore,
   createLoginThrottle,
@@ -29,17 +36,31 @@ import {
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { createEventsService, type EventsService, registerEventsRoutes } from './modules/events/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
-import { registerAgentCardRoute } from './modules/a2a/index.ts';
+import { createA2aFrontDoor, registerA2aRoutes, registerAgentCardRoute, serviceAgentCard } from './modules/a2a/index.ts';
 import {
   createEvidenceSweep,
   createReceiptsService,
   type EvidenceSweep,
   createReceiptsStore,
+  createReceiptSequencer,
+  createSequencerThread,
+  type ReceiptSequencer,
   createSignatureVerifier,
   registerReceiptsRoutes,
 } from './modules/receipts/index.ts';
+import { createTransparencyLog, registerTlogRoutes } from './modules/tlog/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
-import { createManifestImporter, createRegistryService, createRegistryStore, registerRegistryRoutes } from './modules/registry/index.ts';
+import {
+  createAgentFeed,
+  createFeedStore,
+  createManifestImporter,
+  createRegistryService,
+  createRegistryStore,
+  registerAgentFeedRoute,
+  registerRegistryRoutes,
+} from './modules/registry/index.ts';
+import { createMcpRegistryService, registerMcpRegistryRoutes } from './modules/mcp-registry/index.ts';
+import { createArdService, registerArdRoutes } from './modules/ard/index.ts';
 import {
   createDiscoveryService,
   createDiscoveryStore,
@@ -48,19 +69,19 @@ import {
   DISCOVERY_MAX_OFFSET,
   registerDiscoveryRoutes,
   type DiscoveryService,
+  type SentenceEncoder,
 } from './modules/discovery/index.ts';
 import { createSocialService, registerSocialRoutes } from './modules/social/index.ts';
+import { createBuiltinExtractor, createModelExtractor, outboundFetch } from './modules/extraction/index.ts';
 import {
   createA2aSender,
   createAssigner,
-  createBuiltinExtractor,
   createDeliveryHandOff,
-  createModelExtractor,
-  outboundFetch,
   createDeliveryWorker,
   type DeliveryWorker,
   createTasksService,
   createTasksStore,
+  countingStatusChanges,
   createStatusEventsStore,
   registerTasksRoutes,
 } from './modules/tasks/index.ts';
@@ -73,21 +94,30 @@ import {
   loadStripeProvider,
   registerPaymentsRoutes,
 } from './modules/payments/index.ts';
-import { createOutboundClient } from './lib/outbound-http.ts';
+import { createOutboundClient, knownRefusal } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
+
+/** The version the service's A2A agent card states. */
+const SERVICE_VERSION = '0.1.0';
 
 export interface AppOverrides {
   clock?: Clock;
   /** PostgreSQL schema to use instead of `public`. */
   databaseSchema?: string;
   logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   oidc?: OidcVerifier | null;
   /** The built web app's folder (default dist/web); null serves the API alone. */
   webRoot?: string | null;
+  /** How often the trust evidence sweep and event pruning run (default a minute each); tests shorten them. */
+  backgroundIntervalsMs?: { trustEvidenceSweep?: number; eventPrune?: number };
   /** Lets a test add routes before the server is sealed. */
   beforeReady?: (server: FastifyInstance) => void;
+  /** The built-in sentence encoder, shared by the apps of a test process and left open by each. */
+  sentenceEncoder?: SentenceEncoder;
 }
 
 export interface AgentryApp {
@@ -101,14 +131,27 @@ export interface AgentryApp {
   discovery: Pick<DiscoveryService, 'warm'>;
   /** Every route the server registered, with its declared auth mode and schemas. */
   routes: readonly RouteEntry[];
-  /** Runs once a minute; tests with a manual clock run a pass when they need one. */
+  /** Runs once a minute on one node; tests with a manual clock run a pass when they need one. */
   trustEvidenceSweep: EvidenceSweep;
+  /** Puts verified receipts into the receipt log; tests `drain()` it instead of waiting for a pass. */
+  receiptSequencer: ReceiptSequencer;
   /** The webhook outbox worker; tests await its `settled()` to know a pass has run. */
   deliveryWorker: DeliveryWorker;
   /** The Stripe transfer worker, when Stripe is configured. */
   transferWorker: TransferWorker | null;
   /** GET /v1/events; tests with a manual clock run its prune pass when they need one. */
   events: EventsService;
+  /** BACKUP_DIR's scheduled backups (SQLite); null when not configured. */
+  backups: BackupSchedule | null;
+  /** OpenTelemetry tracing when an OTLP endpoint is configured; null when off. */
+  tracing: Tracing | null;
+  /**
+   * The first step of a shutdown, before close(): refuses new connections, keeps answering requests
+   * on open ones (each asking the client to close its connection), ends long polls and event streams,
+   * and resolves once the clients have closed every connection, no request has been under way for
+   * DRAIN_IDLE_MS, or SHUTDOWN_GRACE_MS has run out.
+   */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -138,10 +181,48 @@ function secretsKeyBeside(database: DatabaseHandle): { key: Buffer; createdFile:
   return { key, createdFile: created ? path : null };
 }
 
+/**
+ * How long a draining node waits with no request under way before it stops waiting for its clients
+ * to close their connections: longer than the proxy's upstream keepalive_timeout (2 s in the
+ * recommended configuration), so the proxy has closed its own by then; the ones left belong to
+ * clients that keep idle connections for longer (monitors, scrapers), which close() then closes.
+ */
+const DRAIN_IDLE_MS = 3_000;
+
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<AgentryApp> {
   const clock = overrides.clock ?? systemClock;
-  const database = openDatabase({ url: config.databaseUrl, ...(overrides.databaseSchema ? { schema: overrides.databaseSchema } : {}) });
+  const metrics = createMetrics();
+  // Off, the OpenTelemetry SDK is never loaded and nothing below pays for it.
+  const tracing = config.tracing ? await startTracing(config.tracing, SERVICE_VERSION) : null;
+  const dialect = dialectOf(config.databaseUrl);
+  const database = openDatabase({
+    url: config.databaseUrl,
+    connectTimeoutMs: config.databaseTimeoutMs,
+    onQuery: tracing
+      ? (seconds, failed, sql) => {
+          metrics.databaseQuery(seconds, failed);
+          tracing.query(sql, seconds, failed, dialect);
+        }
+      : (seconds, failed) => metrics.databaseQuery(seconds, failed),
+    ...(overrides.databaseSchema ? { schema: overrides.databaseSchema } : {}),
+  });
   await database.migrate();
+  const secretsKey = config.secretsKey ? { key: config.secretsKey, createdFile: null } : secretsKeyBeside(database);
+  const secrets = createSecretBox(secretsKey.key);
+  const receiptLog = createTransparencyLog({
+    database: database.db,
+    dialect: database.dialect,
+    name: 'receipts',
+    publicUrl: config.publicUrl,
+    secrets,
+    clock,
+    signer: config.receiptLog.signer,
+  });
+  // A log whose signing key cannot be settled stops the start, before anything else is opened.
+  await receiptLog.start().catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   // Signal errors can come before the server's logger exists; those are dropped (the caches' max age bounds the harm).
   let log: FastifyBaseLogger | null = null;
   const reportSignalError = (error: unknown) => log?.warn({ err: error }, 'signals: other nodes may see a change late');
@@ -163,7 +244,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         : null;
 
   // Agent endpoints (webhooks, manifests, a configured model) are reached only through the SSRF-checked client.
-  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs });
+  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateEndpoints, totalTimeoutMs: config.delivery.timeoutMs, tracing });
   const principals = createPrincipalCache({ clock, signals, onError: reportSignalError });
   const authStore = createAuthStore(database.db);
   const usersStore = createUsersStore(database.db);
@@ -173,10 +254,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     isPerson: authStore.isPerson,
     accountIdByUsername: usersStore.accountIdByUsername,
   });
-  const secretsKey = config.secretsKey ? { key: config.secretsKey, createdFile: null } : secretsKeyBeside(database);
-  const secrets = createSecretBox(secretsKey.key);
+  const registryStore = createRegistryStore(database.db, database.dialect);
   const registry = createRegistryService({
-    store: createRegistryStore(database.db, database.dialect),
+    store: registryStore,
     serviceAccounts: authStore,
     clock,
     isOrgMember: orgs.isMember,
@@ -185,6 +265,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     agentRemoved: principals.forgetAgent,
     manifests: createManifestImporter(outbound),
     secrets,
+    endpointRefusal: (url) => knownRefusal(url, config.allowPrivateEndpoints),
   });
   const { agentAccounts } = registry;
   const loginThrottle = createLoginThrottle({
@@ -193,7 +274,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     redis,
     onRedisError: (error) => log?.warn({ err: error }, 'login limits: Redis unreachable, counting on this node'),
   });
+  // Each module hooks its part of deleting an account below, once it exists (docs/security.md).
+  const accountDeletion = createAccountDeletion();
   const auth = createAuthService({
+    accountDeletion,
     store: authStore,
     clock,
     sessionTtlHours: config.sessionTtlHours,
@@ -211,10 +295,52 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     sqliteFile: database.sqliteFile,
     onInsertWorkerError: (error) => log?.error({ err: error }, 'receipt insert worker died; inserting on the request thread'),
   });
-  const receipts = createReceiptsService({ store: receiptsStore, clock, verifier: signatureVerifier });
+  const onSequencingError = (error: unknown) => log?.error({ err: error }, 'receipt log: a sequencing pass failed; the next pass retries');
+  const receiptSequencer = database.sqliteFile
+    ? createSequencerThread({
+        path: database.sqliteFile,
+        publicUrl: config.publicUrl,
+        signer: receiptLog.signer(),
+        batchSize: config.receiptLog.batchSize,
+        intervalMs: config.receiptLog.intervalMs,
+        onError: onSequencingError,
+      })
+    : createReceiptSequencer({
+        database: database.db,
+        store: receiptsStore,
+        log: receiptLog,
+        batchSize: config.receiptLog.batchSize,
+        intervalMs: config.receiptLog.intervalMs,
+        onError: onSequencingError,
+      });
+  const receipts = createReceiptsService({
+    store: receiptsStore,
+    clock,
+    verifier: signatureVerifier,
+    log: receiptLog,
+    sequenceIntervalMs: config.receiptLog.intervalMs,
+    onIngested: (verified) => metrics.receiptIngested(verified),
+    // A bound outcome is a verdict on the task, as a rating is: tasks tells discovery (completed work).
+    onTaskBoundOutcome: ({ taskId, outcome }) =>
+      tasks
+        .boundOutcomeReceived(taskId, outcome)
+        .catch((error: unknown) => log?.warn({ err: error }, 'discovery: a task-bound outcome could not be recorded as evidence')),
+  });
+  // Scheduled background passes run on one node of those sharing the database.
+  const backgroundPasses = createBackgroundPasses({
+    db: database.db,
+    dialect: database.dialect,
+    clock,
+    onPass: (job) => metrics.backgroundPass(job),
+    onError: (error) => log?.warn({ err: error }, 'background work: could not check whose pass it is; the next tick asks again'),
+  });
+  const sweepIntervalMs = overrides.backgroundIntervalsMs?.trustEvidenceSweep ?? 60_000;
+  const pruneIntervalMs = overrides.backgroundIntervalsMs?.eventPrune ?? 60_000;
   const evidenceSweep = createEvidenceSweep({
     store: receiptsStore,
     clock,
+    intervalMs: sweepIntervalMs,
+    scheduledPass: backgroundPasses.scheduled('trust_evidence_sweep', sweepIntervalMs),
     onError: (error) => log?.error({ err: error }, 'trust evidence sweep failed; reads stay exact, the next pass retries'),
   });
   const users = createUsersService({ store: usersStore, clock, agentAccounts, signals, onSignalError: reportSignalError });
@@ -224,7 +350,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     trust: receipts,
     embedder: config.embeddings ? createRemoteEmbedder(config.embeddings) : createWordVectorEmbedder(),
     // A model the operator configured is the semantic signal itself; the built-in encoder is for offline nodes.
-    ...(config.embeddings ? { sentenceEncoders: null } : {}),
+    ...(config.embeddings ? { sentenceEncoders: null } : overrides.sentenceEncoder ? { sharedBuiltInEncoder: overrides.sentenceEncoder } : {}),
     clock,
     onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: a relevance signal is unavailable; search goes on with the others'),
   });
@@ -238,7 +364,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       })
     : createBuiltinExtractor();
   const assigner = createAssigner({ extractor, publicUrl: config.publicUrl });
-  const tasksStore = createTasksStore(database.db, database.dialect);
+  const tasksStore = countingStatusChanges(createTasksStore(database.db, database.dialect), (status, count) => metrics.taskStatusChanged(status, count));
   const paymentsStore = createPaymentsStore(database.db, database.dialect);
   const stripe = config.stripe ? await loadStripeProvider(config.stripe) : null;
   const payments = createPaymentsService({
@@ -263,14 +389,39 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     settlement: payments.settlement,
     deliveries: deliveryHandOff,
+    onPollHeld: () => metrics.longPollHeld(),
+    discover: async (principal, words) =>
+      (await discovery.search(principal, { q: words, limit: 20, offset: 0 })).data.map((found) => ({
+        agentId: found.id,
+        relevance: found.relevance,
+        weakMatch: found.weakMatch,
+      })),
+    // The rating or receipt stands whatever happens here; a failure only means this task does not improve search.
+    learnFromWork: (work) =>
+      discovery.learn(work).catch((error: unknown) => log?.warn({ err: error }, 'discovery: a completed task could not be recorded as evidence')),
   });
-  const events = createEventsService({
-    log: createStatusEventsStore(database.db),
-    signals,
+  // Profiles first: an agent's profile is found through its agent, which goes next.
+  accountDeletion.hook({
+    remove: async (accountId) => {
+      const agentIds = await registry.ownedAgentIds(accountId);
+      // Follows end first, so the people on the other side count one fewer, then the profiles go.
+      await social.people.endFollowsOfAccount(accountId, agentIds);
+      await users.deleteProfilesOf(accountId, agentIds);
+    },
+  });
+  accountDeletion.hook({
+    refusal: async (accountId) => payments.deletionRefusal(await registry.ownedAgentIds(accountId)),
+    remove: registry.removeAllOwnedBy,
+  });
+  const media = createMediaService({
+    store: createMediaStore(database.db, database.dialect),
     clock,
-    ...config.events,
-    onError: (error) => log?.error({ err: error }, 'events: a read or prune failed; streams look again shortly'),
+    publicUrl: config.publicUrl,
+    quotaBytes: config.mediaQuotaBytes,
   });
+  accountDeletion.hook({ remove: media.forgetAccount });
+  accountDeletion.hook({ refusal: tasks.deletionRefusal, remove: discovery.forgetAccount });
+  accountDeletion.hook({ remove: orgs.forgetAccount });
   const social = createSocialService({
     database,
     clock,
@@ -286,17 +437,37 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onSignalError: reportSignalError,
   });
 
+  const statusEvents = createStatusEventsStore(database.db);
+  const events = createEventsService({
+    log: statusEvents,
+    live: social.live,
+    signals,
+    clock,
+    ...config.events,
+    pruneIntervalMs,
+    scheduledPrune: backgroundPasses.scheduled('event_prune', pruneIntervalMs),
+    onError: (error) => log?.error({ err: error }, 'events: a read or prune failed; streams look again shortly'),
+  });
+
+  // Set when shutdown begins (drain() or close()); the HTTP layer reads it.
+  let shuttingDown = false;
   const { app: server, routes } = await createServer({
     config,
+    shuttingDown: () => shuttingDown,
     authenticator: auth.authenticator,
     redis,
     webRoot: overrides.webRoot !== undefined ? overrides.webRoot : defaultWebRoot,
+    pageSubjects: { postExists: social.posts.exists, userExists: social.people.exists },
+    metrics,
+    tracing,
     ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}),
+    ...(overrides.logStream ? { logStream: overrides.logStream } : {}),
   });
   log = server.log;
   if (secretsKey.createdFile)
     server.log.warn({ file: secretsKey.createdFile }, 'SECRETS_KEY is not set: created a key file for stored agent credentials; back it up with the database');
-  registerHealthRoutes(server, database.db);
+  registerHealthRoutes(server, database.db, () => shuttingDown);
+  registerMetricsRoute(server, metrics, config.metricsToken);
   const credentialRateLimit = { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs };
   const cookies = { secure: config.publicUrl.startsWith('https:') };
   registerAuthRoutes(server, auth, { credentialRateLimit, cookies });
@@ -323,21 +494,53 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs },
     publicUrl: config.publicUrl,
   });
+  registerAgentFeedRoute(
+    server,
+    createAgentFeed({ feed: createFeedStore(database.db, database.dialect), findMany: registryStore.findMany, view: registry.view }),
+  );
+  registerMcpRegistryRoutes(server, createMcpRegistryService({ db: database.db, publicUrl: config.publicUrl }));
+  registerArdRoutes(
+    server,
+    createArdService({
+      publicUrl: config.publicUrl,
+      publicAgents: registryStore.publicAgents,
+      findMany: registryStore.findMany,
+      availabilityOf: registry.availabilityOf,
+      rank: async (text, limit) => (await discovery.search(null, { q: text, limit, offset: 0 })).data,
+    }),
+  );
   registerCatalogRoutes(server);
   registerDiscoveryRoutes(server, discovery);
   registerReceiptsRoutes(server, receipts);
+  registerTlogRoutes(server, [receiptLog]);
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
-  registerEventsRoutes(server, events);
+  registerEventsRoutes(server, events, auth.authenticator);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
-  registerMediaRoutes(
-    server,
-    createMediaService({ store: createMediaStore(database.db), clock, publicUrl: config.publicUrl, quotaBytes: config.mediaQuotaBytes }),
-  );
-  registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: '0.1.0' });
+  registerMediaRoutes(server, media);
+  registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: SERVICE_VERSION });
+  const a2aFrontDoor = createA2aFrontDoor({
+    tasks,
+    log: statusEvents,
+    signals,
+    card: serviceAgentCard(config.publicUrl, SERVICE_VERSION),
+    publicUrl: config.publicUrl,
+    logger: server.log,
+    maxStreamsPerAccount: config.events.maxStreamsPerAccount,
+    openEventStreams: events.openCount,
+  });
+  registerA2aRoutes(server, a2aFrontDoor, { heartbeatSeconds: config.events.heartbeatSeconds });
   registerMcpRoutes(server, { rateLimit: { max: config.rateLimit.max, timeWindow: config.rateLimit.windowMs } });
   const transfers = stripe
-    ? createTransferWorker({ store: paymentsStore, stripe, clock, signals, log: server.log, pollIntervalMs: config.delivery.pollIntervalMs })
+    ? createTransferWorker({
+        store: paymentsStore,
+        stripe,
+        clock,
+        signals,
+        log: server.log,
+        pollIntervalMs: config.delivery.pollIntervalMs,
+        scheduledPass: backgroundPasses.scheduled('stripe_transfers', config.delivery.pollIntervalMs),
+      })
     : null;
   const deliveries = createDeliveryWorker({
     store: tasksStore,
@@ -347,6 +550,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     assigner,
     findAgent: registry.findAgent,
+    markSeen: registry.markSeen,
     a2a: createA2aSender({
       outbound,
       secrets,
@@ -358,33 +562,76 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     }),
     settlement: payments.settlement,
     log: server.log,
+    tracing,
     options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
     handOff: deliveryHandOff,
+    onAttempt: (mode, outcome) => metrics.deliveryAttempt(mode, outcome),
+    scheduledExpiry: backgroundPasses.scheduled('task_expiry', config.delivery.pollIntervalMs),
+  });
+  metrics.readFrom({
+    databasePool: database.poolStats,
+    eventStreamsOpen: events.openTotal,
+    deliveriesInFlight: deliveries.inFlight,
+    deliveryQueue: tasksStore.queueDepth,
   });
 
-  // Open event streams would keep their connections, and so the server's close, waiting forever.
-  server.addHook('preClose', async () => events.stop());
+  const backups =
+    config.backupSchedule && database.sqliteFile ? createBackupSchedule({ sqliteFile: database.sqliteFile, ...config.backupSchedule, log: server.log }) : null;
+
+  // Shutdown has one budget, SHUTDOWN_GRACE_MS from its start, shared by every step that waits on
+  // others (open connections, open requests, webhooks in flight) instead of each taking it, or no
+  // limit, in turn.
+  let graceEndsAt = Number.POSITIVE_INFINITY;
+  const graceLeft = () => Math.max(0, graceEndsAt - Date.now());
+  let shutdownBegun: Promise<void> | null = null;
+  const beginShutdown = () =>
+    (shutdownBegun ??= (() => {
+      shuttingDown = true;
+      graceEndsAt = Date.now() + config.shutdownGraceMs;
+      // Held long polls answer now, and open event streams end (with their retry hint): otherwise
+      // they keep their connections, and so the shutdown, waiting up to their full length.
+      tasks.stopWaiting();
+      a2aFrontDoor.stop();
+      // No webhook is taken from now on; those in flight have the grace to finish, and the ones
+      // still running when it ends are handed back for another node to send.
+      return Promise.all([events.stop(), deliveries.stop(graceLeft())]).then(() => undefined);
+    })());
+  // Requests on open connections are answered as usual while draining; close() answers them 503.
+  let draining: Promise<void> | null = null;
+  const drain = () =>
+    (draining ??= Promise.all([beginShutdown(), connectionsClosed(server, { idleMs: DRAIN_IDLE_MS, maxWaitMs: graceLeft() })]).then(() => undefined));
+  server.addHook('preClose', async () => {
+    await beginShutdown();
+    // The server's close waits for every request still being answered; past the grace, their
+    // connections are cut so the node exits on time.
+    setTimeout(() => server.server.closeAllConnections(), graceLeft()).unref();
+  });
   server.addHook('onClose', async () => {
     // Requests whose clients left are no longer tracked by the HTTP server but may still be running.
-    await waitForRequestsToFinish(server, config.shutdownGraceMs);
-    await deliveries.stop();
+    await waitForRequestsToFinish(server, graceLeft());
     await transfers?.stop();
+    await backups?.stop();
     await outbound.close();
     await signatureVerifier.close();
     await evidenceSweep.stop();
+    await receiptSequencer.close();
     await receiptsStore.close();
     await discovery.close();
     await signals.close();
     await database.close();
     loginThrottle.close();
     if (redis) await redis.quit().catch(() => redis.disconnect());
+    // Last: the spans of everything above are exported before the process ends.
+    await tracing?.close();
   });
   overrides.beforeReady?.(server);
   await server.ready();
   await deliveries.start();
   transfers?.start();
   evidenceSweep.start();
+  receiptSequencer.start();
   events.start();
+  backups?.start();
 
   return {
     server,
@@ -395,9 +642,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     discovery,
     trustEvidenceSweep: evidenceSweep,
+    receiptSequencer,
     deliveryWorker: deliveries,
     transferWorker: transfers,
     events,
+    backups,
+    tracing,
+    drain,
     close: () => server.close(),
   };
 }

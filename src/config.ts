@@ -6,12 +6,17 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { parseSecretsKey } from './lib/secret-box.ts';
+import type { TracingConfig } from './lib/tracing.ts';
+import { parseSignerKey } from '@agentry/sdk/tlog';
+import type { NoteSigner } from './modules/tlog/index.ts';
 
 export interface Config {
   port: number;
   host: string;
   /** `sqlite:<path>` / a plain file path / `:memory:` for SQLite, or a `postgres://` URL. */
   databaseUrl: string;
+  /** How long a request waits for a database connection before it answers 503 (PostgreSQL). */
+  databaseTimeoutMs: number;
   publicUrl: string;
   oidcIssuer: string | null;
   oidcAudience: string | null;
@@ -60,7 +65,15 @@ export interface Config {
   /** How long shutdown waits for requests still running (including those whose client has left). */
   shutdownGraceMs: number;
   /** GET /v1/events: how long events stay replayable, streams per account on a node, the keep-alive comment's interval. */
-  events: { retentionMinutes: number; maxStreamsPerAccount: number; heartbeatSeconds: number };
+  events: { retentionMinutes: number; maxStreamsPerAccount: number; maxStreamsPerAddress: number; heartbeatSeconds: number };
+  /** The receipt log: its signing key if the operator gives one (LOG_SIGNING_KEY), and how often receipts are sequenced. */
+  receiptLog: { signer: NoteSigner | null; intervalMs: number; batchSize: number };
+  /** METRICS_TOKEN: the bearer token /metrics asks for; null serves it to loopback clients only. */
+  metricsToken: string | null;
+  /** SQLite: online backups the service takes itself into `dir` every `intervalHours`, keeping the newest `keep`; null: none. */
+  backupSchedule: { dir: string; intervalHours: number; keep: number } | null;
+  /** OpenTelemetry traces, on when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT); null: off, the SDK never loaded. */
+  tracing: TracingConfig | null;
 }
 
 export type TrustProxy = false | { hops: number } | { proxies: string[] };
@@ -117,6 +130,13 @@ export function loadConfig(env: Env): Config {
     problems.push(`DATABASE_URL must be a postgres:// URL or a SQLite path (got "${databaseUrl}")`);
   }
 
+  const logSigningKeyText = env.LOG_SIGNING_KEY && env.LOG_SIGNING_KEY !== '' ? env.LOG_SIGNING_KEY : null;
+  const logSigner = logSigningKeyText ? parseSignerKey(logSigningKeyText) : null;
+  if (logSigningKeyText && !logSigner)
+    problems.push(
+      'LOG_SIGNING_KEY must be a signed-note Ed25519 signer key, PRIVATE+KEY+<name>+<8 hex digits>+<base64> (make one with `agentry log keygen <name>`)',
+    );
+
   const secretsKeyText = env.SECRETS_KEY && env.SECRETS_KEY !== '' ? env.SECRETS_KEY : null;
   const secretsKey = secretsKeyText ? parseSecretsKey(secretsKeyText) : null;
   if (secretsKeyText && !secretsKey) problems.push('SECRETS_KEY must be 32 bytes as 64 hex digits or base64 (make one with `openssl rand -base64 32`)');
@@ -164,6 +184,14 @@ export function loadConfig(env: Env): Config {
   const operatorEmails = list(env.OPERATOR_EMAILS).map((email) => email.toLowerCase());
   for (const email of operatorEmails)
     if (!/^[^@\s]+@[^@\s]+$/.test(email)) problems.push(`OPERATOR_EMAILS must be comma-separated email addresses (got "${email}")`);
+
+  const metricsToken = env.METRICS_TOKEN && env.METRICS_TOKEN !== '' ? env.METRICS_TOKEN : null;
+  if (metricsToken && !/^[\x21-\x7e]{16,4096}$/.test(metricsToken))
+    problems.push('METRICS_TOKEN must be 16 or more printable characters without spaces (make one with `openssl rand -base64 32`)');
+  const backupDir = env.BACKUP_DIR && env.BACKUP_DIR !== '' ? env.BACKUP_DIR : null;
+  if (backupDir && /^(postgres|postgresql):\/\//.test(databaseUrl))
+    problems.push('BACKUP_DIR is for SQLite; back up PostgreSQL with pg_dump (docs/operations.md, "Backups and restore")');
+  if (!backupDir && (env.BACKUP_INTERVAL_HOURS || env.BACKUP_KEEP)) problems.push('BACKUP_DIR is required when BACKUP_INTERVAL_HOURS or BACKUP_KEEP is set');
 
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
@@ -215,19 +243,86 @@ export function loadConfig(env: Env): Config {
     operators: { emails: operatorEmails, accountIds: list(env.OPERATOR_ACCOUNT_IDS) },
     // One worker on a 2-core machine: the request thread keeps the other core.
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
+    databaseTimeoutMs: integer('DATABASE_TIMEOUT_MS', 5000, 100, 120_000),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
     mediaQuotaBytes: integer('MEDIA_QUOTA_BYTES', 100 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     events: {
       retentionMinutes: integer('EVENTS_RETENTION_MINUTES', 60, 1, 7 * 24 * 60),
       maxStreamsPerAccount: integer('EVENTS_MAX_STREAMS_PER_ACCOUNT', 10, 1, 1000),
+      maxStreamsPerAddress: integer('EVENTS_MAX_STREAMS_PER_ADDRESS', 30, 1, 100_000),
       heartbeatSeconds: integer('EVENTS_HEARTBEAT_SECONDS', 20, 1, 300),
     },
+    // Sequencing is bounded: a receipt waits at most one interval (5 s at most) unless 1,000 are ahead of it.
+    receiptLog: { signer: logSigner, intervalMs: integer('RECEIPT_LOG_INTERVAL_MS', 1000, 10, 5000), batchSize: 1000 },
+    metricsToken,
+    backupSchedule: backupDir
+      ? { dir: backupDir, intervalHours: integer('BACKUP_INTERVAL_HOURS', 24, 1, 24 * 30), keep: integer('BACKUP_KEEP', 7, 1, 1000) }
+      : null,
+    tracing: tracingConfig(env, problems),
   };
   if (config.loginThrottle.delayBaseMs > config.loginThrottle.delayMaxMs) {
     problems.push(`LOGIN_DELAY_BASE_MS (${config.loginThrottle.delayBaseMs}) must not exceed LOGIN_DELAY_MAX_MS (${config.loginThrottle.delayMaxMs})`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const otlpProtocols = ['http/protobuf', 'http/json'] as const;
+
+/**
+ * The standard OpenTelemetry variables that decide whether traces are sent, where and how. The SDK
+ * itself reads the rest of its own (OTEL_TRACES_SAMPLER, OTEL_BSP_*, OTEL_RESOURCE_ATTRIBUTES, ...).
+ */
+function tracingConfig(env: Env, problems: string[]): TracingConfig | null {
+  const given = (name: string) => (env[name] !== undefined && env[name]!.trim() !== '' ? env[name]!.trim() : null);
+  const tracesEndpoint = given('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const baseEndpoint = given('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (!tracesEndpoint && !baseEndpoint) return null;
+  if (given('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return null;
+  const exporter = given('OTEL_TRACES_EXPORTER')?.toLowerCase() ?? 'otlp';
+  if (exporter === 'none') return null;
+  if (exporter !== 'otlp') {
+    problems.push(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}")`);
+    return null;
+  }
+  // The base endpoint gets the signal's path; the traces endpoint is used exactly as written.
+  const endpoint = tracesEndpoint ?? `${baseEndpoint!.replace(/\/+$/, '')}/v1/traces`;
+  const name = tracesEndpoint ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(endpoint);
+  } catch {
+    // reported below
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    problems.push(`${name} must be an http:// or https:// URL (got "${tracesEndpoint ?? baseEndpoint}")`);
+    return null;
+  }
+  const protocolName = given('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = given(protocolName) ?? 'http/protobuf';
+  if (!(otlpProtocols as readonly string[]).includes(protocol)) {
+    problems.push(`${protocolName} must be ${otlpProtocols.join(' or ')} (got "${protocol}"; for grpc, send to the collector's OTLP/HTTP port, 4318)`);
+    return null;
+  }
+  const headersName = given('OTEL_EXPORTER_OTLP_TRACES_HEADERS') ? 'OTEL_EXPORTER_OTLP_TRACES_HEADERS' : 'OTEL_EXPORTER_OTLP_HEADERS';
+  const headers: Record<string, string> = {};
+  for (const pair of (given(headersName) ?? '').split(',')) {
+    if (pair.trim() === '') continue;
+    const equals = pair.indexOf('=');
+    const key = equals > 0 ? pair.slice(0, equals).trim() : '';
+    let value: string | null = null;
+    try {
+      value = equals > 0 ? decodeURIComponent(pair.slice(equals + 1).trim()) : null;
+    } catch {
+      // reported below
+    }
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key) || value === null) {
+      problems.push(`${headersName} must be comma-separated name=value pairs, values percent-encoded`);
+      return null;
+    }
+    headers[key] = value;
+  }
+  return { endpoint, protocol: protocol as TracingConfig['protocol'], headers, serviceName: given('OTEL_SERVICE_NAME') ?? 'agentry' };
 }
 
 /** proxy-addr's names for address ranges, accepted alongside addresses and CIDRs. */

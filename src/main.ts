@@ -21,10 +21,11 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.server.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.server.log.info({ signal }, 'shutting down: refusing new connections, answering on open ones until their clients close them');
     // A stuck request, or a close step that hangs past the grace, must not keep the process alive forever.
     const timer = setTimeout(() => process.exit(1), config.shutdownGraceMs + 25_000);
     timer.unref();
+    await app.drain();
     await app.close();
     process.exit(0);
   };

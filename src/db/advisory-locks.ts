@@ -9,3 +9,9 @@
  */
 export const SWEEP_LOCK_CLASS = 0x74727573; // "trus"
 export const SWEEP_LOCK_OBJECT = 'hashtext(current_schema())';
+
+/**
+ * Held by whoever appends to a transparency log, for the length of its transaction: one sequencer
+ * at a time across nodes. The object is the schema's name and the log's name hashed.
+ */
+export const TLOG_LOCK_CLASS = 0x746c6f67; // "tlog"

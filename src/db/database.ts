@@ -8,14 +8,17 @@ import {
   PostgresDialect,
   SqliteDialect,
   SqliteDriver,
+  sql,
   type DatabaseConnection,
   type Dialect,
+  type KyselyConfig,
   type SqliteDialectConfig,
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
 import { dialectOf, sqlitePath, type DialectName } from './dialect.ts';
-import { migrationProvider } from './migrations/index.ts';
+import { isUniqueViolation } from './errors.ts';
+import { latestMigration, migrationNames, migrationProvider } from './migrations/index.ts';
 import { configureSqlite, type SqlSignalListener } from './sqlite-pragmas.ts';
 import type { Database } from './schema.ts';
 
@@ -35,6 +38,8 @@ export interface DatabaseHandle {
    * itself and reach the signal bus without this.
    */
   relaySqlSignals(listener: SqlSignalListener): void;
+  /** PostgreSQL: the pool's connections (all, idle) and the requests waiting for one; null on SQLite. */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
   /** Runs pending migrations, all of them or up to and including `through` (tests of a migration). */
   migrate(through?: string): Promise<string[]>;
   close(): Promise<void>;
@@ -45,6 +50,10 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to work in (tests give each app its own); created when missing. */
   schema?: string;
   poolSize?: number;
+  /** PostgreSQL: how long to wait for a connection (a new one, or a free one from the pool) before failing. */
+  connectTimeoutMs?: number;
+  /** Told each query's duration, whether it failed and its SQL (the metrics' query latency, tracing's query spans). */
+  onQuery?: (seconds: number, failed: boolean, sql: string) => void;
 }
 
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
@@ -55,20 +64,35 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   }
   const file = dialect === 'sqlite' ? sqlitePath(options.url) : null;
   let sqlSignalListener: SqlSignalListener = () => {};
-  const db = file === null ? openPostgres(options, schema) : openSqlite(file, (channel, payload) => sqlSignalListener(channel, payload));
+  const { onQuery } = options;
+  const log: KyselyConfig['log'] = onQuery ? (event) => onQuery(event.queryDurationMillis / 1000, event.level === 'error', event.query.sql) : undefined;
+  let pool: pg.Pool | null = null;
+  const db =
+    file === null
+      ? openPostgres(options, schema, log, (made) => (pool = made))
+      : openSqlite(file, (channel, payload) => sqlSignalListener(channel, payload), log);
 
   return {
     db,
     dialect,
     sqliteFile: file === ':memory:' ? null : file,
     transaction: (work) => db.transaction().execute(work),
+    poolStats: () => (pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null),
     relaySqlSignals(listener) {
       if (dialect === 'sqlite') sqlSignalListener = listener;
     },
     async migrate(through) {
       if (dialect === 'postgres' && schema !== 'public') {
-        await db.schema.createSchema(schema).ifNotExists().execute();
+        // Nodes starting together may race to create it; IF NOT EXISTS alone can still fail on PostgreSQL.
+        await db.schema
+          .createSchema(schema)
+          .ifNotExists()
+          .execute()
+          .catch((error: unknown) => {
+            if (!isUniqueViolation(error)) throw error;
+          });
       }
+      await refuseNewerSchema(db, dialect === 'postgres' ? schema : null);
       const migrator = new Migrator({
         db,
         provider: migrationProvider(dialect),
@@ -83,19 +107,49 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   };
 }
 
+/** A node whose code is older than its database's schema stops here instead of running old code on it. */
+export class SchemaNewerThanCodeError extends Error {
+  constructor(
+    readonly databaseVersion: string,
+    readonly codeVersion: string,
+  ) {
+    super(
+      `The database's schema is at migration ${databaseVersion}, newer than this code knows (its latest is ${codeVersion}): ` +
+        'a newer version of the service has run against this database; run that version here too',
+    );
+    this.name = 'SchemaNewerThanCodeError';
+  }
+}
+
+async function refuseNewerSchema(db: Db, schema: string | null): Promise<void> {
+  const table = schema ? sql.table(`${schema}.kysely_migration`) : sql.table('kysely_migration');
+  let applied: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(db);
+    applied = rows.map((row) => row.name).sort();
+  } catch (error) {
+    // An empty database has no migration table yet; any other failure is the migrator's to report.
+    if (/does not exist|no such table/.test(error instanceof Error ? error.message : '')) return;
+    throw error;
+  }
+  const known = new Set(migrationNames);
+  const unknown = applied.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new SchemaNewerThanCodeError(unknown.at(-1)!, latestMigration);
+}
+
 /**
  * The database holds password hashes, webhook secrets and the ledger, so what the service creates is
  * its owner's alone: folders 0700, the file 0600 (created empty before SQLite opens it; SQLite gives
  * the -wal and -shm files the database file's permissions). Existing files and folders keep theirs.
  */
-function openSqlite(path: string, onSignal: SqlSignalListener): Db {
+function openSqlite(path: string, onSignal: SqlSignalListener, log: KyselyConfig['log']): Db {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     closeSync(openSync(path, 'a', 0o600));
   }
   const sqlite = new SQLite(path);
   configureSqlite(sqlite, onSignal);
-  return new Kysely<Database>({ dialect: immediateTransactions({ database: withStatementCache(sqlite) }) });
+  return new Kysely<Database>({ dialect: immediateTransactions({ database: withStatementCache(sqlite) }), ...(log ? { log } : {}) });
 }
 
 /**
@@ -147,15 +201,22 @@ function withStatementCache(sqlite: SQLite.Database, limit = 500) {
   };
 }
 
-function openPostgres(options: DatabaseOptions, schema: string): Db {
+function openPostgres(options: DatabaseOptions, schema: string, log: KyselyConfig['log'], made: (pool: pg.Pool) => void): Db {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
+    // While the database is down or restarting, a request fails within this bound instead of queueing forever.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    keepAlive: true,
     // The namespace names this schema's signal channels for signals raised in SQL (agentry_signal),
     // as src/db/signals.ts names them for this schema's app.
     options: `-c search_path=${schema}${schema === 'public' ? '' : ` -c agentry.signal_namespace=${schema}`}`,
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Nor one in use: pg emits 'error' on a client whose connection ends even while its query fails with
+  // the same error, and a client in use has no pool listener. The query's own rejection reports it.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  made(pool);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
 }

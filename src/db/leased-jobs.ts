@@ -42,6 +42,10 @@ export async function claimLeasedJobs<Row extends LeasedColumns, DB = unknown>(
 ): Promise<Row[]> {
   const jobs = db as unknown as Kysely<{ job: LeasedColumns }>;
   const due = dueJobs(db, table, now, limit);
+  // A SQLite UPDATE takes the write lock even when it matches nothing, and better-sqlite3 waits for
+  // it on the calling thread: an idle worker's claim stalled every request while another connection
+  // (the receipt insert worker, the log sequencer) was writing. Reading first takes no lock.
+  if (dialect === 'sqlite' && (await due.executeTakeFirst()) === undefined) return [];
   const lockedDue = dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
   const claimed = await jobs
     .updateTable(table as unknown as 'job')

@@ -13,6 +13,7 @@ import type { ReceiptsTables } from '../modules/receipts/index.ts';
 import type { RegistryTables } from '../modules/registry/index.ts';
 import type { SocialTables } from '../modules/social/index.ts';
 import type { TasksTables } from '../modules/tasks/index.ts';
+import type { TlogTables } from '../modules/tlog/index.ts';
 import type { UsersTables } from '../modules/users/index.ts';
 
 export type Database = AuthTables &
@@ -24,4 +25,5 @@ export type Database = AuthTables &
   DiscoveryTables &
   TasksTables &
   PaymentsTables &
-  MediaTables;
+  MediaTables &
+  TlogTables;

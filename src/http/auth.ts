@@ -15,6 +15,12 @@ export type AuthMode = 'none' | 'optional' | 'session' | 'key' | 'either';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
+    /**
+     * A GET that changes state (a poll takes tasks). A cross-site top-level navigation carries the
+     * SameSite=Lax session cookie on a GET, so such a route never reads the cookie: it takes bearer
+     * tokens, API keys and agent signatures only.
+     */
+    getChangesState?: true;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -40,11 +46,11 @@ export function installAuthentication(app: FastifyInstance, authenticator: Authe
       throw new Error(`route ${route.method} ${route.url} declares no auth mode`);
     }
     if (mode === undefined || mode === 'none') return;
-    prependOnRequest(route, authenticationHook(authenticator, mode));
+    prependOnRequest(route, authenticationHook(authenticator, mode, route.config?.getChangesState !== true));
   });
 }
 
-function authenticationHook(authenticator: Authenticator, mode: Exclude<AuthMode, 'none'>) {
+function authenticationHook(authenticator: Authenticator, mode: Exclude<AuthMode, 'none'>, acceptsCookie: boolean) {
   const admit = (request: FastifyRequest, principal: Principal | null): AppError | undefined => {
     if (!principal) return unauthorized('The credential is invalid, expired or revoked');
     if (mode === 'session' && principal.via === 'key') return unauthorized('This route needs a session token, not an API key');
@@ -69,7 +75,7 @@ function authenticationHook(authenticator: Authenticator, mode: Exclude<AuthMode
   return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     const token = bearerToken(request);
     if (token === undefined) {
-      const cookieToken = sessionCookieOf(request);
+      const cookieToken = acceptsCookie ? sessionCookieOf(request) : undefined;
       if (cookieToken === undefined) return done(mode === 'optional' ? undefined : unauthorized('Send Authorization: Bearer <session token or API key>'));
       const found = authenticator.authenticate(cookieToken);
       if (found instanceof Promise) found.then((principal) => done(admitCookie(request, reply, cookieToken, principal)), done);
@@ -81,6 +87,16 @@ function authenticationHook(authenticator: Authenticator, mode: Exclude<AuthMode
     if (found instanceof Promise) found.then((principal) => done(admit(request, principal)), done);
     else done(admit(request, found));
   };
+}
+
+/**
+ * The token a request authenticated with (bearer, or the session cookie where the route reads it), so
+ * a long-lived response can check later that it still authenticates.
+ */
+export function credentialTokenOf(request: FastifyRequest): string | undefined {
+  const token = bearerToken(request);
+  if (token !== undefined) return token ?? undefined;
+  return request.routeOptions.config.getChangesState === true ? undefined : sessionCookieOf(request);
 }
 
 /** For handlers of routes whose mode guarantees a principal. */

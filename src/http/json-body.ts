@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../lib/errors.ts';
 import { depthExceededAt, MAX_JSON_DEPTH } from '../lib/json-depth.ts';
 
@@ -13,9 +13,16 @@ import { depthExceededAt, MAX_JSON_DEPTH } from '../lib/json-depth.ts';
  *   levels (10 KB of brackets) would overflow the stack of whichever touched it first.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
+}
+
+export type JsonBodyParser = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) => void;
+
+/** The parser every JSON route uses, for a route that screens its body first and falls back to it. */
+export function jsonBodyParser(app: FastifyInstance): JsonBodyParser {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  return (request, body, done) => {
     const text = body as string;
     if (text === '') {
       done(null, undefined);
@@ -27,5 +34,5 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     void parseJson(request, text, done);
-  });
+  };
 }

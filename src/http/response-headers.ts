@@ -9,23 +9,29 @@ const headers: [string, string][] = [
 const contentSecurityPolicy = "default-src 'none'; frame-ancestors 'none'";
 
 /**
- * The API serves JSON only; these headers make browsers treat it that way. The same hook tells
- * keep-alive clients to close once shutdown began: a connection whose request finishes after
- * close() started would otherwise hold the process open until its idle timeout.
+ * The same headers on a response a route writes itself (a hijacked reply, which skips onSend): the
+ * MCP endpoint's transport writes its own answers.
  */
-export function installResponseHeaders(app: FastifyInstance): void {
-  let closing = false;
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
+export function setSecurityHeaders(raw: { setHeader(name: string, value: string): unknown }, requestId: string): void {
+  for (const [name, value] of headers) raw.setHeader(name, value);
+  raw.setHeader('x-request-id', requestId);
+  raw.setHeader('content-security-policy', contentSecurityPolicy);
+}
+
+/**
+ * The API serves JSON only; these headers make browsers treat it that way. The same hook tells
+ * keep-alive clients to close once the node is shutting down (`shuttingDown()`): only the client can
+ * close a kept-alive connection without racing a request it is sending on it, and a connection left
+ * open holds the stopping node until the client's idle timeout.
+ */
+export function installResponseHeaders(app: FastifyInstance, shuttingDown: () => boolean): void {
   // A callback-style hook: it runs on every response, and an async one costs a promise and a microtask turn.
   app.addHook('onSend', (request, reply, payload, done) => {
     for (const [name, value] of headers) reply.header(name, value);
     reply.header('x-request-id', request.id);
     // The web app's pages set a policy of their own.
     if (!request.url.startsWith('/docs') && !reply.hasHeader('content-security-policy')) reply.header('content-security-policy', contentSecurityPolicy);
-    if (closing) reply.header('connection', 'close');
+    if (shuttingDown()) reply.header('connection', 'close');
     done(null, payload);
   });
 }

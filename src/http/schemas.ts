@@ -16,6 +16,15 @@ export const errorResponses = {
   '5xx': Type.Ref('ErrorBody'),
 };
 
+/**
+ * The error responses of a standard's routes, whose clients read the standard's own error field
+ * (added beside `code` and `message` by src/http/errors.ts for the standard's path prefix).
+ */
+export const standardErrorResponses = (fields: Record<string, TSchema>) => {
+  const body = Type.Composite([Type.Omit(ErrorBody, []), Type.Object(fields)]);
+  return { '4xx': body, '5xx': body };
+};
+
 export const dataOf = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
 
 export const Pagination = Type.Object({

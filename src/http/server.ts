@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Server as NetServer } from 'node:net';
 import fastifyCookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -12,11 +13,15 @@ import { answerClientError, installErrorHandlers, sendError } from './errors.ts'
 import { installJsonBodyParser } from './json-body.ts';
 import { createMemoryCounterStore, createRedisCounterStore, installRateLimit } from './rate-limit.ts';
 import { installLazyRequestLoggers } from './request-logger.ts';
+import type { Metrics } from '../lib/metrics.ts';
+import type { Tracing } from '../lib/tracing.ts';
+import { installHttpMetrics } from './metrics.ts';
 import { ErrorBody } from './schemas.ts';
 import { installResponseHeaders } from './response-headers.ts';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { createValidatorCompiler, madeOnFirstUse } from './validation.ts';
 import { recordRoutes, type RouteEntry } from './route-table.ts';
+import type { PageSubjects } from './app-pages.ts';
 import { installWebApp, type PageFallback } from './web-app.ts';
 
 export interface ServerOptions {
@@ -24,8 +29,18 @@ export interface ServerOptions {
   authenticator: Authenticator;
   redis: Redis | null;
   logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   /** The built web app's folder; null serves the API alone. */
   webRoot: string | null;
+  /** Whether a post or user a page is about exists; without it such pages always answer 200. */
+  pageSubjects?: PageSubjects;
+  /** Counts every request (GET /metrics); null counts nothing. */
+  metrics?: Metrics | null;
+  /** A span for every request when tracing is on; null traces nothing. */
+  tracing?: Tracing | null;
+  /** Whether the node is shutting down: every answer then asks the client to close its connection. */
+  shuttingDown?: () => boolean;
 }
 
 const incomingRequestId = /^[A-Za-z0-9._-]{8,128}$/;
@@ -66,6 +81,34 @@ export async function waitForRequestsToFinish(app: FastifyInstance, maxWaitMs: n
 }
 
 /**
+ * Stops accepting connections, and resolves once every open one has closed, or once no request has
+ * been under way for `idleMs` (the connections left are idle: their clients keep them past the
+ * drain), or after `maxWaitMs`. Unlike http.Server's close it closes no kept-alive connection: one
+ * the server closes may be the one a proxy is sending a request on at that moment, and the proxy
+ * answers it 502 without resending it elsewhere when it is a POST. The clients close them, after an
+ * answer that says `Connection: close` or at the end of their own idle timeout, which for the proxy
+ * is below `idleMs`. A connection refused instead is safe: nothing was sent on it, and a proxy tries
+ * the next node.
+ */
+export function connectionsClosed(app: FastifyInstance, { idleMs, maxWaitMs }: { idleMs: number; maxWaitMs: number }): Promise<void> {
+  const state = inFlight.get(app);
+  return new Promise((resolve) => {
+    let lastBusy = Date.now();
+    const done = () => {
+      clearTimeout(deadline);
+      clearInterval(watch);
+      resolve();
+    };
+    const deadline = setTimeout(done, maxWaitMs);
+    const watch = setInterval(() => {
+      if (state && state.count > 0) lastBusy = Date.now();
+      else if (Date.now() - lastBusy >= idleMs) done();
+    }, 50);
+    NetServer.prototype.close.call(app.server, done);
+  });
+}
+
+/**
  * What Fastify believes of X-Forwarded-For, and so the address every per-client limit counts.
  * A hop count is a function: Fastify's own number form trusts no hop at all (it cannot vouch for
  * the peer), which would put every client behind the proxy on the proxy's one budget. With it the
@@ -95,11 +138,23 @@ export async function createServer({
   authenticator,
   redis,
   logger,
+  logStream,
   webRoot,
+  pageSubjects,
+  metrics,
+  tracing,
+  shuttingDown = () => false,
 }: ServerOptions): Promise<{ app: FastifyInstance; routes: readonly RouteEntry[] }> {
   const logging = logger !== false && config.logLevel !== 'silent';
   const app = Fastify({
-    logger: logging ? { level: config.logLevel } : false,
+    logger: logging
+      ? {
+          level: config.logLevel,
+          // Tracing on, every line written inside a span says which (trace_id, span_id); off, lines carry nothing more.
+          ...(tracing ? { mixin: tracing.logFields } : {}),
+          ...(logStream ? { stream: logStream } : {}),
+        }
+      : false,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: proxyTrust(config.trustProxy),
     // A proxy's request id is kept so one request can be followed across systems.
@@ -115,13 +170,16 @@ export async function createServer({
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes = recordRoutes(app);
+  // First of the hooks: everything after it runs inside the request's span.
+  if (tracing) tracing.instrumentServer(app);
   trackRequestsInFlight(app);
+  if (metrics) installHttpMetrics(app, metrics);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ErrorBody);
   let pageFallback: PageFallback | null = null;
   installErrorHandlers(app, () => pageFallback);
   installJsonBodyParser(app);
-  installResponseHeaders(app);
+  installResponseHeaders(app, shuttingDown);
   if (logging) installLazyRequestLoggers(app);
 
   // Cookies are parsed only by the authentication hook, and only when a request has no bearer token.
@@ -150,7 +208,7 @@ export async function createServer({
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
-  pageFallback = await installWebApp(app, webRoot);
+  pageFallback = await installWebApp(app, webRoot, pageSubjects ?? null);
 
   return { app, routes };
 }

@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isKnownPage, isServicePath, type PageSubjects } from './app-pages.ts';
 
 /** Where `npm run build:web` writes the app. */
 export const defaultWebRoot = fileURLToPath(new URL('../../dist/web', import.meta.url));
 
-/** These keep the API's JSON 404 for unknown paths; every other GET is a page of the app. */
-const notPages = /^\/(v1|docs|openapi\.json|health|ready|media|assets)(\/|$|\?)/;
 /** A last segment with a dot asks for a file (favicon.ico, robots.txt), not for a page. */
 const fileLike = /\/[^/?]*\.[^/?]*(\?|$)/;
 
@@ -33,10 +32,11 @@ export type PageFallback = (request: FastifyRequest, reply: FastifyReply) => Fas
 
 /**
  * Serves the built web app: content-hashed files under /assets/ cached for a year, and index.html,
- * never cached (it names the current hashes), for every path of the app. Answers null when there
- * is nothing built, so unknown paths keep their JSON 404.
+ * never cached (it names the current hashes), for every GET outside the service's own prefixes:
+ * with 200 for a page of the app, with 404 for an unknown page, post or user (the app says what is
+ * missing). Answers null when there is nothing built, so unknown paths keep their JSON 404.
  */
-export async function installWebApp(app: FastifyInstance, root: string | null): Promise<PageFallback | null> {
+export async function installWebApp(app: FastifyInstance, root: string | null, subjects: PageSubjects | null = null): Promise<PageFallback | null> {
   if (root === null) return null;
   const indexFile = join(root, 'index.html');
   if (!existsSync(indexFile)) {
@@ -52,10 +52,11 @@ export async function installWebApp(app: FastifyInstance, root: string | null): 
   });
 
   return (request, reply) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || notPages.test(request.url) || fileLike.test(request.url)) return null;
-    return readFile(indexFile).then((html) =>
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || isServicePath(request.url) || fileLike.test(request.url)) return null;
+    const path = request.url.split('?')[0]!;
+    return Promise.all([readFile(indexFile), isKnownPage(path, subjects)]).then(([html, known]) =>
       reply
-        .status(200)
+        .status(known ? 200 : 404)
         .header('cache-control', 'no-cache')
         .header('content-security-policy', pageContentSecurityPolicy)
         .type('text/html; charset=utf-8')

@@ -3,6 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, errors as undiciErrors } from 'undici';
+import type { OutboundSpan, Tracing } from './tracing.ts';
 
 /**
  * The one way the service makes HTTP requests to addresses its users choose (agent webhooks, the
@@ -22,6 +23,8 @@ export interface OutboundRequest {
   requireFullBody?: boolean;
   /** The caller giving up: aborting it ends the attempt at once (kind 'aborted'), as the client's own timeout does. */
   signal?: AbortSignal;
+  /** With tracing on: the name and attributes of this request's span (a delivery's task and agent). */
+  trace?: OutboundSpan;
 }
 
 export interface OutboundResponse {
@@ -44,6 +47,7 @@ export type OutboundResult = { ok: true; response: OutboundResponse } | { ok: fa
 export interface OutboundClient {
   /** Never rejects: every outcome is a result. */
   send(request: OutboundRequest): Promise<OutboundResult>;
+  /** Ends every connection, cutting requests still running (at shutdown, once their grace is spent). */
   close(): Promise<void>;
 }
 
@@ -57,6 +61,8 @@ export interface OutboundClientOptions {
   totalTimeoutMs?: number;
   maxResponseBytes?: number;
   lookup?: HostLookup;
+  /** With tracing on, every request gets a client span and carries its `traceparent`. */
+  tracing?: Tracing | null;
 }
 
 const OUTBOUND_DEFAULTS = {
@@ -111,6 +117,23 @@ function refusal(address: string, allowPrivate: boolean): string | null {
   return null;
 }
 
+const LOCALHOST = /^(localhost|.+\.localhost)\.?$/i;
+
+/**
+ * Why a URL will be refused when called, as far as can be told without resolving its name: an
+ * address written in it (or `localhost`, which always resolves to loopback) that is not public, or
+ * a cloud metadata address. Null when nothing tells now; a name is checked when it is called.
+ */
+export function knownRefusal(raw: string, allowPrivate: boolean): string | null {
+  const url = parseTarget(raw);
+  if (!(url instanceof URL)) return url.message;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (LOCALHOST.test(host)) return allowPrivate ? null : `${host} is a loopback name, which is not a public address`;
+  if (isIP(host) === 0) return null;
+  const reason = refusal(host, allowPrivate);
+  return reason ? `${host} ${reason}` : null;
+}
+
 const defaultLookup: HostLookup = async (hostname) => {
   const answers = await dnsLookup(hostname, { all: true });
   return answers.map((answer) => answer.address);
@@ -155,7 +178,7 @@ function guardedLookup(resolve: HostLookup, allowPrivate: boolean): LookupFuncti
  * directly), so they are checked here; names are checked by the guarded lookup. Anything that goes
  * wrong before the connection is up is classified here, by phase, rather than by error code later.
  */
-function guardedConnector(options: Required<Omit<OutboundClientOptions, 'lookup'>> & { lookup: HostLookup }): buildConnector.connector {
+function guardedConnector(options: Required<Omit<OutboundClientOptions, 'lookup' | 'tracing'>> & { lookup: HostLookup }): buildConnector.connector {
   const connect = buildConnector({
     timeout: options.connectTimeoutMs,
     lookup: guardedLookup(options.lookup, options.allowPrivate),
@@ -213,10 +236,10 @@ export function publicFailureReason(failure: OutboundFailure, target: string, re
   switch (failure.kind) {
     case 'invalid_url':
       return `${target} is not a usable URL (${failure.message})`;
+    // One text for both, so no one can learn from it whether an internal host name exists.
     case 'blocked':
-      return `${target} is not a public address`;
     case 'dns':
-      return `${target}'s host name did not resolve`;
+      return `${target} could not be reached at a public address`;
     case 'connect':
       return `could not connect to ${target}`;
     case 'timeout':
@@ -311,8 +334,11 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     return { ok: true, response };
   }
 
+  const { tracing } = options;
   return {
-    send,
-    close: () => agent.close(),
+    send: tracing ? (request) => tracing.outbound(request, send) : send,
+    // Not agent.close(): it waits for requests still running, and an endpoint that never answers
+    // would hold the process up to the request timeout after shutdown's grace ran out.
+    close: () => agent.destroy(),
   };
 }

@@ -15,3 +15,12 @@ export interface Authenticator {
   /** Answers synchronously when it can (a cached credential), so the common case costs no promise. */
   authenticate(token: string): Principal | null | Promise<Principal | null>;
 }
+
+/**
+ * Whose view of private things a principal reads with: a person's own; a key acting as an agent reads
+ * only what that agent may (public things, and its own agent, which the registry allows by id), never
+ * its owner's private agents.
+ */
+export function readerOf(principal: Principal | null): string | null {
+  return principal !== null && principal.kind === 'person' ? principal.personId : null;
+}

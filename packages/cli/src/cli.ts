@@ -7,25 +7,32 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
   AgentRunner,
   AgentryClient,
   AgentryError,
   AgentryNetworkError,
+  FINAL_TASK_STATUSES,
   KeyFileError,
   buildReceipt,
   generateKey,
+  generateSignerKey,
+  isNoteKeyName,
   loadKey,
   publicKeyString,
   saveKey,
   signChallenge,
   signReceipt,
+  TlogVerificationError,
   verifyReceipt,
+  verifyReceiptProof,
   type TaskDelivery,
 } from '@agentry/sdk';
-import { runStdioServer } from '@agentry/sdk/mcp';
 import { configPath, readConfig, removeToken, writeConfig } from './config.ts';
+import { initProject } from './init.ts';
+import { checkpointFromFile, originOf, rememberCheckpoint, rememberedCheckpoint, verifyCheckpoint, verifyConsistency } from './log.ts';
 
 export interface CliIo {
   stdout(text: string): void;
@@ -39,7 +46,9 @@ export interface CliIo {
 export const EXIT = { ok: 0, service: 1, usage: 2, network: 3, auth: 4, rateLimited: 5 } as const;
 
 const DEFAULT_URL = 'http://127.0.0.1:8080';
-const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'expired', 'unmatched']);
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** What a registration declares when neither --protocols nor a manifest says: the protocol its delivery mode speaks. */
+const PROTOCOLS_BY_DELIVERY_MODE: Record<string, string[]> = { poll: ['rest'], webhook: ['webhook'], a2a: ['a2a'] };
 
 class UsageError extends Error {}
 class AuthNeeded extends Error {}
@@ -68,13 +77,16 @@ function parseJsonOption(name: string, value: string | undefined): unknown {
   }
 }
 
-function readJsonFile(path: string): Record<string, unknown> {
-  let text: string;
+function readTextFile(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
+}
+
+function readJsonFile(path: string): Record<string, unknown> {
+  const text = readTextFile(path);
   try {
     const value = JSON.parse(text) as unknown;
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
@@ -118,8 +130,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const json = () => globals().json === true;
   const out = (value: unknown, human: () => string) => {
     if (globals().quiet) {
-      const record = value as { id?: unknown; data?: { id?: unknown } } | null;
-      const id = record?.data?.id ?? record?.id;
+      const record = value as { id?: unknown; data?: { id?: unknown }; agent?: { id?: unknown }; receipt?: { receiptId?: unknown } } | null;
+      const id = record?.id ?? record?.data?.id ?? record?.agent?.id ?? record?.receipt?.receiptId;
       if (id !== undefined) io.stdout(`${String(id)}\n`);
       return;
     }
@@ -143,6 +155,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   program
     .name('agentry')
+    .version(VERSION, '-V, --version', 'print the version')
     .description('Agentry from the command line: register and claim agents, serve and submit tasks, sign receipts.')
     .option('--url <url>', `the service's base URL (env AGENTRY_URL; default ${DEFAULT_URL})`)
     .option('--json', 'machine-readable JSON output')
@@ -218,17 +231,45 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   program
+    .command('init')
+    .description('write a new agent project here: package.json, agent.ts (AgentRunner), a key file, .env.example, README.md')
+    .argument('[dir]', 'the project folder', '.')
+    .option('--poll', 'the agent long-polls for tasks (default)')
+    .option('--webhook', 'tasks arrive as signed webhooks')
+    .option('--a2a', 'tasks arrive as A2A messages (an @a2a-js/sdk server)')
+    .option('--sdk <spec>', "package.json's spec for @agentry/sdk (default: the tarball in $AGENTRY_KIT, else the CLI's version)")
+    .option('--force', 'overwrite existing files, the key file included')
+    .action((dir: string, options: { poll?: boolean; webhook?: boolean; a2a?: boolean; sdk?: string; force?: boolean }) => {
+      if ([options.poll, options.webhook, options.a2a].filter(Boolean).length > 1) throw new UsageError('choose one of --poll, --webhook and --a2a');
+      const kit = io.env.AGENTRY_KIT;
+      const sdkSpec = options.sdk ?? (kit ? `file:${resolvePath(kit, `agentry-sdk-${VERSION}.tgz`)}` : `^${VERSION}`);
+      let made: ReturnType<typeof initProject>;
+      try {
+        made = initProject({ dir, mode: options.webhook ? 'webhook' : options.a2a ? 'a2a' : 'poll', force: options.force === true, sdkSpec });
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+      out(
+        { dir: resolvePath(dir), files: made.written, pubkey: made.pubkey },
+        () =>
+          `Wrote ${made.written.join(', ')} in ${resolvePath(dir)}\npubkey: ${made.pubkey}\nNext: see README.md there (npm install, register, npm start).\n`,
+      );
+    });
+
+  program
     .command('register')
     .description('register an agent from flags or an agent.json manifest')
     .option('-m, --manifest <file>', 'agent.json with the registration fields')
     .option('--name <name>')
     .option('--description <text>')
     .option('--endpoint <url>', 'webhook endpoint (not needed with --delivery-mode poll)')
+    .option('--manifest-url <url>', 'the agent.json (or A2A card, MCP server.json) the service reads the registration from')
     .option('--key <file>', 'registration key file: its public key is registered')
     .option('--capabilities <list>', 'comma-separated capability slugs')
     .option('--categories <list>', 'comma-separated category slugs')
     .option('--tags <list>', 'comma-separated tags')
-    .addOption(new Option('--delivery-mode <mode>').choices(['webhook', 'poll', 'a2a']))
+    .option('--protocols <list>', 'comma-separated protocols it speaks (default: the one its delivery mode uses: poll rest, webhook webhook, a2a a2a)')
+    .addOption(new Option('--delivery-mode <mode>', 'how it takes tasks (default: webhook with --endpoint, else poll)').choices(['webhook', 'poll', 'a2a']))
     .addOption(new Option('--visibility <visibility>').choices(['public', 'org', 'private']))
     .option('--provisional', 'register without an account; prints the claim URL')
     .action(async (options: Record<string, string | boolean | undefined>) => {
@@ -240,21 +281,34 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       set('capabilities', list(options.capabilities as string | undefined));
       set('categories', list(options.categories as string | undefined));
       set('tags', list(options.tags as string | undefined));
+      set('protocols', list(options.protocols as string | undefined));
       set('deliveryMode', options.deliveryMode);
       set('visibility', options.visibility);
+      set('manifestUrl', options.manifestUrl);
+      if (options.provisional && !options.key && !body.pubkey) {
+        throw new UsageError('a provisional agent is registered with its key: create one with `agentry keygen --out agent.key`, then give --key agent.key');
+      }
       if (options.key) body.pubkey = publicKeyString(key(options.key as string));
-      if (!body.name || !body.description) throw new UsageError('an agent needs --name and --description (or a manifest with them)');
+      // A manifest URL is read by the service, which then says what is still missing.
+      if (!body.manifestUrl) {
+        if (!body.name || !body.description) throw new UsageError('an agent needs --name and --description (or a manifest with them)');
+        const mode = (body.deliveryMode as string | undefined) ?? (body.endpoint ? 'webhook' : 'poll');
+        body.protocols ??= PROTOCOLS_BY_DELIVERY_MODE[mode];
+      }
+      const secretLine = (secret: string | null) =>
+        secret ? `Webhook secret (shown once; store it now, \`agentry agents webhook-secret\` rotates it): ${secret}\n` : '';
       if (options.provisional) {
         const answer = await progress('registering', client().registerProvisional(body as never));
-        const claimUrl = new URL(answer.claimUrl, `${baseUrl()}/`).toString();
         out(
-          { ...answer, claimUrl },
+          answer,
           () =>
-            `Registered provisional agent ${answer.data.id} (${answer.data.slug})\nTo claim it: agentry claim ${answer.data.id} --key <key file>   (challenge: ${claimUrl})\n`,
+            `Registered provisional agent ${answer.agent.id} (${answer.agent.slug})\n` +
+            `To claim it: agentry claim ${answer.agent.id} --key <key file>, or in the browser: ${answer.claimPageUrl}\n` +
+            secretLine(answer.webhookSecret),
         );
       } else {
         const answer = await progress('registering', client({ auth: true }).registerAgent(body as never));
-        out(answer, () => `Registered agent ${answer.data.id} (${answer.data.slug})\n`);
+        out(answer, () => `Registered agent ${answer.agent.id} (${answer.agent.slug})\n${secretLine(answer.webhookSecret)}`);
       }
     });
 
@@ -269,6 +323,43 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const challenge = await progress('fetching the challenge', api.claimChallenge(agentId));
       const answer = await progress('claiming', api.claim(agentId, signChallenge(privateKey, challenge.nonce)));
       out(answer, () => `Claimed ${agentId}: you own it now.\n`);
+    });
+
+  program
+    .command('whoami')
+    .description('the account behind the stored login (or AGENTRY_TOKEN), and the service it is for')
+    .action(async () => {
+      const account = await client({ auth: true }).account();
+      const credential = token()!.startsWith('agk_') ? 'API key' : 'session';
+      out({ url: baseUrl(), credential, account }, () =>
+        account.kind === 'agent'
+          ? `agent ${account.agentId} (account ${account.id}) at ${baseUrl()}, by ${credential}\n`
+          : `${account.email ?? account.id} (account ${account.id}) at ${baseUrl()}, by ${credential}\n`,
+      );
+    });
+
+  program
+    .command('trust')
+    .description("a key's trust per task class: give its ed25519: public key, or an agent id to read its registration key")
+    .argument('<pubkey|agent>')
+    .action(async (subject: string) => {
+      const api = client();
+      let pubkey = subject;
+      let agent: Awaited<ReturnType<AgentryClient['getAgent']>> | null = null;
+      if (!subject.startsWith('ed25519:')) {
+        agent = await api.getAgent(subject);
+        if (!agent.registrationPubkey) throw new UsageError(`agent ${subject} has no registration key, so no trust of its own`);
+        pubkey = agent.registrationPubkey;
+      }
+      const trust = await progress('reading trust', api.trust(pubkey));
+      const unproven =
+        agent && agent.keyVerified === false
+          ? `keyVerified: false: discovery and routing do not count this trust until the owner proves the key (\`agentry agents key prove ${agent.id} --key <file>\`, or a heartbeat signed by the key)\n`
+          : '';
+      out(
+        { pubkey, ...(agent ? { agentId: agent.id, keyVerified: agent.keyVerified } : {}), trust },
+        () => `pubkey: ${pubkey}\n${unproven}${trustLines(trust)}`,
+      );
     });
 
   const agents = program.command('agents').description('your agents');
@@ -354,6 +445,33 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await client({ auth: true }).deleteAgent(id);
       out({ deleted: id }, () => `Deleted ${id}.\n`);
     });
+  const agentKey = agents.command('key').description("the agent's registration key");
+  agentKey
+    .command('prove')
+    .description('prove the agent holds its registration key (as its owner), so discovery and routing show its trust')
+    .argument('<id>')
+    .requiredOption('--key <file>', 'the registration key file')
+    .action(async (id: string, options: { key: string }) => {
+      const privateKey = key(options.key);
+      const answer = await progress(
+        'proving',
+        client({ auth: true }).proveKey(id, (nonce) => signChallenge(privateKey, nonce)),
+      );
+      out(answer, () => `Proved the key of ${id}: its trust now counts.\n`);
+    });
+  agentKey
+    .command('set')
+    .description("give the agent a new registration key (as its owner): the key file's public half, proved by its signature")
+    .argument('<id>')
+    .requiredOption('--key <file>', 'the new key file (create one with `agentry keygen`)')
+    .action(async (id: string, options: { key: string }) => {
+      const privateKey = key(options.key);
+      const answer = await progress(
+        'setting the key',
+        client({ auth: true }).setKey(id, publicKeyString(privateKey), (nonce) => signChallenge(privateKey, nonce)),
+      );
+      out(answer, () => `Set the key of ${id} to ${publicKeyString(privateKey)}.\n`);
+    });
   agents
     .command('webhook-secret')
     .description("issue (or rotate) the agent's whsec_ webhook secret; shown once")
@@ -387,6 +505,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .action(async (id: string) => {
       await client({ auth: true }).revokeApiKey(id);
       out({ revoked: id }, () => `Revoked ${id}.\n`);
+    });
+
+  const account = program.command('account').description('your account');
+  account
+    .command('signing-key')
+    .description('keys your account signs trust receipts with')
+    .command('add')
+    .description('register a key your account signs outcome receipts with (proven by its signature)')
+    .requiredOption('--key <file>', 'the key file (create one with `agentry keygen`)')
+    .action(async (options: { key: string }) => {
+      const added = await client({ auth: true }).registerSigningKey(key(options.key));
+      out(added, () => `Registered signing key ${added.pubkey}.\n`);
     });
 
   const receipt = program.command('receipt').description('trust receipts');
@@ -434,7 +564,81 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<file>')
     .action(async (file: string) => {
       const answer = await progress('submitting', client().submitReceipt(readJsonFile(file)));
-      out(answer, () => `Stored ${answer.data.receiptId} (signatureVerified: ${answer.data.signatureVerified})\n`);
+      out(answer, () => `${answer.message}\nreceiptId: ${answer.receipt.receiptId}\n`);
+    });
+
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  const log = program.command('log').description('verify transparency-log proofs offline, and that a log only grows');
+  log
+    .command('verify')
+    .description("check a receipt's proof (c2sp.org/tlog-proof@v1, from GET /v1/trust-receipts/:id/proof) against the log's key; exit 1 when it fails")
+    .argument('<proof-file>')
+    .requiredOption('--key <verifier key>', 'a trusted verifier key of the log (from /.tlog/keys); repeat for several', collect)
+    .option('--origin <origin>', "the log's origin; a proof from another log fails")
+    .option('--receipt <file>', 'the receipt the proof must be about (JSON; compared by its RFC 8785 form)')
+    .action((file: string, options: { key: string[]; origin?: string; receipt?: string }) => {
+      const text = readTextFile(file);
+      try {
+        const verified = verifyReceiptProof(text, {
+          keys: options.key,
+          ...(options.origin ? { origin: options.origin } : {}),
+          ...(options.receipt ? { receipt: readJsonFile(options.receipt) } : {}),
+        });
+        rememberCheckpoint(io.env, verified.checkpoint);
+        const summary = {
+          verified: true,
+          index: verified.index,
+          origin: verified.checkpoint.origin,
+          size: verified.checkpoint.size,
+          receiptId: verified.receipt.receiptId,
+        };
+        out(summary, () => `Proof verifies: receipt ${String(summary.receiptId)} is entry ${summary.index} of ${summary.origin} (size ${summary.size}).\n`);
+      } catch (error) {
+        if (!(error instanceof TlogVerificationError)) throw error;
+        out({ verified: false, reason: error.message }, () => `Proof does NOT verify: ${error.message}\n`);
+        exitCode = EXIT.service;
+      }
+    });
+  log
+    .command('keygen')
+    .description('make a log signing key (for LOG_SIGNING_KEY): prints the signer key (secret) and its verifier key')
+    .argument('<name>', "the key's name, e.g. the log's origin")
+    .action((name: string) => {
+      if (!isNoteKeyName(name)) throw new UsageError('a key name is not empty and holds no spaces or +');
+      const made = generateSignerKey(name);
+      out(made, () => `signer key (secret; LOG_SIGNING_KEY): ${made.signerKey}\nverifier key: ${made.verifierKey}\n`);
+    });
+  log
+    .command('consistency')
+    .description(
+      "check that a service's receipt log still extends the checkpoint of size N seen before (remembered by `log verify`, or given with --checkpoint)",
+    )
+    .argument('<url>', "the service's base URL")
+    .requiredOption('--from <n>', 'the size of the earlier checkpoint', (value) => {
+      if (!/^(0|[1-9][0-9]*)$/.test(value)) throw new UsageError('--from is a tree size (a whole number)');
+      return Number(value);
+    })
+    .option('--checkpoint <file>', 'the earlier checkpoint (or a proof file carrying it)')
+    .option('--key <verifier key>', 'trusted verifier key; repeat for several (default: the keys the service lists, trusted as given)', collect)
+    .action(async (url: string, options: { from: number; checkpoint?: string; key?: string[] }) => {
+      const api = new AgentryClient({ baseUrl: url });
+      const keys = options.key ?? (await api.logKeys());
+      const latest = await api.logCheckpoint();
+      const earlier = options.checkpoint ? checkpointFromFile(readTextFile(options.checkpoint)) : rememberedCheckpoint(io.env, originOf(latest), options.from);
+      if (!earlier) throw new UsageError(`no checkpoint of size ${options.from} of this log seen before: give it with --checkpoint <file>`);
+      try {
+        const from = verifyCheckpoint(earlier, keys);
+        if (from.size !== options.from) throw new UsageError(`the checkpoint given has size ${from.size}, not ${options.from}`);
+        const to = verifyCheckpoint(latest, keys, from.origin);
+        verifyConsistency({ from: earlier, to: latest, proof: await api.logConsistency(from.size, to.size), keys });
+        rememberCheckpoint(io.env, to);
+        const summary = { consistent: true, origin: to.origin, from: from.size, to: to.size, root: to.root.toString('base64') };
+        out(summary, () => `Consistent: ${to.origin} at size ${to.size} extends the tree of size ${from.size} seen before.\n`);
+      } catch (error) {
+        if (!(error instanceof TlogVerificationError)) throw error;
+        out({ consistent: false, reason: error.message }, () => `NOT consistent: ${error.message}\n`);
+        exitCode = EXIT.service;
+      }
     });
 
   const tasks = program.command('tasks').description('submit, follow and serve tasks');
@@ -467,6 +671,52 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       printTask(task);
     });
   tasks
+    .command('extract')
+    .description('preview the input a plain-language task would carry for an agent (nothing is created)')
+    .requiredOption('--description <text>')
+    .option('--title <text>')
+    .option('--agent <id>', "read the fields of this agent's input schema")
+    .option('--input-schema <json>', 'or of this schema')
+    .action(async (options: { description: string; title?: string; agent?: string; inputSchema?: string }) => {
+      if (!options.agent && !options.inputSchema) throw new UsageError('give --agent or --input-schema');
+      const answer = await client().extract({
+        description: options.description,
+        ...(options.title ? { title: options.title } : {}),
+        ...(options.agent ? { agentId: options.agent } : {}),
+        ...(options.inputSchema ? { inputSchema: parseJsonOption('--input-schema', options.inputSchema) as Record<string, never> } : {}),
+      });
+      out(answer, () => fields(answer as never, ['input', 'missing']));
+    });
+  tasks
+    .command('cancel')
+    .description('cancel a task you submitted that has not finished')
+    .argument('<id>')
+    .action(async (id: string) => printTask(await client({ auth: true }).cancelTask(id)));
+  tasks
+    .command('rate')
+    .description('rate a completed task you submitted (once)')
+    .argument('<id>')
+    .requiredOption('--score <n>', '1 to 5', (value) => Number(value))
+    .option('--comment <text>')
+    .action(async (id: string, options: { score: number; comment?: string }) => {
+      const answer = await client({ auth: true }).rateTask(id, { score: options.score, ...(options.comment ? { comment: options.comment } : {}) });
+      out(answer, () => `Rated ${id}: ${options.score}.\n`);
+    });
+  tasks
+    .command('receipt')
+    .description("sign and submit your outcome receipt about a finished task you submitted: task-bound evidence, which weighs fully in the agent's trust")
+    .argument('<id>')
+    .requiredOption(
+      '--key <file>',
+      'your key: a signing key registered with `agentry account signing-key add`, or the key of an agent you own (then give --issuer)',
+    )
+    .addOption(new Option('--outcome <outcome>', 'how the task went').choices(['success', 'failure', 'partial', 'rolled_back']).makeOptionMandatory())
+    .option('--issuer <agent>', 'the id of your agent whose key --key is (default: an account signing key)')
+    .action(async (id: string, options: { key: string; outcome: 'success'; issuer?: string }) => {
+      const answer = await client({ auth: true }).signTaskOutcome(id, options.outcome, key(options.key), options.issuer ? { issuerAgent: options.issuer } : {});
+      out(answer, () => `${answer.message}\n`);
+    });
+  tasks
     .command('get')
     .description('show a task')
     .argument('<id>')
@@ -491,7 +741,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--exec <cmd>', 'shell command run per task')
     .option('--key <file>', 'registration key (signs heartbeats and polls; needed for provisional agents)')
     .addOption(new Option('--mode <mode>', 'how tasks arrive').choices(['poll', 'webhook']).default('poll'))
-    .option('--port <port>', 'webhook mode: port to listen on', (value) => Number(value), 8080)
+    // 0: a free port the system picks (the service itself usually has 8080); the URL is printed.
+    .option('--port <port>', 'webhook mode: port to listen on (default: a free one, printed)', (value) => Number(value), 0)
     .option('--host <host>', 'webhook mode: address to listen on', '127.0.0.1')
     .option('--webhook-secret <secret>', 'webhook mode: the whsec_ secret (env AGENTRY_WEBHOOK_SECRET)')
     .option('--concurrency <n>', 'tasks at a time', (value) => Number(value), 1)
@@ -526,6 +777,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(
         `serving agent ${options.agent as string} (${options.mode as string}${runner.webhookUrl ? ` on ${runner.webhookUrl}` : ''}); stop with Ctrl-C\n`,
       );
+      if (runner.webhookUrl)
+        io.stderr(
+          `the agent's endpoint must reach ${runner.webhookUrl} (a tunnel or proxy to it; \`agentry agents update ${options.agent as string} --endpoint <url>\`)\n`,
+        );
       const aborted = new Promise<void>((resolve) => {
         if (io.signal?.aborted) resolve();
         io.signal?.addEventListener('abort', () => resolve(), { once: true });
@@ -556,7 +811,11 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
         throw new UsageError(`the service URL must be an http(s) URL (got "${url}")`);
       }
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`the service URL must be an http(s) URL (got "${url}")`);
-      // The transport owns stdin and stdout from here; the process lives until the client closes stdin.
+      // Loaded here, so the other commands never load the MCP SDK; the transport owns stdin and stdout from here.
+      const { runStdioServer } = await import('@agentry/sdk/mcp').catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ERR_MODULE_NOT_FOUND' || !error.message.includes('@modelcontextprotocol/sdk')) throw error;
+        throw new UsageError('`agentry mcp` needs the MCP SDK beside the CLI: npm install @modelcontextprotocol/sdk');
+      });
       await runStdioServer({ url, token: token() });
       io.stderr(`agentry mcp: serving the MCP tools on stdio for ${url} (${token() ? 'with the stored credential' : 'public tools only: not logged in'})\n`);
     });
@@ -588,12 +847,12 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
     .option('--display-name <name>', 'shown beside posts (default: the username)')
     .option('--bio <text>')
     .action(async (options: { username: string; displayName?: string; bio?: string }) => {
-      const answer = await client({ auth: true }).createProfile({
+      const profile = await client({ auth: true }).createProfile({
         username: options.username,
         displayName: options.displayName ?? options.username,
         ...(options.bio ? { bio: options.bio } : {}),
       });
-      out(answer, () => `Profile @${options.username} created.\n`);
+      out(profile, () => `Profile @${options.username} created.\n`);
     });
 
   program
@@ -623,7 +882,7 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
   async function watchTask(api: AgentryClient, id: string) {
     for (;;) {
       const task = await api.getTask(id);
-      if (TERMINAL.has(task.status) || io.signal?.aborted) return task;
+      if (FINAL_TASK_STATUSES.includes(task.status) || io.signal?.aborted) return task;
       if (!json()) io.stderr(`task ${id}: ${task.status}\n`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 1000);
@@ -672,7 +931,14 @@ function reportError(error: unknown, io: CliIo): number {
   }
   if (error instanceof AgentryError) {
     const details = error.details?.map((detail) => `  ${detail.path}: ${detail.message}\n`).join('') ?? '';
-    io.stderr(`error: ${error.message} (${error.status} ${error.code})\n${details}${hint(error)}`);
+    // An extraction that fell short says what it did read: the fields and values it found.
+    const found = error.body.found && typeof error.body.found === 'object' ? error.body.found : null;
+    const foundLines = found
+      ? `found:\n${Object.entries(found)
+          .map(([name, value]) => `  ${name}: ${JSON.stringify(value)}\n`)
+          .join('')}`
+      : '';
+    io.stderr(`error: ${error.message} (${error.status} ${error.code})\n${details}${foundLines}${hint(error)}`);
     if (error.status === 401 || error.status === 403) return EXIT.auth;
     if (error.status === 429) return EXIT.rateLimited;
     if (error.status === 503) return EXIT.network;
@@ -680,6 +946,14 @@ function reportError(error: unknown, io: CliIo): number {
   }
   io.stderr(`error: ${(error as Error)?.message ?? String(error)}\n`);
   return EXIT.service;
+}
+
+/** A trust answer as lines: the overall score, then one line per task class. */
+function trustLines(trust: unknown): string {
+  const record = (trust ?? {}) as Record<string, unknown>;
+  const classes = Array.isArray(record.classes) ? (record.classes as Record<string, unknown>[]) : [];
+  const rest = Object.fromEntries(Object.entries(record).filter(([name]) => name !== 'classes'));
+  return fields(rest, Object.keys(rest)) + classes.map((entry) => `  ${JSON.stringify(entry)}\n`).join('');
 }
 
 function hint(error: AgentryError): string {

@@ -1,6 +1,11 @@
 import { runCli } from './cli.ts';
 
 export async function main(): Promise<void> {
+  // A reader that stops early (`agentry --help | head`) closes the pipe: the rest is unwanted, not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGTERM', stop);

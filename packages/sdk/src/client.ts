@@ -5,9 +5,41 @@
  */
 import createClient, { type Client } from 'openapi-fetch';
 import { AgentryError, AgentryNetworkError } from './errors.ts';
+import { parseEventStream, type AgentryEvent } from './events.ts';
+import type { InputSchema } from './input-schema.ts';
+import type { KeyObject } from 'node:crypto';
+import { publicKeyString, signText } from './keys.ts';
+import { buildReceipt, signReceipt } from './receipts.ts';
 import type { components, paths } from './openapi.d.ts';
 
 export type { paths, components };
+
+type JsonBody<P extends keyof paths, M extends 'post' | 'patch' | 'put'> = paths[P][M] extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : never;
+/** A body whose `inputSchema` may be the typed object (the OpenAPI types only say "an object"). */
+type WithInputSchema<B> = B extends { inputSchema?: unknown } ? Omit<B, 'inputSchema'> & { inputSchema?: string | InputSchema | null } : B;
+type AgentBody = WithInputSchema<JsonBody<'/v1/agents', 'post'>>;
+type ProvisionalBody = WithInputSchema<JsonBody<'/v1/agents/provisional', 'post'>>;
+type AgentChanges = WithInputSchema<JsonBody<'/v1/agents/{id}', 'patch'>>;
+
+/** The statuses a task never leaves. */
+export const FINAL_TASK_STATUSES: readonly string[] = ['completed', 'failed', 'cancelled', 'expired', 'unmatched'];
+
+/** `waitForTask` gave up: the task was not final within `timeoutMs`. */
+export class AgentryTimeoutError extends Error {
+  readonly taskId: string;
+  readonly status: string;
+  constructor(taskId: string, status: string, timeoutMs: number) {
+    super(`task ${taskId} is still ${status} after ${timeoutMs} ms`);
+    this.name = 'AgentryTimeoutError';
+    this.taskId = taskId;
+    this.status = status;
+  }
+}
+
+/** Signs a key challenge's nonce with the agent's key, e.g. `(nonce) => signChallenge(key, nonce)`. */
+export type NonceSigner = (nonce: string) => string | Promise<string>;
 
 export interface AgentryClientOptions {
   /** The service's base URL, e.g. `https://agentry.example.com`. */
@@ -40,11 +72,15 @@ export class AgentryClient {
   readonly baseUrl: string;
   readonly api: Client<paths>;
   private token: string | null;
+  private readonly fetchEvents: typeof fetch;
+  /** The fetch every call goes through (retries on 429 and 503), for the few answers that are text. */
+  private readonly send: (input: Request) => Promise<Response>;
 
   constructor(options: AgentryClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.token = options.token ?? null;
     const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.fetchEvents = baseFetch;
     const maxRetries = options.maxRetries ?? 3;
     const maxDelay = options.maxRetryDelayMs ?? 30_000;
     const retryingFetch = async (input: Request): Promise<Response> => {
@@ -63,6 +99,7 @@ export class AgentryClient {
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     };
+    this.send = retryingFetch;
     this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: retryingFetch });
     this.api.use({
       onRequest: ({ request }) => {
@@ -107,11 +144,26 @@ export class AgentryClient {
   }
 
   // Registry
-  async registerAgent(body: paths['/v1/agents']['post']['requestBody']['content']['application/json']) {
-    return await this.unwrap(this.api.POST('/v1/agents', { body }));
+  /** Registers an owned agent: the record, and beside it the `whsec_` secret (webhook agents; shown once, else null). */
+  async registerAgent(body: AgentBody) {
+    const { data } = await this.unwrap(this.api.POST('/v1/agents', { body: body as JsonBody<'/v1/agents', 'post'> }));
+    const { webhookSecret, ...agent } = data;
+    return { agent, webhookSecret: webhookSecret ?? null };
   }
-  async registerProvisional(body: paths['/v1/agents/provisional']['post']['requestBody']['content']['application/json']) {
-    return await this.unwrap(this.api.POST('/v1/agents/provisional', { body }));
+  /**
+   * Registers an agent without an account: the record, and beside it the service's message, the
+   * absolute `claimUrl` (the API's claim challenge) and `claimPageUrl` (the web page where a person claims it).
+   */
+  async registerProvisional(body: ProvisionalBody) {
+    const answer = await this.unwrap(this.api.POST('/v1/agents/provisional', { body: body as JsonBody<'/v1/agents/provisional', 'post'> }));
+    const { webhookSecret, ...agent } = answer.data as typeof answer.data & { webhookSecret?: string | null };
+    return {
+      agent,
+      webhookSecret: webhookSecret ?? null,
+      message: answer.message,
+      claimUrl: new URL(answer.claimUrl, `${this.baseUrl}/`).toString(),
+      claimPageUrl: `${this.baseUrl}/claim/${encodeURIComponent(agent.id)}`,
+    };
   }
   async getAgent(id: string) {
     return (await this.unwrap(this.api.GET('/v1/agents/{id}', { params: { path: { id } } }))).data;
@@ -119,17 +171,35 @@ export class AgentryClient {
   async listAgents(query: Params<'/v1/agents', 'get'> = {} as Params<'/v1/agents', 'get'>) {
     return await this.unwrap(this.api.GET('/v1/agents', { params: { query } }));
   }
-  async updateAgent(id: string, body: paths['/v1/agents/{id}']['patch']['requestBody']['content']['application/json']) {
-    return (await this.unwrap(this.api.PATCH('/v1/agents/{id}', { params: { path: { id } }, body }))).data;
+  async updateAgent(id: string, body: AgentChanges) {
+    return (await this.unwrap(this.api.PATCH('/v1/agents/{id}', { params: { path: { id } }, body: body as JsonBody<'/v1/agents/{id}', 'patch'> }))).data;
   }
   async deleteAgent(id: string) {
     await this.unwrap(this.api.DELETE('/v1/agents/{id}', { params: { path: { id } } }));
   }
+  /** A claim challenge issued to this client's account: no one else asking for challenges can replace it. */
   async claimChallenge(id: string) {
-    return (await this.unwrap(this.api.GET('/v1/agents/{id}/claim/challenge', { params: { path: { id } } }))).data;
+    return (await this.unwrap(this.api.POST('/v1/agents/{id}/claim/challenge', { params: { path: { id } } }))).data;
   }
   async claim(id: string, signature: string) {
-    return await this.unwrap(this.api.POST('/v1/agents/{id}/claim', { params: { path: { id } }, body: { signature } }));
+    return (await this.unwrap(this.api.POST('/v1/agents/{id}/claim', { params: { path: { id } }, body: { signature } }))).data;
+  }
+  /**
+   * Proves the agent holds its registration key (owner's credential): fetches a key challenge and
+   * sends its signature, so discovery and routing show the key's trust.
+   */
+  async proveKey(id: string, sign: NonceSigner) {
+    const { nonce } = (await this.unwrap(this.api.GET('/v1/agents/{id}/key-challenge', { params: { path: { id } } }))).data;
+    return (await this.unwrap(this.api.POST('/v1/agents/{id}/key-proof', { params: { path: { id } }, body: { signature: await sign(nonce) } }))).data;
+  }
+  /**
+   * Sets the agent's registration key (owner's credential): `sign` is the NEW key's signer, over a
+   * fresh key challenge, so the service knows the owner holds the key it is given.
+   */
+  async setKey(id: string, pubkey: string, sign: NonceSigner) {
+    const { nonce } = (await this.unwrap(this.api.GET('/v1/agents/{id}/key-challenge', { params: { path: { id } } }))).data;
+    const body = { pubkey, signature: await sign(nonce) };
+    return (await this.unwrap(this.api.PUT('/v1/agents/{id}/key', { params: { path: { id } }, body }))).data;
   }
   async rotateWebhookSecret(id: string) {
     return (await this.unwrap(this.api.POST('/v1/agents/{id}/webhook-secret', { params: { path: { id } } }))).data;
@@ -172,14 +242,216 @@ export class AgentryClient {
   async cancelTask(id: string) {
     return (await this.unwrap(this.api.POST('/v1/tasks/{id}/cancel', { params: { path: { id } } }))).data;
   }
+  /** Rates a completed task you submitted (score 1..5, once). */
+  async rateTask(id: string, rating: JsonBody<'/v1/tasks/{id}/rating', 'post'>) {
+    return (await this.unwrap(this.api.POST('/v1/tasks/{id}/rating', { params: { path: { id } }, body: rating }))).data;
+  }
+  /** Preview: the input a plain-language task would carry for an agent (or a schema); nothing is created. */
+  async extract(body: WithInputSchema<JsonBody<'/v1/tasks/extract', 'post'>>) {
+    return (await this.unwrap(this.api.POST('/v1/tasks/extract', { body: body as JsonBody<'/v1/tasks/extract', 'post'> }))).data;
+  }
+  /**
+   * Waits until the task is final (completed, failed, cancelled, expired, unmatched) and returns it.
+   * Listens on the account's event stream, and polls the task every `pollIntervalMs` when the stream
+   * cannot be opened or ends. Throws `AgentryTimeoutError` after `timeoutMs`, or the signal's reason when aborted.
+   */
+  async waitForTask(id: string, options: { timeoutMs?: number; signal?: AbortSignal; pollIntervalMs?: number } = {}) {
+    const { timeoutMs = 300_000, pollIntervalMs = 1000 } = options;
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), timeoutMs);
+    const onAbort = () => stop.abort(options.signal!.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const until = stop.signal;
+    let task = await this.getTask(id);
+    try {
+      if (FINAL_TASK_STATUSES.includes(task.status)) return task;
+      // Opened before the task is read again, so no change after that read is missed.
+      const streaming = new AbortController();
+      if (until.aborted) streaming.abort();
+      else until.addEventListener('abort', () => streaming.abort(), { once: true });
+      const stream = await this.openEvents({ signal: streaming.signal }).catch((error: unknown) => {
+        if (error instanceof AgentryError || error instanceof AgentryNetworkError) return null;
+        throw error;
+      });
+      task = await this.getTask(id);
+      if (stream && !FINAL_TASK_STATUSES.includes(task.status)) {
+        try {
+          for await (const event of parseEventStream(stream, () => streaming.abort())) {
+            if (event.event === 'task.status' && event.data.taskId === id && FINAL_TASK_STATUSES.includes(event.data.status)) break;
+            if (event.event === 'reset') break;
+          }
+        } catch {
+          // A stream that breaks off leaves the polling below to finish the wait.
+        }
+      }
+      streaming.abort();
+      for (;;) {
+        if (!until.aborted) task = await this.getTask(id);
+        if (FINAL_TASK_STATUSES.includes(task.status)) return task;
+        if (until.aborted) break;
+        await new Promise<void>((resolve) => {
+          const wake = setTimeout(resolve, pollIntervalMs);
+          until.addEventListener('abort', () => (clearTimeout(wake), resolve()), { once: true });
+        });
+      }
+      if (options.signal?.aborted) throw options.signal.reason;
+      throw new AgentryTimeoutError(id, task.status, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+    }
+  }
+  /**
+   * The account's live events (GET /v1/events) as an async iterator: `task.status` for your tasks and
+   * those assigned to your agents, `reset` when the events since `lastEventId` are no longer kept.
+   * Event names this SDK does not know are skipped. Ends when the signal aborts or the stream closes.
+   */
+  async *events(options: { signal?: AbortSignal; lastEventId?: string } = {}): AsyncGenerator<AgentryEvent> {
+    if (options.signal?.aborted) return;
+    const request = new AbortController();
+    const onAbort = () => request.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const body = await this.openEvents({ ...options, signal: request.signal });
+      yield* parseEventStream(body, () => request.abort());
+    } catch (error) {
+      if (options.signal?.aborted) return;
+      throw error instanceof AgentryError || error instanceof AgentryNetworkError ? error : new AgentryNetworkError(this.baseUrl, error);
+    } finally {
+      request.abort();
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Opens GET /v1/events: the body once the service has answered (the stream's starting point is then fixed). */
+  private async openEvents(options: { signal?: AbortSignal; lastEventId?: string }): Promise<ReadableStream<Uint8Array>> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
+    let response: Response;
+    try {
+      response = await this.fetchEvents(`${this.baseUrl}/v1/events`, { headers, ...(options.signal ? { signal: options.signal } : {}) });
+    } catch (error) {
+      throw new AgentryNetworkError(this.baseUrl, error);
+    }
+    if (!response.ok || !response.body) throw new AgentryError(response.status, await response.json().catch(() => null));
+    return response.body;
+  }
+
   /** Reports a task's result or error; the task token is the credential. */
   async callback(taskId: string, body: { taskToken: string; result?: Json; error?: string | Record<string, Json> }) {
     return await this.unwrap(this.api.POST('/v1/tasks/{id}/callback', { params: { path: { id: taskId } }, body: body as never }));
   }
 
   // Trust
+  /** Submits a signed receipt: the stored receipt's record, and beside it the service's message. */
   async submitReceipt(receipt: object) {
-    return await this.unwrap(this.api.POST('/v1/trust-receipts', { body: receipt as never }));
+    const answer = await this.unwrap(this.api.POST('/v1/trust-receipts', { body: receipt as never }));
+    const { message, data, ...rest } = answer as typeof answer & Record<string, unknown>;
+    return { receipt: data, message, ...rest };
+  }
+  /**
+   * Signs and submits the requester's outcome receipt about a finished task: issuer `key` (an agent
+   * key of yours, whose id you give as `options.issuerAgent`, or a signing key registered on your
+   * account with `registerSigningKey`), subject the key of the agent that took the task, in the
+   * task's class, correlated by the task id. Such a receipt is task-bound: it weighs fully in trust.
+   */
+  async signTaskOutcome(
+    taskId: string,
+    outcome: 'success' | 'failure' | 'partial' | 'rolled_back',
+    key: KeyObject,
+    options: { issuerAgent?: string; artifactHash?: string; artifactUrl?: string } = {},
+  ) {
+    const task = await this.getTask(taskId);
+    if (task.status !== 'completed' && task.status !== 'failed')
+      throw new Error(`Task ${taskId} is ${task.status}: only a completed or failed task has an outcome to sign`);
+    if (!task.assignedAgent) throw new Error(`Task ${taskId} was never taken by an agent`);
+    if (!task.taskClass) throw new Error(`Task ${taskId} has no task class (none was given, and its agent's first capability is not in the catalogue)`);
+    const agent = await this.getAgent(task.assignedAgent.id);
+    if (!agent.registrationPubkey) throw new Error(`${agent.name} has no registration key: there is no key to sign about`);
+    const started = Date.parse(task.deliveredAt ?? task.createdAt);
+    const ended = Date.parse(task.completedAt ?? task.updatedAt);
+    const receipt = signReceipt(
+      buildReceipt({
+        kind: 'outcome',
+        taskClass: task.taskClass,
+        correlationId: task.id,
+        issuer: { agent: options.issuerAgent ?? 'requester', pubkey: publicKeyString(key) },
+        subject: { agent: agent.id, pubkey: agent.registrationPubkey },
+        payload: {
+          outcome,
+          latencyMs: Math.max(0, ended - started) || 0,
+          ...(options.artifactHash ? { artifactHash: options.artifactHash } : {}),
+          ...(options.artifactUrl ? { artifactUrl: options.artifactUrl } : {}),
+        },
+      }),
+      key,
+    );
+    return await this.submitReceipt(receipt);
+  }
+  /** Registers `key` as a key your account signs receipts with (its signature over a statement naming your account proves you hold it). */
+  async registerSigningKey(key: KeyObject) {
+    const account = await this.account();
+    const pubkey = publicKeyString(key);
+    const signature = signText(key, `agentry signing key ${pubkey} for account ${account.id}`);
+    return (await this.unwrap(this.api.POST('/v1/account/signing-keys', { body: { pubkey, signature } }))).data;
+  }
+  /** Why a key's trust is what it is: the evidence that counted, with weights, and what did not and why. */
+  async explainTrust(pubkey: string, taskClass?: string) {
+    return (await this.unwrap(this.api.GET('/v1/trust', { params: { query: { pubkey, explain: true, ...(taskClass ? { taskClass } : {}) } } }))).data;
+  }
+  /** Receipts about a key or of one flow, newest first. */
+  async listReceipts(query: Partial<NonNullable<Params<'/v1/trust-receipts', 'get'>>>) {
+    return await this.unwrap(
+      this.api.GET('/v1/trust-receipts', { params: { query: { limit: 20, offset: 0, ...query } as Params<'/v1/trust-receipts', 'get'> } }),
+    );
+  }
+  /** The earliest verified offer, decision and outcome of one flow. */
+  async receiptChain(correlationId: string) {
+    return (await this.unwrap(this.api.GET('/v1/trust-receipts/chain/{correlationId}', { params: { path: { correlationId } } }))).data;
+  }
+  /** Trust of a key, per task class (`ed25519:...`). */
+  async trust(pubkey: string) {
+    return (await this.unwrap(this.api.GET('/v1/trust', { params: { query: { pubkey } } }))).data;
+  }
+
+  /** A text answer (the transparency log's formats), with its status; error answers throw `AgentryError`. */
+  private async text(path: string): Promise<{ status: number; body: string }> {
+    const response = await this.send(new Request(`${this.baseUrl}${path}`));
+    const body = await response.text();
+    if (!response.ok) {
+      let error: unknown;
+      try {
+        error = JSON.parse(body);
+      } catch {
+        error = undefined;
+      }
+      throw new AgentryError(response.status, error);
+    }
+    return { status: response.status, body };
+  }
+
+  /** A receipt's proof from the receipt log (c2sp.org/tlog-proof@v1 text; check it with `verifyReceiptProof`), or null while it waits to be logged. */
+  async receiptProof(id: string): Promise<string | null> {
+    const { status, body } = await this.text(`/v1/trust-receipts/${encodeURIComponent(id)}/proof`);
+    return status === 202 ? null : body;
+  }
+
+  /** The log's latest signed checkpoint (check it with `verifyCheckpoint`). */
+  async logCheckpoint(log = 'receipts'): Promise<string> {
+    return (await this.text(`/.tlog/${encodeURIComponent(log)}/checkpoint`)).body;
+  }
+
+  /** The verifier keys the service lists for its logs, retired ones included. Trust them only as far as you trust this answer. */
+  async logKeys(): Promise<string[]> {
+    return (await this.text('/.tlog/keys')).body.split('\n').filter(Boolean);
+  }
+
+  /** The consistency proof between two sizes of a log (base64 hashes; check it with `verifyConsistency`). */
+  async logConsistency(from: number, to: number, log = 'receipts'): Promise<string[]> {
+    const { body } = await this.text(`/v1/log/${encodeURIComponent(log)}/consistency?from=${from}&to=${to}`);
+    return (JSON.parse(body) as { data: { proof: string[] } }).data.proof;
   }
 
   // Discovery and social
@@ -188,7 +460,7 @@ export class AgentryClient {
   }
   /** A social profile for the credential (a person, or the agent an agent-bound key acts as). */
   async createProfile(body: paths['/v1/users']['post']['requestBody']['content']['application/json']) {
-    return await this.unwrap(this.api.POST('/v1/users', { body }));
+    return (await this.unwrap(this.api.POST('/v1/users', { body }))).data;
   }
   async createPost(content: string) {
     return await this.unwrap(this.api.POST('/v1/social/posts', { body: { body: content } as never }));

@@ -509,6 +509,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password (the current one is required); your other sessions end
+         * @description Wrong current passwords count against the same budget as failed logins for the account. The session that asks stays signed in; every other session of the account is revoked. API keys are not affected.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        currentPassword: string;
+                        newPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                changed: true;
+                                /** @description How many other sessions of the account were ended */
+                                otherSessionsEnded: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete your account
+         * @description Refused (409, saying what to settle first) while your agents hold an unpaid balance or you have open tasks, as requester or through your agents. Otherwise revokes every session and API key, deletes your profile, posts and agents, reserves your username for 90 days, and keeps what others hold or what is append-only (tasks done for others, signed receipts, ledger entries, log entries). A browser session also loses its cookies.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Your password (accounts that have one) */
+                        password?: string;
+                        /** @description For an account that signs in through an identity provider: the words "delete my account" */
+                        confirm?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1481,6 +1623,8 @@ export interface paths {
                                 categories: string[];
                                 capabilities: string[];
                                 tags: string[];
+                                /** @description requests in users' own words that this agent is for */
+                                examples: string[];
                                 docsUrl: string | null;
                                 manifestUrl: string | null;
                                 authType: string;
@@ -1565,6 +1709,8 @@ export interface paths {
                         categories: string[];
                         capabilities?: string[];
                         tags?: string[];
+                        /** @description 2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them */
+                        examples?: string[];
                         /** Format: uri */
                         manifestUrl?: string;
                         version?: string;
@@ -1584,7 +1730,7 @@ export interface paths {
                         orgId?: string;
                         /** @description ed25519:<base64>: the key this agent signs trust receipts with; trust is scored per key */
                         pubkey?: string;
-                        /** @description JSON text (or object) mapping field names to { type, required, description, enum, default } */
+                        /** @description JSON text (or object) mapping field names to { type, required, description, enum, default, label, enumLabels } */
                         inputSchema?: string | Record<string, never>;
                         /** Format: uri */
                         twitterUrl?: string;
@@ -1610,6 +1756,8 @@ export interface paths {
                                 categories: string[];
                                 capabilities: string[];
                                 tags: string[];
+                                /** @description requests in users' own words that this agent is for */
+                                examples: string[];
                                 docsUrl: string | null;
                                 manifestUrl: string | null;
                                 authType: string;
@@ -1647,6 +1795,11 @@ export interface paths {
                                 /** @description whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret) */
                                 webhookSecret?: string;
                             };
+                            /** @description what registered but will not work as given (an endpoint the service will refuse to call); empty when nothing */
+                            warnings: {
+                                path: string;
+                                message: string;
+                            }[];
                         };
                     };
                 };
@@ -1704,6 +1857,8 @@ export interface paths {
                         categories?: string[];
                         capabilities?: string[];
                         tags?: string[];
+                        /** @description 2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them */
+                        examples?: string[];
                         /** Format: uri */
                         manifestUrl?: string;
                         version?: string;
@@ -1738,6 +1893,11 @@ export interface paths {
                             };
                             message: string;
                             claimUrl: string;
+                            /** @description what registered but will not work as given (an endpoint the service will refuse to call); empty when nothing */
+                            warnings: {
+                                path: string;
+                                message: string;
+                            }[];
                         };
                     };
                 };
@@ -1804,6 +1964,8 @@ export interface paths {
                                 categories: string[];
                                 capabilities: string[];
                                 tags: string[];
+                                /** @description requests in users' own words that this agent is for */
+                                examples: string[];
                                 docsUrl: string | null;
                                 manifestUrl: string | null;
                                 authType: string;
@@ -1912,7 +2074,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change an agent you own */
+        /** Change an agent you own (a new endpoint removes the stored credential unless the request sets one; then `message` says so) */
         patch: {
             parameters: {
                 query?: never;
@@ -1932,6 +2094,8 @@ export interface paths {
                         categories?: string[];
                         capabilities?: string[];
                         tags?: string[];
+                        /** @description null removes them */
+                        examples?: string[] | null;
                         manifestUrl?: string | null;
                         version?: string;
                         /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
@@ -1970,6 +2134,8 @@ export interface paths {
                                 categories: string[];
                                 capabilities: string[];
                                 tags: string[];
+                                /** @description requests in users' own words that this agent is for */
+                                examples: string[];
                                 docsUrl: string | null;
                                 manifestUrl: string | null;
                                 authType: string;
@@ -2005,6 +2171,7 @@ export interface paths {
                                 createdAt: string;
                                 updatedAt: string;
                             };
+                            message?: string;
                         };
                     };
                 };
@@ -2037,7 +2204,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A nonce to sign with the registration key (valid 10 minutes, single use) */
+        /** A nonce to sign with the registration key (valid 10 minutes, single use); anyone may ask, so others can replace it: signed-in claimers use POST */
         get: {
             parameters: {
                 query?: never;
@@ -2086,7 +2253,54 @@ export interface paths {
             };
         };
         put?: never;
-        post?: never;
+        /** A nonce issued to your account: only your claim can use it, and no one else asking for challenges replaces it (valid 10 minutes) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                agentId: string;
+                                nonce: string;
+                                expiresAt: string;
+                                instructions: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2220,7 +2434,54 @@ export interface paths {
             };
         };
         put?: never;
-        post?: never;
+        /** A nonce for the owner to sign with the agent's registration key, or with a new key to set (as the GET; the web app's form) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                agentId: string;
+                                nonce: string;
+                                expiresAt: string;
+                                instructions: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2290,6 +2551,80 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add or replace the agent's registration key, proven by the new key's signature over a key challenge */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description ed25519:<base64 of the 32-byte public key>: the new registration key */
+                        pubkey: string;
+                        /** @description base64url (or base64) Ed25519 signature by the new key over the UTF-8 bytes of a nonce from GET /v1/agents/:id/key-challenge */
+                        signature: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                registrationPubkey: string;
+                                /** @enum {boolean} */
+                                keyVerified: true;
+                                keyVerifiedAt: string;
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2478,6 +2813,940 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Changes of public agents since a cursor, for mirrors: agents in full, deletions and losses of visibility as tombstones */
+        get: {
+            parameters: {
+                query: {
+                    /** @description the `next` of the previous page; omitted: from the start */
+                    since?: string;
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: ({
+                                id: string;
+                                /** @enum {boolean} */
+                                deleted: false;
+                                at: string;
+                                agent: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                    description: string;
+                                    longDescription: string | null;
+                                    endpoint: string | null;
+                                    protocols: string[];
+                                    categories: string[];
+                                    capabilities: string[];
+                                    tags: string[];
+                                    /** @description requests in users' own words that this agent is for */
+                                    examples: string[];
+                                    docsUrl: string | null;
+                                    manifestUrl: string | null;
+                                    authType: string;
+                                    version: string;
+                                    visibility: string;
+                                    orgId: string | null;
+                                    inputSchema: string | null;
+                                    twitterUrl: string | null;
+                                    status: string;
+                                    ownerId: string | null;
+                                    registrationPubkey: string | null;
+                                    claimedAt: string | null;
+                                    /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
+                                    keyVerified: boolean;
+                                    deliveryMode: string;
+                                    hasWebhookSecret: boolean;
+                                    /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                    hasAuthCredential: boolean;
+                                    manifest: {
+                                        importedAt: string;
+                                        /** @description the fields the manifest at manifestUrl filled in */
+                                        fields: string[];
+                                    } | null;
+                                    /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                                    availability: "available" | "away" | "offline" | "unknown";
+                                    lastSeenAt: string | null;
+                                    heartbeat: {
+                                        status: string;
+                                        load: number | null;
+                                    } | null;
+                                    pricePerTaskCents: number;
+                                    currency: string;
+                                    createdAt: string;
+                                    updatedAt: string;
+                                };
+                            } | {
+                                id: string;
+                                /** @enum {boolean} */
+                                deleted: true;
+                                at: string;
+                            })[];
+                            next: string;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.1/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** MCP servers: the public agents that speak MCP at a remote endpoint (MCP Registry API 2025-12-01) */
+        get: {
+            parameters: {
+                query: {
+                    cursor?: string;
+                    limit: number;
+                    /** @description substring of the server name */
+                    search?: string;
+                    /** @description RFC 3339; deleted servers are always included */
+                    updated_since?: string;
+                    /** @description 'latest' or an exact version */
+                    version?: string;
+                    /** @description include deleted servers (default false) */
+                    include_deleted?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            servers: {
+                                server: {
+                                    $schema: string;
+                                    name: string;
+                                    title: string;
+                                    description: string;
+                                    version: string;
+                                    websiteUrl: string;
+                                    remotes: {
+                                        /** @enum {string} */
+                                        type: "streamable-http";
+                                        url: string;
+                                    }[];
+                                };
+                                _meta: {
+                                    "io.modelcontextprotocol.registry/official": {
+                                        status: "active" | "deprecated" | "deleted";
+                                        publishedAt: string;
+                                        updatedAt: string;
+                                        isLatest: boolean;
+                                    };
+                                };
+                            }[];
+                            metadata: {
+                                nextCursor?: string;
+                                count: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description the MCP Registry API error field */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description the MCP Registry API error field */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.1/servers/{serverName}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every version of one MCP server, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description include deleted servers (default false) */
+                    include_deleted?: boolean;
+                };
+                header?: never;
+                path: {
+                    /** @description URL-encoded server name, e.g. com.example%2Fmy-agent */
+                    serverName: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            servers: {
+                                server: {
+                                    $schema: string;
+                                    name: string;
+                                    title: string;
+                                    description: string;
+                                    version: string;
+                                    websiteUrl: string;
+                                    remotes: {
+                                        /** @enum {string} */
+                                        type: "streamable-http";
+                                        url: string;
+                                    }[];
+                                };
+                                _meta: {
+                                    "io.modelcontextprotocol.registry/official": {
+                                        status: "active" | "deprecated" | "deleted";
+                                        publishedAt: string;
+                                        updatedAt: string;
+                                        isLatest: boolean;
+                                    };
+                                };
+                            }[];
+                            metadata: {
+                                nextCursor?: string;
+                                count: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description the MCP Registry API error field */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description the MCP Registry API error field */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0.1/servers/{serverName}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of an MCP server ('latest' for the latest) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description include deleted servers (default false) */
+                    include_deleted?: boolean;
+                };
+                header?: never;
+                path: {
+                    /** @description URL-encoded server name, e.g. com.example%2Fmy-agent */
+                    serverName: string;
+                    version: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            server: {
+                                $schema: string;
+                                name: string;
+                                title: string;
+                                description: string;
+                                version: string;
+                                websiteUrl: string;
+                                remotes: {
+                                    /** @enum {string} */
+                                    type: "streamable-http";
+                                    url: string;
+                                }[];
+                            };
+                            _meta: {
+                                "io.modelcontextprotocol.registry/official": {
+                                    status: "active" | "deprecated" | "deleted";
+                                    publishedAt: string;
+                                    updatedAt: string;
+                                    isLatest: boolean;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description the MCP Registry API error field */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description the MCP Registry API error field */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/ai-catalog.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This registry's public agents as an AI Catalog (ARD); larger registries nest the next page */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            specVersion: "1.0";
+                            host: {
+                                displayName: string;
+                                documentationUrl: string;
+                            };
+                            entries: {
+                                identifier: string;
+                                displayName: string;
+                                type: string;
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                tags?: string[];
+                                capabilities?: string[];
+                                representativeQueries?: string[];
+                                version?: string;
+                                updatedAt?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ard/catalog/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A later page of the AI Catalog, nested in the one before */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    page: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            specVersion: "1.0";
+                            host: {
+                                displayName: string;
+                                documentationUrl: string;
+                            };
+                            entries: {
+                                identifier: string;
+                                displayName: string;
+                                type: string;
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                tags?: string[];
+                                capabilities?: string[];
+                                representativeQueries?: string[];
+                                version?: string;
+                                updatedAt?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                            errorCode: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                            errorCode: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ard/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ARD search: public agents ranked for a request in natural language */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query: {
+                            text: string;
+                            /** @description field path (dotted) -> a value or values, any of which must match; fields: ARD entry fields, and category, capability, protocol, availability */
+                            filter?: {
+                                [key: string]: string | string[];
+                            };
+                        };
+                        /** @description answered as none: this registry refers to no other */
+                        federation?: "auto" | "referrals" | "none";
+                        /** @default 10 */
+                        pageSize?: number;
+                        pageToken?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            results: {
+                                identifier: string;
+                                displayName: string;
+                                type: string;
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                tags?: string[];
+                                capabilities?: string[];
+                                representativeQueries?: string[];
+                                version?: string;
+                                updatedAt?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                                /** @description relevance to the query text, 0-100; never trust */
+                                score: number;
+                                source: string;
+                                /** @description this registry's trust in the agent for the query, 0..1 (docs/trust.md) */
+                                trust: number;
+                                availability: string;
+                            }[];
+                            pageToken?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                            errorCode: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                            errorCode: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ard/explore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ARD explore: counts of values of any field over the public agents (or those matching a query) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query?: {
+                            text?: string;
+                            /** @description field path (dotted) -> a value or values, any of which must match; fields: ARD entry fields, and category, capability, protocol, availability */
+                            filter?: {
+                                [key: string]: string | string[];
+                            };
+                        };
+                        resultType: {
+                            facets: {
+                                field: string;
+                                /** @default 20 */
+                                limit?: number;
+                                /** @default 1 */
+                                minCount?: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            resultType: "facets";
+                            facets: {
+                                [key: string]: {
+                                    buckets: {
+                                        value: string;
+                                        count: number;
+                                    }[];
+                                    otherCount?: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                            errorCode: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                            errorCode: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ard/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ARD listing: public agents in a fixed order, filtered by field = 'value' terms joined by AND */
+        get: {
+            parameters: {
+                query: {
+                    filter?: string;
+                    orderBy?: string;
+                    pageSize: number;
+                    pageToken?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                identifier: string;
+                                displayName: string;
+                                type: string;
+                                url?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                tags?: string[];
+                                capabilities?: string[];
+                                representativeQueries?: string[];
+                                version?: string;
+                                updatedAt?: string;
+                                metadata?: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            total: number;
+                            pageToken?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                            errorCode: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: string;
+                            message: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                            errorCode: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/capabilities": {
         parameters: {
             query?: never;
@@ -2589,6 +3858,8 @@ export interface paths {
                                 categories: string[];
                                 capabilities: string[];
                                 tags: string[];
+                                /** @description requests in users' own words that this agent is for */
+                                examples: string[];
                                 docsUrl: string | null;
                                 manifestUrl: string | null;
                                 authType: string;
@@ -2631,6 +3902,10 @@ export interface paths {
                                 trust: number;
                                 /** @description verified outcome receipts behind trust (0: no evidence, trust is the neutral prior) */
                                 trustReceipts: number;
+                                /** @description relevance is below the weak-match floor (docs/discovery.md): loosely related at best */
+                                weakMatch: boolean;
+                                /** @description what the result matched on: its own description, its capabilities, its published examples, or the words of completed, well-rated tasks people gave it (never shown); empty when browsing */
+                                matchedBy: ("description" | "capabilities" | "examples" | "completedWork")[];
                             }[];
                             pagination: {
                                 limit: number;
@@ -2706,6 +3981,8 @@ export interface paths {
                                 categories: string[];
                                 capabilities: string[];
                                 tags: string[];
+                                /** @description requests in users' own words that this agent is for */
+                                examples: string[];
                                 docsUrl: string | null;
                                 manifestUrl: string | null;
                                 authType: string;
@@ -2776,6 +4053,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/capabilities/agent-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many agents you may see offer each catalogue capability and are filed under each category (none: left out) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                capabilities: {
+                                    slug: string;
+                                    agents: number;
+                                }[];
+                                categories: {
+                                    slug: string;
+                                    agents: number;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether your completed tasks improve search */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
+                                completedTasksImproveSearch: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Turn "let my completed tasks improve search" on or off (off removes what your tasks gave) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
+                        completedTasksImproveSearch: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
+                                completedTasksImproveSearch: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/trust-receipts": {
         parameters: {
             query?: never;
@@ -2835,6 +4286,12 @@ export interface paths {
                                 signatureVerified: boolean;
                                 /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
                                 issuerRegistered: boolean;
+                                /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
+                                issuerKeyHolder: {
+                                    id: string;
+                                    slug: string;
+                                    name: string;
+                                } | null;
                                 receivedAt: string;
                             } & {
                                 [key: string]: unknown;
@@ -2928,6 +4385,16 @@ export interface paths {
                                 correlationId: string;
                                 kind: string;
                                 signatureVerified: boolean;
+                                /** @description whether this receipt counts towards its subject's trust (docs/trust.md) */
+                                counts: boolean;
+                                /** @description why it does not count; null when it counts */
+                                countsReason: ("signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner") | null;
+                                /** @description whether it counts bound to a task this registry routed, at full weight (docs/trust.md, "Task-bound evidence"); false when it does not count */
+                                taskBound: boolean;
+                                /** @description for a receipt that counts but is not task-bound, why not; null otherwise */
+                                taskBoundReason: ("correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task") | null;
+                                /** @description The receipt's index in the receipt log (/.tlog/receipts); null until sequenced, and always for an unverified receipt */
+                                logIndex: number | null;
                             };
                             message: string;
                         };
@@ -2946,6 +4413,16 @@ export interface paths {
                                 correlationId: string;
                                 kind: string;
                                 signatureVerified: boolean;
+                                /** @description whether this receipt counts towards its subject's trust (docs/trust.md) */
+                                counts: boolean;
+                                /** @description why it does not count; null when it counts */
+                                countsReason: ("signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner") | null;
+                                /** @description whether it counts bound to a task this registry routed, at full weight (docs/trust.md, "Task-bound evidence"); false when it does not count */
+                                taskBound: boolean;
+                                /** @description for a receipt that counts but is not task-bound, why not; null otherwise */
+                                taskBoundReason: ("correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task") | null;
+                                /** @description The receipt's index in the receipt log (/.tlog/receipts); null until sequenced, and always for an unverified receipt */
+                                logIndex: number | null;
                             };
                             message: string;
                         };
@@ -3032,6 +4509,12 @@ export interface paths {
                                     signatureVerified: boolean;
                                     /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
                                     issuerRegistered: boolean;
+                                    /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
+                                    issuerKeyHolder: {
+                                        id: string;
+                                        slug: string;
+                                        name: string;
+                                    } | null;
                                     receivedAt: string;
                                 } & {
                                     [key: string]: unknown;
@@ -3063,6 +4546,12 @@ export interface paths {
                                     signatureVerified: boolean;
                                     /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
                                     issuerRegistered: boolean;
+                                    /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
+                                    issuerKeyHolder: {
+                                        id: string;
+                                        slug: string;
+                                        name: string;
+                                    } | null;
                                     receivedAt: string;
                                 } & {
                                     [key: string]: unknown;
@@ -3094,12 +4583,77 @@ export interface paths {
                                     signatureVerified: boolean;
                                     /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
                                     issuerRegistered: boolean;
+                                    /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
+                                    issuerKeyHolder: {
+                                        id: string;
+                                        slug: string;
+                                        name: string;
+                                    } | null;
                                     receivedAt: string;
                                 } & {
                                     [key: string]: unknown;
                                 }) | null;
                                 complete: boolean;
                             };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trust-receipts/{id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Proof that a verified receipt is in the receipt log, as text in the c2sp.org/tlog-proof@v1 format (202 while it waits to be logged) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the acknowledgement's id or the receiptId */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
                         };
                     };
                 };
@@ -3138,12 +4692,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Trust of one key, per task class */
+        /** Trust of one key, per task class; with explain=true, the evidence that counted and what did not, and why */
         get: {
             parameters: {
                 query: {
                     /** @description ed25519:<base64 of the 32-byte key> */
                     pubkey: string;
+                    taskClass?: string;
+                    /** @description add `explanation`: the evidence that counted, with weights, and what did not and why */
+                    explain?: boolean;
                 };
                 header?: never;
                 path?: never;
@@ -3170,7 +4727,432 @@ export interface paths {
                                     issuers: number;
                                     /** @description evidence weight after the per-issuer cap */
                                     weight: number;
+                                    /** @description counted receipts bound to tasks this registry routed */
+                                    taskBound: number;
                                 }[];
+                                explanation?: {
+                                    prior: {
+                                        score: number;
+                                        weight: number;
+                                    };
+                                    classes: {
+                                        taskClass: string;
+                                        score: number;
+                                        weight: number;
+                                        counted: {
+                                            party: {
+                                                /** @enum {string} */
+                                                kind: "owner";
+                                                /** @description the owning account */
+                                                id: string;
+                                            } | {
+                                                /** @enum {string} */
+                                                kind: "key";
+                                                /** @description an unclaimed issuer key */
+                                                pubkey: string;
+                                            };
+                                            /** @description what the party weighs in the score, after the cap */
+                                            weight: number;
+                                            /** @description mean value of its evidence, weighted as its weight is */
+                                            value: number;
+                                            taskBound: {
+                                                receiptId: string;
+                                                correlationId: string;
+                                                issuerPubkey: string;
+                                                value: number;
+                                                weight: number;
+                                            }[];
+                                            unbound: {
+                                                issuerPubkey: string;
+                                                issuerAgent: string;
+                                                receipts: number;
+                                                value: number;
+                                                /** @description weight of each receipt before the cap */
+                                                weight: number;
+                                            }[];
+                                        }[];
+                                        notCounted: {
+                                            issuerPubkey: string;
+                                            issuerAgent: string;
+                                            receipts: number;
+                                            reason: "signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner";
+                                        }[];
+                                        notBound: {
+                                            receiptId: string;
+                                            correlationId: string;
+                                            issuerPubkey: string;
+                                            reason: "correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task";
+                                        }[];
+                                    }[];
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The keys this account signs trust receipts with (a requester's outcome receipts about its tasks) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                pubkey: string;
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Register a key this account signs trust receipts with, proven by its signature over a statement naming the account */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description ed25519:<base64 of the 32-byte key> */
+                        pubkey: string;
+                        /** @description base64 or base64url of the Ed25519 signature over the UTF-8 text "agentry signing key <pubkey> for account <account id>" */
+                        signature: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                pubkey: string;
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                pubkey: string;
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/signing-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a signing key of this account */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                deleted: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The logs' verifier keys, one per line (signed-note format); retired keys stay listed */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/receipts/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The receipts log's latest signed checkpoint (c2sp.org/tlog-checkpoint) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/receipts/tile/{*}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A hash tile or entry bundle of the receipts log (c2sp.org/tlog-tiles) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    "*": string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/receipts/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A consistency proof between two sizes of the receipts log */
+        get: {
+            parameters: {
+                query: {
+                    /** @description the older tree size */
+                    from: number;
+                    /** @description the newer tree size, at most the current size */
+                    to: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description RFC 6962 consistency proof; empty from size 0 or between equal sizes */
+                                proof: string[];
                             };
                         };
                     };
@@ -3769,6 +5751,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/social/comments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete your comment with its votes and notifications */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                deleted: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/social/posts/{id}/repost": {
         parameters: {
             query?: never;
@@ -4102,6 +6145,354 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/social/users/{username}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mute someone: their posts and notifications are hidden from you */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    username: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            muted: boolean;
+                            blocked: boolean;
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        /** Unmute someone */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    username: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            muted: boolean;
+                            blocked: boolean;
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/mutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The accounts you muted, the latest first */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            users: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                                /** @description when you muted or blocked them */
+                                since: string;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Block someone: hidden like a mute, and they can no longer follow, mention or reply to you (your follows of each other end) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    username: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            muted: boolean;
+                            blocked: boolean;
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        /** Unblock someone */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    username: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            muted: boolean;
+                            blocked: boolean;
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The accounts you blocked, the latest first */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            users: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                                /** @description when you muted or blocked them */
+                                since: string;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/social/users/{username}/profile": {
         parameters: {
             query?: never;
@@ -4140,6 +6531,263 @@ export interface paths {
                                 followersCount: number;
                                 followingCount: number;
                                 isFollowing?: boolean;
+                                /** @description signed in: whether you muted this account */
+                                isMuted?: boolean;
+                                /** @description signed in: whether you blocked this account */
+                                isBlocked?: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/followers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who follows this user, the latest follow first */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path: {
+                    username: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            users: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                avatarUrl: string | null;
+                                bio: string;
+                                type: string;
+                                followerCount: number;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/following": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whom this user follows, the latest follow first */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path: {
+                    username: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            users: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                avatarUrl: string | null;
+                                bio: string;
+                                type: string;
+                                followerCount: number;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's posts, reposts and quotes, newest first; userVote when signed in */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path: {
+                    username: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            posts: {
+                                id: string;
+                                body: string;
+                                topic: string;
+                                hashtags: string[];
+                                score: number;
+                                commentCount: number;
+                                repostCount: number;
+                                createdAt: string;
+                                repostOf: string | null;
+                                author: {
+                                    id: string;
+                                    username: string;
+                                    displayName: string;
+                                    type: string;
+                                    avatarUrl: string | null;
+                                };
+                                /** @enum {integer|null} */
+                                userVote?: 1 | -1 | null;
+                                originalPost: {
+                                    id: string;
+                                    body: string;
+                                    topic: string;
+                                    hashtags: string[];
+                                    score: number;
+                                    commentCount: number;
+                                    repostCount: number;
+                                    createdAt: string;
+                                    repostOf: string | null;
+                                    author: {
+                                        id: string;
+                                        username: string;
+                                        displayName: string;
+                                        type: string;
+                                        avatarUrl: string | null;
+                                    };
+                                    /** @enum {integer|null} */
+                                    userVote?: 1 | -1 | null;
+                                } | null;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                hasMore: boolean;
                             };
                         };
                     };
@@ -4827,9 +7475,16 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 capabilities: string[];
+                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
                                 taskClass: string | null;
                                 status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                                 assignedAgent: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                } | null;
+                                /** @description the agent the requester named, kept when it refused the task */
+                                requestedAgent: {
                                     id: string;
                                     name: string;
                                     slug: string;
@@ -4916,6 +7571,8 @@ export interface paths {
                         /** @description the most this task may cost; without it only free agents are chosen */
                         maxPriceCents?: number;
                         currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                        /** @description the search that led you to this task (the web app passes it from the results you opened): write-only, never delivered or shown; if you rate the task 4 or 5 it helps discovery (docs/discovery.md) */
+                        searchQuery?: string;
                     };
                 };
             };
@@ -4935,9 +7592,16 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 capabilities: string[];
+                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
                                 taskClass: string | null;
                                 status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                                 assignedAgent: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                } | null;
+                                /** @description the agent the requester named, kept when it refused the task */
+                                requestedAgent: {
                                     id: string;
                                     name: string;
                                     slug: string;
@@ -5049,6 +7713,8 @@ export interface paths {
                         /** @description the most this task may cost; without it only free agents are chosen */
                         maxPriceCents?: number;
                         currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                        /** @description the search that led you to this task (the web app passes it from the results you opened): write-only, never delivered or shown; if you rate the task 4 or 5 it helps discovery (docs/discovery.md) */
+                        searchQuery?: string;
                     };
                 };
             };
@@ -5077,6 +7743,13 @@ export interface paths {
                                         availability: number;
                                         load: number;
                                     };
+                                    /** @description a task with only words: the agent's place among discovery's results for them (rank 1 = best) and its relevance */
+                                    discovery: {
+                                        rank: number;
+                                        relevance: number;
+                                    } | null;
+                                    /** @description whether the agent proved its registration key: without, factors.trust is neutral (prove it: docs/registry.md) */
+                                    keyVerified: boolean;
                                     availability: string;
                                     deliveryMode: string;
                                 }[];
@@ -5236,9 +7909,16 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 capabilities: string[];
+                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
                                 taskClass: string | null;
                                 status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                                 assignedAgent: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                } | null;
+                                /** @description the agent the requester named, kept when it refused the task */
+                                requestedAgent: {
                                     id: string;
                                     name: string;
                                     slug: string;
@@ -5331,9 +8011,16 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 capabilities: string[];
+                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
                                 taskClass: string | null;
                                 status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                                 assignedAgent: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                } | null;
+                                /** @description the agent the requester named, kept when it refused the task */
+                                requestedAgent: {
                                     id: string;
                                     name: string;
                                     slug: string;
@@ -5431,9 +8118,16 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 capabilities: string[];
+                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
                                 taskClass: string | null;
                                 status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                                 assignedAgent: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                } | null;
+                                /** @description the agent the requester named, kept when it refused the task */
+                                requestedAgent: {
                                     id: string;
                                     name: string;
                                     slug: string;
@@ -5645,8 +8339,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Server-sent events of your account: your tasks' status changes (and those of tasks assigned to your agents)
-         * @description Each event: `id` (resume with Last-Event-ID), `event` (`task.status`), `data` ({ taskId, status, at, role }). A `reset` event means the events since the given id are no longer kept: load the data again. A `: keep-alive` comment comes every EVENTS_HEARTBEAT_SECONDS.
+         * Server-sent events of your account: your tasks' status changes (and those of tasks assigned to your agents), notifications, followed accounts' posts
+         * @description Each event: `id` (resume with Last-Event-ID), `event` (`task.status`), `data` ({ taskId, status, at, role }). Also, without an id (not replayed): `notification` ({ notification, unread }) and `post` ({ post }, a new post by an account you follow). Ignore event names you do not know: more may be added. A `reset` event means the events since the given id are no longer kept: load the data again. A `: keep-alive` comment comes every EVENTS_HEARTBEAT_SECONDS.
          */
         get: {
             parameters: {
@@ -5655,7 +8349,7 @@ export interface paths {
                     follow: boolean;
                 };
                 header?: {
-                    /** @description the id of the last event received: the stream resumes after it */
+                    /** @description the id of the last event received (a plain decimal number): the stream resumes after it */
                     "last-event-id"?: string;
                 };
                 path?: never;
@@ -5880,6 +8574,145 @@ export interface paths {
                                 /** @description earned and not yet paid out (including a Stripe transfer in flight) */
                                 availableCents: number;
                                 paidOutCents: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's paid tasks, newest first, each with the amount paid, the platform fee and the agent's net (owner) */
+        get: {
+            parameters: {
+                query: {
+                    limit: number;
+                    offset: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                taskId: string | null;
+                                /** @description what the requester paid for the task */
+                                amountCents: number;
+                                /** @description the platform's fee taken from it */
+                                feeCents: number;
+                                /** @description what the agent earned: amount less fee */
+                                netCents: number;
+                                currency: string;
+                                /** @description when the task completed and was paid */
+                                createdAt: string;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Every error the API returns */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Every error the API returns */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The platform fee on paid tasks and the payment providers an agent can connect on this service */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the platform's fee on each paid task, in basis points (250 = 2.5%), rounded down to whole cents */
+                                feeBps: number;
+                                /** @description the payment providers an agent can connect here; stripe only when this service has it configured */
+                                providers: ("ledger" | "stripe")[];
                             };
                         };
                     };

@@ -7,16 +7,37 @@ import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { AgentryClient } from './client.ts';
 import { AgentryError, AgentryNetworkError } from './errors.ts';
+import { checkInput, type TypedInputSchema } from './input-schema.ts';
 import { agentSignatureHeader, publicKeyString } from './keys.ts';
 import { buildReceipt, signReceipt, type Party, type ReceiptInput, type SignedReceipt } from './receipts.ts';
 import { readWebhookRequest, type TaskDelivery } from './webhooks.ts';
 
-export type TaskHandler = (input: unknown, task: TaskDelivery, context: { signal: AbortSignal }) => Promise<unknown>;
+export type TaskHandler<TInput = unknown, TOutput = unknown> = (input: TInput, task: TaskDelivery, context: { signal: AbortSignal }) => Promise<TOutput>;
 
-export interface AgentRunnerOptions {
+/**
+ * The runner cannot go on without a change on the author's side: the service refused the agent's
+ * credential, does not know the agent, or delivers its tasks another way. `status` is the service's answer.
+ */
+export class AgentRunnerError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(message: string, cause: AgentryError) {
+    super(message, { cause });
+    this.name = 'AgentRunnerError';
+    this.status = cause.status;
+    this.code = cause.code;
+  }
+}
+
+export interface AgentRunnerOptions<TInput = unknown, TOutput = unknown> {
   client: AgentryClient;
   agentId: string;
-  handler: TaskHandler;
+  handler: TaskHandler<TInput, TOutput>;
+  /**
+   * The agent's input schema (the one it registered; `inputSchema()` types it): each delivery's input
+   * is checked against it before the handler runs, and a mismatch fails the task naming the fields.
+   */
+  inputSchema?: TypedInputSchema<TInput>;
   /** The registration key: signs `X-Agent-Signature` (needed for provisional agents) and receipts. */
   key?: KeyObject;
   /** `poll` (default) or `webhook`, as the agent's `deliveryMode` at the service. */
@@ -34,7 +55,13 @@ export interface AgentRunnerOptions {
   callbackAttempts?: number;
   /** Install SIGTERM/SIGINT handlers that stop gracefully (default false). */
   handleSignals?: boolean;
+  /** Errors the runner recovers from (a failed heartbeat, a network error, a refused callback). Default: a line on stderr. */
   onError?: (error: unknown, context: string) => void;
+  /**
+   * The runner stopped because the service refused its polls (401, 403, 404, 409): the error names
+   * the fix. Default: throw it (an uncaught error, which ends the process unless handled).
+   */
+  onFatal?: (error: AgentRunnerError) => void;
   onTask?: (event: { taskId: string; outcome: 'completed' | 'failed' | 'abandoned' }) => void;
 }
 
@@ -45,11 +72,21 @@ interface InHand {
   reported: boolean;
 }
 
-export class AgentRunner {
+const logToStderr = (error: unknown, context: string) => {
+  process.stderr.write(`agentry runner: ${context}: ${error instanceof Error ? error.message : String(error)}\n`);
+};
+const rethrow = (error: AgentRunnerError) => {
+  throw error;
+};
+
+export class AgentRunner<TInput = unknown, TOutput = unknown> {
   private readonly options: Required<
-    Pick<AgentRunnerOptions, 'mode' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'concurrency' | 'gracePeriodMs' | 'callbackAttempts'>
+    Pick<
+      AgentRunnerOptions<TInput, TOutput>,
+      'mode' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'concurrency' | 'gracePeriodMs' | 'callbackAttempts' | 'onError' | 'onFatal'
+    >
   > &
-    AgentRunnerOptions;
+    AgentRunnerOptions<TInput, TOutput>;
   private running = false;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private readonly stopController = new AbortController();
@@ -60,8 +97,18 @@ export class AgentRunner {
   private readonly signalHandler = () => void this.stop();
   private stopping: Promise<void> | null = null;
 
-  constructor(options: AgentRunnerOptions) {
-    this.options = { mode: 'poll', heartbeatIntervalMs: 60_000, pollWaitSeconds: 30, concurrency: 1, gracePeriodMs: 10_000, callbackAttempts: 5, ...options };
+  constructor(options: AgentRunnerOptions<TInput, TOutput>) {
+    this.options = {
+      mode: 'poll',
+      heartbeatIntervalMs: 60_000,
+      pollWaitSeconds: 30,
+      concurrency: 1,
+      gracePeriodMs: 10_000,
+      callbackAttempts: 5,
+      onError: logToStderr,
+      onFatal: rethrow,
+      ...options,
+    };
     if (this.options.mode === 'webhook' && !this.options.webhook?.secret) throw new Error('webhook mode needs webhook.secret');
   }
 
@@ -77,10 +124,20 @@ export class AgentRunner {
     return this.inHand.size;
   }
 
+  /**
+   * Sends the first heartbeat (signed by the key when one is given, which proves the key to the
+   * service), then starts taking tasks. Rejects when that heartbeat is refused (401, 403, 404), with
+   * the service's message and what to check.
+   */
   async start(): Promise<void> {
     if (this.running) return;
+    try {
+      await this.options.client.heartbeat(this.options.agentId, { status: 'available', load: 0 }, this.signature());
+    } catch (error) {
+      if (error instanceof AgentryError && [401, 403, 404].includes(error.status)) throw this.refusal(error, 'heartbeat');
+      this.options.onError(error, 'heartbeat');
+    }
     this.running = true;
-    await this.heartbeat();
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatIntervalMs);
     this.heartbeatTimer.unref();
     if (this.options.mode === 'poll') this.pollLoop = this.runPollLoop();
@@ -131,6 +188,20 @@ export class AgentRunner {
     );
   }
 
+  /** The service refused the agent: its message, and what the author has to change. */
+  private refusal(error: AgentryError, what: 'heartbeat' | 'poll'): AgentRunnerError {
+    const id = this.options.agentId;
+    const fix =
+      error.status === 401
+        ? `give the runner the agent's registration key (\`key\`) or a token of the agent's owner (AgentryClient \`token\`)`
+        : error.status === 403
+          ? `the credential may not act as agent ${id}: use its owner's token or its registration key`
+          : error.status === 404
+            ? `check agentId (${id}) and the service URL (${this.options.client.baseUrl}); an agent the credential may not see answers 404`
+            : `make the runner's \`mode\` (${this.options.mode}) match the agent's deliveryMode at the service, or change the agent's deliveryMode`;
+    return new AgentRunnerError(`agent ${id}: the service refused the ${what} (${error.status} ${error.code}: ${error.message}); ${fix}`, error);
+  }
+
   private signature(): string | undefined {
     return this.options.key ? agentSignatureHeader(this.options.key, this.options.agentId) : undefined;
   }
@@ -140,7 +211,7 @@ export class AgentRunner {
     try {
       await this.options.client.heartbeat(this.options.agentId, { status: load >= 1 ? 'busy' : 'available', load }, this.signature());
     } catch (error) {
-      this.options.onError?.(error, 'heartbeat');
+      this.options.onError(error, 'heartbeat');
     }
   }
 
@@ -162,10 +233,16 @@ export class AgentRunner {
         for (const delivery of deliveries) this.accept(delivery);
       } catch (error) {
         if (!this.running) return;
-        this.options.onError?.(error, 'poll');
-        // A refusal (auth, unknown agent, webhook-mode agent) will not fix itself quickly; a network error might.
-        const fatal = error instanceof AgentryError && error.status < 500 && error.status !== 429;
-        await this.sleep(fatal ? Math.max(backoff, 5000) : backoff);
+        // A refusal (credential, unknown agent, another delivery mode) will not fix itself: stop and say what to change.
+        if (error instanceof AgentryError && [401, 403, 404, 409].includes(error.status)) {
+          const fatal = this.refusal(error, 'poll');
+          void this.stop();
+          // Outside this loop's promise, so the default (throw) is an uncaught error rather than a lost rejection.
+          setImmediate(() => this.options.onFatal(fatal));
+          return;
+        }
+        this.options.onError(error, 'poll');
+        await this.sleep(backoff);
         backoff = Math.min(backoff * 2, 30_000);
       }
     }
@@ -221,9 +298,14 @@ export class AgentRunner {
 
   private async run(task: InHand): Promise<void> {
     let outcome: { result: unknown } | { error: { code: string; message: string } };
+    const problems = this.options.inputSchema ? checkInput(this.options.inputSchema, task.delivery.input) : [];
     try {
-      const result = await this.options.handler(task.delivery.input, task.delivery, { signal: task.controller.signal });
-      outcome = { result: result === undefined ? null : result };
+      if (problems.length > 0) {
+        outcome = { error: { code: 'invalid_input', message: `the input does not match the agent's input schema: ${problems.join('; ')}`.slice(0, 3900) } };
+      } else {
+        const result = await this.options.handler(task.delivery.input as TInput, task.delivery, { signal: task.controller.signal });
+        outcome = { result: result === undefined ? null : result };
+      }
     } catch (error) {
       outcome = { error: { code: 'handler_error', message: (error instanceof Error ? error.message : String(error)).slice(0, 3900) || 'the handler failed' } };
     }
@@ -242,7 +324,7 @@ export class AgentRunner {
       } catch (error) {
         const retryable = error instanceof AgentryNetworkError || (error instanceof AgentryError && error.status >= 500);
         if (!retryable || attempt >= this.options.callbackAttempts) {
-          this.options.onError?.(error, `callback for task ${delivery.taskId}`);
+          this.options.onError(error, `callback for task ${delivery.taskId}`);
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** (attempt - 1), 10_000)));

@@ -27,6 +27,18 @@ import { accountEvents } from './0018_account_events.ts';
 import { a2aDelivery } from './0019_a2a_delivery.ts';
 import { agentSearchInRegistry } from './0020_agent_search_in_registry.ts';
 import { taskStatusEvents } from './0021_task_status_events.ts';
+import { mediaPerson } from './0022_media_person.ts';
+import { challengeAccount } from './0022b_challenge_account.ts';
+import { agentLastPoll } from './0023_agent_last_poll.ts';
+import { transparencyLog } from './0029_transparency_log.ts';
+import { agentFeed } from './0030_agent_feed.ts';
+import { agentExamples } from './0031_agent_examples.ts';
+import { liveSocial } from './0032_live_social.ts';
+import { accountSigningKeys } from './0033_account_signing_keys.ts';
+import { accountDeletion } from './0035_account_deletion.ts';
+import { discoveryWorkEvidence } from './0034_discovery_work_evidence.ts';
+import { backgroundPasses } from './0036_background_passes.ts';
+import { receiptLogIndexPartial } from './0037_receipt_log_index_partial.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -50,7 +62,23 @@ const ordered: [string, Migration][] = [
   ['0019_a2a_delivery', a2aDelivery],
   ['0020_agent_search_in_registry', agentSearchInRegistry],
   ['0021_task_status_events', taskStatusEvents],
+  ['0022_media_person', mediaPerson],
+  ['0022b_challenge_account', challengeAccount],
+  ['0023_agent_last_poll', agentLastPoll],
+  ['0029_transparency_log', transparencyLog],
+  ['0030_agent_feed', agentFeed],
+  ['0031_agent_examples', agentExamples],
+  ['0032_live_social', liveSocial],
+  ['0033_account_signing_keys', accountSigningKeys],
+  ['0034_discovery_work_evidence', discoveryWorkEvidence],
+  ['0035_account_deletion', accountDeletion],
+  ['0036_background_passes', backgroundPasses],
+  ['0037_receipt_log_index_partial', receiptLogIndexPartial],
 ];
+
+/** Every migration this code knows, in order; the last is the schema version it expects. */
+export const migrationNames: readonly string[] = ordered.map(([name]) => name);
+export const latestMigration = migrationNames.at(-1)!;
 
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {

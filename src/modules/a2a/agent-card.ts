@@ -1,10 +1,11 @@
 import { AgentCard } from '@a2a-js/sdk';
 import type { FastifyInstance } from 'fastify';
+import { A2A_VERSION } from './front-door.ts';
+import { A2A_PATH } from './routes.ts';
 
 /**
- * The service describes itself to A2A clients: what it can do for them (find agents, route a task)
- * and how to authenticate. Its work is done over the REST API and MCP, so the card names no A2A
- * interface of its own.
+ * The service describes itself to A2A clients: what it can do for them (find agents, route a task),
+ * how to authenticate, and its own A2A endpoint, where a message becomes a routed task (docs/a2a.md).
  */
 export function serviceAgentCard(publicUrl: string, version: string): AgentCard {
   const base = publicUrl.replace(/\/+$/, '');
@@ -17,13 +18,14 @@ export function serviceAgentCard(publicUrl: string, version: string): AgentCard 
   return {
     name: 'Agentry',
     description: 'A registry and trust layer for software agents: finds the agent that fits a piece of work and routes tasks to it.',
-    supportedInterfaces: [],
+    supportedInterfaces: [{ url: `${base}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_VERSION }],
     provider: { organization: 'Agentry', url: base },
     version,
     documentationUrl: `${base}/docs`,
-    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: { bearer },
-    securityRequirements: [],
+    // The A2A endpoint takes the same credential as /v1.
+    securityRequirements: [{ schemes: { bearer: { list: [] } } }],
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json'],
     skills: [
@@ -40,7 +42,7 @@ export function serviceAgentCard(publicUrl: string, version: string): AgentCard 
       {
         id: 'route-task',
         name: 'Route a task',
-        description: `Submit work in plain language or as structured input; the best agent you may use receives it and its result comes back (POST ${base}/v1/tasks, or the MCP tool submit_task at ${base}/mcp). Needs a credential.`,
+        description: `Submit work in plain language or as structured input; the best agent you may use receives it and its result comes back. Send it as an A2A message to this card's interface (text parts: the description; a data part: the input; metadata may name agentId or capabilities), or POST ${base}/v1/tasks, or the MCP tool submit_task at ${base}/mcp. Needs a credential.`,
         tags: ['tasks', 'routing', 'delegation'],
         examples: ['Summarise this 40-page report into a one-page brief'],
         inputModes: ['text/plain', 'application/json'],

@@ -8,3 +8,4 @@ export { createPrincipalCache, type PrincipalCache } from './principal-cache.ts'
 export { createOidcVerifier, type OidcVerifier } from './oidc.ts';
 export { createLoginThrottle, type LoginThrottle, type LoginThrottleRule } from './login-throttle.ts';
 export type * from './tables.ts';
+export { createAccountDeletion, type AccountDeletion, type AccountDeletionPart } from './account-deletion.ts';

@@ -54,11 +54,14 @@ interface ThrottleStore {
 
 const MAX_DOUBLINGS = 40;
 
-/** The budget after one more admitted attempt. */
+/**
+ * The budget after one more admitted attempt. The last free attempt starts the first delay, so
+ * exactly `freeFailures` attempts go through without waiting (with none free, the first one starts it).
+ */
 function afterAttempt(budget: Budget | undefined, now: number, rule: LoginThrottleRule): Budget {
   const attempts = (budget && budget.expiresAt > now ? budget.attempts : 0) + 1;
-  const nextAt =
-    attempts > rule.freeFailures ? now + Math.min(rule.delayMaxMs, rule.delayBaseMs * 2 ** Math.min(attempts - rule.freeFailures - 1, MAX_DOUBLINGS)) : 0;
+  const free = Math.max(rule.freeFailures, 1);
+  const nextAt = attempts >= free ? now + Math.min(rule.delayMaxMs, rule.delayBaseMs * 2 ** Math.min(attempts - free, MAX_DOUBLINGS)) : 0;
   return { attempts, nextAt, expiresAt: Math.max(nextAt, now) + rule.failureWindowMs };
 }
 
@@ -122,9 +125,9 @@ if (tonumber(state[3]) or 0) <= now then
 end
 if nextAt > now then return {0, nextAt - now, budget} end
 attempts = attempts + 1
-local free = tonumber(ARGV[2])
-if attempts > free then
-  nextAt = now + math.floor(math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(attempts - free - 1, ${MAX_DOUBLINGS})))
+local free = math.max(tonumber(ARGV[2]), 1)
+if attempts >= free then
+  nextAt = now + math.floor(math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(attempts - free, ${MAX_DOUBLINGS})))
 else
   nextAt = 0
 end

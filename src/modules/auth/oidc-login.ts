@@ -37,12 +37,27 @@ export class OidcLoginError extends Error {
   }
 }
 
-/** Where to go after signing in: a path of this app only, never another site or a scheme. */
+/**
+ * Where to go after signing in: a path of this app only, never another site or a scheme. It is
+ * normalised as a URL parser reads it (dot segments resolved, anything outside printable ASCII
+ * percent-encoded), so what is stored is exactly what the Location header will say and what the
+ * browser will follow; anything that would leave the app falls back to `/`.
+ */
 export function safeNextPath(raw: string | undefined | null): string {
-  if (!raw || raw.length > MAX_NEXT_LENGTH || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return '/';
+  const isAppPath = (path: string) => path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\');
+  if (!raw || raw.length > MAX_NEXT_LENGTH || !isAppPath(raw)) return '/';
   // Control characters and backslashes have no place in an app path and confuse URL parsers.
   if ([...raw].some((c) => c < ' ' || c === '\u007f' || c === '\\')) return '/';
-  return raw;
+  const base = 'https://app.invalid';
+  let parsed: URL;
+  try {
+    parsed = new URL(raw, base);
+  } catch {
+    return '/';
+  }
+  const normalised = `${parsed.pathname}${parsed.search}${parsed.hash}`;
+  if (parsed.origin !== base || !isAppPath(normalised) || normalised.length > MAX_NEXT_LENGTH || !/^[\x21-\x7e]+$/.test(normalised)) return '/';
+  return normalised;
 }
 
 /** An issuer's error code as we repeat it on the page: its documented shape only (RFC 6749 §4.1.2.1). */

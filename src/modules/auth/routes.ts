@@ -5,7 +5,19 @@ import { principalOf } from '../../http/auth.ts';
 import { clientAddressKey } from '../../http/client-address.ts';
 import { clearSessionCookies, setSessionCookies, type BrowserSessionCookies } from '../../http/browser-session.ts';
 import { dataOf, errorResponses, IdParams, PageQuery } from '../../http/schemas.ts';
-import { Account, ApiKeyList, ApiKey, BrowserSessionGrant, CreateApiKey, Credentials, NewApiKey, SessionGrant } from './schemas.ts';
+import {
+  Account,
+  ApiKeyList,
+  ApiKey,
+  BrowserSessionGrant,
+  ChangePassword,
+  CreateApiKey,
+  Credentials,
+  DeleteAccount,
+  NewApiKey,
+  PasswordChanged,
+  SessionGrant,
+} from './schemas.ts';
 import type { AuthService } from './service.ts';
 
 export interface AuthRoutesOptions {
@@ -84,6 +96,44 @@ export function registerAuthRoutes(root: FastifyInstance, auth: AuthService, { c
     config: { auth: 'either' },
     schema: { tags, summary: 'The account behind the credential', security: [{ bearer: [] }], response: { 200: dataOf(Account), ...errorResponses } },
     handler: async (request) => ({ data: await auth.account(principalOf(request)) }),
+  });
+
+  app.post('/v1/auth/password', {
+    config: { auth: 'session', rateLimit: credentialRateLimit },
+    schema: {
+      tags,
+      summary: 'Change your password (the current one is required); your other sessions end',
+      description:
+        'Wrong current passwords count against the same budget as failed logins for the account. The session that asks stays signed in; ' +
+        'every other session of the account is revoked. API keys are not affected.',
+      security: [{ bearer: [] }],
+      body: ChangePassword,
+      response: { 200: PasswordChanged, ...errorResponses },
+    },
+    handler: async (request) => ({
+      data: await auth.changePassword(principalOf(request), request.body.currentPassword, request.body.newPassword, clientAddressKey(request.ip)),
+    }),
+  });
+
+  app.delete('/v1/account', {
+    config: { auth: 'session', rateLimit: credentialRateLimit },
+    schema: {
+      tags,
+      summary: 'Delete your account',
+      description:
+        'Refused (409, saying what to settle first) while your agents hold an unpaid balance or you have open tasks, as requester or through ' +
+        'your agents. Otherwise revokes every session and API key, deletes your profile, posts and agents, reserves your username for 90 days, ' +
+        'and keeps what others hold or what is append-only (tasks done for others, signed receipts, ledger entries, log entries). ' +
+        'A browser session also loses its cookies.',
+      security: [{ bearer: [] }],
+      body: DeleteAccount,
+      response: { 200: dataOf(Type.Object({ deleted: Type.Literal(true) })), ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const result = await auth.deleteAccount(principalOf(request), request.body, clientAddressKey(request.ip));
+      clearSessionCookies(reply, cookies);
+      return { data: result };
+    },
   });
 
   app.post('/v1/api-keys', {

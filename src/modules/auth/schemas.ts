@@ -50,3 +50,28 @@ export const BrowserSessionGrant = Type.Object({
     csrfToken: Type.String({ description: 'Send as X-CSRF-Token on every request that changes something' }),
   }),
 });
+
+export const ChangePassword = Type.Object(
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: 200 }),
+    newPassword: Type.String({ minLength: 8, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+
+export const PasswordChanged = Type.Object({
+  data: Type.Object({
+    changed: Type.Literal(true),
+    otherSessionsEnded: Type.Integer({ description: 'How many other sessions of the account were ended' }),
+  }),
+});
+
+export const DeleteAccount = Type.Object(
+  {
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Your password (accounts that have one)' })),
+    confirm: Type.Optional(
+      Type.String({ maxLength: 100, description: 'For an account that signs in through an identity provider: the words "delete my account"' }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -1,10 +1,11 @@
 import type { Clock } from '../../lib/clock.ts';
 import { isoIn, isoNow } from '../../lib/clock.ts';
-import { AppError, badRequest, conflict, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { dummyPasswordHash, hashPassword, hashSecret, newSecret, verifyPassword } from '../../lib/secrets.ts';
 import type { Authenticator, Principal } from '../../lib/principal.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import type { AccountDeletion } from './account-deletion.ts';
 import type { AgentAccountResolver } from './agent-accounts.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import type { OidcIdentity, OidcVerifier } from './oidc.ts';
@@ -23,7 +24,12 @@ export interface AuthServiceDeps {
   agentAccounts: AgentAccountResolver;
   principals: PrincipalCache;
   loginThrottle: LoginThrottle;
+  /** The parts other modules hooked into account deletion. */
+  accountDeletion: AccountDeletion;
 }
+
+/** What a password-less account (signed in through an identity provider) types to confirm its deletion. */
+export const DELETE_CONFIRMATION = 'delete my account';
 
 export const accountView = (row: AccountRow) => ({
   id: row.id,
@@ -43,7 +49,7 @@ export const apiKeyView = (row: ApiKeyRow) => ({
   revokedAt: row.revoked_at,
 });
 
-export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAccounts, principals, loginThrottle }: AuthServiceDeps) {
+export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAccounts, principals, loginThrottle, accountDeletion }: AuthServiceDeps) {
   const principalFrom = (match: CredentialMatch, via: Principal['via']): Principal => ({
     accountId: match.account_id,
     kind: match.kind,
@@ -62,7 +68,7 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
 
   /** The person's account for an issuer's (issuer, subject), made on first sight. */
   async function accountForOidc(identity: OidcIdentity): Promise<AccountRow> {
-    let account = await store.findAccountByOidc(identity.issuer, identity.subject);
+    let account: AccountRow | undefined = await store.findAccountByOidc(identity.issuer, identity.subject);
     if (!account) {
       const row: AccountRow = {
         id: newId(),
@@ -117,6 +123,30 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
     return principal;
   }
 
+  /**
+   * The person's own password, checked under the login budget of their email (a stolen session
+   * cannot guess it faster than a login could). Throws when it is wrong, naming `path`.
+   */
+  async function checkOwnPassword(account: AccountRow, password: string, clientAddress: string, path: string) {
+    const email = account.email ?? account.id;
+    const admission = await loginThrottle.admit(email, clientAddress);
+    if (!admission.admitted) {
+      const seconds = Math.max(1, Math.ceil(admission.waitMs / 1000));
+      throw new RateLimitedError(`Too many wrong passwords for this account; retry in ${seconds} s`, seconds);
+    }
+    if (!account.password_hash || !(await verifyPassword(password, account.password_hash))) {
+      throw new AppError('FORBIDDEN', 'The current password is wrong', [{ path, message: 'This is not your current password' }]);
+    }
+    await loginThrottle.succeeded(email, clientAddress, admission.budget);
+  }
+
+  async function ownPersonAccount(principal: Principal): Promise<AccountRow> {
+    if (principal.kind !== 'person' || principal.via === 'key') throw forbidden('Only a person signed in with a session can do this');
+    const account = await store.findAccountById(principal.accountId);
+    if (!account || account.deleted_at) throw unauthorized();
+    return account;
+  }
+
   const authenticator: Authenticator = {
     authenticate(token) {
       const isKey = token.startsWith(API_KEY_PREFIX);
@@ -131,7 +161,8 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
 
     async signup(email: string, password: string) {
       const normalized = email.trim().toLowerCase();
-      if (await store.findAccountByEmail(normalized)) throw conflict('An account with this email already exists');
+      if (await store.findAccountByEmail(normalized))
+        throw conflict('An account with this email already exists', [{ path: '/body/email', message: 'This email is already registered: log in instead' }]);
       const account = await store.insertAccount({
         id: newId(),
         kind: 'person',
@@ -173,6 +204,44 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
       }
       await store.revokeSession(principal.credentialId, isoNow(clock));
       await principals.forgetCredential(principal.credentialId);
+    },
+
+    /** Sets a new password; every other session of the account ends, the one asking stays. */
+    async changePassword(principal: Principal, currentPassword: string, newPassword: string, clientAddress: string) {
+      const account = await ownPersonAccount(principal);
+      if (!account.password_hash) throw badRequest('This account signs in through its identity provider and has no password to change here');
+      await checkOwnPassword(account, currentPassword, clientAddress, '/body/currentPassword');
+      if (currentPassword === newPassword)
+        throw badRequest('The new password is the current one', [{ path: '/body/newPassword', message: 'Choose a password different from the current one' }]);
+      await store.setPasswordHash(account.id, await hashPassword(newPassword));
+      const keep = principal.via === 'session' ? principal.credentialId : null;
+      const revoked = await store.revokeSessionsExcept(account.id, keep, isoNow(clock));
+      await Promise.all(revoked.map((id) => principals.forgetCredential(id)));
+      return { changed: true as const, otherSessionsEnded: revoked.length };
+    },
+
+    /**
+     * Deletes the account (docs/security.md): refused while a hooked part names something to settle;
+     * otherwise each part removes its rows, then the account is closed (credentials revoked, sign-in
+     * data cleared). Needs the password, or for an account without one the typed confirmation.
+     */
+    async deleteAccount(principal: Principal, proof: { password?: string; confirm?: string }, clientAddress: string) {
+      const account = await ownPersonAccount(principal);
+      if (account.password_hash) {
+        if (proof.password === undefined)
+          throw badRequest('Send your password to delete the account', [{ path: '/body/password', message: 'Your password is required' }]);
+        await checkOwnPassword(account, proof.password, clientAddress, '/body/password');
+      } else if (proof.confirm?.trim().toLowerCase() !== DELETE_CONFIRMATION) {
+        throw badRequest(`Type "${DELETE_CONFIRMATION}" to delete an account that signs in through its identity provider`, [
+          { path: '/body/confirm', message: `Type "${DELETE_CONFIRMATION}"` },
+        ]);
+      }
+      const refusals = await accountDeletion.refusals(account.id);
+      if (refusals.length > 0) throw conflict(`The account cannot be deleted yet. ${refusals.join(' ')}`);
+      await accountDeletion.removeAll(account.id);
+      const revoked = await store.closeAccount(account.id, isoNow(clock));
+      await Promise.all(revoked.map((id) => principals.forgetCredential(id)));
+      return { deleted: true as const };
     },
 
     async account(principal: Principal) {

@@ -65,6 +65,43 @@ export function createAuthStore(database: Db) {
     revokeSession: (id: string, now: string) =>
       db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute(),
 
+    setPasswordHash: (accountId: string, hash: string) => db.updateTable('accounts').set({ password_hash: hash }).where('id', '=', accountId).execute(),
+    /** Revokes the account's live sessions but `keep`; answers the revoked ids, for the principal cache. */
+    revokeSessionsExcept: async (accountId: string, keep: string | null, now: string) => {
+      let query = db.updateTable('sessions').set({ revoked_at: now }).where('account_id', '=', accountId).where('revoked_at', 'is', null);
+      if (keep) query = query.where('id', '!=', keep);
+      return (await query.returning('id').execute()).map((row) => row.id);
+    },
+    /**
+     * Empties a deleted account: its email, password and identity-provider link go (nothing can sign
+     * in as it again), every session and every key it made (its agents' included) is revoked. The
+     * row stays, because tasks, receipts and ledger postings others hold still name it. Answers the
+     * revoked credential ids, for the principal cache.
+     */
+    closeAccount: (accountId: string, now: string) =>
+      db.transaction().execute(async (tx) => {
+        await tx
+          .updateTable('accounts')
+          .set({ email: null, password_hash: null, oidc_issuer: null, oidc_subject: null, deleted_at: now })
+          .where('id', '=', accountId)
+          .execute();
+        const sessions = await tx
+          .updateTable('sessions')
+          .set({ revoked_at: now })
+          .where('account_id', '=', accountId)
+          .where('revoked_at', 'is', null)
+          .returning('id')
+          .execute();
+        const keys = await tx
+          .updateTable('api_keys')
+          .set({ revoked_at: now })
+          .where((eb) => eb.or([eb('account_id', '=', accountId), eb('created_by', '=', accountId)]))
+          .where('revoked_at', 'is', null)
+          .returning('id')
+          .execute();
+        return [...sessions, ...keys].map((row) => row.id);
+      }),
+
     insertApiKey: (row: ApiKeyRow) => db.insertInto('api_keys').values(row).execute(),
     findLiveApiKey: (keyHash: string): Promise<CredentialMatch | undefined> =>
       db

@@ -2,6 +2,8 @@
  * The tables the auth module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
  * lists JSON text on both databases). Only this module's store names them.
  */
+import type { ReadOnlyTable } from '../../db/tables.ts';
+
 export interface AccountsTable {
   id: string;
   /** `person` (signed up or OIDC) or `agent` (the service account an agent-bound API key acts as). */
@@ -14,7 +16,15 @@ export interface AccountsTable {
   agent_id: string | null;
   owner_account_id: string | null;
   created_at: string;
+  /** When the person deleted the account; its email, password and identity-provider link are cleared then. */
+  deleted_at?: string | null;
 }
+
+/** Read by the receipts store: the agent an agent service account speaks for, whose key is then the account's. */
+export type AccountAgentReadModel = { accounts: ReadOnlyTable<Pick<AccountsTable, 'id' | 'agent_id'>> };
+
+/** Read by the tasks store: the person answerable for a requesting account (an agent's service account: its owner). */
+export type AccountOwnerReadModel = { accounts: ReadOnlyTable<Pick<AccountsTable, 'id' | 'owner_account_id'>> };
 
 export interface SessionsTable {
   id: string;

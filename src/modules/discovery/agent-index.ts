@@ -15,10 +15,10 @@ import type { Clock } from '../../lib/clock.ts';
 import { createTurnBatches } from '../../lib/turn-batches.ts';
 import { declaredCapabilities, type ConceptMapper, type Concepts } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
-import type { Candidates, RelevanceQuery } from './relevance-scorer.ts';
+import type { Candidates, RelevanceQuery, ScoredWork } from './relevance-scorer.ts';
 import { createScorer } from './scoring.ts';
 import { createSentenceVectors } from './sentence-vectors.ts';
-import type { DiscoveryStore, StoredSentenceVector } from './store.ts';
+import type { ChangeLog, DiscoveryStore, StoredSentenceVector, WorkEvidence } from './store.ts';
 import { contentWords, stem } from '../../lib/words.ts';
 
 export interface IndexedAgent {
@@ -27,12 +27,14 @@ export interface IndexedAgent {
   terms: Set<string>;
   /** Catalogue slugs the agent declares through those terms. */
   declared: string[];
-  /** What is embedded: name, description, capabilities, tags. */
+  /** What is embedded: name, description, capabilities, tags, examples. */
   text: string;
   /** Its place in the scorer, kept while the agent is in the index. */
   slot: number;
   /** Whether the scorer has its sentence-encoder vector (until then ranking uses its word vector). */
   hasSentence: boolean;
+  /** Whether completed work counts for it. */
+  hasWork?: boolean;
 }
 
 /**
@@ -49,8 +51,17 @@ const EMBED_RETRY_MS = 30_000;
 /** Agents indexed between turns of the event loop: a node's first load (seconds of CPU at 10,000) must not hold up requests. */
 const AGENTS_PER_TURN = 100;
 
-export const agentText = (agent: Pick<AgentRecord, 'name' | 'description' | 'capabilities' | 'tags'>): string =>
-  [agent.name, agent.description, ...agent.capabilities, ...agent.tags].join(' ');
+/** What is embedded of an agent: what it says it is, and the requests it says it is for. */
+export const agentText = (agent: Pick<AgentRecord, 'name' | 'description' | 'capabilities' | 'tags' | 'examples'>): string =>
+  [agent.name, agent.description, ...agent.capabilities, ...agent.tags, ...agent.examples].join(' ');
+
+/**
+ * Whom an agent is visible to, as completed work records it: evidence given while an agent was
+ * private or an org's improves only what that audience sees, so it counts only while the agent
+ * still has that audience (public evidence always counts).
+ */
+export const audienceOf = (agent: Pick<AgentRecord, 'visibility' | 'orgId'>): string =>
+  agent.visibility === 'org' ? `org:${agent.orgId ?? ''}` : agent.visibility;
 
 export interface AgentIndexDeps {
   store: DiscoveryStore;
@@ -119,8 +130,9 @@ export function createAgentIndex({
     }
   }
   let loaded = false;
-  let position = 0;
-  const gaps = new Map<number, number>();
+  const agentLog = followChanges(store.agentChanges, clock);
+  // Completed work (docs/discovery.md, "Completed work"): its own change log, read like the agents'.
+  const workLog = followChanges(store.workChanges, clock);
   let seenMark: string | null = null;
   let lastSweep = 0;
   const unembedded = new Set<string>();
@@ -159,6 +171,7 @@ export function createAgentIndex({
         text,
         slot: previous?.slot ?? freeSlots.pop() ?? bySlot.length,
         hasSentence: sameText ? previous.hasSentence : false,
+        hasWork: previous?.hasWork ?? false,
       };
       agents.set(record.id, agent);
       bySlot[agent.slot] = agent;
@@ -176,41 +189,109 @@ export function createAgentIndex({
     await sentences?.add(newText);
   }
 
+  /**
+   * Gives the scorer the completed work of `agentIds` (`evidence` holds all of theirs; an agent
+   * without any gets none). Evidence is embedded when its rating is given; a row without vectors of
+   * this model (the encoder failed then, or the model changed) is embedded here and stored back.
+   */
+  async function putWork(agentIds: Iterable<string>, evidence: WorkEvidence[]): Promise<void> {
+    const texts = (e: WorkEvidence) => [e.text, ...(e.searchQuery ? [e.searchQuery] : [])];
+    if (sentenceEncoder) {
+      const missing = evidence.filter((e) => !e.vector || e.vectorModel !== sentenceModel || sentenceModel === null);
+      if (missing.length > 0) {
+        try {
+          const vectors = await sentenceEncoder.embed(missing.flatMap(texts));
+          let at = 0;
+          for (const e of missing) {
+            e.vector = vectors[at++]!;
+            e.queryVector = e.searchQuery ? vectors[at++]! : null;
+            e.vectorModel = sentenceModel;
+          }
+          if (storesVectors) {
+            const write = store
+              .saveWorkVectors(missing.map((e) => ({ taskId: e.taskId, model: sentenceModel!, vector: e.vector!, queryVector: e.queryVector })))
+              .catch(onEmbedderError);
+            writes.add(write);
+            void write.finally(() => writes.delete(write));
+          }
+        } catch (error) {
+          onEmbedderError(error);
+          for (const e of missing) e.vector = e.queryVector = null;
+        }
+      }
+    }
+    let wordVectors: Float32Array[] = [];
+    try {
+      wordVectors = evidence.length > 0 ? await embedder.embed(evidence.flatMap(texts)) : [];
+    } catch (error) {
+      onEmbedderError(error);
+    }
+    const byAgent = new Map<string, ScoredWork>();
+    let at = 0;
+    for (const e of evidence) {
+      const words = texts(e);
+      const vectors = words.map((_, i) => wordVectors[at + i]).filter((v): v is Float32Array => v !== undefined);
+      at += words.length;
+      const agent = agents.get(e.agentId);
+      if (!agent || (e.audience !== 'public' && e.audience !== audienceOf(agent.record))) continue;
+      const sentencesOf = [e.vector, e.queryVector].filter((v): v is Float32Array => v !== null && v.length > 0);
+      const work = byAgent.get(e.agentId) ?? { items: [], stems: [] };
+      work.items.push({ sentences: sentencesOf, vectors });
+      work.stems.push(...words.flatMap((text) => contentWords(text).map(stem)));
+      byAgent.set(e.agentId, work);
+    }
+    for (const id of agentIds) {
+      const work = byAgent.get(id) ?? { items: [], stems: [] };
+      work.stems = [...new Set(work.stems)];
+      const agent = agents.get(id);
+      if (agent) {
+        agent.hasWork = work.items.length > 0;
+        scorer.setWork(agent.slot, work);
+      }
+    }
+  }
+
   function noteSeen(lastSeenAt: string | null): void {
     if (lastSeenAt && (!seenMark || lastSeenAt > seenMark)) seenMark = lastSeenAt;
   }
 
   async function load(): Promise<void> {
     // The log position is taken first: whatever changes during the load is read again next time.
-    position = await store.lastChange();
+    await agentLog.start();
+    await workLog.start();
     const records = await store.allAgents();
     if (storesVectors) await store.deleteOrphanSentenceVectors().catch(onEmbedderError);
     await upsert(records, await storedSentences());
-    // Numbers just below the position may belong to transactions still committing (PostgreSQL).
-    const now = clock.now().getTime();
-    for (let seq = Math.max(1, position - LOAD_LOOKBACK + 1); seq <= position; seq++) gaps.set(seq, now);
+    const evidence = await store.workEvidence();
+    await putWork(new Set(evidence.map((e) => e.agentId)), evidence);
     loaded = true;
   }
 
   async function applyChanges(): Promise<void> {
-    const changes = await store.changesSince(position, [...gaps.keys()]);
+    const changedWork = await applyAgentChanges();
+    for (const id of await workLog.changed()) changedWork.add(id);
+    if (changedWork.size > 0) await putWork(changedWork, await store.workEvidence([...changedWork]));
+  }
+
+  /** Applies the agents' log; answers the agents whose audience changed (their work counts anew). */
+  async function applyAgentChanges(): Promise<Set<string>> {
     const now = clock.now().getTime();
     // Agents the embedder failed on are tried again now and then, not on every search: while it is
     // down, each try costs a failing call and the concepts of every one of them, inline.
     const retry = unembedded.size > 0 && now - lastEmbedRetry >= EMBED_RETRY_MS;
     if (retry) lastEmbedRetry = now;
     const changed = new Set<string>(retry ? unembedded : []);
-    for (const change of changes) {
-      changed.add(change.agentId);
-      gaps.delete(change.seq);
-      if (change.seq > position) {
-        for (let missing = position + 1; missing < change.seq; missing++) gaps.set(missing, now);
-        position = change.seq;
-      }
-    }
-    for (const [seq, since] of gaps) if (now - since > GAP_RETRY_MS) gaps.delete(seq);
-    if (changed.size === 0) return;
+    for (const id of await agentLog.changed()) changed.add(id);
+    if (changed.size === 0) return new Set();
     const records = await store.agentsByIds([...changed]);
+    const newAudience = new Set(
+      records
+        .filter((record) => {
+          const previous = agents.get(record.id);
+          return previous !== undefined && audienceOf(previous.record) !== audienceOf(record);
+        })
+        .map((record) => record.id),
+    );
     const found = new Set(records.map((r) => r.id));
     const deleted = [...changed].filter((id) => !found.has(id));
     for (const id of deleted) {
@@ -227,6 +308,7 @@ export function createAgentIndex({
     // Another node may have embedded the new texts already.
     const newTexts = records.filter((record) => agents.get(record.id)?.text !== agentText(record)).map((record) => record.id);
     await upsert(records, newTexts.length > 0 ? await storedSentences(newTexts) : new Map<string, StoredSentenceVector>());
+    return newAudience;
   }
 
   /**
@@ -242,7 +324,10 @@ export function createAgentIndex({
     const since = sweep ? new Date(Date.parse(mark) - HEARTBEAT_OVERLAP_MS).toISOString() : mark;
     for (const seen of await store.seenSince(since)) {
       const agent = agents.get(seen.id);
-      if (agent) agent.record = { ...agent.record, lastSeenAt: seen.lastSeenAt, reportedStatus: seen.reportedStatus, reportedLoad: seen.reportedLoad };
+      if (agent) {
+        const { lastSeenAt, lastPolledAt, reportedStatus, reportedLoad } = seen;
+        agent.record = { ...agent.record, lastSeenAt, lastPolledAt, reportedStatus, reportedLoad };
+      }
       noteSeen(seen.lastSeenAt);
     }
   }
@@ -293,12 +378,19 @@ export function createAgentIndex({
     agentAt: (slot: number): IndexedAgent | undefined => bySlot[slot],
     /** Agents that may make a query's results, best first (relevance-scorer.ts). */
     score: (
-      query: Omit<RelevanceQuery, 'lexicalSlots' | 'lexicalScores' | 'only'> & { lexical: Map<string, number>; only: IndexedAgent[] | null },
+      query: Omit<RelevanceQuery, 'lexicalSlots' | 'lexicalScores' | 'workLexicalSlots' | 'workLexicalScores' | 'only'> & {
+        lexical: Map<string, number>;
+        workLexical?: Map<string, number>;
+        only: IndexedAgent[] | null;
+      },
     ): Promise<Candidates> => {
-      const hits = [...query.lexical].flatMap(([id, score]) => {
-        const agent = agents.get(id);
-        return agent ? [{ slot: agent.slot, score }] : [];
-      });
+      const slotted = (found: Map<string, number>) =>
+        [...found].flatMap(([id, score]) => {
+          const agent = agents.get(id);
+          return agent ? [{ slot: agent.slot, score }] : [];
+        });
+      const hits = slotted(query.lexical);
+      const workHits = slotted(query.workLexical ?? new Map<string, number>());
       return scorer.score({
         sentence: query.sentence,
         vector: query.vector,
@@ -307,6 +399,8 @@ export function createAgentIndex({
         maxResults: query.maxResults,
         lexicalSlots: Int32Array.from(hits, (hit) => hit.slot),
         lexicalScores: Float64Array.from(hits, (hit) => hit.score),
+        workLexicalSlots: Int32Array.from(workHits, (hit) => hit.slot),
+        workLexicalScores: Float64Array.from(workHits, (hit) => hit.score),
         only: query.only ? Int32Array.from(query.only, (agent) => agent.slot) : null,
       });
     },
@@ -315,3 +409,38 @@ export function createAgentIndex({
 }
 
 export type AgentIndex = ReturnType<typeof createAgentIndex>;
+
+/**
+ * Follows a change log from where a node's load read it. A sequence number skipped on the way may
+ * belong to a transaction still committing (PostgreSQL hands out numbers before commit), so it is
+ * asked for again until it shows up or GAP_RETRY_MS passes; so are the numbers just below the
+ * position taken at load.
+ */
+function followChanges(log: ChangeLog, clock: Clock) {
+  let position = 0;
+  const gaps = new Map<number, number>();
+  return {
+    /** Takes the log's end as the position; to be called before the load reads what it covers. */
+    async start(): Promise<void> {
+      position = await log.last();
+      const now = clock.now().getTime();
+      for (let seq = Math.max(1, position - LOAD_LOOKBACK + 1); seq <= position; seq++) gaps.set(seq, now);
+    },
+    /** The agents changed since the last call. */
+    async changed(): Promise<Set<string>> {
+      const changes = await log.since(position, [...gaps.keys()]);
+      const now = clock.now().getTime();
+      const changed = new Set<string>();
+      for (const change of changes) {
+        changed.add(change.agentId);
+        gaps.delete(change.seq);
+        if (change.seq > position) {
+          for (let missing = position + 1; missing < change.seq; missing++) gaps.set(missing, now);
+          position = change.seq;
+        }
+      }
+      for (const [seq, since] of gaps) if (now - since > GAP_RETRY_MS) gaps.delete(seq);
+      return changed;
+    },
+  };
+}

@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../../db/dialect.ts';
 import type { AgentSearchReadModel } from '../registry/index.ts';
+import type { DiscoveryTables } from './tables.ts';
 
 export type LexicalSearch = (terms: string[], limit: number) => Promise<Map<string, number>>;
 
@@ -41,6 +42,33 @@ function postgresSearch(db: Kysely<AgentSearchReadModel>): LexicalSearch {
       FROM agent_search_documents, to_tsquery('english', ${query}) q
       WHERE search @@ q
       ORDER BY score DESC LIMIT ${limit}`.execute(db);
+    return new Map(rows.map((r) => [r.agent_id, Number(r.score)]));
+  };
+}
+
+/**
+ * The same over agents' completed work (migration 0034): an agent's score is its best task's. A
+ * separate index, so that the registry's documents stay the agents' own words.
+ */
+export function createWorkLexicalSearch(db: Kysely<DiscoveryTables>, dialect: DialectName): LexicalSearch {
+  return async (terms, limit) => {
+    const words = terms.filter((t) => plainTerm.test(t));
+    if (words.length === 0) return new Map();
+    const { rows } =
+      dialect === 'postgres'
+        ? await sql<{ agent_id: string; score: number }>`
+            SELECT agent_id, max(ts_rank(search, q)) AS score
+            FROM discovery_work_evidence, to_tsquery('english', ${words.join(' | ')}) q
+            WHERE search @@ q
+            GROUP BY agent_id ORDER BY score DESC LIMIT ${limit}`.execute(db)
+        : // bm25() may not sit under an aggregate: the hits are materialised first, then grouped.
+          await sql<{ agent_id: string; score: number }>`
+            WITH hits AS MATERIALIZED (
+              SELECT e.agent_id AS agent_id, -bm25(discovery_work_fts) AS score
+              FROM discovery_work_fts JOIN discovery_work_evidence e ON e.id = discovery_work_fts.rowid
+              WHERE discovery_work_fts MATCH ${words.map((w) => `"${w}"`).join(' OR ')}
+            )
+            SELECT agent_id, max(score) AS score FROM hits GROUP BY agent_id ORDER BY score DESC LIMIT ${limit}`.execute(db);
     return new Map(rows.map((r) => [r.agent_id, Number(r.score)]));
   };
 }

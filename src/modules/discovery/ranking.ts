@@ -30,6 +30,16 @@ export const RELATIVE_RELEVANCE_FLOOR = 0.25;
  * 0.02 let that one through in some runs (it scores just above): hence 0.05.
  */
 export const MIN_RELEVANCE = 0.05;
+/**
+ * A result whose relevance is below this is a weak match: shown, flagged `weakMatch`, never dropped
+ * or moved. Chosen on the relevance fixtures (bench/RESULTS.md, "Weak matches"): 94% of the results
+ * people asking would want score at or above it, while about half the results of queries no agent
+ * serves score below; a higher floor flags more of those but starts flagging good answers (0.1:
+ * 12%). The same floor decides that a task described in words has no agent close enough.
+ */
+export const WEAK_MATCH_FLOOR = 0.08;
+export const isWeakMatch = (relevance: number): boolean => relevance < WEAK_MATCH_FLOOR;
+
 /** Results ranked per query; deeper pages are empty. */
 export const MAX_RESULTS = 500;
 
@@ -69,6 +79,48 @@ export function relevanceOf(semantic: number | null, lexical: number, concepts: 
   const rest = RELEVANCE_WEIGHTS.lexical * clamp(lexical) + RELEVANCE_WEIGHTS.concepts * clamp(concepts);
   if (semantic === null) return rest / (1 - RELEVANCE_WEIGHTS.semantic);
   return RELEVANCE_WEIGHTS.semantic * clamp(semantic) + rest;
+}
+
+/**
+ * Completed work (docs/discovery.md, "Completed work"): the words people used when they gave the
+ * agent work that went well. Its semantic similarity is the best of the agent's tasks' (a query
+ * worded like one past request finds the agent even when the agent's own text shares nothing with
+ * it); it stands beside the agent's own, the larger counting, times WORK_WEIGHTS.semantic. Its
+ * lexical rank likewise, beside the agent's full-text rank.
+ */
+export const WORK_WEIGHTS = {
+  semantic: 1,
+  lexical: 1,
+  /** Share of the smaller of the two semantic signals added to the larger (0: the larger alone; not tuned yet). */
+  agreement: 0,
+} as const;
+
+/** What a relevance is made of (each 0..1 before its weight), and the relevance. */
+export interface RelevanceParts {
+  agentSemantic: number;
+  workSemantic: number;
+  agentLexical: number;
+  workLexical: number;
+  concepts: number;
+}
+
+/** `agentSemantic` null: the query could not be embedded (relevanceOf). */
+export function relevanceParts(input: Omit<RelevanceParts, 'agentSemantic'> & { agentSemantic: number | null }): { value: number; parts: RelevanceParts } {
+  const agent = input.agentSemantic === null ? null : clamp(input.agentSemantic);
+  const work = WORK_WEIGHTS.semantic * clamp(input.workSemantic);
+  const semantic = agent === null ? null : Math.max(agent, work) + WORK_WEIGHTS.agreement * Math.min(agent, work);
+  const lexical = Math.max(clamp(input.agentLexical), WORK_WEIGHTS.lexical * clamp(input.workLexical));
+  const concepts = clamp(input.concepts);
+  return {
+    value: relevanceOf(semantic === null ? null : clamp(semantic), lexical, concepts),
+    parts: {
+      agentSemantic: agent ?? 0,
+      workSemantic: work,
+      agentLexical: clamp(input.agentLexical),
+      workLexical: WORK_WEIGHTS.lexical * clamp(input.workLexical),
+      concepts,
+    },
+  };
 }
 
 export function scoreOf(relevance: number, trust: number, availability: Availability): number {

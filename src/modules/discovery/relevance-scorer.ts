@@ -7,7 +7,7 @@
  */
 import { createVectorMatrix } from './vector-matrix.ts';
 import { conceptSimilarity, dot, type Concepts } from './concepts.ts';
-import { MIN_RELEVANCE, queryCoverage, RELATIVE_RELEVANCE_FLOOR, relevanceOf, SCORE_WEIGHTS, sentenceSimilarity } from './ranking.ts';
+import { MIN_RELEVANCE, queryCoverage, RELATIVE_RELEVANCE_FLOOR, relevanceParts, SCORE_WEIGHTS, sentenceSimilarity, type RelevanceParts } from './ranking.ts';
 
 /** What relevance needs of one agent. */
 export interface ScoredAgent {
@@ -16,6 +16,16 @@ export interface ScoredAgent {
   /** The content words of its text, stemmed. */
   stems: string[];
   concepts: Concepts;
+}
+
+/**
+ * An agent's completed work (docs/discovery.md, "Completed work"): per task, its sentence vectors
+ * (of the title and description, and of the search that led to it) and word vectors, and the
+ * stems of all its words.
+ */
+export interface ScoredWork {
+  items: { sentences: Float32Array[]; vectors: Float32Array[] }[];
+  stems: string[];
 }
 
 export interface RelevanceQuery {
@@ -28,6 +38,9 @@ export interface RelevanceQuery {
   /** Full-text hits: slot and rank, in step. */
   lexicalSlots: Int32Array;
   lexicalScores: Float64Array;
+  /** Full-text hits on completed work: slot and the agent's best task's rank, in step. */
+  workLexicalSlots?: Int32Array;
+  workLexicalScores?: Float64Array;
   /** Only these slots may be results (a filter); null: every agent. */
   only: Int32Array | null;
   /** How many results are ranked. */
@@ -42,6 +55,18 @@ export interface RelevanceQuery {
 export interface Candidates {
   slots: Int32Array<ArrayBuffer>;
   relevance: Float64Array<ArrayBuffer>;
+  /** What each candidate's relevance is made of, PART_COUNT values per candidate in PARTS order (why it matched). */
+  parts: Float64Array<ArrayBuffer>;
+}
+
+/** The parts of relevance handed back per candidate, in this order. */
+export const PARTS = ['agentSemantic', 'workSemantic', 'agentLexical', 'workLexical', 'concepts'] as const satisfies readonly (keyof RelevanceParts)[];
+export const PART_COUNT = PARTS.length;
+
+interface WorkEntry {
+  /** Per task: its rows in the work sentence matrix, and its word vectors. */
+  items: { rows: number[]; vectors: Float32Array[] }[];
+  stems: Set<string>;
 }
 
 interface Entry {
@@ -55,6 +80,13 @@ interface Entry {
 export function createRelevanceScorer() {
   const entries: (Entry | undefined)[] = [];
   const sentences = createVectorMatrix();
+  // Completed work, by agent slot; kept apart from the agent's entry, which its own edits replace.
+  const work: (WorkEntry | undefined)[] = [];
+  const workSentences = createVectorMatrix();
+  const freeWork = (slot: number) => {
+    for (const item of work[slot]?.items ?? []) for (const row of item.rows) workSentences.free(row);
+    work[slot] = undefined;
+  };
 
   return {
     /** Sets an agent's data; `keepSentence` keeps its sentence vector (its text did not change). */
@@ -73,31 +105,62 @@ export function createRelevanceScorer() {
       if (entry) entry.sentenceSlot = sentences.put(entry.sentenceSlot, vector);
     },
 
+    /** Replaces an agent's completed work (none: an empty list). */
+    setWork(slot: number, scored: ScoredWork): void {
+      freeWork(slot);
+      if (scored.items.length === 0) return;
+      work[slot] = {
+        items: scored.items.map((item) => ({ rows: item.sentences.map((vector) => workSentences.put(-1, vector)), vectors: item.vectors })),
+        stems: new Set(scored.stems),
+      };
+    },
+
     remove(slot: number): void {
       sentences.free(entries[slot]?.sentenceSlot ?? -1);
       entries[slot] = undefined;
+      freeWork(slot);
     },
 
     score(query: RelevanceQuery): Candidates {
       const cosines = query.sentence ? sentences.dotAll(query.sentence) : null;
-      const lexical = new Map<number, number>();
-      let bestLexical = 0;
-      query.lexicalSlots.forEach((slot, i) => {
-        lexical.set(slot, query.lexicalScores[i]!);
-        bestLexical = Math.max(bestLexical, query.lexicalScores[i]!);
-      });
+      const workCosines = query.sentence && workSentences.size > 0 ? workSentences.dotAll(query.sentence) : null;
+      const hits = (slots: Int32Array, scores: Float64Array) => {
+        const found = new Map<number, number>();
+        let best = 0;
+        slots.forEach((slot, i) => {
+          found.set(slot, scores[i]!);
+          best = Math.max(best, scores[i]!);
+        });
+        return { found, best };
+      };
+      const { found: lexical, best: bestLexical } = hits(query.lexicalSlots, query.lexicalScores);
+      const { found: workLexical, best: bestWorkLexical } = hits(query.workLexicalSlots ?? new Int32Array(0), query.workLexicalScores ?? new Float64Array(0));
       const stems = new Set(query.stems);
+
+      /** The agent's best task: the sentence encoder where both have its vectors, else word vectors. */
+      const workSimilarity = (entry: WorkEntry): number => {
+        let best = 0;
+        for (const item of entry.items) {
+          if (workCosines && item.rows.length > 0) for (const row of item.rows) best = Math.max(best, sentenceSimilarity(workCosines[row]!));
+          else if (query.vector) for (const vector of item.vectors) best = Math.max(best, dot(query.vector, vector));
+        }
+        return best;
+      };
 
       const slots: number[] = [];
       if (query.only) slots.push(...query.only);
       else entries.forEach((entry, slot) => entry && slots.push(slot));
       const relevance = new Float64Array(slots.length);
+      const parts = new Float64Array(slots.length * PART_COUNT);
       let best = 0;
       for (let i = 0; i < slots.length; i++) {
         const entry = entries[slots[i]!];
         if (!entry) continue;
         const hit = lexical.get(slots[i]!);
         const lexicalScore = hit && bestLexical > 0 ? (hit / bestLexical) * queryCoverage(stems, entry.stems) : 0;
+        const agentWork = work[slots[i]!];
+        const workHit = agentWork ? workLexical.get(slots[i]!) : undefined;
+        const workLexicalScore = agentWork && workHit && bestWorkLexical > 0 ? (workHit / bestWorkLexical) * queryCoverage(stems, agentWork.stems) : 0;
         // The sentence encoder where both sides have its vector, else the word-vector embedder.
         const semantic =
           cosines && entry.sentenceSlot >= 0
@@ -107,8 +170,15 @@ export function createRelevanceScorer() {
                 ? dot(query.vector, entry.vector)
                 : 0
               : null;
-        const value = relevanceOf(semantic, lexicalScore, conceptSimilarity(query.concepts, entry.concepts));
+        const { value, parts: why } = relevanceParts({
+          agentSemantic: semantic,
+          workSemantic: agentWork && semantic !== null ? workSimilarity(agentWork) : 0,
+          agentLexical: lexicalScore,
+          workLexical: workLexicalScore,
+          concepts: conceptSimilarity(query.concepts, entry.concepts),
+        });
         relevance[i] = value;
+        PARTS.forEach((part, p) => (parts[i * PART_COUNT + p] = why[part]));
         if (value > best) best = value;
       }
       const floor = Math.max(MIN_RELEVANCE, RELATIVE_RELEVANCE_FLOOR * best);
@@ -117,7 +187,9 @@ export function createRelevanceScorer() {
       passing.sort((a, b) => relevance[b]! - relevance[a]!);
       const cut = passing.length > query.maxResults ? relevance[passing[query.maxResults - 1]!]! * SCORE_WEIGHTS.base : 0;
       const kept = passing.filter((i) => relevance[i]! >= cut);
-      return { slots: Int32Array.from(kept, (i) => slots[i]!), relevance: Float64Array.from(kept, (i) => relevance[i]!) };
+      const keptParts = new Float64Array(kept.length * PART_COUNT);
+      kept.forEach((i, k) => keptParts.set(parts.subarray(i * PART_COUNT, (i + 1) * PART_COUNT), k * PART_COUNT));
+      return { slots: Int32Array.from(kept, (i) => slots[i]!), relevance: Float64Array.from(kept, (i) => relevance[i]!), parts: keptParts };
     },
   };
 }

@@ -1,7 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, listOf } from '../../http/schemas.ts';
-import { DiscoveredAgent, DiscoveredAgentDetail, DiscoverQuery, SlugParams } from './schemas.ts';
+import { DiscoveredAgent, DiscoveredAgentDetail, DiscoverQuery, SearchSettings, SlugParams, UpdateSearchSettings } from './schemas.ts';
 import type { DiscoveryService } from './service.ts';
 
 export function registerDiscoveryRoutes(root: FastifyInstance, discovery: DiscoveryService): void {
@@ -29,5 +31,40 @@ export function registerDiscoveryRoutes(root: FastifyInstance, discovery: Discov
       response: { 200: dataOf(DiscoveredAgentDetail), ...errorResponses },
     },
     handler: async (request) => ({ data: await discovery.get(request.principal, request.params.slug) }),
+  });
+
+  const Counts = Type.Array(Type.Object({ slug: Type.String(), agents: Type.Integer({ minimum: 1 }) }));
+  app.get('/v1/capabilities/agent-counts', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: 'How many agents you may see offer each catalogue capability and are filed under each category (none: left out)',
+      response: { 200: dataOf(Type.Object({ capabilities: Counts, categories: Counts })), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await discovery.agentCounts(request.principal) }),
+  });
+
+  // A person's own setting: whether their completed, well-rated tasks improve search (docs/discovery.md).
+  app.get('/v1/settings/search', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      summary: 'Whether your completed tasks improve search',
+      security: [{ bearer: [] }],
+      response: { 200: dataOf(SearchSettings), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await discovery.searchSettings(principalOf(request)) }),
+  });
+
+  app.patch('/v1/settings/search', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      summary: 'Turn "let my completed tasks improve search" on or off (off removes what your tasks gave)',
+      security: [{ bearer: [] }],
+      body: UpdateSearchSettings,
+      response: { 200: dataOf(SearchSettings), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await discovery.updateSearchSettings(principalOf(request), request.body) }),
   });
 }

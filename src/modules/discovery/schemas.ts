@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { literals, PageQuery } from '../../http/schemas.ts';
 import { Agent, protocolValues } from '../registry/index.ts';
 import { MAX_RESULTS } from './ranking.ts';
+import { matchedByValues } from './matched-by.ts';
 
 export const DiscoverQuery = Type.Object(
   {
@@ -22,7 +23,23 @@ const ranking = {
   relevance: Type.Number({ description: '0..1: how well the agent fits the query (1 when browsing)' }),
   trust: Type.Number({ description: '0..1 for the task classes matching the query; 0.5 without evidence' }),
   trustReceipts: Type.Integer({ description: 'verified outcome receipts behind trust (0: no evidence, trust is the neutral prior)' }),
+  weakMatch: Type.Boolean({ description: 'relevance is below the weak-match floor (docs/discovery.md): loosely related at best' }),
+  matchedBy: Type.Array(literals(matchedByValues), {
+    description:
+      'what the result matched on: its own description, its capabilities, its published examples, or the words of completed, well-rated tasks people gave it (never shown); empty when browsing',
+  }),
 };
 
 export const DiscoveredAgent = Type.Composite([Agent, Type.Object(ranking)]);
 export const DiscoveredAgentDetail = Type.Composite([Agent, Type.Object({ trust: ranking.trust, trustReceipts: ranking.trustReceipts })]);
+
+export const SearchSettings = Type.Object({
+  completedTasksImproveSearch: Type.Boolean({
+    description:
+      'let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave',
+  }),
+});
+export const UpdateSearchSettings = Type.Object(
+  { completedTasksImproveSearch: SearchSettings.properties.completedTasksImproveSearch },
+  { additionalProperties: false },
+);

@@ -15,13 +15,14 @@ parentPort?.on('message', (message: ScoringMessage) => {
     for (const change of message.changes) {
       if (change.kind === 'put') scorer.put(change.slot, change.agent, change.keepSentence);
       else if (change.kind === 'sentence') scorer.setSentence(change.slot, change.vector);
+      else if (change.kind === 'work') scorer.setWork(change.slot, change.work);
       else scorer.remove(change.slot);
     }
     return;
   }
   try {
-    const { slots, relevance } = scorer.score(message.query);
-    parentPort!.postMessage({ id: message.id, slots, relevance } satisfies ScoringAnswer, [slots.buffer, relevance.buffer]);
+    const { slots, relevance, parts } = scorer.score(message.query);
+    parentPort!.postMessage({ id: message.id, slots, relevance, parts } satisfies ScoringAnswer, [slots.buffer, relevance.buffer, parts.buffer]);
   } catch (error) {
     parentPort!.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies ScoringAnswer);
   }

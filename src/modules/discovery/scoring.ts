@@ -12,11 +12,12 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { SMALL_YOUNG_GENERATION, startModuleWorker } from '../../lib/module-worker.ts';
-import { createRelevanceScorer, type Candidates, type RelevanceQuery, type ScoredAgent } from './relevance-scorer.ts';
+import { createRelevanceScorer, type Candidates, type RelevanceQuery, type ScoredAgent, type ScoredWork } from './relevance-scorer.ts';
 
 export type ScoringChange =
   | { kind: 'put'; slot: number; agent: ScoredAgent; keepSentence: boolean }
   | { kind: 'sentence'; slot: number; vector: Float32Array }
+  | { kind: 'work'; slot: number; work: ScoredWork }
   | { kind: 'remove'; slot: number };
 
 export type ScoringMessage = { kind: 'changes'; changes: ScoringChange[] } | { kind: 'score'; id: number; query: RelevanceQuery };
@@ -25,6 +26,7 @@ export type ScoringAnswer = ({ id: number } & Candidates) | { id: number; error:
 export interface Scorer {
   put(slot: number, agent: ScoredAgent, keepSentence: boolean): void;
   setSentence(slot: number, vector: Float32Array): void;
+  setWork(slot: number, work: ScoredWork): void;
   remove(slot: number): void;
   score(query: RelevanceQuery): Promise<Candidates>;
   close(): Promise<void>;
@@ -92,6 +94,7 @@ export function createScorer({
     if (local) {
       if (next.kind === 'put') local.put(next.slot, next.agent, next.keepSentence);
       else if (next.kind === 'sentence') local.setSentence(next.slot, next.vector);
+      else if (next.kind === 'work') local.setWork(next.slot, next.work);
       else local.remove(next.slot);
       return;
     }
@@ -106,6 +109,7 @@ export function createScorer({
   return {
     put: (slot, agent, keepSentence) => change({ kind: 'put', slot, agent, keepSentence }),
     setSentence: (slot, vector) => change({ kind: 'sentence', slot, vector }),
+    setWork: (slot, work) => change({ kind: 'work', slot, work }),
     remove: (slot) => change({ kind: 'remove', slot }),
     score(query) {
       if (local) return Promise.resolve(local.score(query));

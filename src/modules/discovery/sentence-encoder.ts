@@ -28,7 +28,10 @@ export const SENTENCE_ENCODER_MODEL = (() => {
   return `${name}@${version}`;
 })();
 
-export function createSentenceEncoder(): Embedder & { background: Embedder } {
+/** The built-in encoder: `embed` for queries, `background` for the agents' fill, one model behind both. */
+export type SentenceEncoder = Embedder & { background: Embedder };
+
+export function createSentenceEncoder(): SentenceEncoder {
   let worker: Worker | null = null;
   let broken: Error | null = null;
   let nextId = 0;

@@ -1,20 +1,24 @@
-import type { Principal } from '../../lib/principal.ts';
+import { readerOf, type Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { notFound } from '../../lib/errors.ts';
+import { forbidden, notFound } from '../../lib/errors.ts';
 import { findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
 import type { AgentRecord, Availability } from '../registry/index.ts';
 import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
 import { createConceptMapper, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
-import { MAX_RESULTS, scoreOf } from './ranking.ts';
+import { isWeakMatch, MAX_RESULTS, scoreOf } from './ranking.ts';
+import { matchedByOf, type MatchedBy } from './matched-by.ts';
+import { PART_COUNT, PARTS } from './relevance-scorer.ts';
 import type { Candidates } from './relevance-scorer.ts';
 import { lazyQueryMap, type QueryMap } from './query-map.ts';
 import type { DiscoverQuery } from './schemas.ts';
-import { createSentenceEncoder, SENTENCE_ENCODER_MODEL, withRecentVectors } from './sentence-encoder.ts';
+import { createSentenceEncoder, SENTENCE_ENCODER_MODEL, withRecentVectors, type SentenceEncoder } from './sentence-encoder.ts';
 import type { DiscoveryStore } from './store.ts';
 import { contentWords, stem, wordsOf } from '../../lib/words.ts';
+import { isoNow } from '../../lib/clock.ts';
 import type { ClassTrust, TrustLookup } from '../receipts/index.ts';
 import { NEUTRAL_TRUST, trustWithSample } from './trust.ts';
+import { audienceOf } from './agent-index.ts';
 
 /** What discovery uses of the registry: its one visibility rule and its agent view. */
 export interface RegistryView<View> {
@@ -36,6 +40,12 @@ export interface DiscoveryDeps<View> {
    */
   sentenceEncoders?: { queries: Embedder; agents: Embedder } | null;
   /**
+   * The built-in sentence encoder, when it is the one used. Default: one of discovery's own, closed
+   * with it. Given, it is shared with other apps of the process and left open (tests share one:
+   * loading its model costs seconds of CPU).
+   */
+  sharedBuiltInEncoder?: SentenceEncoder;
+  /**
    * The sentence encoder's model, under which agents' vectors are stored in the database for other
    * nodes and later starts. Default: the built-in encoder's, when it is used; null: not stored.
    */
@@ -51,9 +61,41 @@ export interface DiscoveryDeps<View> {
   onEmbedderError?(error: unknown): void;
 }
 
+/**
+ * A completed task its requester judged, as the tasks module tells it (docs/discovery.md, "Completed
+ * work"): rated, or an outcome receipt bound to it received.
+ */
+export interface CompletedWork {
+  taskId: string;
+  agentId: string;
+  /** The requesting person (for an agent's key, its owner): caps, the opt-out and the owner rule go by them. */
+  requesterId: string;
+  title: string | null;
+  description: string;
+  searchQuery: string | null;
+  /** The requester's rating, if it gave one. */
+  rating: number | null;
+  /** The outcome of the bound receipt just received (`success`, `failure`, ...); null when told of a rating. */
+  boundOutcome: string | null;
+}
+
+/**
+ * Whether the requester's verdict makes a completed task evidence: a rating of WORK_MIN_RATING or
+ * more, or a bound `success` receipt; a poor rating outweighs any receipt.
+ */
+function judgedWell(work: Pick<CompletedWork, 'rating' | 'boundOutcome'>): boolean {
+  if (work.rating !== null && work.rating < WORK_MIN_RATING) return false;
+  return work.boundOutcome === null ? work.rating !== null : work.boundOutcome === 'success';
+}
+
+/** Ratings from which a completed task counts. */
+export const WORK_MIN_RATING = 4;
+
 interface Candidate {
   agent: IndexedAgent;
   relevance: number;
+  /** What the relevance is made of (PARTS), null when browsing. */
+  parts: Float64Array | null;
   availability: Availability;
   trust: number;
   trustReceipts: number;
@@ -66,8 +108,12 @@ const LEXICAL_DEPTH = 200;
 /** Query vectors remembered (a few hundred KB): a repeated query skips the 15-30 ms model run. */
 const RECENT_QUERIES = 256;
 
-/** One model for both: agents' batches give way to queries (sentence-worker.ts). */
-function builtInSentenceEncoders() {
+/** One model for both: agents' batches give way to queries (sentence-worker.ts). A shared one is not closed here. */
+function builtInSentenceEncoders(shared: SentenceEncoder | undefined) {
+  if (shared) {
+    const open = (embedder: Embedder): Embedder => ({ embed: (texts) => embedder.embed(texts) });
+    return { queries: open(withRecentVectors(shared, RECENT_QUERIES)), agents: open(shared.background) };
+  }
   const encoder = createSentenceEncoder();
   return { queries: withRecentVectors(encoder, RECENT_QUERIES), agents: encoder.background };
 }
@@ -84,6 +130,7 @@ export function createDiscoveryService<View extends object>({
   trust,
   embedder,
   sentenceEncoders,
+  sharedBuiltInEncoder,
   sentenceModel = sentenceEncoders === undefined ? SENTENCE_ENCODER_MODEL : null,
   queryMap,
   clock,
@@ -94,7 +141,7 @@ export function createDiscoveryService<View extends object>({
   const onEmbedderError = (error: unknown) => {
     if (!closed) report(error);
   };
-  const sentences = sentenceEncoders === undefined ? builtInSentenceEncoders() : sentenceEncoders;
+  const sentences = sentenceEncoders === undefined ? builtInSentenceEncoders(sharedBuiltInEncoder) : sentenceEncoders;
   const mapFor = queryMapFor(queryMap, sentenceEncoders === undefined, onEmbedderError);
   const concepts = createConceptMapper(embedder);
   const index = createAgentIndex({ store, embedder, concepts, sentenceEncoder: sentences?.agents ?? null, sentenceModel, clock, onEmbedderError });
@@ -136,16 +183,83 @@ export function createDiscoveryService<View extends object>({
     const named = mentionedCapabilities(q);
     // Words of the capabilities the query names verbatim widen the lexical query (aliases -> canonical terms).
     const namedWords = named.flatMap((slug) => wordsOf(slug));
-    const [lexical, vector, sentence] = await Promise.all([
-      store.lexical([...new Set([...words, ...namedWords])], LEXICAL_DEPTH),
+    const terms = [...new Set([...words, ...namedWords])];
+    const [lexical, workLexical, vector, sentence] = await Promise.all([
+      store.lexical(terms, LEXICAL_DEPTH),
+      store.workLexical(terms, LEXICAL_DEPTH),
       embedQuery(q, embedder),
       sentenceOf(q),
     ]);
     const queryConcepts = await concepts.conceptsOf(q, vector, named, { scaleByConfidence: true });
     const stems = new Set([...words, ...namedWords].map(stem));
-    const candidates = await index.score({ sentence, vector, concepts: queryConcepts, stems: [...stems], lexical, only: agents, maxResults: MAX_RESULTS });
+    const candidates = await index.score({
+      sentence,
+      vector,
+      concepts: queryConcepts,
+      stems: [...stems],
+      lexical,
+      workLexical,
+      only: agents,
+      maxResults: MAX_RESULTS,
+    });
     return { candidates, stems };
   }
+
+  /** Why a result matched (matched-by.ts); nothing when browsing. */
+  function matchedByFor(candidate: Candidate, queryStems: Set<string>, capabilityFilter: boolean): MatchedBy[] {
+    if (!candidate.parts) return capabilityFilter ? ['capabilities'] : [];
+    const parts = Object.fromEntries(PARTS.map((part, i) => [part, candidate.parts![i]!])) as Record<(typeof PARTS)[number], number>;
+    return matchedByOf(candidate.agent.record, parts, queryStems, capabilityFilter);
+  }
+
+  /**
+   * Records a completed, well-judged task as evidence for its agent, embedded now so that it is
+   * searchable once this resolves. Counts only: a rating of WORK_MIN_RATING or more or a bound
+   * success receipt (judgedWell), an agent that still exists and is not owned by the requester, a
+   * requester who has not turned the setting off. A task counts once, however many verdicts say so;
+   * a poor rating takes back what a success receipt gave. The words are stored for discovery alone:
+   * no route ever returns them.
+   */
+  async function learn(work: CompletedWork): Promise<{ counted: boolean }> {
+    if (!judgedWell(work)) {
+      if (work.rating !== null && work.rating < WORK_MIN_RATING) await store.forgetTask(work.taskId);
+      return { counted: false };
+    }
+    // Already evidence (a rating and a receipt both said so): nothing to embed again.
+    if (await store.hasWork(work.taskId)) return { counted: true };
+    const [agent] = await store.agentsByIds([work.agentId]);
+    if (!agent || agent.ownerId === work.requesterId || (await store.optedOut(work.requesterId))) return { counted: false };
+    const text = [work.title, work.description].filter((part): part is string => Boolean(part && part.trim())).join('. ');
+    const searchQuery = work.searchQuery?.trim() || null;
+    let vectors: Float32Array[] | null = null;
+    // Made now, once: the index reads them from the row on every node. On failure the index makes them.
+    if (sentences && sentenceModel) {
+      try {
+        vectors = await sentences.queries.embed(searchQuery ? [text, searchQuery] : [text]);
+      } catch (error) {
+        onEmbedderError(error);
+      }
+    }
+    await store.recordWork({
+      taskId: work.taskId,
+      agentId: agent.id,
+      requesterId: work.requesterId,
+      text,
+      searchQuery,
+      audience: audienceOf(agent),
+      vectorModel: vectors ? sentenceModel : null,
+      vector: vectors?.[0] ?? null,
+      queryVector: vectors?.[1] ?? null,
+      ratedAt: isoNow(clock),
+    });
+    return { counted: true };
+  }
+
+  /** Settings are a person's own: a key acting as an agent neither reads nor changes its owner's. */
+  const personOf = (principal: Principal): string => {
+    if (principal.kind !== 'person') throw forbidden("A key acting as an agent cannot read or change its owner's settings");
+    return principal.personId;
+  };
 
   // Searches under way, so that closing lets them finish before the scorer stops.
   const searching = new Set<Promise<unknown>>();
@@ -155,28 +269,29 @@ export function createDiscoveryService<View extends object>({
     const filtered = Boolean(query.category || query.protocol || query.capability);
     const passes = filterFor(query);
     const relevant = await candidatesFor(query.q, filtered ? [...index.agents()].filter(passes) : null);
-    const mayBeSeen = registry.visibilityFor(viewer?.personId ?? null);
+    const mayBeSeen = registry.visibilityFor(readerOf(viewer));
 
     // With a query, only the scorer's candidates (those that can make the cut); browsing, every agent.
-    const considered: { agent: IndexedAgent; relevance: number }[] = [];
+    type Considered = { agent: IndexedAgent; relevance: number; parts: Float64Array | null };
+    const considered: Considered[] = [];
     if (relevant) {
-      const { slots, relevance } = relevant.candidates;
+      const { slots, relevance, parts } = relevant.candidates;
       for (let i = 0; i < slots.length; i++) {
         const agent = index.agentAt(slots[i]!);
         // An agent replaced while the query was scored is left out, not shown under another's score.
-        if (agent && passes(agent)) considered.push({ agent, relevance: relevance[i]! });
+        if (agent && passes(agent)) considered.push({ agent, relevance: relevance[i]!, parts: parts.subarray(i * PART_COUNT, (i + 1) * PART_COUNT) });
       }
-    } else for (const agent of index.agents()) if (passes(agent)) considered.push({ agent, relevance: 1 });
-    const pool: { agent: IndexedAgent; relevance: number }[] = [];
-    for (const { agent, relevance } of considered) {
-      const visible = mayBeSeen(agent.record);
-      if (visible === true || (visible !== false && (await visible))) pool.push({ agent, relevance });
+    } else for (const agent of index.agents()) if (passes(agent)) considered.push({ agent, relevance: 1, parts: null });
+    const pool: Considered[] = [];
+    for (const candidate of considered) {
+      const visible = mayBeSeen(candidate.agent.record);
+      if (visible === true || (visible !== false && (await visible))) pool.push(candidate);
     }
     // Neutral trust first: trust is looked up only for the MAX_RESULTS best by relevance and availability.
     const shortlist: Candidate[] = pool
-      .map(({ agent, relevance }) => {
+      .map(({ agent, relevance, parts }) => {
         const availability = registry.availabilityOf(agent.record);
-        return { agent, relevance, availability, trust: NEUTRAL_TRUST, trustReceipts: 0, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
+        return { agent, relevance, parts, availability, trust: NEUTRAL_TRUST, trustReceipts: 0, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
       })
       .sort((a, b) => b.score - a.score)
       .slice(0, MAX_RESULTS);
@@ -206,7 +321,17 @@ export function createDiscoveryService<View extends object>({
     const data = page.flatMap((c) => {
       const agent = fresh.get(c.agent.record.id);
       return agent
-        ? [{ ...registry.view(agent), score: round(c.score), relevance: round(c.relevance), trust: round(c.trust), trustReceipts: c.trustReceipts }]
+        ? [
+            {
+              ...registry.view(agent),
+              score: round(c.score),
+              relevance: round(c.relevance),
+              trust: round(c.trust),
+              trustReceipts: c.trustReceipts,
+              weakMatch: isWeakMatch(c.relevance),
+              matchedBy: matchedByFor(c, queryStems, Boolean(query.capability)),
+            },
+          ]
         : [];
     });
     return {
@@ -229,6 +354,25 @@ export function createDiscoveryService<View extends object>({
     },
 
     /**
+     * How many agents the viewer may see offer each catalogue capability (as `capability=` filters:
+     * declared by slug, name or alias) and are filed under each category: what the catalogue page shows.
+     */
+    async agentCounts(viewer: Principal | null) {
+      await index.refresh();
+      const mayBeSeen = registry.visibilityFor(readerOf(viewer));
+      const capabilities = new Map<string, number>();
+      const categories = new Map<string, number>();
+      for (const agent of index.agents()) {
+        const visible = mayBeSeen(agent.record);
+        if (!(visible === true || (visible !== false && (await visible)))) continue;
+        for (const slug of agent.declared) capabilities.set(slug, (capabilities.get(slug) ?? 0) + 1);
+        for (const slug of new Set(agent.record.categories)) categories.set(slug, (categories.get(slug) ?? 0) + 1);
+      }
+      const listed = (counts: Map<string, number>) => [...counts].map(([slug, agents]) => ({ slug, agents })).sort((a, b) => a.slug.localeCompare(b.slug));
+      return { capabilities: listed(capabilities), categories: listed(categories) };
+    },
+
+    /**
      * Writes the agent vectors made so far, stops the sentence encoder (searches under way go on
      * without it), lets those searches finish, then stops the scorer (at shutdown).
      */
@@ -240,9 +384,26 @@ export function createDiscoveryService<View extends object>({
       await index.close();
     },
 
+    learn,
+
+    /** Account deletion's part: the evidence the account's tasks gave goes, and its setting with it. */
+    async forgetAccount(accountId: string) {
+      await store.forgetAccount(accountId);
+    },
+
+    /** "Let my completed tasks improve search": on unless the person turned it off. */
+    async searchSettings(principal: Principal) {
+      return { completedTasksImproveSearch: !(await store.optedOut(personOf(principal))) };
+    },
+    /** Off removes the evidence the person's tasks gave (immediately searchable without it); on counts tasks rated from then on. */
+    async updateSearchSettings(principal: Principal, settings: { completedTasksImproveSearch: boolean }) {
+      await store.setImprovesSearch(personOf(principal), settings.completedTasksImproveSearch, isoNow(clock));
+      return { completedTasksImproveSearch: settings.completedTasksImproveSearch };
+    },
+
     async get(viewer: Principal | null, slug: string) {
       const agent = await store.agentBySlug(slug);
-      if (!agent || !(await registry.canSee(agent, viewer?.personId ?? null))) throw notFound('Agent not found');
+      if (!agent || !(await registry.canSee(agent, readerOf(viewer)))) throw notFound('Agent not found');
       const key = agent.provenKey;
       const evidence = key ? (await trust.trustBySubject([key])).get(key) : undefined;
       const { trust: overall, receipts } = trustWithSample(evidence, new Set());

@@ -1,2 +1,2 @@
-export { createEventsService, EVENTS_CHANNEL, type EventsService } from './service.ts';
+export { createEventsService, EVENTS_CHANNEL, type EventsService, type LiveSource } from './service.ts';
 export { registerEventsRoutes } from './routes.ts';

@@ -1,7 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../../http/auth.ts';
+import { credentialTokenOf, principalOf } from '../../http/auth.ts';
+import { clientAddressKey } from '../../http/client-address.ts';
+import type { Authenticator } from '../../lib/principal.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import type { EventsService } from './service.ts';
 
@@ -13,10 +15,12 @@ const EventsQuery = Type.Object(
 );
 
 const EventsHeaders = Type.Object({
-  'last-event-id': Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'the id of the last event received: the stream resumes after it' })),
+  'last-event-id': Type.Optional(
+    Type.String({ pattern: '^(0|[1-9][0-9]{0,14})$', description: 'the id of the last event received (a plain decimal number): the stream resumes after it' }),
+  ),
 });
 
-export function registerEventsRoutes(root: FastifyInstance, events: EventsService): void {
+export function registerEventsRoutes(root: FastifyInstance, events: EventsService, authenticator: Authenticator): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/v1/events', {
@@ -24,9 +28,12 @@ export function registerEventsRoutes(root: FastifyInstance, events: EventsServic
     schema: {
       tags: ['events'],
       security: [{ bearer: [] }],
-      summary: "Server-sent events of your account: your tasks' status changes (and those of tasks assigned to your agents)",
+      summary:
+        "Server-sent events of your account: your tasks' status changes (and those of tasks assigned to your agents), notifications, followed accounts' posts",
       description:
         'Each event: `id` (resume with Last-Event-ID), `event` (`task.status`), `data` ({ taskId, status, at, role }). ' +
+        'Also, without an id (not replayed): `notification` ({ notification, unread }) and `post` ({ post }, a new post by an account you follow). ' +
+        'Ignore event names you do not know: more may be added. ' +
         'A `reset` event means the events since the given id are no longer kept: load the data again. ' +
         'A `: keep-alive` comment comes every EVENTS_HEARTBEAT_SECONDS.',
       querystring: EventsQuery,
@@ -34,7 +41,19 @@ export function registerEventsRoutes(root: FastifyInstance, events: EventsServic
       response: { 200: { content: { 'text/event-stream': { schema: Type.String() } } }, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const stream = await events.open(principalOf(request), request.headers['last-event-id'], request.query.follow);
+      const principal = principalOf(request);
+      const token = credentialTokenOf(request);
+      const stream = await events.open(principal, request.headers['last-event-id'], request.query.follow, {
+        address: clientAddressKey(request.ip),
+        // The credential is checked again while the stream is open, so revoking a key or logging out ends it.
+        async stillValid() {
+          if (token === undefined) return false;
+          const now = await authenticator.authenticate(token);
+          return now !== null && now.accountId === principal.accountId && now.credentialId === principal.credentialId;
+        },
+        // What Node holds for the client beyond the stream's own buffer: the socket's unsent bytes.
+        socketBytes: () => request.raw.socket?.writableLength ?? 0,
+      });
       // The response closing before it finished is the client leaving.
       reply.raw.once('close', () => stream.close());
       return (

@@ -1,6 +1,7 @@
 /**
  * Streams of an account's events (server-sent events): the status changes of the tasks module's log,
- * read and pruned through the tasks module (this module owns no table). Each stream listens on the
+ * read and pruned through the tasks module (this module owns no table), and what a live source (the
+ * social network's notifications and followed posts) adds; those carry no id and are not replayed. Each stream listens on the
  * `events` signal (raised by the triggers that write the log, on whichever node made the change),
  * reads the account's new rows, and writes them out. A timer looks again now and then in case a
  * signal was lost; signals carry no data, the log is the record.
@@ -30,15 +31,58 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
 /** What a browser waits before reconnecting after the stream ends. */
 const RETRY_MS = 3000;
 
+/** An event from another module, sent live without an id (a reconnecting client loads its data again). */
+export interface LiveEvent {
+  event: string;
+  data: unknown;
+}
+
+/** What a stream watches besides the task log, for one account. */
+export interface LiveWatch {
+  /** Whether a signal on one of the source's channels may bring this account something. */
+  concerns(channel: string, payload: string): boolean;
+  /** A signal may have been lost: the next read looks at everything. */
+  lookAgain(): void;
+  /** What is new since the last read (since the stream opened, at first). */
+  next(): Promise<LiveEvent[]>;
+}
+
+export interface LiveSource {
+  channels: readonly string[];
+  follow(accountId: string): Promise<LiveWatch>;
+}
+
 export interface EventsOptions {
   /** What the streams send, and what pruning trims past the retention. */
   log: StatusEventsStore;
+  /** The social network's notifications and followed posts, woken by `events` and by `channels`. */
+  live?: LiveSource;
   signals: Signals;
   clock: Clock;
   retentionMinutes: number;
+  /** Streams of one person on a node: their sessions and keys, and the keys of their agents. */
   maxStreamsPerAccount: number;
+  /** Streams from one client address on a node, whoever's. */
+  maxStreamsPerAddress: number;
   heartbeatSeconds: number;
+  /** How often pruning runs (default a minute). */
+  pruneIntervalMs?: number;
+  /**
+   * Asked at each tick of the prune timer whether this node runs the pass (one node of those sharing
+   * the database does: src/db/background-passes.ts); without it every tick runs one.
+   */
+  scheduledPrune?: () => Promise<boolean>;
   onError: (error: unknown) => void;
+}
+
+/** The connection a stream is sent on, as the route sees it. */
+export interface StreamConnection {
+  /** The client address, as rate limits count it. */
+  address: string;
+  /** Whether the credential that opened the stream still authenticates as the same account. */
+  stillValid(): boolean | Promise<boolean>;
+  /** Bytes written to the socket that it has not handed to the network yet. */
+  socketBytes(): number;
 }
 
 export interface EventStream {
@@ -55,9 +99,15 @@ const frame = (fields: Record<string, string | number>): string =>
 
 export function createEventsService(options: EventsOptions) {
   const { log, signals, clock } = options;
+  /** Open streams by person (sessions, keys and agents' keys together) and by client address. */
   const openStreams = new Map<string, Set<EventStream>>();
+  const byAddress = new Map<string, Set<EventStream>>();
   let pruneTimer: NodeJS.Timeout | null = null;
+  /** Set by stop(): the node is shutting down, and a stream asked for now ends once caught up. */
+  let stopped = false;
   let pruning: Promise<void> | null = null;
+  let scheduling: Promise<void> | null = null;
+  const scheduledPrune = options.scheduledPrune ?? (async () => true);
 
   /** Where a stream starts, and whether the client must reload instead of replaying. */
   async function startingPoint(lastEventId: string | undefined): Promise<{ cursor: number; reset: boolean }> {
@@ -79,30 +129,46 @@ export function createEventsService(options: EventsOptions) {
      * Opens a stream of the principal's events: those after `lastEventId` first (or a `reset` event
      * when they are no longer kept), then, with `follow`, new ones as they happen.
      */
-    async open(principal: Principal, lastEventId: string | undefined, follow: boolean): Promise<EventStream> {
+    async open(principal: Principal, lastEventId: string | undefined, follow: boolean, connection: StreamConnection): Promise<EventStream> {
       const accountId = principal.accountId;
       const { cursor, reset } = await startingPoint(lastEventId);
       // Counted after the await, so streams opening at the same moment all see each other.
-      const mine = openStreams.get(accountId) ?? new Set<EventStream>();
+      const mine = openStreams.get(principal.personId) ?? new Set<EventStream>();
+      const fromAddress = byAddress.get(connection.address) ?? new Set<EventStream>();
       if (follow && mine.size >= options.maxStreamsPerAccount) {
-        throw new AppError('RATE_LIMITED', `This account already has ${mine.size} open event streams on this server, the most allowed; close one first`);
+        throw new AppError(
+          'RATE_LIMITED',
+          `This account (with its agents' keys) already has ${mine.size} open event streams on this server, the most allowed; close one first`,
+        );
+      }
+      if (follow && fromAddress.size >= options.maxStreamsPerAddress) {
+        throw new AppError('RATE_LIMITED', `Your address already has ${fromAddress.size} open event streams on this server, the most allowed; close one first`);
       }
       const body = new PassThrough();
       let closed = false;
       let floor = cursor;
       /** Ids sent within the late-commit window, with when. */
       const recent = new Map<number, number>();
+      // Everything written that the client has not taken yet, in the stream and in the socket.
+      const unsent = () => body.writableLength + body.readableLength + connection.socketBytes();
       const write = (text: string) => {
         if (closed) return;
         body.write(text);
-        if (body.writableLength > MAX_BUFFERED_BYTES) stream.close();
+        if (unsent() > MAX_BUFFERED_BYTES) stream.close();
       };
       const send = (event: TaskStatusEvent) => {
         recent.set(event.id, Date.now());
         write(frame({ id: event.id, event: event.type, data: JSON.stringify(event.data) }));
       };
 
+      const watch = follow && options.live ? await options.live.follow(accountId) : null;
+
       async function readNew(): Promise<void> {
+        await readLog();
+        if (watch && !closed) for (const item of await watch.next()) write(frame({ event: item.event, data: JSON.stringify(item.data) }));
+      }
+
+      async function readLog(): Promise<void> {
         for (;;) {
           const rows = await log.after(accountId, floor, READ_BATCH);
           for (const row of rows) if (!recent.has(row.id)) send(row);
@@ -146,9 +212,30 @@ export function createEventsService(options: EventsOptions) {
         signals.subscribe(EVENTS_CHANNEL, (payload) => {
           if (payload === accountId || payload === '') wake();
         }),
-        signals.subscribe(RESYNC_CHANNEL, wake),
+        signals.subscribe(RESYNC_CHANNEL, () => {
+          watch?.lookAgain();
+          wake();
+        }),
+        ...(watch && options.live
+          ? options.live.channels.map((channel) =>
+              signals.subscribe(channel, (payload) => {
+                if (watch.concerns(channel, payload)) wake();
+              }),
+            )
+          : []),
       ];
-      const recheck = setInterval(wake, RECHECK_MS);
+      let checkingCredential = false;
+      const recheck = setInterval(() => {
+        watch?.lookAgain();
+        wake();
+        if (checkingCredential) return;
+        checkingCredential = true;
+        Promise.resolve(connection.stillValid())
+          .then((valid) => {
+            if (!valid) stream.close();
+          }, options.onError)
+          .finally(() => (checkingCredential = false));
+      }, RECHECK_MS);
       const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatSeconds * 1000);
       recheck.unref();
       heartbeat.unref();
@@ -162,12 +249,16 @@ export function createEventsService(options: EventsOptions) {
           clearInterval(recheck);
           clearInterval(heartbeat);
           mine.delete(stream);
-          if (mine.size === 0) openStreams.delete(accountId);
+          if (mine.size === 0) openStreams.delete(principal.personId);
+          fromAddress.delete(stream);
+          if (fromAddress.size === 0) byAddress.delete(connection.address);
           body.end();
         },
       };
       mine.add(stream);
-      openStreams.set(accountId, mine);
+      openStreams.set(principal.personId, mine);
+      fromAddress.add(stream);
+      byAddress.set(connection.address, fromAddress);
 
       // The id line sets the client's Last-Event-ID, so a reconnect resumes from here.
       write(`retry: ${RETRY_MS}\n`);
@@ -180,14 +271,23 @@ export function createEventsService(options: EventsOptions) {
         wake();
         await readsSettled();
       }
-      if (!follow) stream.close();
+      // A stream asked for while the node shuts down sends what was missed and its retry hint, then
+      // ends: the client reconnects, through the proxy to another node, and resumes from the id.
+      if (!follow || stopped) stream.close();
       return stream;
     },
 
-    /** Streams open on this node for an account (the per-account cap counts them). */
-    openCount: (accountId: string) => openStreams.get(accountId)?.size ?? 0,
+    /** Streams open on this node for a person, their agents' keys included (the per-account cap counts them). */
+    openCount: (personId: string) => openStreams.get(personId)?.size ?? 0,
 
-    /** Deletes events past the retention; runs once a minute on every node, and in tests on demand. */
+    /** Streams open on this node, everyone's (the metrics). */
+    openTotal(): number {
+      let total = 0;
+      for (const streams of openStreams.values()) total += streams.size;
+      return total;
+    },
+
+    /** Deletes events past the retention; runs once a minute on one of the nodes, and in tests on demand. */
     prune(): Promise<void> {
       pruning ??= prunePass()
         .catch(options.onError)
@@ -196,14 +296,23 @@ export function createEventsService(options: EventsOptions) {
     },
 
     start(): void {
-      pruneTimer = setInterval(() => void this.prune(), 60_000);
+      pruneTimer = setInterval(() => {
+        if (pruning || scheduling) return;
+        scheduling = scheduledPrune()
+          .then((mine) => (mine && pruneTimer ? this.prune() : undefined))
+          .catch(options.onError)
+          .finally(() => (scheduling = null));
+      }, options.pruneIntervalMs ?? 60_000);
       pruneTimer.unref();
     },
 
-    /** Ends every open stream (shutdown): clients reconnect to another node and resume. */
+    /** Ends every open stream, and any asked for from now on once caught up (shutdown): clients reconnect to another node and resume. */
     async stop(): Promise<void> {
+      stopped = true;
       if (pruneTimer) clearInterval(pruneTimer);
+      pruneTimer = null;
       for (const streams of [...openStreams.values()]) for (const stream of [...streams]) stream.close();
+      await scheduling;
       await pruning;
     },
   };

@@ -1,42 +1,67 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import type { DialectName } from '../../db/dialect.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { MediaTable, MediaTables } from './tables.ts';
 
 export type MediaSummary = Omit<MediaTable, 'data'>;
-const summaryColumns = ['id', 'owner_id', 'content_type', 'bytes', 'created_at'] as const;
+const summaryColumns = ['id', 'owner_id', 'person_id', 'content_type', 'bytes', 'created_at'] as const;
 
-export function createMediaStore(database: Db) {
+export type UploadsOf = { owner_id: string } | { person_id: string };
+const columnOf = (uploads: UploadsOf) => ('owner_id' in uploads ? 'owner_id' : 'person_id');
+const idOf = (uploads: UploadsOf) => ('owner_id' in uploads ? uploads.owner_id : uploads.person_id);
+
+export function createMediaStore(database: Db, dialect: DialectName) {
   const db = ownTables<MediaTables>(database);
+  const usedBytes = async (executor: typeof db, personId: string) => {
+    const row = await executor
+      .selectFrom('media')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('bytes'), eb.lit(0)).as('used'))
+      .where('person_id', '=', personId)
+      .executeTakeFirstOrThrow();
+    return Number(row.used);
+  };
   return {
-    insert: (row: MediaTable) => db.insertInto('media').values(row).execute(),
+    /**
+     * Stores the upload if the person's uploads stay within `quotaBytes`, checked and written in one
+     * transaction that parallel uploads of the same person wait on (SQLite has one writer; PostgreSQL
+     * takes a transaction lock per person), so they cannot all pass the check together.
+     */
+    insertWithinQuota: (row: MediaTable, quotaBytes: number): Promise<{ stored: boolean; used: number }> =>
+      db.transaction().execute(async (tx) => {
+        if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtext(${`media:${row.person_id}`}))`.execute(tx);
+        const used = await usedBytes(tx, row.person_id);
+        if (used + row.bytes > quotaBytes) return { stored: false, used };
+        await tx.insertInto('media').values(row).execute();
+        return { stored: true, used };
+      }),
     /** The stored bytes and their type, for serving. */
     content: (id: string) => db.selectFrom('media').select(['content_type', 'data']).where('id', '=', id).executeTakeFirst(),
     find: (id: string): Promise<MediaSummary | undefined> => db.selectFrom('media').select(summaryColumns).where('id', '=', id).executeTakeFirst(),
     remove: (id: string) => db.deleteFrom('media').where('id', '=', id).execute(),
-    usedBytes: async (ownerId: string) => {
-      const row = await db
-        .selectFrom('media')
-        .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('bytes'), eb.lit(0)).as('used'))
-        .where('owner_id', '=', ownerId)
-        .executeTakeFirstOrThrow();
-      return Number(row.used);
+    /** Deletes every upload a person answers for: theirs and their agents'. */
+    removeAllOf: async (personId: string) => {
+      await db.deleteFrom('media').where('person_id', '=', personId).execute();
     },
-    /** Newest first; ties on the timestamp broken by id so pages never overlap. */
-    list: (ownerId: string, limit: number, offset: number): Promise<MediaSummary[]> =>
+    /**
+     * Uploads by one account (owner_id), or all a person answers for (person_id: theirs and their
+     * agents'); newest first, ties on the timestamp broken by id so pages never overlap.
+     */
+    list: (uploads: UploadsOf, limit: number, offset: number): Promise<MediaSummary[]> =>
       db
         .selectFrom('media')
         .select(summaryColumns)
-        .where('owner_id', '=', ownerId)
+        .where(columnOf(uploads), '=', idOf(uploads))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)
         .offset(offset)
         .execute(),
-    count: async (ownerId: string) => {
+    count: async (uploads: UploadsOf) => {
       const row = await db
         .selectFrom('media')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('owner_id', '=', ownerId)
+        .where(columnOf(uploads), '=', idOf(uploads))
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },

@@ -4,7 +4,10 @@
  */
 export interface MediaTable {
   id: string;
+  /** The account that uploaded it: a person, or an agent's service account. */
   owner_id: string;
+  /** The person answerable for it (the uploader, or the agent's owner): whose quota it counts in, who lists and deletes it. */
+  person_id: string;
   /** Sniffed from the bytes: image/png, image/jpeg, image/gif or image/webp. */
   content_type: string;
   bytes: number;

@@ -42,6 +42,9 @@ export function createOrgsService({ store, clock, isPerson, accountIdByUsername 
     /** Whether a person belongs to an org: the registry's rule for `org` visibility. */
     isMember: async (orgId: string, personId: string) => !!(await store.membership(orgId, personId)),
 
+    /** Account deletion: its memberships end; an organization it alone owned passes to its longest-standing member. */
+    forgetAccount: (accountId: string) => store.removeAccount(accountId),
+
     async create(principal: Principal, name: string) {
       if (principal.kind !== 'person') throw forbidden('Organizations are made by people; this credential acts as an agent');
       const org = { id: newId(), name, created_by: principal.accountId, created_at: isoNow(clock) };

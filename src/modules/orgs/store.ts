@@ -26,6 +26,43 @@ export function createOrgsStore(database: Db) {
       db.selectFrom('org_members').selectAll().where('org_id', '=', orgId).where('account_id', '=', accountId).executeTakeFirst(),
     addMember: (row: OrgMembersTable) => db.insertInto('org_members').values(row).execute(),
     removeMember: (orgId: string, accountId: string) => db.deleteFrom('org_members').where('org_id', '=', orgId).where('account_id', '=', accountId).execute(),
+    /**
+     * Ends every membership of an account. An organization it was the only owner of keeps an owner:
+     * the member who joined first (of those left) becomes one. One left without members stays, empty.
+     */
+    removeAccount: (accountId: string) =>
+      db.transaction().execute(async (tx) => {
+        const soleOwned = await tx
+          .selectFrom('org_members as mine')
+          .select('mine.org_id')
+          .where('mine.account_id', '=', accountId)
+          .where('mine.role', '=', 'owner')
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('org_members as co')
+                  .select('co.account_id')
+                  .whereRef('co.org_id', '=', 'mine.org_id')
+                  .where('co.role', '=', 'owner')
+                  .where('co.account_id', '!=', accountId),
+              ),
+            ),
+          )
+          .execute();
+        for (const { org_id } of soleOwned) {
+          const heir = await tx
+            .selectFrom('org_members')
+            .select('account_id')
+            .where('org_id', '=', org_id)
+            .where('account_id', '!=', accountId)
+            .orderBy('created_at')
+            .orderBy('account_id')
+            .limit(1)
+            .executeTakeFirst();
+          if (heir) await tx.updateTable('org_members').set({ role: 'owner' }).where('org_id', '=', org_id).where('account_id', '=', heir.account_id).execute();
+        }
+        await tx.deleteFrom('org_members').where('account_id', '=', accountId).execute();
+      }),
     ownerCount: async (orgId: string) => {
       const row = await db
         .selectFrom('org_members')

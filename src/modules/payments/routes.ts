@@ -2,7 +2,21 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams, listOf } from '../../http/schemas.ts';
-import { Balance, BalanceQuery, ConnectBody, LedgerEntry, LedgerQuery, PaymentAccount, Payout, PayoutBody, WebhookAck, WebhookHeaders } from './schemas.ts';
+import {
+  Balance,
+  BalanceQuery,
+  ConnectBody,
+  Earning,
+  EarningsQuery,
+  LedgerEntry,
+  LedgerQuery,
+  PaymentAccount,
+  PaymentTerms,
+  Payout,
+  PayoutBody,
+  WebhookAck,
+  WebhookHeaders,
+} from './schemas.ts';
 import type { PaymentsService } from './service.ts';
 
 export function registerPaymentsRoutes(root: FastifyInstance, payments: PaymentsService, options: { stripeEnabled: boolean }): void {
@@ -53,6 +67,29 @@ export function registerPaymentsRoutes(root: FastifyInstance, payments: Payments
       response: { 200: dataOf(Balance), ...errorResponses },
     },
     handler: async (request) => ({ data: await payments.balance(principalOf(request), request.params.id, request.query.currency) }),
+  });
+
+  app.get('/v1/agents/:id/earnings', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: "The agent's paid tasks, newest first, each with the amount paid, the platform fee and the agent's net (owner)",
+      params: IdParams,
+      querystring: EarningsQuery,
+      response: { 200: listOf(Earning), ...errorResponses },
+    },
+    handler: async (request) => payments.earnings(principalOf(request), request.params.id, request.query),
+  });
+
+  app.get('/v1/payments/terms', {
+    config: { auth: 'none' },
+    schema: {
+      tags,
+      summary: 'The platform fee on paid tasks and the payment providers an agent can connect on this service',
+      response: { 200: dataOf(PaymentTerms), ...errorResponses },
+    },
+    handler: async () => ({ data: payments.terms() }),
   });
 
   app.post('/v1/payouts', {

@@ -77,5 +77,24 @@ export const LedgerEntry = Type.Object({
   createdAt: Type.String(),
 });
 
+export const EarningsQuery = PageQuery(20, 100);
+export type EarningsQuery = Static<typeof EarningsQuery>;
+
+export const Earning = Type.Object({
+  taskId: nullable(Type.String()),
+  amountCents: Type.Integer({ description: 'what the requester paid for the task' }),
+  feeCents: Type.Integer({ description: "the platform's fee taken from it" }),
+  netCents: Type.Integer({ description: 'what the agent earned: amount less fee' }),
+  currency: Type.String(),
+  createdAt: Type.String({ description: 'when the task completed and was paid' }),
+});
+
+export const PaymentTerms = Type.Object({
+  feeBps: Type.Integer({ description: "the platform's fee on each paid task, in basis points (250 = 2.5%), rounded down to whole cents" }),
+  providers: Type.Array(Type.Union([Type.Literal('ledger'), Type.Literal('stripe')]), {
+    description: 'the payment providers an agent can connect here; stripe only when this service has it configured',
+  }),
+});
+
 export const WebhookHeaders = Type.Object({ 'stripe-signature': Type.Optional(Type.String({ maxLength: 4000 })) });
 export const WebhookAck = Type.Object({ received: Type.Boolean() });

@@ -8,14 +8,14 @@ import { platformFee } from '../../lib/money.ts';
 import type { RegistryService } from '../registry/index.ts';
 import type { CompletedTask, TaskSettlement } from '../tasks/index.ts';
 import { ProviderError, type PaymentProvider, type StripeProvider } from './providers/types.ts';
-import type { ConnectInput, LedgerQuery, PayoutInput } from './schemas.ts';
+import type { ConnectInput, EarningsQuery, LedgerQuery, PayoutInput } from './schemas.ts';
 import type { Balance, LedgerEntryRow, PaymentAccountRow, PaymentsStore } from './store.ts';
 import { TRANSFERS_CHANNEL } from './transfer-worker.ts';
 
 export interface PaymentsDeps {
   store: PaymentsStore;
   clock: Clock;
-  registry: Pick<RegistryService, 'findOwned' | 'findAgent'>;
+  registry: Pick<RegistryService, 'findOwned' | 'findOperated' | 'findAgent'>;
   ledger: PaymentProvider;
   /** Null when STRIPE_SECRET_KEY is not set. */
   stripe: StripeProvider | null;
@@ -98,6 +98,14 @@ export function createPaymentsService(deps: PaymentsDeps) {
   return {
     settlement,
 
+    /** Account deletion waits while the account's agents hold money not yet paid out. */
+    async deletionRefusal(agentIds: string[]): Promise<string | null> {
+      const unpaid = await store.unpaidOf(agentIds);
+      if (unpaid.length === 0) return null;
+      const amounts = unpaid.map(({ currency, cents }) => `${cents} ${currency} cents`).join(', ');
+      return `Your agents hold an unpaid balance (${amounts}); have it paid out first.`;
+    },
+
     async connect(principal: Principal, agentId: string, input: ConnectInput) {
       const agent = await registry.findOwned(principal, agentId);
       const provider = providerNamed(input.provider ?? 'ledger');
@@ -126,17 +134,37 @@ export function createPaymentsService(deps: PaymentsDeps) {
     },
 
     async account(principal: Principal, agentId: string) {
-      await registry.findOwned(principal, agentId);
+      await registry.findOperated(principal, agentId);
       const row = await store.findAccount(agentId);
       if (!row) throw notFound('This agent has no payment account; its earnings are kept in the ledger until one is connected');
       return accountView(row);
     },
 
     async balance(principal: Principal, agentId: string, currency: string | undefined) {
-      const agent = await registry.findOwned(principal, agentId);
+      const agent = await registry.findOperated(principal, agentId);
       const wanted = currency ?? agent.currency;
       return balanceView(wanted, await store.balanceOf(agentId, wanted));
     },
+
+    /** The agent's paid tasks (owner, or a key acting as the agent), with amount, fee and net. */
+    async earnings(principal: Principal, agentId: string, query: EarningsQuery) {
+      await registry.findOperated(principal, agentId);
+      const { rows, total } = await store.earningsOf(agentId, query.limit, query.offset);
+      return {
+        data: rows.map((row) => ({
+          taskId: row.taskId,
+          amountCents: row.amount,
+          feeCents: row.fee,
+          netCents: row.net,
+          currency: row.currency,
+          createdAt: row.createdAt,
+        })),
+        pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + rows.length < total },
+      };
+    },
+
+    /** What anyone may know before connecting: the platform fee and which providers are offered. */
+    terms: () => ({ feeBps, providers: stripe ? (['ledger', 'stripe'] as const) : (['ledger'] as const) }),
 
     async recordPayout(principal: Principal, input: PayoutInput) {
       await requireOperator(principal);

@@ -178,6 +178,15 @@ export function createPaymentsStore(database: Db, dialect: DialectName) {
       }
     },
 
+    /** What the agents still hold (available or in a transfer), per currency, in cents; only currencies with something left. */
+    async unpaidOf(agentIds: string[]): Promise<Array<{ currency: string; cents: number }>> {
+      if (agentIds.length === 0) return [];
+      const rows = await db.selectFrom('agent_balances').select(['currency', 'available_cents', 'reserved_cents']).where('agent_id', 'in', agentIds).execute();
+      const sums = new Map<string, number>();
+      for (const row of rows) sums.set(row.currency, (sums.get(row.currency) ?? 0) + Number(row.available_cents) + Number(row.reserved_cents));
+      return [...sums].filter(([, cents]) => cents > 0).map(([currency, cents]) => ({ currency, cents }));
+    },
+
     async balanceOf(agentId: string, currency: string): Promise<Balance | null> {
       const row = await db.selectFrom('agent_balances').selectAll().where('agent_id', '=', agentId).where('currency', '=', currency).executeTakeFirst();
       return row ? { currency, available: Number(row.available_cents), reserved: Number(row.reserved_cents), paidOut: Number(row.paid_out_cents) } : null;
@@ -229,6 +238,40 @@ export function createPaymentsStore(database: Db, dialect: DialectName) {
         query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { rows, total: Number(count.n) };
+    },
+
+    /**
+     * An agent's paid tasks, newest first: each earning with the price charged and the fee taken in the
+     * same posting (amount = net + fee).
+     */
+    async earningsOf(agentId: string, limit: number, offset: number) {
+      const query = db.selectFrom('ledger_entries').where('account', '=', accountOfAgent(agentId)).where('kind', '=', 'earning');
+      const [rows, count] = await Promise.all([
+        query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+        query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      const fees = new Map<string, number>();
+      if (rows.length > 0) {
+        const siblings = await db
+          .selectFrom('ledger_entries')
+          .select(['posting_id', 'amount_cents'])
+          .where(
+            'posting_id',
+            'in',
+            rows.map((row) => row.posting_id),
+          )
+          .where('kind', '=', 'fee')
+          .execute();
+        for (const sibling of siblings) fees.set(sibling.posting_id, Number(sibling.amount_cents));
+      }
+      return {
+        rows: rows.map((row) => {
+          const net = Number(row.amount_cents);
+          const fee = fees.get(row.posting_id) ?? 0;
+          return { taskId: row.task_id, amount: net + fee, fee, net, currency: row.currency, createdAt: row.created_at };
+        }),
+        total: Number(count.n),
+      };
     },
 
     // -- the Stripe transfer outbox ------------------------------------------------------------------

@@ -26,13 +26,20 @@ export interface TransferWorkerDeps {
   signals: Signals;
   log: FastifyBaseLogger;
   pollIntervalMs: number;
+  /**
+   * Asked at each tick of the timer whether this node runs the pass (one node of those sharing the
+   * database does: src/db/background-passes.ts); without it every tick runs one. Wake-ups after a
+   * completion run a pass on every node, which share the due transfers by their leases.
+   */
+  scheduledPass?: () => Promise<boolean>;
 }
 
-export function createTransferWorker({ store, stripe, clock, signals, log, pollIntervalMs }: TransferWorkerDeps) {
+export function createTransferWorker({ store, stripe, clock, signals, log, pollIntervalMs, scheduledPass = async () => true }: TransferWorkerDeps) {
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   let running: Promise<void> | null = null;
   let again = false;
+  let scheduling: Promise<void> | null = null;
   let unsubscribe: () => void = () => {};
 
   async function send(transfer: TransferRow): Promise<void> {
@@ -84,13 +91,22 @@ export function createTransferWorker({ store, stripe, clock, signals, log, pollI
       .finally(() => (running = null));
   }
 
+  /** The timer's pass, when this node is the one to run it. */
+  function scheduledTick(): void {
+    if (running || scheduling || stopped) return;
+    scheduling = scheduledPass()
+      .then((mine) => void (mine && !stopped && tick()))
+      .catch((error: unknown) => log.error({ err: error }, 'transfer worker pass failed; the next one retries'))
+      .finally(() => (scheduling = null));
+  }
+
   return {
     start(): void {
       stopped = false;
       unsubscribe = signals.subscribe(TRANSFERS_CHANNEL, tick);
-      timer = setInterval(tick, pollIntervalMs);
+      timer = setInterval(scheduledTick, pollIntervalMs);
       timer.unref();
-      tick();
+      scheduledTick();
     },
     /**
      * Runs a pass now and resolves once it has finished: every transfer due by the clock has then
@@ -104,6 +120,7 @@ export function createTransferWorker({ store, stripe, clock, signals, log, pollI
       stopped = true;
       unsubscribe();
       if (timer) clearInterval(timer);
+      await scheduling;
       await running;
     },
   };

@@ -6,3 +6,5 @@ export { registerReceiptsRoutes } from './routes.ts';
 export type { ClassTrust } from './trust.ts';
 export { TaskClass } from './schemas.ts';
 export type * from './tables.ts';
+export { createReceiptSequencer, type ReceiptSequencer } from './log-sequencer.ts';
+export { createSequencerThread } from './log-sequencer-thread.ts';

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { literals, PageQuery, Uuid } from '../../http/schemas.ts';
+import { literals, nullable, PageQuery, Uuid } from '../../http/schemas.ts';
+import { notBoundReasons, notCountedReasons } from './trust.ts';
 
 export const RECEIPT_VERSIONS = ['2026-03-12'] as const;
 export const receiptKinds = ['offer', 'decision', 'outcome'] as const;
@@ -86,9 +87,29 @@ export const ReceiptEnvelope = Type.Object(
 export type ReceiptEnvelope = Static<typeof ReceiptEnvelope> & { payload: Record<string, unknown> };
 
 export const ReceiptAck = Type.Object({
-  data: Type.Object({ id: Type.String(), receiptId: Type.String(), correlationId: Type.String(), kind: Type.String(), signatureVerified: Type.Boolean() }),
+  data: Type.Object({
+    id: Type.String(),
+    receiptId: Type.String(),
+    correlationId: Type.String(),
+    kind: Type.String(),
+    signatureVerified: Type.Boolean(),
+    counts: Type.Boolean({ description: "whether this receipt counts towards its subject's trust (docs/trust.md)" }),
+    countsReason: Type.Union([literals(notCountedReasons), Type.Null()], { description: 'why it does not count; null when it counts' }),
+    taskBound: Type.Boolean({
+      description:
+        'whether it counts bound to a task this registry routed, at full weight (docs/trust.md, "Task-bound evidence"); false when it does not count',
+    }),
+    taskBoundReason: Type.Union([literals(notBoundReasons), Type.Null()], {
+      description: 'for a receipt that counts but is not task-bound, why not; null otherwise',
+    }),
+    logIndex: nullable(
+      Type.Integer({ description: "The receipt's index in the receipt log (/.tlog/receipts); null until sequenced, and always for an unverified receipt" }),
+    ),
+  }),
   message: Type.String(),
 });
+
+export const ProofParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: "the acknowledgement's id or the receiptId" }) });
 
 /** A stored receipt: the envelope as received, plus what the service knows about it. */
 export const StoredReceipt = Type.Object(
@@ -106,6 +127,9 @@ export const StoredReceipt = Type.Object(
     payload: Type.Object({}, { additionalProperties: true }),
     signatureVerified: Type.Boolean(),
     issuerRegistered: Type.Boolean({ description: 'issuer.pubkey is the registration key of the registered agent named issuer.agent' }),
+    issuerKeyHolder: Type.Union([Type.Object({ id: Type.String(), slug: Type.String(), name: Type.String() }), Type.Null()], {
+      description: 'The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did',
+    }),
     receivedAt: Type.String(),
   },
   { additionalProperties: true },
@@ -132,7 +156,11 @@ export const Chain = Type.Object({
   }),
 });
 
-export const TrustQuery = Type.Object({ pubkey: PublicKeyText });
+export const TrustQuery = Type.Object({
+  pubkey: PublicKeyText,
+  taskClass: Type.Optional(TaskClass),
+  explain: Type.Optional(Type.Boolean({ description: 'add `explanation`: the evidence that counted, with weights, and what did not and why' })),
+});
 
 export const TrustClass = Type.Object({
   taskClass: Type.String(),
@@ -140,8 +168,65 @@ export const TrustClass = Type.Object({
   receipts: Type.Integer({ description: 'verified outcome receipts that counted' }),
   issuers: Type.Integer({ description: 'distinct issuers behind them' }),
   weight: Type.Number({ description: 'evidence weight after the per-issuer cap' }),
+  taskBound: Type.Integer({ description: 'counted receipts bound to tasks this registry routed' }),
+});
+
+const ExplainedParty = Type.Object({
+  party: Type.Union([
+    Type.Object({ kind: Type.Literal('owner'), id: Type.String({ description: 'the owning account' }) }),
+    Type.Object({ kind: Type.Literal('key'), pubkey: Type.String({ description: 'an unclaimed issuer key' }) }),
+  ]),
+  weight: Type.Number({ description: 'what the party weighs in the score, after the cap' }),
+  value: Type.Number({ description: 'mean value of its evidence, weighted as its weight is' }),
+  taskBound: Type.Array(
+    Type.Object({ receiptId: Type.String(), correlationId: Type.String(), issuerPubkey: Type.String(), value: Type.Number(), weight: Type.Number() }),
+  ),
+  unbound: Type.Array(
+    Type.Object({
+      issuerPubkey: Type.String(),
+      issuerAgent: Type.String(),
+      receipts: Type.Integer(),
+      value: Type.Number(),
+      weight: Type.Number({ description: 'weight of each receipt before the cap' }),
+    }),
+  ),
+});
+
+export const TrustExplanation = Type.Object({
+  prior: Type.Object({ score: Type.Number(), weight: Type.Number() }),
+  classes: Type.Array(
+    Type.Object({
+      taskClass: Type.String(),
+      score: Type.Number(),
+      weight: Type.Number(),
+      counted: Type.Array(ExplainedParty),
+      notCounted: Type.Array(
+        Type.Object({ issuerPubkey: Type.String(), issuerAgent: Type.String(), receipts: Type.Integer(), reason: literals(notCountedReasons) }),
+      ),
+      notBound: Type.Array(
+        Type.Object(
+          { receiptId: Type.String(), correlationId: Type.String(), issuerPubkey: Type.String(), reason: literals(notBoundReasons) },
+          { description: "the requester's receipts about its tasks that counted only as ordinary outcomes, and why" },
+        ),
+      ),
+    }),
+  ),
 });
 
 export const TrustView = Type.Object({
-  data: Type.Object({ pubkey: Type.String(), classes: Type.Array(TrustClass) }),
+  data: Type.Object({ pubkey: Type.String(), classes: Type.Array(TrustClass), explanation: Type.Optional(TrustExplanation) }),
 });
+
+export const SigningKeyBody = Type.Object(
+  {
+    pubkey: PublicKeyText,
+    signature: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'base64 or base64url of the Ed25519 signature over the UTF-8 text "agentry signing key <pubkey> for account <account id>"',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SigningKey = Type.Object({ id: Type.String(), pubkey: Type.String(), createdAt: Type.String() });

@@ -1,13 +1,16 @@
-import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type SqlBool, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { createBatcher } from '../../db/batcher.ts';
-import type { Db } from '../../db/database.ts';
+import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { AgentKeysReadModel } from '../registry/index.ts';
+import type { TaskBindingReadModel } from '../tasks/index.ts';
+import type { AccountAgentReadModel } from '../auth/index.ts';
+import { taskClassOf } from '../catalog/index.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from './sqlite-insert.ts';
 import type { ReceiptsTables, TrustReceiptsTable } from './tables.ts';
 import { insertReceipts, sumStatements, takeSweepLock } from './sums.ts';
-import type { IssuerEvidence, RegisteredIssuer, RegisteredKeys } from './trust.ts';
+import type { BoundCandidate, IssuerEvidence, RegisteredIssuer, RegisteredKeys, TaskOfReceipt } from './trust.ts';
 
 export type ReceiptRow = Selectable<TrustReceiptsTable>;
 export type NewReceiptRow = Insertable<TrustReceiptsTable>;
@@ -46,11 +49,54 @@ export interface ReceiptsStoreOptions {
   onInsertWorkerError?(error: unknown): void;
 }
 
-/** What this store sees: its own tables, and which agents hold which registration key (the registry's read model). */
-type StoreTables = ReceiptsTables & AgentKeysReadModel;
+/**
+ * What this store sees: its own tables, which agents hold which registration key (the registry's
+ * read model), and of tasks and accounts what binds a receipt to a task.
+ */
+type StoreTables = ReceiptsTables & AgentKeysReadModel & TaskBindingReadModel & AccountAgentReadModel;
+
+const parseCapabilities = (text: string): string[] => {
+  try {
+    const list: unknown = JSON.parse(text);
+    return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * Whether `issuer` (a key column) is one of the requester's keys: the key of an agent the requester's
+ * account owns, of the agent the account is (an agent's service account), or a signing key the account
+ * registered. `requester` is a column holding the requester's account id.
+ */
+const isRequesterKey = (issuer: Expression<string>, requester: Expression<string>) =>
+  sql<SqlBool>`(EXISTS (SELECT 1 FROM agents owned WHERE owned.registration_pubkey = ${issuer} AND owned.owner_id = ${requester})
+    OR EXISTS (SELECT 1 FROM accounts service JOIN agents itself ON itself.id = service.agent_id
+               WHERE service.id = ${requester} AND itself.registration_pubkey = ${issuer})
+    OR EXISTS (SELECT 1 FROM account_signing_keys signing WHERE signing.pubkey = ${issuer} AND signing.account_id = ${requester}))`;
 
 /** What the maintained evidence sums are grouped by. */
 const EVIDENCE_KEY = ['subject_pubkey', 'task_class', 'issuer_pubkey', 'issuer_agent'] as const;
+
+/** The receipt sequencer's next batch: verified receipts not yet logged, in received order. */
+const unloggedQuery = (db: Kysely<StoreTables>, limit: number) =>
+  db
+    .selectFrom('trust_receipts')
+    .select(['id', 'envelope'])
+    .where('signature_verified', '=', 1)
+    .where('log_index', 'is', null)
+    .orderBy('received_at')
+    .orderBy('id')
+    .limit(limit);
+
+/**
+ * Gives receipts their log indexes, `ids` in log order from `firstIndex`, unless already logged. A
+ * VALUES list names its columns column1, column2 on both engines.
+ */
+const markLoggedQuery = (ids: string[], firstIndex: number) =>
+  sql`UPDATE trust_receipts SET log_index = v.column2
+    FROM (VALUES ${sql.join(ids.map((id, i) => sql`(${id}, CAST(${firstIndex + i} AS BIGINT))`))}) AS v
+    WHERE trust_receipts.id = v.column1 AND trust_receipts.log_index IS NULL`;
 
 /**
  * Receipts that count in trust and carry an expiry: what the partial indexes of migrations 0012 and
@@ -96,6 +142,9 @@ const sweepBatchEnd = (db: Kysely<StoreTables>, mark: Position, now: string, lim
     .orderBy('id')
     .limit(1)
     .offset(limit - 1);
+
+/** How many issuers an explanation lists at most, registered or not (a flood of fresh keys must not make it unbounded). */
+export const EXPLAINED_ISSUERS = 500;
 
 export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
   const db = ownTables<StoreTables>(database);
@@ -162,6 +211,11 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     /** The query the evidence sweep starts each pass with, compiled, for the test that reads its plan. */
     backgroundQueries: (now: string) => ({
       sweepBatchEnd: sweepBatchEnd(db, { time: '1970-01-01T00:00:00.000Z', id: '' }, now, 2_000).compile(),
+      sequencerBatch: unloggedQuery(db, 1_000).compile(),
+      sequencerMark: markLoggedQuery(
+        Array.from({ length: 1_000 }, (_, i) => `receipt-${i}`),
+        0,
+      ).compile(db),
     }),
 
     /** Stores a receipt, or answers the one already stored under its receiptId; concurrent calls share a commit. */
@@ -201,7 +255,7 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
      * sweep. One statement, so the sums and the watermark come from one snapshot. Which registered
      * agent an issuer is, and whether it counts, is decided by the caller (trust.ts).
      */
-    async evidenceAbout(subjectPubkeys: string[], now: string): Promise<Map<string, IssuerEvidence[]>> {
+    async evidenceAbout(subjectPubkeys: string[], now: string, options: { unregistered?: boolean } = {}): Promise<Map<string, IssuerEvidence[]>> {
       const result = new Map<string, IssuerEvidence[]>();
       if (subjectPubkeys.length === 0) return result;
       const watermark = {
@@ -229,7 +283,16 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
         .where('sums.subject_pubkey', 'in', subjectPubkeys)
         // Receipts from keys no agent registered weigh nothing, and anyone can mint such keys by the
         // thousand: filtered here, per row by index, so a flood of them costs a read nothing.
-        .where(({ exists, selectFrom }) => exists(selectFrom('agents').select('agents.id').whereRef('agents.registration_pubkey', '=', 'sums.issuer_pubkey')))
+        // Account signing keys (migration 0033) are registered issuers as well. An explanation asks
+        // for the others, the largest first and a bounded number of them.
+        .where(({ exists, selectFrom, or, not }) => {
+          const registered = or([
+            exists(selectFrom('agents').select('agents.id').whereRef('agents.registration_pubkey', '=', 'sums.issuer_pubkey')),
+            exists(selectFrom('account_signing_keys').select('account_signing_keys.id').whereRef('account_signing_keys.pubkey', '=', 'sums.issuer_pubkey')),
+          ]);
+          return options.unregistered ? not(registered) : registered;
+        })
+        .$if(options.unregistered === true, (query) => query.orderBy('sums.receipts', 'desc').limit(EXPLAINED_ISSUERS))
         .execute();
       for (const row of rows) {
         const receipts = Number(row.receipts) - Number(row.expired_receipts ?? 0);
@@ -291,20 +354,145 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
       });
     },
 
+    /** Verified receipts not yet in the receipt log, in received order: the sequencer's next batch. */
+    unlogged: (tx: Tx, limit: number): Promise<{ id: string; envelope: string }[]> => unloggedQuery(ownTables<StoreTables>(tx), limit).execute(),
+
+    /** Records the log indexes given to receipts (ids in log order from `firstIndex`), in one statement. */
+    async markLogged(tx: Tx, ids: string[], firstIndex: number): Promise<void> {
+      if (ids.length === 0) return;
+      const { numAffectedRows } = await markLoggedQuery(ids, firstIndex).execute(tx);
+      if (Number(numAffectedRows) !== ids.length) throw new Error(`receipt log: ${ids.length} receipts sequenced but ${String(numAffectedRows)} marked`);
+    },
+
+    /** A receipt by the service's id or the issuer's receiptId: whether it verified, its log index, and its stored text (the log entry). */
+    async logPosition(idOrReceiptId: string): Promise<{ verified: boolean; logIndex: number | null; envelope: string } | undefined> {
+      const key = idOrReceiptId.toLowerCase();
+      const row = await db
+        .selectFrom('trust_receipts')
+        .select(['signature_verified', 'log_index', 'envelope'])
+        .where((eb) => eb.or([eb('id', '=', idOrReceiptId), eb('receipt_id', '=', key)]))
+        .executeTakeFirst();
+      return row && { verified: row.signature_verified === 1, logIndex: row.log_index === null ? null : Number(row.log_index), envelope: row.envelope };
+    },
+
+    /**
+     * Verified, unexpired outcomes about these keys that may be bound to tasks: their correlation id
+     * is a finished task assigned to an agent under the receipt's subject key, and their issuer is
+     * one of the requester's keys (filtered here, so a flood from other keys costs nothing). Read
+     * from the tasks each key took (an index range per agent), bounded by real work. Whether each
+     * binds is for `taskBinding` to say.
+     */
+    async boundCandidates(subjectPubkeys: string[], now: string): Promise<Map<string, BoundCandidate[]>> {
+      const result = new Map<string, BoundCandidate[]>();
+      if (subjectPubkeys.length === 0) return result;
+      const rows = await db
+        .selectFrom('agents as taker')
+        .innerJoin('tasks', 'tasks.assigned_agent_id', 'taker.id')
+        .innerJoin('trust_receipts as r', (join) => join.onRef('r.correlation_id', '=', 'tasks.id').onRef('r.subject_pubkey', '=', 'taker.registration_pubkey'))
+        .select([
+          'r.receipt_id',
+          'r.correlation_id',
+          'r.task_class',
+          'r.issuer_pubkey',
+          'r.issuer_agent',
+          'r.subject_pubkey',
+          'r.issued_at',
+          'r.outcome_value',
+          'tasks.status',
+          'tasks.task_class as requested_class',
+          'taker.capabilities',
+          'taker.key_verified_at',
+        ])
+        .where('taker.registration_pubkey', 'in', subjectPubkeys)
+        .where('tasks.status', 'in', ['completed', 'failed'])
+        .where('r.kind', '=', 'outcome')
+        .where('r.signature_verified', '=', 1)
+        .where((eb) => eb.or([eb('r.expires_at', 'is', null), eb('r.expires_at', '>', now)]))
+        .where(isRequesterKey(sql.ref('r.issuer_pubkey'), sql.ref('tasks.requester_id')))
+        .execute();
+      for (const row of rows) {
+        const list = result.get(row.subject_pubkey) ?? [];
+        list.push({
+          receiptId: row.receipt_id,
+          correlationId: row.correlation_id,
+          taskClass: row.task_class,
+          issuerPubkey: row.issuer_pubkey,
+          issuerAgent: row.issuer_agent,
+          issuedAt: row.issued_at,
+          value: Number(row.outcome_value ?? 0),
+          task: {
+            status: row.status,
+            agentPubkey: row.subject_pubkey,
+            agentKeyProven: row.key_verified_at !== null,
+            issuerIsRequester: true,
+            taskClass: taskClassOf(row.requested_class, parseCapabilities(row.capabilities)),
+          },
+        });
+        result.set(row.subject_pubkey, list);
+      }
+      return result;
+    },
+
+    /** The task a receipt's correlation id names, as it matters to that receipt's issuer (undefined: no such task). */
+    async taskOfReceipt(correlationId: string, issuerPubkey: string): Promise<TaskOfReceipt | undefined> {
+      const row = await db
+        .selectFrom('tasks')
+        .leftJoin('agents as taker', 'taker.id', 'tasks.assigned_agent_id')
+        .select(['tasks.status', 'tasks.task_class', 'taker.registration_pubkey', 'taker.key_verified_at', 'taker.capabilities'])
+        .select(isRequesterKey(sql.val(issuerPubkey), sql.ref('tasks.requester_id')).as('issuer_is_requester'))
+        .where('tasks.id', '=', correlationId)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        status: row.status,
+        agentPubkey: row.registration_pubkey ?? null,
+        agentKeyProven: row.key_verified_at !== null && row.key_verified_at !== undefined,
+        issuerIsRequester: Boolean(row.issuer_is_requester),
+        taskClass: taskClassOf(row.task_class, row.capabilities ? parseCapabilities(row.capabilities) : []),
+      };
+    },
+
+    /** Signing keys of an account, newest first. */
+    signingKeysOf: (accountId: string) =>
+      db.selectFrom('account_signing_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').execute(),
+
+    /** Registers a signing key on an account; false when some account (this one or another) already holds it. */
+    async addSigningKey(row: { id: string; account_id: string; pubkey: string; created_at: string }): Promise<boolean> {
+      const inserted = await db
+        .insertInto('account_signing_keys')
+        .values(row)
+        .onConflict((oc) => oc.column('pubkey').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      return inserted !== undefined;
+    },
+
+    removeSigningKey: async (accountId: string, id: string): Promise<boolean> =>
+      Number((await db.deleteFrom('account_signing_keys').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst()).numDeletedRows) > 0,
+
     /** Registered agents holding any of these keys: the candidates for "a registered issuer". */
     async agentsWithKeys(pubkeys: string[]): Promise<RegisteredKeys> {
       const byKey = new Map<string, RegisteredIssuer[]>();
       if (pubkeys.length === 0) return byKey;
       const rows = await db
         .selectFrom('agents')
-        .select(['id', 'slug', 'owner_id', 'registration_pubkey'])
+        .select(['id', 'slug', 'name', 'owner_id', 'registration_pubkey', 'key_verified_at', 'visibility'])
         .where('registration_pubkey', 'in', pubkeys)
+        .orderBy('id')
         .execute();
       for (const row of rows) {
         const pubkey = row.registration_pubkey as string;
         const agents = byKey.get(pubkey) ?? [];
-        agents.push({ id: row.id, slug: row.slug, ownerId: row.owner_id, pubkey });
+        const provenPublic = row.key_verified_at !== null && row.visibility === 'public';
+        agents.push({ id: row.id, slug: row.slug, name: row.name, ownerId: row.owner_id, pubkey, provenPublic });
         byKey.set(pubkey, agents);
+      }
+      // An account's signing key stands for its account: never a public agent a page may name.
+      const accountKeys = await db.selectFrom('account_signing_keys').select(['account_id', 'pubkey']).where('pubkey', 'in', pubkeys).execute();
+      for (const row of accountKeys) {
+        const issuers = byKey.get(row.pubkey) ?? [];
+        issuers.unshift({ id: `account:${row.account_id}`, slug: '', name: '', ownerId: row.account_id, pubkey: row.pubkey, provenPublic: false });
+        byKey.set(row.pubkey, issuers);
       }
       return byKey;
     },

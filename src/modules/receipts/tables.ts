@@ -21,6 +21,8 @@ export interface TrustReceiptsTable {
   /** RFC 8785 canonical JSON of the envelope exactly as received, signature included. */
   envelope: string;
   received_at: string;
+  /** The receipt's index in the receipt log (verified receipts only); null until sequenced (migration 0029). BIGINT on PostgreSQL. */
+  log_index: number | string | null;
 }
 
 /** Receipts per (subject key, task class, kind), kept by their writers (modules/receipts/sums.ts): a list's `total` (migration 0011). */
@@ -49,7 +51,16 @@ export interface TrustEvidenceSweepTable {
   expired_through_id: string;
 }
 
+/** Keys an account signs receipts with, each proven by its holder (migration 0033). */
+export interface AccountSigningKeysTable {
+  id: string;
+  account_id: string;
+  pubkey: string;
+  created_at: string;
+}
+
 export interface ReceiptsTables {
+  account_signing_keys: AccountSigningKeysTable;
   trust_receipts: TrustReceiptsTable;
   trust_receipt_counts: TrustReceiptCountsTable;
   trust_evidence: TrustEvidenceTable;

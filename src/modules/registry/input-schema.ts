@@ -1,19 +1,33 @@
 import type { ErrorDetail } from '../../lib/errors.ts';
 import { JsonTooDeepError, parseJsonWithinDepth } from '../../lib/json-depth.ts';
 
-/** Spec "Input schema": field name -> { type, required?, description?, enum?, default? }. */
+/**
+ * Spec "Input schema": field name -> { type, required?, description?, enum?, default? }, plus our
+ * extension for people filling in the form: `label` (what the field is called on screen) and
+ * `enumLabels` (enum value, as text, -> what the option is called). Values sent stay the enum values.
+ */
 export interface InputFieldDefinition {
   type: 'string' | 'number' | 'boolean';
   required?: boolean;
   description?: string;
   enum?: (string | number | boolean)[];
   default?: string | number | boolean;
+  label?: string;
+  enumLabels?: Record<string, string>;
 }
 export type InputSchema = Record<string, InputFieldDefinition>;
 
 const MAX_FIELDS = 50;
 const fieldName = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const allowedKeys = new Set(['type', 'required', 'description', 'enum', 'default']);
+const allowedKeys = new Set(['type', 'required', 'description', 'enum', 'default', 'label', 'enumLabels']);
+const LABEL_MAX = 100;
+/** Labels are one line of visible text: no control characters (tabs and newlines included). */
+// eslint-disable-next-line no-control-regex -- the point is to find them
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+function isLabel(value: unknown): value is string {
+  return typeof value === 'string' && value.trim().length > 0 && value.length <= LABEL_MAX && !controlCharacters.test(value);
+}
 
 /**
  * Checks the JSON text an agent registers as its input schema and returns the canonical text to
@@ -60,6 +74,10 @@ export function validateInputSchema(value: unknown, path = '/body/inputSchema'):
         problems.push({ path: `${at}/enum`, message: 'must not repeat a value' });
       }
     }
+    if (d.label !== undefined && !isLabel(d.label)) {
+      problems.push({ path: `${at}/label`, message: `must be one line of 1 to ${LABEL_MAX} characters` });
+    }
+    if (d.enumLabels !== undefined) problems.push(...enumLabelProblems(d.enumLabels, d.enum, `${at}/enumLabels`));
     if (d.default !== undefined) {
       if (!matchesType(d.default)) problems.push({ path: `${at}/default`, message: `must be a ${d.type}` });
       else if (Array.isArray(d.enum) && !d.enum.includes(d.default)) problems.push({ path: `${at}/default`, message: 'must be one of the enum values' });
@@ -67,6 +85,24 @@ export function validateInputSchema(value: unknown, path = '/body/inputSchema'):
   }
   if (problems.length > 0) return { problems };
   return { text: JSON.stringify(parsed), schema: parsed as InputSchema };
+}
+
+/**
+ * `enumLabels` names options the field lists: an object whose keys are enum values written as text
+ * (`"2"` for the number 2, `"true"` for true) and whose values are labels.
+ */
+function enumLabelProblems(labels: unknown, options: unknown, path: string): ErrorDetail[] {
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) {
+    return [{ path, message: 'must be an object mapping enum values to labels' }];
+  }
+  if (!Array.isArray(options)) return [{ path, message: 'needs an enum on the same field' }];
+  const known = new Set(options.map((option) => String(option)));
+  const problems: ErrorDetail[] = [];
+  for (const [value, label] of Object.entries(labels)) {
+    if (!known.has(value)) problems.push({ path: `${path}/${value}`, message: 'is not one of the enum values' });
+    else if (!isLabel(label)) problems.push({ path: `${path}/${value}`, message: `must be one line of 1 to ${LABEL_MAX} characters` });
+  }
+  return problems;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
-import { badRequest, forbidden } from '../../lib/errors.ts';
+import { badRequest, forbidden, type AppError } from '../../lib/errors.ts';
 import { parsePublicKey, parseSignature, verifyStrict } from '../../lib/ed25519.ts';
 import type { ChallengeRow, RegistryStore } from './store.ts';
 
@@ -21,36 +21,66 @@ const KEPT_CHALLENGES = 25;
 export interface ChallengeFlow {
   name: string;
   submitPath(agentId: string): string;
-  requestPath(agentId: string): string;
+  /** How to ask for a new one: method and path. */
+  request(agentId: string): string;
+  /** The answer to a signature that verifies over no challenge: a refusal, or bad input where the key is the caller's own. */
+  wrongSignature(message: string): AppError;
 }
 
 export const claimFlow: ChallengeFlow = {
   name: 'claim challenge',
   submitPath: (id) => `/v1/agents/${id}/claim`,
-  requestPath: (id) => `/v1/agents/${id}/claim/challenge`,
+  // POST with a credential: a challenge issued to that account, which no one else's requests replace.
+  request: (id) => `POST /v1/agents/${id}/claim/challenge`,
+  wrongSignature: forbidden,
 };
 
 export const keyProofFlow: ChallengeFlow = {
   name: 'key challenge',
   submitPath: (id) => `/v1/agents/${id}/key-proof`,
-  requestPath: (id) => `/v1/agents/${id}/key-challenge`,
+  request: (id) => `GET /v1/agents/${id}/key-challenge`,
+  wrongSignature: forbidden,
+};
+
+/** Setting a new key: the key is the one in the request, so a signature it does not verify is bad input. */
+export const setKeyFlow: ChallengeFlow = {
+  name: 'key challenge',
+  submitPath: (id) => `/v1/agents/${id}/key`,
+  request: keyProofFlow.request,
+  wrongSignature: (message) => badRequest(message, [{ path: '/body/signature', message: 'does not verify with pubkey over an active key challenge' }]),
 };
 
 export function createKeyChallenges(store: RegistryStore, clock: Clock) {
   return {
-    /** A fresh nonce for the agent, with instructions for `flow`; the oldest of more than LIVE_CHALLENGES valid ones is replaced. */
-    async issue(agentId: string, registrationPubkey: string, flow: ChallengeFlow) {
+    /**
+     * A fresh nonce for the agent issued to `accountId` (null: to anyone), with instructions for
+     * `flow` (for the key proof: how to prove the registration key, or without one how to set a key);
+     * the oldest of more than LIVE_CHALLENGES valid ones issued to the same account is replaced.
+     */
+    async issue(agentId: string, accountId: string | null, registrationPubkey: string | null, flow: ChallengeFlow) {
       const nonce = randomBytes(32).toString('hex');
       const expiresAt = isoIn(clock, CHALLENGE_TTL_MS);
-      await store.addChallenge({ agent_id: agentId, nonce, expires_at: expiresAt, created_at: isoNow(clock) }, LIVE_CHALLENGES, KEPT_CHALLENGES);
+      await store.addChallenge(
+        { agent_id: agentId, account_id: accountId, nonce, expires_at: expiresAt, created_at: isoNow(clock) },
+        LIVE_CHALLENGES,
+        KEPT_CHALLENGES,
+      );
       return {
         agentId,
         nonce,
         expiresAt,
         instructions:
-          `Sign the UTF-8 bytes of this nonce (the 64-character string itself) with the Ed25519 private key of ${registrationPubkey}, ` +
-          `then POST ${flow.submitPath(agentId)} with {"signature": "<base64url signature>"} and your session token or API key ` +
-          `before ${expiresAt}. The ${LIVE_CHALLENGES} most recent challenges stay valid; whichever is signed can be used once, and using it spends them all.`,
+          (registrationPubkey
+            ? `Sign the UTF-8 bytes of this nonce (the 64-character string itself) with the Ed25519 private key of ${registrationPubkey}, ` +
+              `then POST ${flow.submitPath(agentId)} with {"signature": "<base64url signature>"} and your session token or API key ` +
+              `before ${expiresAt}. `
+            : '') +
+          (flow === keyProofFlow
+            ? `To ${registrationPubkey ? 'replace the key' : 'give the agent a registration key'}, sign the nonce with the new key's private key ` +
+              `and PUT ${setKeyFlow.submitPath(agentId)} with {"pubkey": "ed25519:<base64>", "signature": "<base64url signature>"} before ${expiresAt}. `
+            : '') +
+          `The ${LIVE_CHALLENGES} most recent challenges ${accountId === null ? 'asked for without a credential' : 'issued to your account'} stay valid` +
+          `${accountId === null ? '' : ' (only your account can use them)'}; whichever is signed can be used once, and using it spends them all.`,
       };
     },
 
@@ -60,7 +90,7 @@ export function createKeyChallenges(store: RegistryStore, clock: Clock) {
      * replaced or expired challenge is told apart from a wrong one: 400 saying which, not 403.
      */
     signedNonce(agentId: string, challenges: ChallengeRow[], registrationPubkey: string, signatureText: string, flow: ChallengeFlow): string {
-      if (challenges.length === 0) throw badRequest(`No active ${flow.name}: request one with GET ${flow.requestPath(agentId)}`);
+      if (challenges.length === 0) throw badRequest(`No active ${flow.name}: request one with ${flow.request(agentId)}`);
       const now = clock.now().getTime();
       const expired = (row: ChallengeRow) => Date.parse(row.expires_at) <= now;
       const valid = (row: ChallengeRow) => row.replaced_at === null && !expired(row);
@@ -70,15 +100,15 @@ export function createKeyChallenges(store: RegistryStore, clock: Clock) {
       const ordered = [...challenges.filter(valid), ...challenges.filter((row) => !valid(row))];
       const signed = ordered.find((row) => verifyStrict(key, Buffer.from(row.nonce, 'utf8'), signature));
       if (signed && valid(signed)) return signed.nonce;
-      if (signed && expired(signed)) throw badRequest(`The ${flow.name} you signed has expired: request a new one with GET ${flow.requestPath(agentId)}`);
+      if (signed && expired(signed)) throw badRequest(`The ${flow.name} you signed has expired: request a new one with ${flow.request(agentId)}`);
       if (signed) {
         throw badRequest(
           `The ${flow.name} you signed was replaced: only the ${LIVE_CHALLENGES} most recent stay valid, and more were requested since. ` +
-            `Request a new one with GET ${flow.requestPath(agentId)} and sign it`,
+            `Request a new one with ${flow.request(agentId)} and sign it`,
         );
       }
-      if (!challenges.some(valid)) throw badRequest(`No active ${flow.name} (the last one expired): request one with GET ${flow.requestPath(agentId)}`);
-      throw forbidden(`The signature does not verify with the registration key over any active ${flow.name}`);
+      if (!challenges.some(valid)) throw badRequest(`No active ${flow.name} (the last one expired): request one with ${flow.request(agentId)}`);
+      throw flow.wrongSignature(`The signature does not verify with ${flow === setKeyFlow ? 'pubkey' : 'the registration key'} over any active ${flow.name}`);
     },
   };
 }

@@ -5,18 +5,27 @@
  */
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { badRequest } from '../../lib/errors.ts';
+import { findCapability } from '../catalog/index.ts';
 import { publicFailureReason, type OutboundClient } from '../../lib/outbound-http.ts';
 import { parseStrictJson } from '../../lib/strict-json.ts';
+import { EXAMPLES_MAX, EXAMPLES_MIN } from './schemas.ts';
 
-export const importableFields = ['name', 'description', 'capabilities', 'protocols', 'docsUrl'] as const;
+export const importableFields = ['name', 'description', 'capabilities', 'tags', 'protocols', 'docsUrl', 'examples'] as const;
 export type ImportableField = (typeof importableFields)[number];
 
 export interface ManifestFields {
   name?: string;
   description?: string;
+  /** Catalogue slugs that A2A skills' ids, names and tags name (through the catalogue's aliases). */
   capabilities?: string[];
+  /** A2A skills' ids and tags that name no catalogue capability, as written. */
+  tags?: string[];
   protocols?: ('a2a' | 'mcp')[];
   docsUrl?: string;
+  /** A2A skills' `examples`: requests in users' words (2-10 of the valid ones, when there are 2). */
+  examples?: string[];
+  /** An MCP server.json's own `name` (`<reverse-DNS namespace>/<name>`), when it is one. */
+  serverName?: string;
 }
 
 export interface ManifestImporter {
@@ -25,6 +34,8 @@ export interface ManifestImporter {
 }
 
 const NAME_MAX = 100;
+/** The MCP Registry's pattern for server names. */
+const SERVER_NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
 const DESCRIPTION_MAX = 1000;
 const TERM_MAX = 60;
 const TERMS_MAX = 50;
@@ -46,7 +57,7 @@ function httpUrl(value: unknown): string | undefined {
   }
 }
 
-/** Distinct short terms, in order: a skill's name and id, its tags, then those of its examples short enough to be a term. */
+/** Distinct short terms, in order, compared without regard to case. */
 function terms(values: unknown[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
@@ -60,6 +71,42 @@ function terms(values: unknown[]): string[] {
     if (out.length === TERMS_MAX) break;
   }
   return out;
+}
+
+/** Skills' example requests that are valid examples (3-200 characters, no control characters), first ten distinct; none unless two. */
+function examplesOf(phrases: unknown[]): { examples?: string[] } {
+  const examples: string[] = [];
+  for (const phrase of phrases) {
+    const value = text(phrase);
+    if (!value || [...value].length < 3 || [...value].length > 200 || /\p{Cc}/u.test(value) || examples.includes(value)) continue;
+    examples.push(value);
+    if (examples.length === EXAMPLES_MAX) break;
+  }
+  return examples.length >= EXAMPLES_MIN ? { examples } : {};
+}
+
+/**
+ * A card's skills as capabilities: a skill's id, name or tag that the catalogue knows (by slug,
+ * name or alias: "translate", "summarize", "ocr") becomes that capability's slug; the ids and tags
+ * it does not know stay tags. A name the catalogue does not know is a label for people and is
+ * dropped; examples are requests in users' words ("reverse hello") and never become a capability
+ * or a tag (they have their own field).
+ */
+function capabilitiesOf(skills: { id?: unknown; name?: unknown; tags?: unknown[] }[]): { capabilities: string[]; tags: string[] } {
+  const slugs: string[] = [];
+  const others: unknown[] = [];
+  for (const skill of skills) {
+    for (const [term, keep] of [[skill.id, true], [skill.name, false], ...(skill.tags ?? []).map((tag) => [tag, true] as const)] as const) {
+      const value = text(term);
+      if (value === undefined) continue;
+      const capability = findCapability(value);
+      if (capability !== undefined) slugs.push(capability.slug);
+      else if (keep) others.push(value);
+    }
+  }
+  const capabilities = terms(slugs);
+  const known = new Set(capabilities);
+  return { capabilities, tags: terms(others).filter((tag) => !known.has(tag.toLowerCase())) };
 }
 
 function looksLikeAgentCard(json: Record<string, unknown>): boolean {
@@ -83,14 +130,16 @@ function fromAgentCard(json: Record<string, unknown>): ManifestFields {
   if (!name) throw invalid('is an A2A agent card without a name');
   if (!description) throw invalid('is an A2A agent card without a description');
   const skills = Array.isArray(card.skills) ? card.skills : [];
-  const capabilities = terms(skills.flatMap((skill) => [skill.name, ...(skill.tags ?? []), ...(skill.examples ?? [])]));
+  const { capabilities, tags } = capabilitiesOf(skills);
   const docsUrl = httpUrl(card.documentationUrl);
   return {
     name: clip(name, NAME_MAX),
     description: clip(description, DESCRIPTION_MAX),
     ...(capabilities.length > 0 ? { capabilities } : {}),
+    ...(tags.length > 0 ? { tags } : {}),
     protocols: ['a2a'],
     ...(docsUrl ? { docsUrl } : {}),
+    ...examplesOf(skills.flatMap((skill) => skill.examples ?? [])),
   };
 }
 
@@ -101,7 +150,14 @@ function fromMcpServer(json: Record<string, unknown>): ManifestFields {
   if (!description) throw invalid('is an MCP server.json without a description');
   const repository = isObject(json.repository) ? json.repository : {};
   const docsUrl = httpUrl(json.websiteUrl) ?? httpUrl(repository.url);
-  return { name: clip(name, NAME_MAX), description: clip(description, DESCRIPTION_MAX), protocols: ['mcp'], ...(docsUrl ? { docsUrl } : {}) };
+  const serverName = text(json.name);
+  return {
+    name: clip(name, NAME_MAX),
+    description: clip(description, DESCRIPTION_MAX),
+    protocols: ['mcp'],
+    ...(docsUrl ? { docsUrl } : {}),
+    ...(serverName && SERVER_NAME.test(serverName) && serverName.length <= 200 ? { serverName } : {}),
+  };
 }
 
 /** Reads an already-fetched manifest body: the part that needs no network. */

@@ -13,12 +13,18 @@ import {
   HeartbeatAck,
   HeartbeatBody,
   KeyProven,
+  KeySet,
   ProvisionalCreated,
   RegisteredAgent,
+  RegistrationWarnings,
+  SetKey,
   UpdateAgent,
   WebhookSecret,
 } from './schemas.ts';
 import type { RegistryService } from './service.ts';
+import type { createAgentFeed } from './feed.ts';
+
+type AgentFeed = ReturnType<typeof createAgentFeed<unknown>>;
 
 export interface RegistryRouteOptions {
   /** Anyone may register provisionally, so this open door gets its own per-address budget. */
@@ -34,8 +40,14 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
 
   app.post('/v1/agents', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Register an agent you own', body: CreateAgent, response: { 201: dataOf(RegisteredAgent), ...errorResponses } },
-    handler: async (request, reply) => reply.status(201).send({ data: await registry.register(principalOf(request), request.body) }),
+    schema: {
+      tags,
+      security,
+      summary: 'Register an agent you own',
+      body: CreateAgent,
+      response: { 201: Type.Object({ data: RegisteredAgent, warnings: RegistrationWarnings }), ...errorResponses },
+    },
+    handler: async (request, reply) => reply.status(201).send(await registry.register(principalOf(request), request.body)),
   });
 
   app.post('/v1/agents/provisional', {
@@ -47,12 +59,12 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
       response: { 201: ProvisionalCreated, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const data = await registry.registerProvisional(request.body);
+      const { data, warnings } = await registry.registerProvisional(request.body);
       const claimUrl = `/v1/agents/${data.id}/claim/challenge`;
       const message =
         `Provisional agent registered. A person claims it at ${options.publicUrl}/claim/${data.id} ` +
-        `(or by API: GET ${claimUrl}, sign the nonce with the registration key, POST /v1/agents/${data.id}/claim).`;
-      return reply.status(201).send({ data, message, claimUrl });
+        `(or by API: POST ${claimUrl} with your credential, sign the nonce with the registration key, POST /v1/agents/${data.id}/claim).`;
+      return reply.status(201).send({ data, message, claimUrl, warnings });
     },
   });
 
@@ -70,8 +82,15 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
 
   app.patch('/v1/agents/:id', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Change an agent you own', params: IdParams, body: UpdateAgent, response: { 200: dataOf(Agent), ...errorResponses } },
-    handler: async (request) => ({ data: await registry.update(principalOf(request), request.params.id, request.body) }),
+    schema: {
+      tags,
+      security,
+      summary: 'Change an agent you own (a new endpoint removes the stored credential unless the request sets one; then `message` says so)',
+      params: IdParams,
+      body: UpdateAgent,
+      response: { 200: Type.Object({ data: Agent, message: Type.Optional(Type.String()) }), ...errorResponses },
+    },
+    handler: async (request) => registry.update(principalOf(request), request.params.id, request.body),
   });
 
   app.delete('/v1/agents/:id', {
@@ -90,11 +109,24 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
     config: { auth: 'none' },
     schema: {
       tags,
-      summary: 'A nonce to sign with the registration key (valid 10 minutes, single use)',
+      summary:
+        'A nonce to sign with the registration key (valid 10 minutes, single use); anyone may ask, so others can replace it: signed-in claimers use POST',
       params: IdParams,
       response: { 200: dataOf(ClaimChallenge), ...errorResponses },
     },
-    handler: async (request) => ({ data: await registry.challenge(request.params.id) }),
+    handler: async (request) => ({ data: await registry.challenge(request.params.id, null) }),
+  });
+
+  app.post('/v1/agents/:id/claim/challenge', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: 'A nonce issued to your account: only your claim can use it, and no one else asking for challenges replaces it (valid 10 minutes)',
+      params: IdParams,
+      response: { 200: dataOf(ClaimChallenge), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await registry.challenge(request.params.id, principalOf(request)) }),
   });
 
   app.post('/v1/agents/:id/claim', {
@@ -114,11 +146,25 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
   });
 
   app.get('/v1/agents/:id/key-challenge', {
-    config: { auth: 'either' },
+    // Issuing a challenge replaces the oldest kept one: a change made by a GET, so never on the browser's session cookie.
+    config: { auth: 'either', getChangesState: true },
     schema: {
       tags,
       security,
       summary: "A nonce for the owner to sign with the agent's registration key (valid 10 minutes, single use)",
+      params: IdParams,
+      response: { 200: dataOf(ClaimChallenge), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await registry.keyChallenge(principalOf(request), request.params.id) }),
+  });
+
+  app.post('/v1/agents/:id/key-challenge', {
+    // The same challenge for browsers: a POST, so the session cookie comes with its CSRF token.
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: "A nonce for the owner to sign with the agent's registration key, or with a new key to set (as the GET; the web app's form)",
       params: IdParams,
       response: { 200: dataOf(ClaimChallenge), ...errorResponses },
     },
@@ -138,6 +184,22 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
     handler: async (request) => ({
       data: await registry.proveKey(principalOf(request), request.params.id, request.body.signature),
       message: 'Registration key proven: this agent now carries the trust of its key.',
+    }),
+  });
+
+  app.put('/v1/agents/:id/key', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: "Add or replace the agent's registration key, proven by the new key's signature over a key challenge",
+      params: IdParams,
+      body: SetKey,
+      response: { 200: KeySet, ...errorResponses },
+    },
+    handler: async (request) => ({
+      data: await registry.setKey(principalOf(request), request.params.id, request.body.pubkey, request.body.signature),
+      message: 'Registration key set and proven: this agent now carries the trust of this key.',
     }),
   });
 
@@ -178,5 +240,30 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
       response: { 200: dataOf(Type.Object({ agentId: Type.String(), deleted: Type.Boolean() })), ...errorResponses },
     },
     handler: async (request) => ({ data: await registry.deleteWebhookSecret(principalOf(request), request.params.id) }),
+  });
+}
+
+const AgentChange = Type.Union([
+  Type.Object({ id: Type.String(), deleted: Type.Literal(false), at: Type.String(), agent: Agent }),
+  Type.Object({ id: Type.String(), deleted: Type.Literal(true), at: Type.String() }),
+]);
+
+export function registerAgentFeedRoute(root: FastifyInstance, feed: AgentFeed): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/v1/agents/changes', {
+    config: { auth: 'none' },
+    schema: {
+      tags: ['registry'],
+      summary: 'Changes of public agents since a cursor, for mirrors: agents in full, deletions and losses of visibility as tombstones',
+      querystring: Type.Object({
+        since: Type.Optional(Type.String({ maxLength: 64, description: 'the `next` of the previous page; omitted: from the start' })),
+        limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+      }),
+      response: {
+        200: Type.Object({ data: Type.Array(AgentChange), next: Type.String(), hasMore: Type.Boolean() }),
+        ...errorResponses,
+      },
+    },
+    handler: async (request) => feed.changes(request.query.since, request.query.limit),
   });
 }

@@ -8,6 +8,14 @@ const httpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2
 const Protocols = (minItems = 0) => Type.Array(literals(protocolValues), { uniqueItems: true, minItems, maxItems: protocolValues.length });
 const Categories = (minItems = 0) => Type.Array(Type.String({ pattern: '^[a-z0-9-]{1,40}$' }), { uniqueItems: true, minItems, maxItems: 10 });
 const Terms = Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50 });
+/** Requests in users' own words that the agent is for (docs/registry.md "Examples"). */
+export const EXAMPLES_MIN = 2;
+export const EXAMPLES_MAX = 10;
+const Examples = Type.Array(Type.String({ minLength: 3, maxLength: 200, pattern: '^[^\\x00-\\x1F\\x7F-\\x9F]+$' }), {
+  minItems: EXAMPLES_MIN,
+  maxItems: EXAMPLES_MAX,
+  description: "2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them",
+});
 const SemVer = Type.String({
   pattern: '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$',
   maxLength: 64,
@@ -34,7 +42,7 @@ const PricePerTaskCents = Type.Integer({
 });
 const AgentCurrency = Currency('ISO 4217, lowercase; currencies with two decimal places only (default usd)');
 const InputSchemaField = Type.Union([Type.String({ maxLength: 20000 }), Type.Object({})], {
-  description: 'JSON text (or object) mapping field names to { type, required, description, enum, default }',
+  description: 'JSON text (or object) mapping field names to { type, required, description, enum, default, label, enumLabels }',
 });
 
 const registrationFields = {
@@ -45,6 +53,7 @@ const registrationFields = {
   categories: Categories(1),
   capabilities: Type.Optional(Terms),
   tags: Type.Optional(Terms),
+  examples: Type.Optional(Examples),
   manifestUrl: Type.Optional(httpUrl),
   version: Type.Optional(SemVer),
   deliveryMode: Type.Optional(DeliveryMode),
@@ -100,6 +109,7 @@ export const UpdateAgent = Type.Object(
     categories: Type.Optional(Categories()),
     capabilities: Type.Optional(Terms),
     tags: Type.Optional(Terms),
+    examples: Type.Optional(Type.Union([Examples, Type.Null()], { description: 'null removes them' })),
     manifestUrl: Type.Optional(Type.Union([httpUrl, Type.Null()])),
     version: Type.Optional(SemVer),
     deliveryMode: Type.Optional(DeliveryMode),
@@ -129,6 +139,7 @@ export const Agent = Type.Object({
   categories: Type.Array(Type.String()),
   capabilities: Type.Array(Type.String()),
   tags: Type.Array(Type.String()),
+  examples: Type.Array(Type.String(), { description: "requests in users' own words that this agent is for" }),
   docsUrl: nullable(Type.String()),
   manifestUrl: nullable(Type.String()),
   authType: Type.String(),
@@ -168,6 +179,10 @@ export const Agent = Type.Object({
 /** The registration's answer: the agent, and a webhook agent's signing secret, shown this once. */
 export const RegisteredAgent = Type.Composite([Agent, Type.Object({ webhookSecret: WebhookSecretOnce })]);
 
+export const RegistrationWarnings = Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+  description: 'what registered but will not work as given (an endpoint the service will refuse to call); empty when nothing',
+});
+
 export const ProvisionalCreated = Type.Object({
   data: Type.Object({
     id: Type.String(),
@@ -180,6 +195,7 @@ export const ProvisionalCreated = Type.Object({
   }),
   message: Type.String(),
   claimUrl: Type.String(),
+  warnings: RegistrationWarnings,
 });
 
 export const ClaimChallenge = Type.Object({ agentId: Type.String(), nonce: Type.String(), expiresAt: Type.String(), instructions: Type.String() });
@@ -196,6 +212,24 @@ export const ChallengeSignature = Type.Object(
 );
 export const Claimed = Type.Object({
   data: Type.Object({ id: Type.String(), status: Type.String(), ownerId: Type.String(), claimedAt: Type.String() }),
+  message: Type.String(),
+});
+
+/** The body of setting a key: the new key and its signature over a fresh key challenge. */
+export const SetKey = Type.Object(
+  {
+    pubkey: Type.String({ minLength: 1, maxLength: 200, description: 'ed25519:<base64 of the 32-byte public key>: the new registration key' }),
+    signature: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'base64url (or base64) Ed25519 signature by the new key over the UTF-8 bytes of a nonce from GET /v1/agents/:id/key-challenge',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const KeySet = Type.Object({
+  data: Type.Object({ id: Type.String(), registrationPubkey: Type.String(), keyVerified: Type.Literal(true), keyVerifiedAt: Type.String() }),
   message: Type.String(),
 });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Tx } from '../../db/database.ts';
-import type { Principal } from '../../lib/principal.ts';
+import { readerOf, type Principal } from '../../lib/principal.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -12,7 +12,7 @@ import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
 import { validateInputSchema } from './input-schema.ts';
-import { claimFlow, createKeyChallenges, keyProofFlow } from './key-challenges.ts';
+import { claimFlow, createKeyChallenges, keyProofFlow, setKeyFlow } from './key-challenges.ts';
 import { createAgentNames, type NameKeys } from './names.ts';
 import { importableFields, type ImportableField, type ManifestFields, type ManifestImporter } from './manifest.ts';
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
@@ -55,6 +55,14 @@ export interface RegistryDeps {
   manifests?: ManifestImporter;
   /** Seals the credentials owners store for their agents' A2A endpoints. */
   secrets: SecretBox;
+  /** Why the service would refuse to call an endpoint, where that is known at once (null: none known). */
+  endpointRefusal(url: string): string | null;
+}
+
+/** Something that registered but will not work as given. */
+export interface RegistrationWarning {
+  path: string;
+  message: string;
 }
 
 /** A registration once the request and its manifest together give every required field. */
@@ -82,17 +90,24 @@ export function createRegistryService({
   agentRemoved,
   manifests,
   secrets,
+  endpointRefusal,
 }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
-  /** From when the agent was last heard from (a heartbeat or a poll). */
-  function availabilitySince(lastSeenAt: string | null): Availability {
-    if (!lastSeenAt) return 'unknown';
-    const age = clock.now().getTime() - Date.parse(lastSeenAt);
-    if (age <= 2 * heartbeatIntervalMs) return 'available';
-    return age <= AWAY_LIMIT_MS ? 'away' : 'offline';
+  /**
+   * The one availability rule (docs/registry.md), used by discovery, routing and every view. Heard
+   * from within two heartbeat intervals is `available`, except that a poll agent must have polled
+   * within them: heartbeats alone say the process runs, not that it takes its tasks, so they keep it
+   * `away`. A webhook or A2A agent is heard from by its heartbeats and by its successful deliveries
+   * and callbacks.
+   */
+  function availabilityOf(agent: Pick<AgentRecord, 'lastSeenAt' | 'lastPolledAt' | 'deliveryMode'>): Availability {
+    if (!agent.lastSeenAt) return 'unknown';
+    const now = clock.now().getTime();
+    const recent = (at: string | null) => at !== null && now - Date.parse(at) <= 2 * heartbeatIntervalMs;
+    if (recent(agent.lastSeenAt) && (agent.deliveryMode !== 'poll' || recent(agent.lastPolledAt))) return 'available';
+    return now - Date.parse(agent.lastSeenAt) <= AWAY_LIMIT_MS ? 'away' : 'offline';
   }
-  const availabilityOf = (agent: Pick<AgentRecord, 'lastSeenAt'>): Availability => availabilitySince(agent.lastSeenAt);
 
   function view(agent: AgentRecord) {
     return {
@@ -106,6 +121,7 @@ export function createRegistryService({
       categories: agent.categories,
       capabilities: agent.capabilities,
       tags: agent.tags,
+      examples: agent.examples,
       docsUrl: agent.docsUrl,
       manifestUrl: agent.manifestUrl,
       authType: agent.authType,
@@ -163,12 +179,35 @@ export function createRegistryService({
     return row;
   }
 
-  /** Owner-only actions: hidden agents stay 404, visible ones that are not yours are 403. */
-  async function findOwned(principal: Principal, id: string): Promise<AgentRow> {
-    const row = await findVisible(id, principal.personId);
+  /** The agent as `viewer` may see it: a key acting as an agent sees public agents and its own. */
+  async function findReadable(id: string, viewer: Principal | null): Promise<AgentRow> {
+    if (viewer?.kind === 'agent' && viewer.agentId === id) {
+      const own = await store.find(id);
+      if (own) return own;
+    }
+    return findVisible(id, readerOf(viewer));
+  }
+
+  /**
+   * The agent's own operational state (heartbeats, polls, its balance): its owner, or a key acting as
+   * that agent. Hidden agents stay 404, visible ones that are not yours are 403.
+   */
+  async function findOperated(principal: Principal, id: string): Promise<AgentRow> {
+    const row = await findReadable(id, principal);
     if (row.owner_id !== principal.personId) throw forbidden("Only the agent's owner can do this");
     if (principal.kind === 'agent' && principal.agentId !== id) throw forbidden('This credential acts as another agent');
     return row;
+  }
+
+  /** What only the owner decides (its endpoint, credentials, keys, payment account, deletion): never an agent's own key. */
+  async function findOwned(principal: Principal, id: string): Promise<AgentRow> {
+    const row = await findOperated(principal, id);
+    refuseAgentKey(principal);
+    return row;
+  }
+
+  function refuseAgentKey(principal: Principal): void {
+    if (principal.kind === 'agent') throw forbidden("This is for the agent's owner; a key acting as an agent cannot do it");
   }
 
   function checkInputSchema(value: unknown): string | null {
@@ -201,8 +240,11 @@ export function createRegistryService({
   }
 
   /** The fields of `input` left undefined that the manifest at `url` gives, and their names. */
-  async function fromManifest<T extends Partial<Record<ImportableField, unknown>>>(url: string, input: T): Promise<{ filled: T; fields: ImportableField[] }> {
-    if (!manifests) return { filled: input, fields: [] };
+  async function fromManifest<T extends Partial<Record<ImportableField, unknown>>>(
+    url: string,
+    input: T,
+  ): Promise<{ filled: T; fields: ImportableField[]; serverName: string | null }> {
+    if (!manifests) return { filled: input, fields: [], serverName: null };
     const manifest: ManifestFields = await manifests.load(url);
     const filled: Record<string, unknown> = { ...input };
     const fields: ImportableField[] = [];
@@ -211,7 +253,7 @@ export function createRegistryService({
       filled[field] = manifest[field];
       fields.push(field);
     }
-    return { filled: filled as T, fields };
+    return { filled: filled as T, fields, serverName: manifest.serverName ?? null };
   }
 
   async function checkVisibility(principal: Principal, visibility: string, orgId: string | null | undefined): Promise<string | null> {
@@ -249,6 +291,20 @@ export function createRegistryService({
     return row;
   }
 
+  /** Warnings for a registration the service accepts but will not be able to deliver to as given. */
+  function warningsFor(endpoint: string | null): RegistrationWarning[] {
+    const refusal = endpoint ? endpointRefusal(endpoint) : null;
+    if (!refusal) return [];
+    return [
+      {
+        path: '/body/endpoint',
+        message:
+          `Registered, but tasks sent to this endpoint will fail: ${refusal}. For local development the operator sets ` +
+          'ALLOW_PRIVATE_ENDPOINTS=true; otherwise give a public address, or use deliveryMode "poll".',
+      },
+    ];
+  }
+
   function baseRow(input: CreateProvisionalAgentInput | CompleteAgentInput, naming: { slug: string; keys: NameKeys }, now: string) {
     const deliveryMode = deliveryModeFor(input.endpoint, input.deliveryMode);
     return {
@@ -262,12 +318,14 @@ export function createRegistryService({
       categories: JSON.stringify(input.categories ?? []),
       capabilities: JSON.stringify(input.capabilities ?? []),
       tags: JSON.stringify(input.tags ?? []),
+      examples: JSON.stringify(input.examples ?? []),
       manifest_url: input.manifestUrl ?? null,
       version: input.version ?? '1.0.0',
       delivery_mode: deliveryMode,
       // A webhook agent can be sent its first task at once: its signing secret comes with its registration.
       webhook_secret: deliveryMode === 'webhook' ? newWebhookSecret() : null,
       last_seen_at: null,
+      last_polled_at: null,
       reported_status: null,
       reported_load: null,
       price_per_task_cents: input.pricePerTaskCents ?? 0,
@@ -302,16 +360,22 @@ export function createRegistryService({
     canSee,
     visibilityFor,
     availabilityOf,
-    availabilitySince,
     agentAccounts,
+    /** A successful delivery to the agent or callback from it: a sign of life, as a heartbeat is. */
+    markSeen: (agentId: string): Promise<unknown> => store.markSeen(agentId, isoNow(clock)),
     findOwned: async (principal: Principal, id: string): Promise<AgentRecord> => agentRecordOf(await findOwned(principal, id)),
+    findOperated: async (principal: Principal, id: string): Promise<AgentRecord> => agentRecordOf(await findOperated(principal, id)),
 
     async register(principal: Principal, requested: CreateAgentInput) {
-      const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : { filled: requested, fields: [] };
-      for (const field of requiredFromManifest) {
-        if (imported.filled[field] !== undefined) continue;
-        const hint = requested.manifestUrl ? ' (the manifest at manifestUrl does not give it either)' : ' (or give a manifestUrl whose manifest has it)';
-        throw badRequest(`${field} is required${hint}`, [{ path: `/body/${field}`, message: 'is required' }]);
+      refuseAgentKey(principal);
+      const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : { filled: requested, fields: [], serverName: null };
+      const missing = requiredFromManifest.filter((field) => imported.filled[field] === undefined);
+      if (missing.length > 0) {
+        const hint = requested.manifestUrl ? ' (the manifest at manifestUrl does not give them either)' : ' (or give a manifestUrl whose manifest has them)';
+        throw badRequest(
+          `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required${hint}`,
+          missing.map((field) => ({ path: `/body/${field}`, message: 'is required' })),
+        );
       }
       const input = imported.filled as CompleteAgentInput;
       const visibility = input.visibility ?? 'public';
@@ -326,6 +390,7 @@ export function createRegistryService({
           ...base,
           manifest_imported_at: imported.fields.length > 0 ? now : null,
           manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
+          mcp_server_name: imported.serverName,
           long_description: input.longDescription ?? null,
           docs_url: input.docsUrl ?? null,
           auth_type: authType,
@@ -342,7 +407,7 @@ export function createRegistryService({
         },
         principal.personId,
       );
-      return { ...view(agentRecordOf(row)), ...webhookSecretOf(row) };
+      return { data: { ...view(agentRecordOf(row)), ...webhookSecretOf(row) }, warnings: warningsFor(row.endpoint) };
     },
 
     async registerProvisional(input: CreateProvisionalAgentInput) {
@@ -353,6 +418,7 @@ export function createRegistryService({
           ...baseRow(input, await namingFor(input.name, null), now),
           manifest_imported_at: null,
           manifest_fields: null,
+          mcp_server_name: null,
           long_description: null,
           docs_url: null,
           auth_type: 'none',
@@ -369,14 +435,24 @@ export function createRegistryService({
         },
         null,
       );
-      return { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey, ...webhookSecretOf(row) };
+      return {
+        data: { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey, ...webhookSecretOf(row) },
+        warnings: warningsFor(row.endpoint),
+      };
     },
 
     async get(viewer: Principal | null, id: string) {
-      return view(agentRecordOf(await findVisible(id, viewer?.personId ?? null)));
+      return view(agentRecordOf(await findReadable(id, viewer)));
     },
 
     async listMine(principal: Principal, limit: number, offset: number) {
+      if (principal.kind === 'agent') {
+        // A key acting as an agent owns nothing: its own agent is all it is shown.
+        const own = principal.agentId === null ? undefined : await store.find(principal.agentId);
+        const data = own && offset === 0 && limit > 0 ? [view(agentRecordOf(own))] : [];
+        const total = own ? 1 : 0;
+        return { data, pagination: { limit, offset, total, hasMore: offset + data.length < total } };
+      }
       const [rows, total] = await Promise.all([store.listOwned(principal.personId, limit, offset), store.countOwned(principal.personId)]);
       return { data: rows.map((row) => view(agentRecordOf(row))), pagination: { limit, offset, total, hasMore: offset + rows.length < total } };
     },
@@ -387,6 +463,7 @@ export function createRegistryService({
       const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : null;
       const input = imported?.filled ?? requested;
       const endpoint = input.endpoint !== undefined ? input.endpoint : row.endpoint;
+      const endpointMoved = endpoint !== row.endpoint;
       const visibility = input.visibility ?? row.visibility;
       const orgId = await checkVisibility(principal, visibility, input.orgId !== undefined ? input.orgId : visibility === 'org' ? row.org_id : null);
       // Sending the current name back (a client that PATCHes the whole agent) is no rename.
@@ -400,21 +477,24 @@ export function createRegistryService({
         ...(input.categories !== undefined ? { categories: JSON.stringify(input.categories) } : {}),
         ...(input.capabilities !== undefined ? { capabilities: JSON.stringify(input.capabilities) } : {}),
         ...(input.tags !== undefined ? { tags: JSON.stringify(input.tags) } : {}),
+        ...(input.examples !== undefined ? { examples: JSON.stringify(input.examples ?? []) } : {}),
         ...(input.manifestUrl !== undefined ? { manifest_url: input.manifestUrl } : {}),
         ...(imported
           ? {
               manifest_imported_at: imported.fields.length > 0 ? isoNow(clock) : null,
               manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
+              mcp_server_name: imported.serverName,
             }
           : input.manifestUrl === null
-            ? { manifest_imported_at: null, manifest_fields: null }
+            ? { manifest_imported_at: null, manifest_fields: null, mcp_server_name: null }
             : {}),
         ...(input.version !== undefined ? { version: input.version } : {}),
         delivery_mode: deliveryModeFor(endpoint, input.deliveryMode ?? row.delivery_mode),
         ...(input.longDescription !== undefined ? { long_description: input.longDescription } : {}),
         ...(input.docsUrl !== undefined ? { docs_url: input.docsUrl } : {}),
         ...(input.authType !== undefined ? { auth_type: input.authType } : {}),
-        auth_credential: credentialFor(row.id, input.authType ?? row.auth_type, input.authCredential, row.auth_credential),
+        // The stored credential was given for the old host: it never follows the endpoint to a new one.
+        auth_credential: credentialFor(row.id, input.authType ?? row.auth_type, input.authCredential, endpointMoved ? null : row.auth_credential),
         visibility,
         org_id: orgId,
         ...(input.inputSchema !== undefined ? { input_schema: checkInputSchema(input.inputSchema) } : {}),
@@ -431,7 +511,24 @@ export function createRegistryService({
         throw error;
       }
       if (!updated) throw notFound('Agent not found');
-      return view(agentRecordOf(updated));
+      const credentialCleared = endpointMoved && row.auth_credential !== null && input.authCredential === undefined;
+      return {
+        data: view(agentRecordOf(updated)),
+        ...(credentialCleared
+          ? { message: 'The endpoint changed, so its stored credential was removed: send authCredential again for the new endpoint.' }
+          : {}),
+      };
+    },
+
+    /** The ids of every agent the account owns. */
+    ownedAgentIds: (accountId: string) => store.ownedIds(accountId),
+
+    /** Account deletion's part: every agent the account owns goes, as if removed one by one. */
+    async removeAllOwnedBy(accountId: string) {
+      for (const id of await store.ownedIds(accountId)) {
+        await store.remove(id, (tx) => serviceAccounts.deleteServiceAccount(tx, id));
+        await agentRemoved(id);
+      }
     },
 
     async remove(principal: Principal, id: string) {
@@ -441,16 +538,18 @@ export function createRegistryService({
       return { id, deleted: true };
     },
 
-    async challenge(id: string) {
+    /** A claim challenge issued to the caller's account, or with no caller to anyone. */
+    async challenge(id: string, caller: Principal | null) {
       const row = await findVisible(id, null);
       if (row.status !== 'provisional') throw conflict('This agent is already claimed');
-      return challenges.issue(id, registrationKeyOf(row), claimFlow);
+      return challenges.issue(id, caller?.accountId ?? null, registrationKeyOf(row), claimFlow);
     },
 
     async claim(principal: Principal, id: string, signatureText: string) {
-      const row = await findVisible(id, principal.personId);
+      const row = await findVisible(id, readerOf(principal));
+      refuseAgentKey(principal);
       if (row.status !== 'provisional' || !row.registration_pubkey) throw conflict('This agent is already claimed');
-      const stored = await store.challengesOf(id);
+      const stored = await store.challengesOf(id, principal.accountId);
       // A concurrent claim may have won (and spent the challenges) since the agent was read.
       if (stored.length === 0 && (await store.find(id))?.status !== 'provisional') throw conflict('This agent is already claimed');
       const nonce = challenges.signedNonce(id, stored, row.registration_pubkey, signatureText, claimFlow);
@@ -458,18 +557,29 @@ export function createRegistryService({
       const outcome = await store.claim(id, nonce, principal.personId, now);
       if (outcome === 'not_provisional') throw conflict('This agent was claimed by a concurrent request');
       if (outcome === 'challenge_gone')
-        throw badRequest(`The claim challenge was replaced while this claim ran: request a new one with GET ${claimFlow.requestPath(id)}`);
+        throw badRequest(`The claim challenge was replaced while this claim ran: request a new one with ${claimFlow.request(id)}`);
       return { id, status: 'active', ownerId: principal.personId, claimedAt: now };
     },
 
-    /** A nonce for the owner to sign with the agent's registration key (key proof: docs/registry.md). */
+    /** A nonce for the owner to sign with the agent's registration key, or with a new key to set (docs/registry.md). */
     async keyChallenge(principal: Principal, id: string) {
-      return challenges.issue(id, registrationKeyOf(await findOwned(principal, id)), keyProofFlow);
+      const row = await findOwned(principal, id);
+      return challenges.issue(id, principal.accountId, row.registration_pubkey, keyProofFlow);
+    },
+
+    /** Adds or replaces the registration key of an owned agent: `signatureText` is the new key's signature over a key challenge. */
+    async setKey(principal: Principal, id: string, pubkeyText: string, signatureText: string) {
+      await findOwned(principal, id);
+      const pubkey = parsePublicKey(pubkeyText, 'pubkey').canonical;
+      const nonce = challenges.signedNonce(id, await store.challengesOf(id, principal.accountId), pubkey, signatureText, setKeyFlow);
+      const now = isoNow(clock);
+      if (!(await store.setKey(id, nonce, pubkey, now))) throw badRequest('The key challenge was used or replaced by a concurrent request: request a new one');
+      return { id, registrationPubkey: pubkey, keyVerified: true, keyVerifiedAt: now };
     },
 
     async proveKey(principal: Principal, id: string, signatureText: string) {
       const key = registrationKeyOf(await findOwned(principal, id));
-      const nonce = challenges.signedNonce(id, await store.challengesOf(id), key, signatureText, keyProofFlow);
+      const nonce = challenges.signedNonce(id, await store.challengesOf(id, principal.accountId), key, signatureText, keyProofFlow);
       const keyVerifiedAt = await store.proveKey(id, nonce, isoNow(clock));
       if (!keyVerifiedAt) throw badRequest('The key challenge was used or replaced by a concurrent request: request a new one');
       return { id, keyVerifiedAt };
@@ -481,16 +591,10 @@ export function createRegistryService({
       signedHeader: string | undefined,
       body: { status?: 'available' | 'busy' | 'maintenance'; load?: number },
     ) {
-      if (principal) {
-        await findOwned(principal, id);
-      } else {
-        if (!signedHeader) throw unauthorized("Send the owner's credential, or X-Agent-Signature signed by the agent's registration key");
-        const row = await store.find(id);
-        if (!row) throw notFound('Agent not found');
-        verifyAgentSignature(row, signedHeader);
-        // The header was signed by the registration key: possession is proven.
-        if (row.key_verified_at === null) await store.markKeyProven(id, isoNow(clock));
-      }
+      // A signature by the registration key authenticates the heartbeat and proves the key, whatever credential comes with it.
+      if (signedHeader !== undefined) await authenticateBySignature(id, signedHeader);
+      else if (principal) await findOperated(principal, id);
+      else throw unauthorized("Send the owner's credential, or X-Agent-Signature signed by the agent's registration key");
       const now = isoNow(clock);
       const updated = await store.update(id, {
         last_seen_at: now,
@@ -500,7 +604,7 @@ export function createRegistryService({
       if (!updated) throw notFound('Agent not found');
       return {
         id,
-        availability: availabilitySince(updated.last_seen_at),
+        availability: availabilityOf(agentRecordOf(updated)),
         lastSeenAt: now,
         heartbeat: { status: updated.reported_status ?? 'available', load: updated.reported_load },
       };
@@ -526,28 +630,30 @@ export function createRegistryService({
     },
 
     /**
-     * Who may take an agent's queued tasks: for a provisional agent, whoever proves its registration
-     * key with X-Agent-Signature (its id is public, so the id alone proves nothing unless the
-     * operator allows that); for a claimed one, its owner or a key acting as that agent. A poll is a
-     * heartbeat.
+     * Who may take an agent's queued tasks: whoever proves its registration key with
+     * X-Agent-Signature, claimed or not (the process keeps working unchanged after its claim); for a
+     * provisional agent without it, anyone only if the operator allows that (its id is public); for
+     * a claimed one, its owner or a key acting as that agent. A poll is a heartbeat that also says
+     * the agent takes its tasks.
      */
     async authorizePoll(principal: Principal | null, id: string, signedHeader: string | undefined): Promise<AgentRecord> {
       const row = await store.find(id);
       if (!row) throw notFound('Agent not found');
-      if (row.status === 'provisional') {
-        if (signedHeader !== undefined) {
-          verifyAgentSignature(row, signedHeader);
-          if (row.key_verified_at === null) await store.markKeyProven(id, isoNow(clock));
-        } else if (!allowUnsignedProvisionalPoll) {
+      if (signedHeader !== undefined) {
+        await authenticateBySignature(id, signedHeader, row);
+      } else if (row.status === 'provisional') {
+        if (!allowUnsignedProvisionalPoll) {
           throw unauthorized(
             'Polling a provisional agent needs X-Agent-Signature: <unix seconds>.<signature over "<agentId>.<unix seconds>" by the registration key>',
           );
         }
       } else {
-        if (!principal) throw unauthorized("Polling a claimed agent needs its owner's credential or the agent's API key");
-        await findOwned(principal, id);
+        if (!principal)
+          throw unauthorized("Polling a claimed agent needs X-Agent-Signature by its registration key, its owner's credential or the agent's API key");
+        await findOperated(principal, id);
       }
-      return agentRecordOf((await store.update(id, { last_seen_at: isoNow(clock) })) ?? row);
+      const now = isoNow(clock);
+      return agentRecordOf((await store.update(id, { last_seen_at: now, last_polled_at: now })) ?? row);
     },
 
     async rotateWebhookSecret(principal: Principal, id: string) {
@@ -568,6 +674,15 @@ export function createRegistryService({
   /** Shown once, in the registration's answer; views only say hasWebhookSecret. */
   function webhookSecretOf(row: AgentRow): { webhookSecret?: string } {
     return row.webhook_secret ? { webhookSecret: row.webhook_secret } : {};
+  }
+
+  /** Checks `X-Agent-Signature` against the agent's registration key (401 unless it verifies) and records the key as proven. */
+  async function authenticateBySignature(id: string, header: string, known?: AgentRow): Promise<AgentRow> {
+    const row = known ?? (await store.find(id));
+    if (!row) throw notFound('Agent not found');
+    verifyAgentSignature(row, header);
+    if (row.key_verified_at === null) await store.markKeyProven(id, isoNow(clock));
+    return row;
   }
 
   function registrationKeyOf(row: AgentRow): string {

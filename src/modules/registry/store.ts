@@ -29,6 +29,9 @@ export interface AgentRecord {
   categories: string[];
   capabilities: string[];
   tags: string[];
+  examples: string[];
+  /** The name of the MCP server.json it was registered from, if any. */
+  mcpServerName: string | null;
   docsUrl: string | null;
   manifestUrl: string | null;
   /** When a manifest last filled fields in, and which. */
@@ -60,6 +63,7 @@ export interface AgentRecord {
   pricePerTaskCents: number;
   currency: string;
   lastSeenAt: string | null;
+  lastPolledAt: string | null;
   /** The status and load of the last heartbeat. */
   reportedStatus: string | null;
   reportedLoad: number | null;
@@ -81,6 +85,8 @@ export function agentRecordOf(row: AgentRow): AgentRecord {
     categories: parseList(row.categories),
     capabilities: parseList(row.capabilities),
     tags: parseList(row.tags),
+    examples: parseList(row.examples),
+    mcpServerName: row.mcp_server_name,
     docsUrl: row.docs_url,
     manifestUrl: row.manifest_url,
     manifest: row.manifest_imported_at ? { importedAt: row.manifest_imported_at, fields: parseList(row.manifest_fields ?? '[]') } : null,
@@ -106,6 +112,7 @@ export function agentRecordOf(row: AgentRow): AgentRecord {
     pricePerTaskCents: row.price_per_task_cents,
     currency: row.currency,
     lastSeenAt: row.last_seen_at,
+    lastPolledAt: row.last_polled_at,
     reportedStatus: row.reported_status,
     reportedLoad: row.reported_load,
     createdAt: row.created_at,
@@ -163,6 +170,18 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
     find: (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst(),
     findMany: async (ids: string[]): Promise<AgentRecord[]> =>
       ids.length === 0 ? [] : (await db.selectFrom('agents').selectAll().where('id', 'in', ids).execute()).map(agentRecordOf),
+    /** Public agents by slug, after `afterSlug`: the deterministic listing of the standards served (docs/interop.md). */
+    publicAgents: async (afterSlug: string | null, limit: number): Promise<AgentRecord[]> =>
+      (
+        await db
+          .selectFrom('agents')
+          .selectAll()
+          .where('visibility', '=', 'public')
+          .$if(afterSlug !== null, (qb) => qb.where('slug', '>', afterSlug!))
+          .orderBy('slug')
+          .limit(limit)
+          .execute()
+      ).map(agentRecordOf),
     slugTaken: async (slug: string) => !!(await db.selectFrom('agents').select('id').where('slug', '=', slug).executeTakeFirst()),
     /** An agent other than `exceptId` whose name has either lookalike key: one probe of each unique index. */
     findLookalike: (keys: { asWritten: string; lowercase: string }, exceptId: string | null) =>
@@ -176,6 +195,8 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
         .executeTakeFirst(),
     listOwned: (ownerId: string, limit: number, offset: number) =>
       db.selectFrom('agents').selectAll().where('owner_id', '=', ownerId).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
+    /** Every agent the account owns (for account deletion). */
+    ownedIds: async (ownerId: string) => (await db.selectFrom('agents').select('id').where('owner_id', '=', ownerId).execute()).map((row) => row.id),
     countOwned: async (ownerId: string) =>
       Number(
         (
@@ -215,11 +236,16 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
     },
 
     /**
-     * Adds a challenge for the agent. Its `live` most recent unexpired challenges stay valid: older
+     * Adds a challenge for the agent, issued to `account_id` (null: to anyone). Of the challenges
+     * issued to the same account (or to anyone), the `live` most recent unexpired stay valid: older
      * unexpired ones are marked replaced (kept to tell their signatures apart), and only the `kept`
-     * most recent are stored at all.
+     * most recent are stored at all. Another account's requests never touch them.
      */
-    async addChallenge(row: { agent_id: string; nonce: string; expires_at: string; created_at: string }, live: number, kept: number): Promise<void> {
+    async addChallenge(
+      row: { agent_id: string; account_id: string | null; nonce: string; expires_at: string; created_at: string },
+      live: number,
+      kept: number,
+    ): Promise<void> {
       await db.transaction().execute(async (tx) => {
         await lockAgent(tx, row.agent_id);
         const last = await tx
@@ -232,23 +258,46 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
           .insertInto('claim_challenges')
           .values({ ...row, seq, replaced_at: null })
           .execute();
-        await tx
-          .updateTable('claim_challenges')
-          .set({ replaced_at: row.created_at })
+        const recent = await tx
+          .selectFrom('claim_challenges')
+          .select('seq')
           .where('agent_id', '=', row.agent_id)
-          .where('seq', '<=', seq - live)
-          .where('replaced_at', 'is', null)
-          .where('expires_at', '>', row.created_at)
+          .where('account_id', row.account_id === null ? 'is' : '=', row.account_id)
+          .orderBy('seq', 'desc')
+          .limit(kept)
           .execute();
-        await tx
-          .deleteFrom('claim_challenges')
-          .where('agent_id', '=', row.agent_id)
-          .where('seq', '<=', seq - kept)
-          .execute();
+        const liveFrom = recent[live - 1]?.seq;
+        if (liveFrom !== undefined) {
+          await tx
+            .updateTable('claim_challenges')
+            .set({ replaced_at: row.created_at })
+            .where('agent_id', '=', row.agent_id)
+            .where('account_id', row.account_id === null ? 'is' : '=', row.account_id)
+            .where('seq', '<', liveFrom)
+            .where('replaced_at', 'is', null)
+            .where('expires_at', '>', row.created_at)
+            .execute();
+        }
+        const keptFrom = recent[kept - 1]?.seq;
+        if (keptFrom !== undefined) {
+          await tx
+            .deleteFrom('claim_challenges')
+            .where('agent_id', '=', row.agent_id)
+            .where('account_id', row.account_id === null ? 'is' : '=', row.account_id)
+            .where('seq', '<', keptFrom)
+            .execute();
+        }
       });
     },
-    /** The agent's stored challenges, newest first: valid, replaced and expired alike. */
-    challengesOf: (agentId: string) => db.selectFrom('claim_challenges').selectAll().where('agent_id', '=', agentId).orderBy('seq', 'desc').execute(),
+    /** The agent's challenges `accountId` may use (its own and those issued to anyone), newest first: valid, replaced and expired alike. */
+    challengesOf: (agentId: string, accountId: string | null) =>
+      db
+        .selectFrom('claim_challenges')
+        .selectAll()
+        .where('agent_id', '=', agentId)
+        .where((eb) => (accountId === null ? eb('account_id', 'is', null) : eb.or([eb('account_id', 'is', null), eb('account_id', '=', accountId)])))
+        .orderBy('seq', 'desc')
+        .execute(),
     /**
      * Activates the agent and spends its challenges in one transaction. Activating first takes the
      * agent's row, so of any number of concurrent claims exactly one sees it provisional; the claim
@@ -271,6 +320,8 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
     },
 
     markKeyProven: (agentId: string, now: string) => markKeyProven(db, agentId, now),
+    /** Records a sign of life without reading the row back. */
+    markSeen: (agentId: string, now: string) => db.updateTable('agents').set({ last_seen_at: now }).where('id', '=', agentId).execute(),
     /**
      * Spends the key challenges and records the proof in one transaction; null when the signed
      * challenge was spent or replaced meanwhile (a concurrent request). Answers when the key was
@@ -285,6 +336,16 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
         return row?.key_verified_at ?? null;
       });
       return outcome === 'challenge_gone' ? null : outcome;
+    },
+    /** Spends the key challenges and sets the agent's registration key, proven now, in one transaction; false when the challenge went meanwhile. */
+    async setKey(agentId: string, nonce: string, pubkey: string, now: string): Promise<boolean> {
+      const outcome = await withChallenge(async (tx: Own) => {
+        await lockAgent(tx, agentId);
+        if (!(await spendChallenges(tx, agentId, nonce, now))) throw new ChallengeGone();
+        await tx.updateTable('agents').set({ registration_pubkey: pubkey, key_verified_at: now, updated_at: now }).where('id', '=', agentId).execute();
+        return 'set' as const;
+      });
+      return outcome === 'set';
     },
   };
 }

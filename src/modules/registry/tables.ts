@@ -3,7 +3,7 @@
  * lists JSON text on both databases). Only this module's store names them; what other modules read of
  * them in their own queries is typed by the read models at the end.
  */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { ReadOnlyTable } from '../../db/tables.ts';
 
 export interface AgentsTable {
@@ -18,6 +18,8 @@ export interface AgentsTable {
   categories: string;
   capabilities: string;
   tags: string;
+  /** JSON array of requests in users' own words (migration 0031). */
+  examples: ColumnType<string, string | undefined, string>;
   docs_url: string | null;
   manifest_url: string | null;
   auth_type: string;
@@ -37,7 +39,10 @@ export interface AgentsTable {
   delivery_mode: 'webhook' | 'poll' | 'a2a';
   /** Kept as issued: signing a webhook needs the secret itself, as with any HMAC scheme. */
   webhook_secret: string | null;
+  /** The last sign of life: a heartbeat, a poll, or (webhook and A2A agents) a successful delivery or callback. */
   last_seen_at: string | null;
+  /** The last poll for tasks (migration 0023): a poll agent is available only while it polls. */
+  last_polled_at: string | null;
   reported_status: string | null;
   reported_load: number | null;
   created_at: string;
@@ -54,6 +59,8 @@ export interface AgentsTable {
   /** When a manifest last filled fields in, and which (a JSON array of field names); migration 0016. */
   manifest_imported_at: string | null;
   manifest_fields: string | null;
+  /** The `name` of the MCP server.json the agent was registered from, if any (migration 0030; docs/interop.md "Names"). */
+  mcp_server_name: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Claim and key challenges: an agent's recent nonces, numbered by `seq` in the order issued (docs/registry.md). */
@@ -65,6 +72,8 @@ export interface ClaimChallengesTable {
   created_at: string;
   /** Set when newer challenges pushed this one out of the valid few. */
   replaced_at: string | null;
+  /** The account it was issued to, whose claim alone may use it; null when asked for without a credential. */
+  account_id: string | null;
 }
 
 /**
@@ -87,11 +96,47 @@ export interface AgentSearchDocumentsTable {
   agent_id: string;
 }
 
+/**
+ * Written by the triggers on `agents` (migration 0030): a row for each change of an agent that is public
+ * or was public before the change (`public` 0 when it no longer is, or was deleted), read by mirrors
+ * through GET /v1/agents/changes. `txid` is the writing transaction on PostgreSQL (0 on SQLite), which
+ * orders the feed with `seq` (docs/interop.md). A column added to `agents` that agent views show must
+ * be added to the triggers' watched columns.
+ */
+export interface AgentFeedTable {
+  seq: Generated<number>;
+  txid: number;
+  agent_id: string;
+  public: number;
+  at: string;
+}
+
+/**
+ * Written by the triggers on `agents` (migration 0030): each version at which an agent was listed in the
+ * MCP Registry view (public, speaks MCP, has an endpoint), with what was public at that version.
+ */
+export interface AgentMcpVersionsTable {
+  agent_id: string;
+  version: string;
+  /** The agent's own server.json name at that version, or null (the registry names it). */
+  server_name: string | null;
+  slug: string;
+  name: string;
+  description: string;
+  endpoint: string;
+  published_at: string;
+  updated_at: string;
+  is_latest: number;
+  deleted: number;
+}
+
 export interface RegistryTables {
   agents: AgentsTable;
   claim_challenges: ClaimChallengesTable;
   agent_changes: AgentChangesTable;
   agent_search_documents: AgentSearchDocumentsTable;
+  agent_feed: AgentFeedTable;
+  agent_mcp_versions: AgentMcpVersionsTable;
 }
 
 /**
@@ -117,10 +162,15 @@ export type AgentSearchReadModel = {
  * registered issuer. The evidence query filters its issuers by it inside the statement (an EXISTS
  * per row, by index), so evidence from unregistered keys costs a read nothing.
  */
-export type AgentKeysReadModel = { agents: ReadOnlyTable<Pick<AgentsTable, 'id' | 'slug' | 'owner_id' | 'registration_pubkey'>> };
+export type AgentKeysReadModel = {
+  agents: ReadOnlyTable<Pick<AgentsTable, 'id' | 'slug' | 'name' | 'owner_id' | 'registration_pubkey' | 'key_verified_at' | 'visibility' | 'capabilities'>>;
+};
 
 /**
  * What the tasks store reads of agents: an agent owner's task list (GET /v1/tasks?role=agent) joins
  * the tasks to the owner's agents, so that a page and its total stay one query each.
  */
 export type AgentOwnersReadModel = { agents: ReadOnlyTable<Pick<AgentsTable, 'id' | 'owner_id'>> };
+
+/** Read by the MCP Registry API (mcp-registry module): the versions agents were listed at. */
+export type AgentMcpVersionsReadModel = { agent_mcp_versions: ReadOnlyTable<AgentMcpVersionsTable> };

@@ -13,6 +13,7 @@ import { createNotificationsStore } from './notifications-store.ts';
 import { createPeopleStore, type Identity } from './people-store.ts';
 import { createPostsStore, type VoteValue } from './posts-store.ts';
 import { createReadCache } from './read-cache.ts';
+import { createShunsStore } from './shuns-store.ts';
 import { createTimelines } from './timelines.ts';
 import { idsWithOriginals, postView, type PostView } from './views.ts';
 
@@ -50,6 +51,7 @@ const storesOn = (db: Db, dialect: DialectName) => ({
   feed: createFeedStore(db, dialect),
   people: createPeopleStore(db),
   notifications: createNotificationsStore(db),
+  shuns: createShunsStore(db),
 });
 
 /** The stores bound to one transaction, and the users module's follow counters moved in it. */
@@ -73,6 +75,8 @@ export interface FeedPage {
   asOf: string;
   rows: HydratedPost[];
   hasMore: boolean;
+  /** foryou: how many of the page's first posts are the trending slice. */
+  trending?: number;
 }
 
 const NO_PROFILE_MESSAGE = 'This needs a social profile: create one with POST /v1/users';

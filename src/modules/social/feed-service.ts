@@ -46,7 +46,7 @@ export function createFeedService(ctx: SocialContext) {
       offset: Math.max(0, offset - trending.length),
     });
     const rows = await stores.feed.hydrate([...head, ...rest.slice(0, wanted)]);
-    return { asOf, rows, hasMore: offset + limit < trending.length || rest.length > wanted };
+    return { asOf, rows, hasMore: offset + limit < trending.length || rest.length > wanted, trending: head.length };
   }
 
   /**
@@ -66,6 +66,17 @@ export function createFeedService(ctx: SocialContext) {
     return { rows: await stores.feed.hydrate(ids.slice(0, limit)), hasMore: ids.length > limit };
   }
 
+  /**
+   * Leaves out the posts (and reposts of posts) by accounts the viewer muted or blocked. Done on the
+   * page after it is loaded, so pages stay shared; a page may then hold fewer posts than asked.
+   */
+  async function withoutHidden(rows: HydratedPost[], profileId: string | null | undefined): Promise<HydratedPost[]> {
+    if (!profileId || rows.length === 0) return rows;
+    const hidden = new Set(await stores.shuns.hiddenFrom(profileId));
+    if (hidden.size === 0) return rows;
+    return rows.filter((row) => !hidden.has(row.author_id) && !(row.original && hidden.has(row.original.author_id)));
+  }
+
   return {
     /**
      * `before` pins the feed to a moment: posts created later are left out and the trending slice is
@@ -76,7 +87,13 @@ export function createFeedService(ctx: SocialContext) {
     async feed(
       principal: Principal | null,
       query: FeedQueryInput,
-    ): Promise<{ asOf: string; rows: HydratedPost[]; votes: VoteLookup; pagination: { limit: number; offset: number; hasMore: boolean } }> {
+    ): Promise<{
+      asOf: string;
+      rows: HydratedPost[];
+      votes: VoteLookup;
+      pagination: { limit: number; offset: number; hasMore: boolean };
+      trending: number;
+    }> {
       const { limit, offset, topic } = query;
       assertTopic(topic, '/querystring/topic');
       const now = isoNow(clock);
@@ -87,8 +104,10 @@ export function createFeedService(ctx: SocialContext) {
         if (!principal) throw unauthorized('The following feed needs a credential');
         const profileId = await ctx.profileIdOf(principal);
         const asOf = pinned ?? now;
-        const { rows, hasMore } = await followingPage(profileId, asOf, pinned === null, topic, limit, offset);
-        return { asOf, rows, votes: await ctx.votesOn(rows, { profileId }), pagination: { limit, offset, hasMore } };
+        const page = await followingPage(profileId, asOf, pinned === null, topic, limit, offset);
+        const rows = await withoutHidden(page.rows, profileId);
+        const hasMore = page.hasMore;
+        return { asOf, rows, votes: await ctx.votesOn(rows, { profileId }), pagination: { limit, offset, hasMore }, trending: 0 };
       }
 
       const [viewer, page] = await Promise.all([
@@ -97,7 +116,14 @@ export function createFeedService(ctx: SocialContext) {
           ? forYouPage(pinned, false, topic, limit, offset)
           : ctx.pages.get(`${topic ?? ''}:${limit}:${offset}`, () => forYouPage(now, true, topic, limit, offset)),
       ]);
-      return { asOf: page.asOf, rows: page.rows, votes: await ctx.votesOn(page.rows, viewer), pagination: { limit, offset, hasMore: page.hasMore } };
+      const rows = await withoutHidden(page.rows, viewer?.profileId);
+      return {
+        asOf: page.asOf,
+        rows,
+        votes: await ctx.votesOn(rows, viewer),
+        pagination: { limit, offset, hasMore: page.hasMore },
+        trending: page.trending ?? 0,
+      };
     },
 
     /** The most liked and commented posts of the last 24 hours. */
@@ -112,7 +138,7 @@ export function createFeedService(ctx: SocialContext) {
           return { asOf, rows: await stores.feed.hydrate(ids.slice(0, limit)), hasMore: false };
         }),
       ]);
-      return { posts: await ctx.viewsOf(page.rows, viewer) };
+      return { posts: await ctx.viewsOf(await withoutHidden(page.rows, viewer?.profileId), viewer) };
     },
 
     topics: () => ({ topics: [...topics] }),

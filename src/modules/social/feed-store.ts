@@ -150,6 +150,39 @@ export function createFeedStore(database: Db, dialect: DialectName) {
     followingPosts: (followerId: string, until: string | null, topic: string | undefined, limit: number, offset: number): Promise<FeedEntry[]> =>
       followingPostsBy[dialect](db, { followerId, until, topic, limit, offset }),
 
+    /** Ids of the posts of `authorIds` created at `since` or later, oldest first: what a live stream sends next. */
+    async idsSince(authorIds: readonly string[], since: string, limit: number): Promise<string[]> {
+      if (authorIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('posts')
+        .select('id')
+        .where('author_id', 'in', [...authorIds])
+        .where('created_at', '>=', since)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /** One author's posts, reposts and quotes, newest first, ties by id. */
+    async authorPostIds(authorId: string, limit: number, offset: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('posts')
+        .select('id')
+        .where('author_id', '=', authorId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    async postExists(id: string): Promise<boolean> {
+      return (await db.selectFrom('posts').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+    },
+
     /** `pattern` from containsPattern(); newest first. */
     async searchIds(pattern: string, limit: number, offset: number): Promise<string[]> {
       const rows = await db

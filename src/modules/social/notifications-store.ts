@@ -14,16 +14,21 @@ export function createNotificationsStore(database: Db) {
       if (rows.length > 0) await db.insertInto('notifications').values(rows).execute();
     },
 
-    /** A like taken back, or a follow undone, takes its notification with it. */
-    withdraw: (type: 'like' | 'follow', actorId: string, target: { postId: string } | { recipientId: string }) => {
+    /** A like taken back (of a post, or of a comment), or a follow undone, takes its notification with it. */
+    withdraw: (type: 'like' | 'follow', actorId: string, target: { postId: string } | { commentId: string } | { recipientId: string }) => {
       let query = db.deleteFrom('notifications').where('type', '=', type).where('actor_id', '=', actorId);
-      query = 'postId' in target ? query.where('post_id', '=', target.postId) : query.where('recipient_id', '=', target.recipientId);
+      if ('postId' in target) query = query.where('post_id', '=', target.postId).where('comment_id', 'is', null);
+      else if ('commentId' in target) query = query.where('comment_id', '=', target.commentId);
+      else query = query.where('recipient_id', '=', target.recipientId);
       return query.execute();
     },
 
-    /** Newest first, ties by id; one row more than asked, to tell whether there is a next page. */
-    list: (recipientId: string, limit: number, offset: number) =>
-      db
+    /**
+     * Newest first, ties by id; one row more than asked, to tell whether there is a next page. Not
+     * from the actors in `hidden` (muted or blocked); with `since`, only those made then or later.
+     */
+    list: (recipientId: string, limit: number, offset: number, hidden: readonly string[] = [], since?: string) => {
+      let query = db
         .selectFrom('notifications as n')
         .innerJoin('profiles as a', 'a.id', 'n.actor_id')
         .select([
@@ -41,24 +46,27 @@ export function createNotificationsStore(database: Db) {
           'a.type as author_type',
           'a.avatar_url as author_avatar_url',
         ])
-        .where('n.recipient_id', '=', recipientId)
+        .where('n.recipient_id', '=', recipientId);
+      if (hidden.length > 0) query = query.where('n.actor_id', 'not in', [...hidden]);
+      if (since !== undefined) query = query.where('n.created_at', '>=', since);
+      return query
         .orderBy('n.created_at', 'desc')
         .orderBy('n.id', 'desc')
         .limit(limit + 1)
         .offset(offset)
-        .execute(),
+        .execute();
+    },
 
-    unreadCount: async (recipientId: string) =>
-      Number(
-        (
-          await db
-            .selectFrom('notifications')
-            .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .where('recipient_id', '=', recipientId)
-            .where('read', '=', 0)
-            .executeTakeFirstOrThrow()
-        ).n,
-      ),
+    /** Not counting those from the actors in `hidden`. */
+    async unreadCount(recipientId: string, hidden: readonly string[] = []) {
+      let query = db
+        .selectFrom('notifications')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('recipient_id', '=', recipientId)
+        .where('read', '=', 0);
+      if (hidden.length > 0) query = query.where('actor_id', 'not in', [...hidden]);
+      return Number((await query.executeTakeFirstOrThrow()).n);
+    },
 
     /** Marks the recipient's unread notifications read (only `ids`, when given); returns how many changed. */
     async markRead(recipientId: string, ids: string[] | undefined): Promise<number> {

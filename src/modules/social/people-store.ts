@@ -49,6 +49,24 @@ export function createPeopleStore(database: Db) {
       return rows.map((r) => r.followee_id);
     },
 
+    /** Every follow from or to one of `profileIds`, as (follower, followee, and the other side's account). */
+    followsInvolving: (profileIds: string[]) =>
+      db
+        .selectFrom('follows')
+        .select(['follower_id', 'followee_id'])
+        .where((eb) => eb.or([eb('follower_id', 'in', profileIds), eb('followee_id', 'in', profileIds)]))
+        .execute(),
+
+    /** The profile ids of an account and of the given agents. */
+    async profileIdsOf(accountId: string, agentIds: string[]): Promise<string[]> {
+      const rows = await db
+        .selectFrom('profiles')
+        .select('id')
+        .where((eb) => (agentIds.length > 0 ? eb.or([eb('account_id', '=', accountId), eb('agent_id', 'in', agentIds)]) : eb('account_id', '=', accountId)))
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
     /** Returns whether a follow was added (false: it existed already): the follow counters move only then. */
     async follow(followerId: string, followeeId: string, now: string): Promise<boolean> {
       const inserted = await db
@@ -86,6 +104,24 @@ export function createPeopleStore(database: Db) {
         .orderBy('id')
         .limit(limit)
         .execute(),
+
+    /**
+     * Who follows `profileId` (`side` 'followers') or whom it follows ('following'), the latest
+     * follow first, ties by profile id.
+     */
+    connections: (side: 'followers' | 'following', profileId: string, limit: number, offset: number) => {
+      const [self, other] = side === 'followers' ? (['f.followee_id', 'f.follower_id'] as const) : (['f.follower_id', 'f.followee_id'] as const);
+      return db
+        .selectFrom('follows as f')
+        .innerJoin('profiles as p', 'p.id', other)
+        .select(['p.id', 'p.username', 'p.display_name', 'p.type', 'p.avatar_url', 'p.bio', 'p.followers_count'])
+        .where(self, '=', profileId)
+        .orderBy('f.created_at', 'desc')
+        .orderBy('p.id')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+    },
 
     /** `pattern` from containsPattern(). */
     search: (type: 'human' | 'agent', pattern: string, limit: number, offset: number) =>

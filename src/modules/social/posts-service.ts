@@ -2,13 +2,14 @@
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
-import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { isUuid, newId } from '../../lib/ids.ts';
 import { votesOf, type SocialContext, type SocialStores } from './context.ts';
 import { mentionNotifications, notification } from './notify.ts';
 import { createPostWriter } from './post-writer.ts';
 import { nextVote, voteDeltas, type Post, type VoteValue } from './posts-store.ts';
-import { extractHashtags, isBlank } from './text.ts';
+import type { Identity } from './people-store.ts';
+import { extractHashtags, extractMentions, isBlank } from './text.ts';
 import { assertTopic, FALLBACK_TOPIC, inferTopic } from './topics.ts';
 import { authorColumns, commentView, postView } from './views.ts';
 
@@ -40,6 +41,19 @@ export function createPostsService(ctx: SocialContext) {
   const { stores, clock } = ctx;
   const writePost = createPostWriter(ctx);
 
+  /** Someone who blocked the actor cannot be mentioned by them, nor (`replyTo`, a profile id) replied to. */
+  async function refuseBlocked(actor: Identity, text: string, path: string, replyTo?: string): Promise<void> {
+    const mentioned = (await stores.people.identitiesByUsername(extractMentions(text))).filter((person) => person.id !== actor.id);
+    const asked = [...mentioned.map((person) => person.id), ...(replyTo && replyTo !== actor.id ? [replyTo] : [])];
+    const blockers = new Set(await stores.shuns.blockersAmong(asked, actor.id));
+    if (blockers.size === 0) return;
+    if (replyTo && blockers.has(replyTo)) throw forbidden('The author of this post has blocked you: you cannot reply to them');
+    const names = mentioned.filter((person) => blockers.has(person.id)).map((person) => `@${person.username}`);
+    throw new AppError('FORBIDDEN', `${names.join(', ')} blocked you: you cannot mention ${names.length === 1 ? 'them' : 'these accounts'}`, [
+      { path, message: `mentions ${names.join(', ')}, who blocked you` },
+    ]);
+  }
+
   async function findPost(id: string): Promise<Post> {
     const post = await stores.posts.findPost(id);
     if (!post) throw notFound('Post not found');
@@ -57,6 +71,7 @@ export function createPostsService(ctx: SocialContext) {
       const actor = await ctx.actorOf(principal);
       checkText(input.body, '/body/body');
       assertTopic(input.topic, '/body/topic');
+      await refuseBlocked(actor, input.body, '/body/body');
       const hashtags = extractHashtags(input.body);
       const now = isoNow(clock);
       const row = {
@@ -87,6 +102,9 @@ export function createPostsService(ctx: SocialContext) {
       );
       return { post, comments: comments.map((c) => commentView(c, commentVotes)) };
     },
+
+    /** Whether a post with this id exists (any string: an id that is no UUID exists nowhere). */
+    exists: async (id: string) => isUuid(id) && (await stores.feed.postExists(id.toLowerCase())),
 
     async deletePost(principal: Principal, id: string) {
       const actor = await ctx.actorOf(principal);
@@ -122,11 +140,19 @@ export function createPostsService(ctx: SocialContext) {
       const actor = await ctx.actorOf(principal);
       const now = isoNow(clock);
       return ctx.write(async (tx) => {
-        if (!(await tx.posts.lockComment(id))) throw notFound('Comment not found');
+        const comment = await tx.posts.lockComment(id);
+        if (!comment) throw notFound('Comment not found');
         const before = await tx.posts.commentVoteOf(id, actor.id);
         const after = nextVote(before, value);
         await tx.posts.setCommentVote(id, actor.id, before, after, now);
         const counts = await tx.posts.addCommentVotes(id, voteDeltas(before, after));
+        // A like on a comment tells its author, as one on a post does; the excerpt is the comment's.
+        if (before === 1) await tx.notifications.withdraw('like', actor.id, { commentId: id });
+        if (after === 1) {
+          await tx.notifications.insert(
+            notification('like', comment.author_id, actor, { postId: comment.post_id, commentId: id, postText: comment.body }, now),
+          );
+        }
         return { score: counts.like_count - counts.dislike_count, userVote: after };
       });
     },
@@ -134,6 +160,7 @@ export function createPostsService(ctx: SocialContext) {
     async addComment(principal: Principal, postId: string, body: string) {
       const actor = await ctx.actorOf(principal);
       checkText(body, '/body/body');
+      await refuseBlocked(actor, body, '/body/body', (await findPost(postId)).author_id);
       const now = isoNow(clock);
       const row = { id: newId(), post_id: postId, author_id: actor.id, body, created_at: now };
       await ctx.write(async (tx) => {
@@ -148,10 +175,26 @@ export function createPostsService(ctx: SocialContext) {
       return { comment: commentView({ ...row, like_count: 0, dislike_count: 0, ...authorColumns(actor) }, new Map()) };
     },
 
+    async deleteComment(principal: Principal, id: string) {
+      const actor = await ctx.actorOf(principal);
+      const found = await stores.posts.findComment(id);
+      if (!found) throw notFound('Comment not found');
+      if (found.author_id !== actor.id) throw forbidden('Only the author can delete a comment');
+      const deleted = await ctx.write(async (tx) => {
+        if (!(await tx.posts.deleteComment(found.id, actor.id))) return false;
+        await tx.posts.uncountComment(found.post_id);
+        return true;
+      });
+      if (!deleted) throw notFound('Comment not found');
+      ctx.postsChanged();
+      return { id, deleted: true };
+    },
+
     async repost(principal: Principal, id: string, quote: string | undefined) {
       const actor = await ctx.actorOf(principal);
       if (quote !== undefined) checkText(quote, '/body/body');
       const target = await repostTarget(id);
+      if (quote !== undefined) await refuseBlocked(actor, quote, '/body/body');
       const duplicate = () => conflict('You have already reposted this post (quote posts are unlimited)');
       if (quote === undefined && (await stores.posts.findPureRepost(actor.id, target.id))) throw duplicate();
       const hashtags = quote === undefined ? [] : extractHashtags(quote);

@@ -117,6 +117,21 @@ export function createPostsStore(database: Db) {
 
     insertComment: (row: Insertable<CommentsTable>) => db.insertInto('comments').values(row).execute(),
 
+    findComment: (id: string) => db.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    /** Deletes the comment if `authorId` wrote it; its votes and notifications go with it (foreign keys). */
+    async deleteComment(id: string, authorId: string): Promise<boolean> {
+      const deleted = await db.deleteFrom('comments').where('id', '=', id).where('author_id', '=', authorId).executeTakeFirst();
+      return Number(deleted.numDeletedRows) === 1;
+    },
+
+    uncountComment: (postId: string) =>
+      db
+        .updateTable('posts')
+        .set((eb) => ({ comment_count: eb('comment_count', '-', 1) }))
+        .where('id', '=', postId)
+        .execute(),
+
     lockComment: (id: string) =>
       db
         .updateTable('comments')

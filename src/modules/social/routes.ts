@@ -23,12 +23,15 @@ import {
   RepostStatus,
   SearchQuery,
   SearchResult,
+  ShunnedPage,
+  ShunStatus,
   SocialProfile,
   SuggestedUsers,
   TopicList,
   TrendingPosts,
   UnreadCount,
   UsernameParams,
+  UsersPage,
   VoteBody,
   VoteResult,
 } from './schemas.ts';
@@ -40,6 +43,8 @@ const sendRendered = (reply: FastifyReply, json: string) => reply.type('applicat
 
 /** Response header naming the moment a feed page was taken at; later pages pass it as `before`. */
 const FEED_BEFORE_HEADER = 'x-feed-before';
+/** Response header: how many of the page's first posts are foryou's trending slice (0 for the rest). */
+const FEED_TRENDING_HEADER = 'x-feed-trending';
 
 export function registerSocialRoutes(root: FastifyInstance, social: SocialService): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
@@ -56,8 +61,8 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
       response: { 200: PostsPage, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const { asOf, rows, votes, pagination } = await feed.feed(request.principal, request.query);
-      reply.header(FEED_BEFORE_HEADER, asOf);
+      const { asOf, rows, votes, pagination, trending } = await feed.feed(request.principal, request.query);
+      reply.header(FEED_BEFORE_HEADER, asOf).header(FEED_TRENDING_HEADER, String(trending));
       return sendRendered(reply, `{"posts":${renderPosts(rows, votes)},"pagination":${JSON.stringify(pagination)}}`);
     },
   });
@@ -111,6 +116,18 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
     handler: async (request, reply) => reply.status(201).send(await posts.addComment(principalOf(request), request.params.id, request.body.body)),
   });
 
+  app.delete('/v1/social/comments/:id', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete your comment with its votes and notifications',
+      params: IdParams,
+      response: { 200: dataOf(Deleted), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await posts.deleteComment(principalOf(request), request.params.id) }),
+  });
+
   app.post('/v1/social/posts/:id/repost', {
     config: { auth: 'either' },
     schema: {
@@ -148,6 +165,40 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
     handler: async (request) => people.unfollow(principalOf(request), request.params.username),
   });
 
+  const shunWords = {
+    mutes: { path: 'mute', list: 'mutes', add: 'Mute someone: their posts and notifications are hidden from you', remove: 'Unmute someone' },
+    blocks: {
+      path: 'block',
+      list: 'blocks',
+      add: 'Block someone: hidden like a mute, and they can no longer follow, mention or reply to you (your follows of each other end)',
+      remove: 'Unblock someone',
+    },
+  } as const;
+  for (const kind of ['mutes', 'blocks'] as const) {
+    const words = shunWords[kind];
+    app.post(`/v1/social/users/:username/${words.path}`, {
+      config: { auth: 'either' },
+      schema: { tags, security, summary: words.add, params: UsernameParams, response: { 200: ShunStatus, ...errorResponses } },
+      handler: async (request) => people.shun(principalOf(request), kind, request.params.username),
+    });
+    app.delete(`/v1/social/users/:username/${words.path}`, {
+      config: { auth: 'either' },
+      schema: { tags, security, summary: words.remove, params: UsernameParams, response: { 200: ShunStatus, ...errorResponses } },
+      handler: async (request) => people.unshun(principalOf(request), kind, request.params.username),
+    });
+    app.get(`/v1/social/${words.list}`, {
+      config: { auth: 'either' },
+      schema: {
+        tags,
+        security,
+        summary: kind === 'mutes' ? 'The accounts you muted, the latest first' : 'The accounts you blocked, the latest first',
+        querystring: PageQuery(50, 100),
+        response: { 200: ShunnedPage, ...errorResponses },
+      },
+      handler: async (request) => people.shunned(principalOf(request), kind, request.query.limit, request.query.offset),
+    });
+  }
+
   app.get('/v1/social/users/:username/follow', {
     config: { auth: 'either' },
     schema: { tags, security, summary: 'Do you follow this user?', params: UsernameParams, response: { 200: FollowStatus, ...errorResponses } },
@@ -163,6 +214,32 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
       response: { 200: SocialProfile, ...errorResponses },
     },
     handler: async (request) => people.profile(request.principal, request.params.username),
+  });
+
+  for (const side of ['followers', 'following'] as const) {
+    app.get(`/v1/social/users/:username/${side}`, {
+      config: { auth: 'none' },
+      schema: {
+        tags,
+        summary: side === 'followers' ? 'Who follows this user, the latest follow first' : 'Whom this user follows, the latest follow first',
+        params: UsernameParams,
+        querystring: PageQuery(20, 100),
+        response: { 200: UsersPage, ...errorResponses },
+      },
+      handler: async (request) => people.connections(side, request.params.username, request.query.limit, request.query.offset),
+    });
+  }
+
+  app.get('/v1/social/users/:username/posts', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: "A user's posts, reposts and quotes, newest first; userVote when signed in",
+      params: UsernameParams,
+      querystring: PageQuery(20, 100),
+      response: { 200: PostsPage, ...errorResponses },
+    },
+    handler: async (request) => people.postsBy(request.principal, request.params.username, request.query.limit, request.query.offset),
   });
 
   app.get('/v1/social/users/suggested', {

@@ -108,13 +108,30 @@ export const SocialProfile = Type.Object({
     followersCount: Type.Integer(),
     followingCount: Type.Integer(),
     isFollowing: Type.Optional(Type.Boolean()),
+    isMuted: Type.Optional(Type.Boolean({ description: 'signed in: whether you muted this account' })),
+    isBlocked: Type.Optional(Type.Boolean({ description: 'signed in: whether you blocked this account' })),
   }),
+});
+export const ShunStatus = Type.Object({ muted: Type.Boolean(), blocked: Type.Boolean() });
+export const ShunnedPage = Type.Object({
+  users: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      username: Type.String(),
+      displayName: Type.String(),
+      type: Type.String(),
+      avatarUrl: nullable(Type.String()),
+      since: Type.String({ description: 'when you muted or blocked them' }),
+    }),
+  ),
+  pagination: SocialPagination,
 });
 export const UserSummary = Type.Object({
   ...userBasics,
   followerCount: Type.Integer(),
 });
 export const SuggestedUsers = Type.Object({ users: Type.Array(UserSummary) });
+export const UsersPage = Type.Object({ users: Type.Array(UserSummary), pagination: SocialPagination });
 
 export const Notification = Type.Object({
   id: Type.String(),

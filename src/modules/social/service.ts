@@ -1,6 +1,7 @@
 /** The social module's one service, assembled from the parts that each own one job. */
 import { createSocialContext, type SocialDeps } from './context.ts';
 import { createFeedService } from './feed-service.ts';
+import { createSocialLive } from './live.ts';
 import { createNotificationsService } from './notifications-service.ts';
 import { createPeopleService } from './people-service.ts';
 import { createPostsService } from './posts-service.ts';
@@ -12,6 +13,8 @@ export function createSocialService(deps: SocialDeps) {
     feed: createFeedService(ctx),
     people: createPeopleService(ctx),
     notifications: createNotificationsService(ctx),
+    /** New notifications and followed accounts' posts for the event stream. */
+    live: createSocialLive(ctx),
   };
 }
 

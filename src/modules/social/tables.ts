@@ -72,6 +72,13 @@ export interface HashtagsTable {
   last_used_at: string;
 }
 
+/** A mute (`mutes`) or a block (`blocks`): `profile_id` muted or blocked `target_id`. */
+export interface ShunTable {
+  profile_id: string;
+  target_id: string;
+  created_at: string;
+}
+
 export interface SocialTables {
   posts: PostsTable;
   post_votes: PostVotesTable;
@@ -80,4 +87,6 @@ export interface SocialTables {
   follows: FollowsTable;
   notifications: NotificationsTable;
   hashtags: HashtagsTable;
+  mutes: ShunTable;
+  blocks: ShunTable;
 }

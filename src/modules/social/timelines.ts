@@ -11,9 +11,9 @@ import type { Clock } from '../../lib/clock.ts';
 import type { FeedEntry } from './feed-store.ts';
 
 /** Payload: comma-separated profile ids whose posts were added or removed. */
-const AUTHORS_CHANNEL = 'social.authors';
+export const AUTHORS_CHANNEL = 'social.authors';
 /** Payload: the profile id that followed or unfollowed someone. */
-const FOLLOWER_CHANNEL = 'social.follower';
+export const FOLLOWER_CHANNEL = 'social.follower';
 /** A signal's payload stays under PostgreSQL's 8000 bytes: this many 36-character ids and commas. */
 const IDS_PER_SIGNAL = 200;
 /** Timelines are loaded in steps of this many posts, up to MAX_ENTRIES; deeper pages read the database. */

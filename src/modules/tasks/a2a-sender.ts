@@ -14,6 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
 import { publicFailureReason, type OutboundClient, type OutboundFailure, type OutboundResponse } from '../../lib/outbound-http.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
+import type { OutboundSpan } from '../../lib/tracing.ts';
 import type { AgentRecord } from '../registry/index.ts';
 import type { DeliveryPayload } from './schemas.ts';
 import type { DeliveryJob, Task } from './store.ts';
@@ -49,6 +50,7 @@ function guardedFetch(
   outbound: OutboundClient,
   headers: Record<string, string>,
   failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } },
+  trace: OutboundSpan,
 ): typeof fetch {
   return async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -58,6 +60,7 @@ function guardedFetch(
       headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...headers },
       body: typeof init?.body === 'string' ? init.body : undefined,
       requireFullBody: true,
+      trace,
       ...(init?.signal ? { signal: init.signal } : {}),
     });
     if (!result.ok) {
@@ -65,6 +68,17 @@ function guardedFetch(
       throw new Error(`${result.failure.kind}: ${result.failure.message}`);
     }
     return new Response(result.response.body, { status: result.response.status, headers: result.response.headers });
+  };
+}
+
+/** What a delivery attempt's span says about it (with tracing on); a job's claim has already counted this attempt. */
+export function deliverySpanAttributes(job: DeliveryJob, mode: 'webhook' | 'a2a'): Record<string, string | number> {
+  return {
+    'agentry.task.id': job.taskId,
+    'agentry.agent.id': job.agentId,
+    'agentry.delivery.id': job.id,
+    'agentry.delivery.mode': mode,
+    'agentry.delivery.attempt': job.attempts,
   };
 }
 
@@ -137,7 +151,11 @@ export function createA2aSender(deps: A2aSenderDeps) {
   const { outbound, secrets, clock, log } = deps;
 
   /** A transport to the agent's endpoint, or a reason there cannot be one. */
-  async function transportFor(agent: AgentRecord, failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } }): Promise<Transport | string> {
+  async function transportFor(
+    agent: AgentRecord,
+    failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } },
+    trace: OutboundSpan,
+  ): Promise<Transport | string> {
     const headers: Record<string, string> = { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION, 'user-agent': 'Agentry-A2A/1' };
     if (agent.authCredential) {
       let credential: string;
@@ -150,7 +168,7 @@ export function createA2aSender(deps: A2aSenderDeps) {
       else if (agent.authType === 'api_key') headers['x-api-key'] = credential;
     }
     // The endpoint is the JSON-RPC URL itself; the factory reads the card only for v0.3 agents, which are not enabled.
-    return new JsonRpcTransportFactory({ fetchImpl: guardedFetch(outbound, headers, failures) }).create(agent.endpoint as string, {} as never);
+    return new JsonRpcTransportFactory({ fetchImpl: guardedFetch(outbound, headers, failures, trace) }).create(agent.endpoint as string, {} as never);
   }
 
   function failure(error: unknown, failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } }): { reason: string; detail: string } {
@@ -185,7 +203,10 @@ export function createA2aSender(deps: A2aSenderDeps) {
     /** Sends the task (a fresh job) or asks how the agent's task is going (a followed job). */
     async deliver(job: DeliveryJob, task: Task, agent: AgentRecord): Promise<A2aOutcome> {
       const failures: { last?: { failure: OutboundFailure; response?: OutboundResponse } } = {};
-      const transport = await transportFor(agent, failures);
+      const transport = await transportFor(agent, failures, {
+        name: job.remoteTaskId ? 'deliver a2a: follow' : 'deliver a2a',
+        attributes: deliverySpanAttributes(job, 'a2a'),
+      });
       if (typeof transport === 'string') return { kind: 'failed', reason: transport, detail: transport };
       if (job.remoteTaskId) {
         try {
@@ -222,7 +243,10 @@ export function createA2aSender(deps: A2aSenderDeps) {
         const agent = await deps.findAgent(followed.agentId);
         if (agent?.deliveryMode !== 'a2a' || !agent.endpoint) continue;
         const failures = {};
-        const transport = await transportFor(agent, failures);
+        const transport = await transportFor(agent, failures, {
+          name: 'cancel a2a',
+          attributes: { 'agentry.task.id': task.id, 'agentry.agent.id': agent.id, 'agentry.delivery.mode': 'a2a' },
+        });
         if (typeof transport === 'string') continue;
         try {
           await transport.cancelTask({ tenant: '', id: followed.remoteTaskId, metadata: { agentryTaskId: task.id } });

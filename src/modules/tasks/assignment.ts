@@ -6,7 +6,7 @@
 import { hashSecret, newSecret } from '../../lib/secrets.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AgentRecord, InputSchema } from '../registry/index.ts';
-import type { FieldExtractor } from './extract/index.ts';
+import type { FieldExtractor } from '../extraction/index.ts';
 import { priceExclusion } from './routing.ts';
 import type { DeliveryPayload } from './schemas.ts';
 import type { NewDeliveryJob, Task } from './store.ts';

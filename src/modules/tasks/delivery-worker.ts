@@ -6,12 +6,14 @@
  * workers (one per node) can share the table, and a worker killed mid-delivery leaves a job whose lease runs out and is sent again: the same task, the same webhook-id.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { DeliveryMode, DeliveryOutcome } from '../../lib/metrics.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import type { Signals } from '../../db/signals.ts';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
 import { publicFailureReason, type OutboundClient } from '../../lib/outbound-http.ts';
+import type { Tracing } from '../../lib/tracing.ts';
 import type { AgentRecord } from '../registry/index.ts';
-import type { A2aSender } from './a2a-sender.ts';
+import { deliverySpanAttributes, type A2aSender } from './a2a-sender.ts';
 import type { Assigner } from './assignment.ts';
 import { AGENT_TASKS_CHANNEL, DELIVERY_CHANNEL } from './service.ts';
 import { type DeliveryJob, type Task, type TaskSettlement, type TasksStore } from './store.ts';
@@ -35,8 +37,14 @@ export interface DeliveryOptions {
  */
 export interface DeliverySlot {
   leaseUntil: string;
-  send(job: DeliveryJob): void;
+  send(job: DeliveryJob, known: KnownDelivery): void;
   release(): void;
+}
+
+/** The task as its creation committed it and the agent it was routed to: what a handed-off job is sent from, unread. */
+export interface KnownDelivery {
+  task: Task;
+  agent: AgentRecord;
 }
 
 /**
@@ -67,24 +75,43 @@ export interface DeliveryWorkerDeps {
   signals: Signals;
   assigner: Assigner;
   findAgent(id: string): Promise<AgentRecord | undefined>;
+  /** Records that the agent answered a delivery: a sign of life for its availability (docs/registry.md). */
+  markSeen(agentId: string): Promise<unknown>;
   /** Sends to agents with deliveryMode "a2a"; the others get webhooks. */
   a2a: A2aSender;
   /** Completes paid tasks that an A2A agent finished (payments writes the ledger entries). */
   settlement: TaskSettlement;
   log: FastifyBaseLogger;
+  /** When tracing is on, each delivery runs in a span of its own: its queries and log lines are in its trace. */
+  tracing?: Pick<Tracing, 'inSpan'> | null;
   options: DeliveryOptions;
   handOff: DeliveryHandOff;
+  /** Told what each attempt led to (the metrics). */
+  onAttempt?: (mode: DeliveryMode, outcome: DeliveryOutcome) => void;
+  /**
+   * Asked at each tick of the timer whether this node expires due tasks in that pass (one node of
+   * those sharing the database does: src/db/background-passes.ts); without it every tick does.
+   * Every node claims due deliveries at every tick whatever the answer: they share the outbox.
+   */
+  scheduledExpiry?: () => Promise<boolean>;
 }
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const { store, clock, outbound, signals, assigner, findAgent, log, options, handOff } = deps;
+  const attempted = deps.onAttempt ?? (() => {});
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   let ticking = false;
   let again = false;
+  // Whether the pass running or next expires due tasks: the timer's when this node won the schedule, and those asked for by tick().
+  let expireNext = false;
+  let scheduling: Promise<void> | null = null;
+  const scheduledExpiry = deps.scheduledExpiry ?? (async () => true);
   // Due jobs may be left in the outbox because every slot was busy: a finished delivery looks again.
   let backlog = false;
   const inFlight = new Set<Promise<void>>();
+  // The jobs this node holds a lease on (sending, or claimed while stopping): released if a stop runs out of time.
+  const held = new Map<string, DeliveryJob>();
   // Slots promised to tasks being created, not yet sending.
   let reserved = 0;
   // settled() callers, told when a pass ends with no delivery in flight.
@@ -121,9 +148,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   }
 
   /** A failed send: again later while attempts and time remain, else the task moves to its next candidate. */
-  async function retryOrFallBack(job: DeliveryJob, task: Task, agentId: string, reason: string, detail: string): Promise<void> {
+  async function retryOrFallBack(mode: DeliveryMode, job: DeliveryJob, task: Task, agentId: string, reason: string, detail: string): Promise<void> {
+    // Cut off by shutdown after stop() handed the job back: it is due again as it is, for another node.
+    if (stopped && !held.has(job.id)) return;
     const retryAt = isoIn(clock, options.retryBaseMs * 4 ** (job.attempts - 1));
-    if (job.attempts < options.maxAttempts && retryAt < task.expiresAt) {
+    const retry = job.attempts < options.maxAttempts && retryAt < task.expiresAt;
+    attempted(mode, retry ? 'retry' : 'next_candidate');
+    if (retry) {
       log.info({ taskId: task.id, agentId, attempt: job.attempts, reason: detail }, 'delivery failed; retrying');
       await store.retryLater(job, retryAt, reason, isoNow(clock));
     } else {
@@ -135,28 +166,35 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   async function deliverA2a(job: DeliveryJob, task: Task, agent: AgentRecord): Promise<void> {
     const outcome = await deps.a2a.deliver(job, task, agent);
     const now = isoNow(clock);
+    if (outcome.kind !== 'failed') {
+      attempted('a2a', 'delivered');
+      await deps.markSeen(agent.id);
+    }
     switch (outcome.kind) {
       case 'failed':
-        return retryOrFallBack(job, task, agent.id, outcome.reason, outcome.detail);
+        return retryOrFallBack('a2a', job, task, agent.id, outcome.reason, outcome.detail);
       case 'following':
         return store.following(job, outcome.remoteTaskId, outcome.runAt, now);
       case 'finished': {
-        const finished = await store.finish(task.id, deps.settlement, {
-          status: outcome.status,
-          result: outcome.status === 'completed' ? outcome.result : null,
-          error: outcome.status === 'failed' ? outcome.error : null,
-          completedAt: now,
-          updatedAt: now,
-          deliveredAt: task.deliveredAt ?? now,
-        });
+        const finished = await store.finish(
+          task.id,
+          deps.settlement,
+          {
+            status: outcome.status,
+            result: outcome.status === 'completed' ? outcome.result : null,
+            error: outcome.status === 'failed' ? outcome.error : null,
+            now,
+          },
+          null,
+        );
         if (finished?.status === 'completed') deps.settlement.afterCommit(finished.task);
         await store.retire(job.id, now);
       }
     }
   }
 
-  async function deliver(job: DeliveryJob): Promise<void> {
-    const task = await store.find(job.taskId);
+  async function deliver(job: DeliveryJob, known: KnownDelivery | null): Promise<void> {
+    const task = known ? known.task : await store.find(job.taskId);
     const now = isoNow(clock);
     // A job following an A2A agent's task waits on a task in progress; a fresh one on a matched task.
     const following = job.remoteTaskId !== null;
@@ -164,7 +202,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       await store.retire(job.id, now);
       return;
     }
-    const agent = await findAgent(job.agentId);
+    const agent = known ? known.agent : await findAgent(job.agentId);
     if (agent?.deliveryMode === 'a2a' && agent.endpoint) {
       await deliverA2a(job, task, agent);
       return;
@@ -183,49 +221,73 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       'user-agent': 'Agentry-Webhooks/1',
       ...standardWebhookHeaders(agent.webhookSecret, job.id, Math.floor(clock.now().getTime() / 1000), job.body),
     };
-    const outcome = await outbound.send({ url: agent.endpoint, method: 'POST', headers, body: job.body });
+    const outcome = await outbound.send({
+      url: agent.endpoint,
+      method: 'POST',
+      headers,
+      body: job.body,
+      trace: { name: 'deliver webhook', attributes: deliverySpanAttributes(job, 'webhook') },
+    });
     if (outcome.ok) {
+      attempted('webhook', 'delivered');
       await store.delivered(job, isoNow(clock));
+      await deps.markSeen(agent.id);
       return;
     }
     // The detail stays in the log: it can name what the endpoint's host resolved to inside our network.
     const detail = `${outcome.failure.kind}: ${outcome.failure.message}`;
-    await retryOrFallBack(job, task, agent.id, publicFailureReason(outcome.failure, "the agent's endpoint", outcome.response), detail);
+    await retryOrFallBack('webhook', job, task, agent.id, publicFailureReason(outcome.failure, "the agent's endpoint", outcome.response), detail);
   }
 
-  function send(job: DeliveryJob): void {
-    const work = deliver(job)
-      .catch((error: unknown) => log.error({ err: error, jobId: job.id }, 'webhook delivery crashed; the job is retried when its lease ends'))
-      .finally(() => {
-        inFlight.delete(work);
-        // Looking again after every delivery would cost a pass per task; only a backlog or a
-        // settled() caller waiting for the last delivery needs one.
-        if (!stopped && (backlog || idleWaiters.length > 0)) void tick();
-      });
+  const attempt = (job: DeliveryJob, known: KnownDelivery | null) =>
+    deliver(job, known).catch((error: unknown) =>
+      log.error({ err: error, taskId: job.taskId, jobId: job.id }, 'webhook delivery crashed; the job is retried when its lease ends'),
+    );
+  const tracing = deps.tracing ?? null;
+
+  function send(job: DeliveryJob, known: KnownDelivery | null = null): void {
+    held.set(job.id, job);
+    const delivery = tracing
+      ? tracing.inSpan(
+          'delivery',
+          { 'agentry.task.id': job.taskId, 'agentry.agent.id': job.agentId, 'agentry.delivery.id': job.id, 'agentry.delivery.attempt': job.attempts },
+          () => attempt(job, known),
+        )
+      : attempt(job, known);
+    const work = delivery.finally(() => {
+      held.delete(job.id);
+      inFlight.delete(work);
+      // Looking again after every delivery would cost a pass per task; only a backlog or a
+      // settled() caller waiting for the last delivery needs one.
+      if (!stopped && (backlog || idleWaiters.length > 0)) void pass(false);
+    });
     inFlight.add(work);
   }
 
   function claimSlot(): DeliverySlot | null {
     if (stopped || inFlight.size + reserved >= options.concurrency) return null;
     reserved++;
-    let held = true;
+    let slotHeld = true;
     const free = () => {
-      if (held) reserved--;
-      held = false;
+      if (slotHeld) reserved--;
+      slotHeld = false;
     };
     return {
       leaseUntil: isoIn(clock, options.leaseMs),
-      send(job) {
+      send(job, known) {
         free();
-        // Stopping: the job stays claimed in the outbox, and its lease running out (or the next
-        // start, on SQLite) sends it.
-        if (!stopped) send(job);
+        // Stopping: the job is not sent here; stop() hands it back to the outbox (should stop have
+        // ended already, its lease running out, or the next start on SQLite, sends it).
+        if (!stopped) send(job, known);
+        else held.set(job.id, job);
       },
       release: free,
     };
   }
 
-  async function tick(): Promise<void> {
+  /** Claims and sends due deliveries, and with `expire` first expires due tasks. */
+  async function pass(expire: boolean): Promise<void> {
+    if (expire) expireNext = true;
     if (ticking) {
       again = true;
       return;
@@ -235,14 +297,21 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       do {
         again = false;
         if (stopped) return;
-        const expired = await store.expireDue(isoNow(clock));
-        if (expired.length > 0)
-          void deps.a2a.cancelAtAgents(expired).catch((error: unknown) => log.warn({ err: error }, 'cancelling expired tasks at their A2A agents failed'));
+        if (expireNext) {
+          expireNext = false;
+          const expired = await store.expireDue(isoNow(clock));
+          if (expired.length > 0)
+            void deps.a2a.cancelAtAgents(expired).catch((error: unknown) => log.warn({ err: error }, 'cancelling expired tasks at their A2A agents failed'));
+        }
         const room = options.concurrency - inFlight.size - reserved;
         backlog = room <= 0;
         if (room <= 0) return;
         const jobs = await store.claimDue(isoNow(clock), isoIn(clock, options.leaseMs), room);
-        for (const job of jobs) send(job);
+        for (const job of jobs) {
+          // Stopping began while this pass claimed them: they are handed back by stop(), not sent.
+          if (stopped) held.set(job.id, job);
+          else send(job);
+        }
         if (jobs.length === room) again = backlog = true;
       } while (again);
     } catch (error) {
@@ -253,20 +322,35 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
   }
 
+  /** A pass that expires tasks too; what tests run instead of waiting for the timer. */
+  const tick = () => pass(true);
+
+  /** The timer's pass: it expires tasks when this node is the one to. */
+  function scheduledTick(): void {
+    if (scheduling || stopped) return;
+    scheduling = scheduledExpiry()
+      .then((mine) => (stopped ? undefined : pass(mine)))
+      .catch((error: unknown) => log.error({ err: error }, 'delivery worker tick failed'))
+      .finally(() => (scheduling = null));
+  }
+
   return {
     async start(): Promise<void> {
       stopped = false;
       // With SQLite this process is the only worker, so jobs still marked running were cut off by a crash.
       if (deps.dialect === 'sqlite') await store.releaseRunning(isoNow(clock));
-      unsubscribe = signals.subscribe(DELIVERY_CHANNEL, () => void tick());
-      timer = setInterval(() => void tick(), options.pollIntervalMs);
+      unsubscribe = signals.subscribe(DELIVERY_CHANNEL, () => void pass(false));
+      timer = setInterval(scheduledTick, options.pollIntervalMs);
       timer.unref();
       handOff.attach(claimSlot);
-      void tick();
+      scheduledTick();
     },
 
     /** Runs one pass now (tests with a manual clock use it instead of waiting for the timer). */
     tick,
+
+    /** Deliveries this node is sending now. */
+    inFlight: () => inFlight.size,
 
     /**
      * Runs a pass now and resolves once it, and every delivery it started, has finished: whatever
@@ -279,12 +363,34 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       return idle;
     },
 
-    async stop(): Promise<void> {
+    /**
+     * Stops claiming jobs and lets the deliveries in flight finish for up to `maxWaitMs`. The jobs
+     * still held then are handed back to the outbox, due now: another node sends them at once
+     * instead of waiting for their lease to run out (a webhook cut off mid-send arrives again with
+     * the same webhook-id, which receivers already treat as a repeat).
+     */
+    async stop(maxWaitMs = Number.POSITIVE_INFINITY): Promise<void> {
       stopped = true;
       handOff.detach();
       unsubscribe();
       if (timer) clearInterval(timer);
-      await Promise.allSettled([...inFlight]);
+      await scheduling;
+      let deadline: NodeJS.Timeout | undefined;
+      const outOfTime = new Promise<void>((resolve) => {
+        if (Number.isFinite(maxWaitMs)) deadline = setTimeout(resolve, Math.max(0, maxWaitMs));
+      });
+      await Promise.race([Promise.allSettled([...inFlight]), outOfTime]);
+      clearTimeout(deadline);
+      if (held.size > 0) {
+        const jobs = [...held.values()];
+        held.clear();
+        try {
+          await store.releaseHeld(jobs, isoNow(clock));
+          log.info({ jobs: jobs.length }, 'stopping: handed undelivered webhook jobs back to the outbox');
+        } catch (error) {
+          log.warn({ err: error }, 'stopping: could not hand webhook jobs back; they are sent again when their lease ends');
+        }
+      }
       wakeIdleWaiters();
     },
   };

@@ -120,7 +120,8 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
   });
 
   app.get('/v1/agents/:id/tasks/poll', {
-    config: { auth: 'optional' },
+    // Taking tasks is a change made by a GET: never on the browser's session cookie.
+    config: { auth: 'optional', getChangesState: true },
     schema: {
       tags,
       summary:
@@ -139,16 +140,17 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
       };
       reply.raw.once('close', onClose);
       try {
-        return {
-          data: await tasks.poll(
-            request.principal,
-            request.params.id,
-            request.headers['x-agent-signature'],
-            request.query.wait,
-            request.query.limit,
-            clientGone.signal,
-          ),
-        };
+        const data = await tasks.poll(
+          request.principal,
+          request.params.id,
+          request.headers['x-agent-signature'],
+          request.query.wait,
+          request.query.limit,
+          clientGone.signal,
+        );
+        // The node is stopping and answered before the wait ended: poll again now (another node answers).
+        if (tasks.stopping) reply.header('retry-after', '0');
+        return { data };
       } finally {
         reply.raw.off('close', onClose);
       }

@@ -139,7 +139,14 @@ export function unmatchedError(excluded: Exclusion[], named: boolean, capabiliti
     const agents = excluded.length === 1 ? '1 agent you can see has' : `${excluded.length} agents you can see have`;
     message = `${agents} ${capabilities.length === 1 ? 'this capability' : 'these capabilities'} (${quoted}): ${causes}`;
   }
-  return { code: 'no_agent', message, matching: excluded.length, excluded: counts };
+  // A named agent's refusal says why, and for a price what the agent asks, so the requester can send again with that budget.
+  const refusal = named && excluded[0] ? namedRefusal(excluded[0]) : {};
+  return { code: 'no_agent', message, matching: excluded.length, excluded: counts, ...refusal };
+}
+
+function namedRefusal({ agent, code }: Exclusion) {
+  const priced = code === 'price_unbudgeted' || code === 'price_currency' || code === 'price_above_max';
+  return { cause: code, ...(priced && { agentPrice: { cents: agent.pricePerTaskCents, currency: agent.currency } }) };
 }
 
 const round = (value: number) => Math.round(value * 10000) / 10000;

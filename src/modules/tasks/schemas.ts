@@ -25,6 +25,14 @@ export const CreateTask = Type.Object(
       Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS, description: 'the most this task may cost; without it only free agents are chosen' }),
     ),
     currency: Type.Optional(Currency()),
+    searchQuery: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description:
+          'the search that led you to this task (the web app passes it from the results you opened): write-only, never delivered or shown; if you rate the task 4 or 5 it helps discovery (docs/discovery.md)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -83,9 +91,13 @@ export const Task = Type.Object({
   description: Type.String(),
   input: Type.Union([JsonObject, Type.Null()]),
   capabilities: Type.Array(Type.String()),
-  taskClass: Type.Union([Type.String(), Type.Null()]),
+  taskClass: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it",
+  }),
   status: literals(taskStatuses),
   assignedAgent: Type.Union([AgentRef, Type.Null()]),
+  requestedAgent: Type.Union([AgentRef, Type.Null()], { description: 'the agent the requester named, kept when it refused the task' }),
   result: Json,
   error: Json,
   priority: Type.String(),
@@ -135,6 +147,12 @@ export const RouteCandidate = Type.Object({
   agent: AgentRef,
   score: Type.Number(),
   factors: Factors,
+  discovery: Type.Union([Type.Object({ rank: Type.Integer(), relevance: Type.Number() }), Type.Null()], {
+    description: "a task with only words: the agent's place among discovery's results for them (rank 1 = best) and its relevance",
+  }),
+  keyVerified: Type.Boolean({
+    description: 'whether the agent proved its registration key: without, factors.trust is neutral (prove it: docs/registry.md)',
+  }),
   availability: Type.String(),
   deliveryMode: Type.String(),
 });

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Signals } from '../../db/signals.ts';
-import type { Principal } from '../../lib/principal.ts';
+import { readerOf, type Principal } from '../../lib/principal.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -15,6 +15,7 @@ import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
 import { withRecentStats } from './recent-stats.ts';
+import { taskClassOf } from '../catalog/index.ts';
 import { OPEN_STATUSES, type Task, type TaskSettlement, type TasksStore } from './store.ts';
 
 /** Signal channels: a task waits for a polling agent (payload: agent id); a webhook job is due. */
@@ -25,7 +26,10 @@ const DEFAULT_EXPIRY_MINUTES = 60;
 /** A waiting poll looks again this often even unwoken: a backstop should a wake-up signal be lost. */
 const POLL_RECHECK_MS = 5000;
 
-type RegistryForTasks = Pick<RegistryService, 'findAgent' | 'findAgents' | 'visibleAgent' | 'visibleWithAnyCapability' | 'availabilitySince' | 'authorizePoll'>;
+type RegistryForTasks = Pick<
+  RegistryService,
+  'findAgent' | 'findAgents' | 'visibleAgent' | 'visibleWithAnyCapability' | 'availabilityOf' | 'authorizePoll' | 'markSeen'
+>;
 
 export interface TasksDeps {
   store: TasksStore;
@@ -38,7 +42,52 @@ export interface TasksDeps {
   settlement: TaskSettlement;
   /** This node's delivery worker, which takes a new task's webhook job in the creating transaction when it has room. */
   deliveries: DeliveryHandOff;
+  /**
+   * Discovery over a task's own words, for a task that names neither capabilities nor an agent:
+   * the agents the requester may see, best first, each with its relevance and whether it is a weak
+   * match (discovery's floor).
+   */
+  discover(principal: Principal, words: string): Promise<DiscoveredMatch[]>;
+  /** Told when a poll starts holding its request; what it returns is called when the hold ends (the metrics). */
+  onPollHeld?: () => () => void;
+  /**
+   * Discovery, told of a completed task its requester judged: rated it, or signed an outcome receipt
+   * bound to it (it keeps the well-judged ones as evidence of what the agent is for). Awaited before
+   * the rating or the receipt is answered, so the evidence is searchable by then.
+   */
+  learnFromWork?(work: JudgedWork): Promise<unknown>;
 }
+
+/** A completed task its requester just judged, as discovery is told of it. */
+export interface JudgedWork {
+  taskId: string;
+  agentId: string;
+  /** The person answerable for the request (for an agent's key, its owner). */
+  requesterId: string;
+  title: string | null;
+  description: string;
+  searchQuery: string | null;
+  /** The requester's rating, if any (the one just given, or an earlier one). */
+  rating: number | null;
+  /** The outcome (`success`, `failure`, ...) of the receipt bound to the task just received; null for a rating. */
+  boundOutcome: string | null;
+}
+
+/** One result of discovering agents by a task's words. */
+export interface DiscoveredMatch {
+  agentId: string;
+  relevance: number;
+  weakMatch: boolean;
+}
+
+/** How a candidate was found when the task was routed by its words: its discovery rank (1 = best) and relevance. */
+export interface DiscoveryPlace {
+  rank: number;
+  relevance: number;
+}
+
+/** What discovery is asked when a task gives only words: as much of the title and description as a query holds. */
+const DISCOVERY_QUERY_MAX = 500;
 
 /**
  * A submission whose chosen agent needs a field the description does not give is refused before
@@ -62,25 +111,34 @@ function sameToken(token: string, hash: string | null): boolean {
 }
 
 export function createTasksService(deps: TasksDeps) {
-  const { store, clock, registry, trust, assigner, signals, settlement, deliveries } = deps;
+  const { store, clock, registry, trust, assigner, signals, settlement, deliveries, discover, learnFromWork } = deps;
   const statsFor = withRecentStats(store.statsFor, clock);
+  // Aborted when the node shuts down: held polls answer at once.
+  const stopping = new AbortController();
   const agentRef = (agent: AgentRecord) => ({ id: agent.id, name: agent.name, slug: agent.slug });
 
-  async function views(tasks: Task[]): Promise<TaskView[]> {
-    const agentIds = [...new Set(tasks.map((task) => task.assignedAgentId).filter((id): id is string => id !== null))];
+  /** `inHand`: agents the caller has just read (a new task's), which are not read again. */
+  async function views(tasks: Task[], inHand: AgentRecord[] = []): Promise<TaskView[]> {
+    const agents = new Map(inHand.map((agent) => [agent.id, agent]));
+    const agentIds = [
+      ...new Set(tasks.flatMap((task) => [task.assignedAgentId, task.targetAgentId]).filter((id): id is string => id !== null && !agents.has(id))),
+    ];
     // One query for the page's agents, whatever the page size.
-    const agents = new Map((await registry.findAgents(agentIds)).map((agent) => [agent.id, agent]));
+    if (agentIds.length > 0) for (const agent of await registry.findAgents(agentIds)) agents.set(agent.id, agent);
     return tasks.map((task) => {
       const agent = task.assignedAgentId ? agents.get(task.assignedAgentId) : undefined;
+      const named = task.targetAgentId ? agents.get(task.targetAgentId) : undefined;
       return {
         id: task.id,
         title: task.title,
         description: task.description,
         input: task.input,
         capabilities: task.capabilities,
-        taskClass: task.taskClass,
+        // The requester's class, or the catalogue class of the agent that took it: what receipts bound to it name.
+        taskClass: taskClassOf(task.taskClass, agent?.capabilities),
         status: task.status,
         assignedAgent: agent ? agentRef(agent) : null,
+        requestedAgent: named ? agentRef(named) : null,
         result: task.result,
         error: task.error,
         priority: task.priority,
@@ -102,8 +160,8 @@ export function createTasksService(deps: TasksDeps) {
   /** Agents the requester may see that could take the task, ranked; hidden agents never appear, not even as excluded. */
   async function plan(
     principal: Principal,
-    input: Pick<CreateTaskInput, 'agentId' | 'input' | 'capabilities' | 'taskClass' | 'maxPriceCents' | 'currency'>,
-  ): Promise<{ candidates: Candidate[]; excluded: Exclusion[] }> {
+    input: Pick<CreateTaskInput, 'agentId' | 'input' | 'capabilities' | 'taskClass' | 'maxPriceCents' | 'currency' | 'title' | 'description'>,
+  ): Promise<{ candidates: Candidate[]; excluded: Exclusion[]; places?: Map<string, DiscoveryPlace>; noCloseMatch?: boolean }> {
     const capabilities = input.capabilities ?? [];
     const request = {
       capabilities,
@@ -112,12 +170,12 @@ export function createTasksService(deps: TasksDeps) {
       currency: input.currency ?? DEFAULT_CURRENCY,
     };
     const routingDeps = {
-      availabilityOf: (agent: AgentRecord) => registry.availabilitySince(agent.lastSeenAt),
+      availabilityOf: registry.availabilityOf,
       trust,
       statsFor,
     };
     if (input.agentId) {
-      const agent = await registry.visibleAgent(input.agentId, principal.personId);
+      const agent = await registry.visibleAgent(input.agentId, readerOf(principal));
       if (!agent) throw notFound('Agent not found');
       // Input given for a named agent must fit its schema, as the task form checks it; routed tasks
       // may end with any of several agents, so their input is the agents' to judge.
@@ -130,10 +188,29 @@ export function createTasksService(deps: TasksDeps) {
         );
       return rankCandidates([agent], request, routingDeps, false);
     }
-    if (capabilities.length === 0)
-      throw badRequest('Give capabilities to route by, or an agentId', [{ path: '/body/capabilities', message: 'is required without agentId' }]);
+    if (capabilities.length === 0) return planByWords(principal, input, request, routingDeps);
     const terms = [...new Set(requestedTermSets(capabilities).flatMap((set) => [...set]))];
-    return rankCandidates(await registry.visibleWithAnyCapability(terms, principal.personId), request, routingDeps, true);
+    return rankCandidates(await registry.visibleWithAnyCapability(terms, readerOf(principal)), request, routingDeps, true);
+  }
+
+  /**
+   * A task with only words is routed by discovery over them: the results that clear the weak-match
+   * floor, in discovery's order, each passing the routing rules (availability, delivery, price).
+   * None clearing it: no close match, and the task is created unmatched.
+   */
+  async function planByWords(
+    principal: Principal,
+    input: Pick<CreateTaskInput, 'title' | 'description'>,
+    request: Parameters<typeof rankCandidates>[1],
+    routingDeps: Parameters<typeof rankCandidates>[2],
+  ) {
+    const words = [input.title, input.description].filter(Boolean).join('. ').slice(0, DISCOVERY_QUERY_MAX);
+    const close = (await discover(principal, words)).filter((match) => !match.weakMatch);
+    if (close.length === 0) return { candidates: [], excluded: [], noCloseMatch: true };
+    const places = new Map(close.map((match, i) => [match.agentId, { rank: i + 1, relevance: match.relevance }]));
+    const { candidates, excluded } = await rankCandidates(await registry.findAgents([...places.keys()]), request, routingDeps, false);
+    candidates.sort((a, b) => places.get(a.agent.id)!.rank - places.get(b.agent.id)!.rank);
+    return { candidates, excluded, places };
   }
 
   /** The requester, or the owner of the agent the task is assigned to. */
@@ -182,6 +259,16 @@ export function createTasksService(deps: TasksDeps) {
   }
 
   return {
+    /** Account deletion waits while the account has open tasks, as requester or through its agents. */
+    async deletionRefusal(accountId: string): Promise<string | null> {
+      const { requested, assigned } = await store.openCounts(accountId);
+      const open = [
+        requested > 0 ? `${requested} task${requested === 1 ? '' : 's'} you requested` : null,
+        assigned > 0 ? `${assigned} task${assigned === 1 ? '' : 's'} assigned to your agents` : null,
+      ].filter((part) => part !== null);
+      return open.length > 0 ? `Open tasks: ${open.join(' and ')}; cancel them or wait until they end.` : null;
+    },
+
     async create(principal: Principal, input: CreateTaskInput, idempotencyKey: string | undefined) {
       const requestHash = createHash('sha256')
         .update(canonicalize(input) ?? '')
@@ -191,7 +278,7 @@ export function createTasksService(deps: TasksDeps) {
         if (existing) return replay(existing, requestHash);
       }
 
-      const { candidates, excluded } = await plan(principal, input);
+      const { candidates, excluded, noCloseMatch } = await plan(principal, input);
       const now = isoNow(clock);
       const ranked = candidates.slice(0, MAX_CANDIDATES);
       const task: Task = {
@@ -218,6 +305,7 @@ export function createTasksService(deps: TasksDeps) {
         priceCents: null,
         rating: null,
         ratingComment: null,
+        searchQuery: input.searchQuery?.trim() || null,
         createdAt: now,
         updatedAt: now,
         // From the same instant as createdAt, so the lifetime is exactly what was asked for.
@@ -230,7 +318,14 @@ export function createTasksService(deps: TasksDeps) {
       const first = ranked[0];
       if (!first) {
         task.status = 'unmatched';
-        task.error = unmatchedError(excluded, input.agentId !== undefined, input.capabilities ?? []);
+        task.error = noCloseMatch
+          ? {
+              code: 'no_close_match',
+              message:
+                'No agent you can see is a close match for this description (every search result is below the weak-match floor): ' +
+                'describe the work in other words, name capabilities, or choose an agent',
+            }
+          : unmatchedError(excluded, input.agentId !== undefined, input.capabilities ?? []);
       } else {
         const assignment = await assigner.assign(task, first.agent, now);
         if (assignment.ok) {
@@ -243,7 +338,7 @@ export function createTasksService(deps: TasksDeps) {
         }
       }
 
-      const body = { data: (await views([task]))[0] as TaskView };
+      const body = { data: (await views([task], first ? [first.agent] : []))[0] as TaskView };
       // Taken now, the job commits already claimed with the task and is sent once that commit lands.
       const slot: DeliverySlot | null = delivery ? deliveries.claimSlot() : null;
       if (delivery && slot) delivery = { ...delivery, attempts: 1, leaseUntil: slot.leaseUntil };
@@ -257,7 +352,8 @@ export function createTasksService(deps: TasksDeps) {
         }
         throw error;
       }
-      if (delivery && slot) slot.send(delivery);
+      // The worker sends the task as just committed, to the agent as just routed to: nothing to read again.
+      if (delivery && slot && first) slot.send(delivery, { task, agent: first.agent });
       notify(task, delivery === null ? 'none' : slot ? 'claimed' : 'waiting');
       return { status: 201 as const, body };
     },
@@ -273,7 +369,7 @@ export function createTasksService(deps: TasksDeps) {
         if ('problems' in checked) throw badRequest(`inputSchema: ${checked.problems[0]?.path} ${checked.problems[0]?.message}`, checked.problems);
         return assigner.extract(checked.schema, text);
       }
-      const agent = await registry.visibleAgent(request.agentId ?? '', principal.personId);
+      const agent = await registry.visibleAgent(request.agentId ?? '', readerOf(principal));
       if (!agent) throw notFound('Agent not found');
       const schema = agent.inputSchema();
       if (!schema) return { input: {}, missing: [] };
@@ -281,12 +377,14 @@ export function createTasksService(deps: TasksDeps) {
     },
 
     async route(principal: Principal, input: CreateTaskInput) {
-      const { candidates, excluded } = await plan(principal, input);
+      const { candidates, excluded, places } = await plan(principal, input);
       return {
         candidates: candidates.map((candidate) => ({
+          discovery: places?.get(candidate.agent.id) ?? null,
           agent: agentRef(candidate.agent),
           score: candidate.score,
           factors: candidate.factors,
+          keyVerified: candidate.agent.provenKey !== null,
           availability: candidate.availability,
           deliveryMode: candidate.agent.deliveryMode,
         })),
@@ -296,6 +394,19 @@ export function createTasksService(deps: TasksDeps) {
     },
 
     get: async (principal: Principal, id: string) => viewOf(await findVisible(principal, id)),
+
+    /** A task the principal submitted; anyone else's, the assigned agent's owner included, is not found (the A2A front door). */
+    async getRequested(principal: Principal, id: string): Promise<TaskView> {
+      const task = await store.find(id);
+      if (!task || task.requesterId !== principal.accountId) throw notFound('Task not found');
+      return viewOf(task);
+    },
+
+    /** The principal's submitted tasks, newest first, a page after the task `before` names. */
+    async listRequested(principal: Principal, before: { createdAt: string; id: string } | null, limit: number) {
+      const { tasks, total } = await store.listForRequesterBefore(principal.accountId, before, limit);
+      return { tasks: await views(tasks), total };
+    },
 
     async list(principal: Principal, query: { role?: 'requester' | 'agent'; status?: string; limit: number; offset: number }) {
       const { tasks, total } =
@@ -321,28 +432,77 @@ export function createTasksService(deps: TasksDeps) {
       // The read above answers the usual cases; the update's own condition settles a race.
       const rated = await store.rateOnce(task.id, rating.score, rating.comment ?? null, isoNow(clock));
       if (!rated) throw conflict('This task is already rated');
+      if (learnFromWork && rated.assignedAgentId)
+        await learnFromWork({
+          taskId: rated.id,
+          agentId: rated.assignedAgentId,
+          requesterId: principal.personId,
+          title: rated.title,
+          description: rated.description,
+          searchQuery: rated.searchQuery,
+          rating: rating.score,
+          boundOutcome: null,
+        });
       return viewOf(rated);
+    },
+
+    /**
+     * The receipts module's word that its requester signed an outcome receipt bound to this task
+     * (docs/trust.md, "Task-bound evidence"): a completed task is told to discovery as a rating is.
+     * A failed task is not (whatever the receipt says).
+     */
+    async boundOutcomeReceived(taskId: string, outcome: string) {
+      if (!learnFromWork) return;
+      const task = await store.find(taskId);
+      if (!task || task.status !== 'completed' || !task.assignedAgentId) return;
+      const requesterId = await store.requestingPerson(task.id);
+      if (!requesterId) return;
+      await learnFromWork({
+        taskId: task.id,
+        agentId: task.assignedAgentId,
+        requesterId,
+        title: task.title,
+        description: task.description,
+        searchQuery: task.searchQuery,
+        rating: task.rating,
+        boundOutcome: outcome,
+      });
     },
 
     async callback(id: string, body: { taskToken: string; result?: unknown; error?: unknown }) {
       const hasResult = body.result !== undefined;
       const hasError = body.error !== undefined;
       if (hasResult === hasError) throw badRequest('Send exactly one of result or error', [{ path: '/body', message: 'must have result or error' }]);
-      const task = await store.find(id);
-      if (!task || !sameToken(body.taskToken, task.tokenHash)) throw unauthorized('The task token is not valid for this task');
-      const now = isoNow(clock);
-      const finished = await store.finish(task.id, settlement, {
-        status: hasResult ? 'completed' : 'failed',
-        result: hasResult ? body.result : null,
-        error: hasError ? body.error : null,
-        completedAt: now,
-        updatedAt: now,
-        // A webhook agent may answer before the delivery is recorded as made.
-        deliveredAt: task.deliveredAt ?? now,
-      });
-      if (!finished) throw conflict(`This task is already ${task.status}`);
+      // The token is checked by the finishing update itself; the task is read only to say why nothing changed.
+      const outcome = {
+        status: hasResult ? ('completed' as const) : ('failed' as const),
+        result: body.result ?? null,
+        error: body.error ?? null,
+        now: isoNow(clock),
+      };
+      const finished = await store.finish(id, settlement, outcome, hashSecret(body.taskToken));
+      if (!finished) {
+        const task = await store.find(id);
+        if (!task || !sameToken(body.taskToken, task.tokenHash)) throw unauthorized('The task token is not valid for this task');
+        throw conflict(`This task is already ${task.status}`);
+      }
       if (finished.status === 'completed') settlement.afterCommit(finished.task);
+      // The agent answered: a sign of life for its availability, as a heartbeat is.
+      if (finished.task.assignedAgentId) await registry.markSeen(finished.task.assignedAgentId);
       return { id: finished.task.id, status: finished.status };
+    },
+
+    /**
+     * Shutdown: every held poll answers now with what it has (usually nothing), as if its wait had
+     * ended, so the agent polls again (through a proxy, on another node) instead of being cut off.
+     */
+    stopWaiting(): void {
+      stopping.abort();
+    },
+
+    /** Whether stopWaiting() was called: polls answered from now on carry a retry hint. */
+    get stopping(): boolean {
+      return stopping.signal.aborted;
     },
 
     /**
@@ -368,6 +528,8 @@ export function createTasksService(deps: TasksDeps) {
       // socket would sit in progress, their token held by nobody, until they expire.
       const onGone = () => wake();
       clientGone.addEventListener('abort', onGone);
+      const released = deps.onPollHeld?.();
+      stopping.signal.addEventListener('abort', onGone);
       try {
         const deadline = Date.now() + waitSeconds * 1000;
         for (;;) {
@@ -375,13 +537,15 @@ export function createTasksService(deps: TasksDeps) {
           const woken = new Promise<void>((resolve) => (wake = resolve));
           const taken = await takeQueued(agentId, limit);
           const remaining = deadline - Date.now();
-          if (taken.length > 0 || remaining <= 0) return taken;
+          if (taken.length > 0 || remaining <= 0 || stopping.signal.aborted) return taken;
           let timer: NodeJS.Timeout | undefined;
           await Promise.race([woken, new Promise((resolve) => (timer = setTimeout(resolve, Math.min(remaining, POLL_RECHECK_MS))))]);
           clearTimeout(timer);
         }
       } finally {
+        released?.();
         clientGone.removeEventListener('abort', onGone);
+        stopping.signal.removeEventListener('abort', onGone);
         unsubscribe();
       }
     },

@@ -1,10 +1,11 @@
-import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type Selectable, type Updateable } from 'kysely';
 import { createGroupCommit } from '../../db/batcher.ts';
 import { claimLeasedJobs, dueJobs } from '../../db/leased-jobs.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { AgentOwnersReadModel } from '../registry/index.ts';
+import type { AccountOwnerReadModel } from '../auth/index.ts';
 import type { DeliveryPayload } from './schemas.ts';
 import type { TaskDeliveriesTable, TasksTable, TasksTables } from './tables.ts';
 
@@ -42,6 +43,8 @@ export interface Task {
   priceCents: number | null;
   rating: number | null;
   ratingComment: string | null;
+  /** The search that led the requester here (write-only: told to discovery when the task is rated well). */
+  searchQuery: string | null;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;
@@ -107,6 +110,7 @@ const taskOf = (row: TaskRow): Task => ({
   priceCents: row.price_cents,
   rating: row.rating,
   ratingComment: row.rating_comment,
+  searchQuery: row.search_query,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   expiresAt: row.expires_at,
@@ -135,6 +139,7 @@ const COLUMNS: Record<
   priceCents: 'price_cents',
   rating: 'rating',
   ratingComment: 'rating_comment',
+  searchQuery: 'search_query',
   updatedAt: 'updated_at',
   expiresAt: 'expires_at',
   deliveredAt: 'delivered_at',
@@ -191,6 +196,7 @@ const rowOf = (task: Task, idempotency: IdempotentRequest | null): Insertable<Ta
   price_cents: task.priceCents,
   rating: task.rating,
   rating_comment: task.ratingComment,
+  search_query: task.searchQuery,
   idempotency_key: idempotency?.key ?? null,
   request_hash: idempotency?.requestHash ?? null,
   first_response: idempotency ? JSON.stringify(idempotency.firstResponse) : null,
@@ -237,7 +243,9 @@ const isOpen = sql<boolean>`status in (${sql.join(OPEN_STATUSES.map((status) => 
 /**
  * PostgreSQL already shares a WAL flush among concurrent commits, and a group's writes would run one
  * after another on one connection: there each write commits alone, as many at once as the pool has
- * connections (bench/RESULTS.md, "Tasks: end to end").
+ * connections (bench/RESULTS.md, "Tasks: end to end"). The writes of a task's life that are one
+ * statement there (creation with its job, delivery made, a free task's completion) skip even that
+ * transaction: a statement is atomic on its own, and BEGIN and COMMIT are two round trips more.
  */
 const POSTGRES_COMMITS = { maxBatch: 1, lanes: 10 };
 /** Routing weighs an agent's last this-many completed tasks. */
@@ -280,18 +288,21 @@ export interface AgentTaskStats {
 }
 
 /** The agent has the task (a webhook delivered, or an A2A agent working on it): a matched task moves to in_progress. */
-async function markTaskTaken(tx: Kysely<TasksTables>, taskId: string, now: string): Promise<void> {
-  await tx
-    .updateTable('tasks')
-    .set({ status: 'in_progress', delivered_at: now, updated_at: now })
-    .where('id', '=', taskId)
-    .where('status', '=', 'matched')
-    .execute();
+const markTaskTaken = (db: QueryCreator<TasksTables>, taskId: string, now: string) =>
+  db.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', taskId).where('status', '=', 'matched');
+
+/** How a task ends: completed with a result, or failed with an error. */
+export interface TaskOutcome {
+  status: 'completed' | 'failed';
+  result: unknown;
+  error: unknown;
+  now: string;
 }
 
 export function createTasksStore(database: Db, dialect: DialectName) {
   const db = ownTables<TasksTables>(database);
   const withAgentOwners = ownTables<TasksTables & AgentOwnersReadModel>(database);
+  const withAccountOwners = ownTables<TasksTables & AccountOwnerReadModel>(database);
   const openTasksDue = (now: string, limit: number) => db.selectFrom('tasks').select('id').where(isOpen).where('expires_at', '<=', now).limit(limit);
   // The writes of a task's life (creation, delivery made, callback) from concurrent requests and
   // deliveries share commits: under load one fsync covers many tasks instead of one write each.
@@ -304,8 +315,23 @@ export function createTasksStore(database: Db, dialect: DialectName) {
       deliveriesDue: dueJobs(db, 'task_deliveries', now, 16).compile(),
     }),
 
-    /** The task and its delivery job (claimed already when this node's worker has room), committed together. */
+    /**
+     * The task and its delivery job (claimed already when this node's worker has room), committed
+     * together: on PostgreSQL one statement (the task inserted in a CTE), on SQLite in a group commit.
+     */
     async insert(task: Task, idempotency: IdempotentRequest | null, delivery: NewDeliveryJob | null): Promise<void> {
+      if (dialect === 'postgres') {
+        const row = rowOf(task, idempotency);
+        await (
+          delivery
+            ? db
+                .with('new_task', (q) => q.insertInto('tasks').values(row))
+                .insertInto('task_deliveries')
+                .values(deliveryRowOf(delivery))
+            : db.insertInto('tasks').values(row)
+        ).execute();
+        return;
+      }
       await grouped(async (tx) => {
         const own = ownTables<TasksTables>(tx);
         await own.insertInto('tasks').values(rowOf(task, idempotency)).execute();
@@ -314,6 +340,17 @@ export function createTasksStore(database: Db, dialect: DialectName) {
     },
 
     find: async (id: string): Promise<Task | undefined> => maybeTask(await db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst()),
+
+    /** The person answerable for the task's request: the requesting account, or the owner of the agent whose key it is. */
+    requestingPerson: async (taskId: string): Promise<string | undefined> => {
+      const row = await withAccountOwners
+        .selectFrom('tasks')
+        .leftJoin('accounts', 'accounts.id', 'tasks.requester_id')
+        .select(['tasks.requester_id', 'accounts.owner_account_id'])
+        .where('tasks.id', '=', taskId)
+        .executeTakeFirst();
+      return row ? (row.owner_account_id ?? row.requester_id) : undefined;
+    },
 
     /** What a repeated Idempotency-Key is checked against and answered with. */
     async findByIdempotencyKey(requesterId: string, key: string): Promise<Omit<IdempotentRequest, 'key'> | undefined> {
@@ -334,6 +371,40 @@ export function createTasksStore(database: Db, dialect: DialectName) {
         query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return { tasks: rows.map(taskOf), total: Number(count.n) };
+    },
+
+    /**
+     * A requester's tasks newest first, after the task `before` names (keyset paging): tasks created
+     * meanwhile do not shift later pages, as an offset would.
+     */
+    async listForRequesterBefore(requesterId: string, before: { createdAt: string; id: string } | null, limit: number) {
+      const query = db.selectFrom('tasks').where('requester_id', '=', requesterId);
+      const page = before
+        ? query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]))
+        : query;
+      const [rows, count] = await Promise.all([
+        page.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
+        query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { tasks: rows.map(taskOf), total: Number(count.n) };
+    },
+
+    /** Open tasks the account requested, and open tasks assigned to agents it owns (account deletion waits for both). */
+    async openCounts(accountId: string) {
+      const requested = await db
+        .selectFrom('tasks')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('requester_id', '=', accountId)
+        .where('status', 'in', [...OPEN_STATUSES])
+        .executeTakeFirstOrThrow();
+      const assigned = await withAgentOwners
+        .selectFrom('tasks')
+        .innerJoin('agents', 'agents.id', 'tasks.assigned_agent_id')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('agents.owner_id', '=', accountId)
+        .where('tasks.status', 'in', [...OPEN_STATUSES])
+        .executeTakeFirstOrThrow();
+      return { requested: Number(requested.n), assigned: Number(assigned.n) };
     },
 
     async listForOwner(ownerId: string, agentId: string | null, status: string | undefined, limit: number, offset: number) {
@@ -377,28 +448,61 @@ export function createTasksStore(database: Db, dialect: DialectName) {
     /**
      * The callback's move to completed or failed. The conditional update is what makes a task finish
      * (and be paid) once: of any number of concurrent callbacks one changes the row, and only that
-     * one settles, in the same transaction.
+     * one settles, in the same transaction. With `tokenHash` only the holder of the task's current
+     * token finishes it (a callback); undefined then also means the token did not match.
+     * On PostgreSQL a free task finishes in that one statement, outside any transaction: there are no
+     * ledger entries to commit with it. A paid one (or one whose update found nothing) goes on to the
+     * transaction.
      */
-    async finish(id: string, settlement: TaskSettlement, changes: TaskChanges): Promise<FinishedTask | undefined> {
-      return grouped(async (tx) => {
-        const row = await ownTables<TasksTables>(tx)
+    async finish(id: string, settlement: TaskSettlement, outcome: TaskOutcome, tokenHash: string | null): Promise<FinishedTask | undefined> {
+      const finishing = (q: QueryCreator<TasksTables>) => {
+        const update = q
           .updateTable('tasks')
-          .set(columnsOf(changes))
+          .set((eb) => ({
+            status: outcome.status,
+            result: json(outcome.result),
+            error: json(outcome.error),
+            completed_at: outcome.now,
+            updated_at: outcome.now,
+            // A webhook agent may answer before the delivery is recorded as made.
+            delivered_at: eb.fn.coalesce('delivered_at', eb.val(outcome.now)),
+          }))
           .where('id', '=', id)
           .where('status', 'in', ['matched', 'in_progress'])
-          .returning(['id', 'status', 'requester_id', 'assigned_agent_id', 'currency', 'price_cents', 'completed_at'])
-          .executeTakeFirst();
-        if (!row) return undefined;
-        const task: CompletedTask = {
+          .returning(['id', 'status', 'requester_id', 'assigned_agent_id', 'currency', 'price_cents', 'completed_at']);
+        return tokenHash === null ? update : update.where('token_hash', '=', tokenHash);
+      };
+      const finished = (row: {
+        id: string;
+        status: TaskStatus;
+        requester_id: string;
+        assigned_agent_id: string | null;
+        currency: string;
+        price_cents: number | null;
+        completed_at: string | null;
+      }): FinishedTask => ({
+        status: row.status,
+        task: {
           id: row.id,
           requesterId: row.requester_id,
           assignedAgentId: row.assigned_agent_id,
           currency: row.currency,
           priceCents: row.price_cents,
           completedAt: row.completed_at,
-        };
-        if (row.status === 'completed') await settlement.settle(tx, task);
-        return { status: row.status, task };
+        },
+      });
+      if (dialect === 'postgres') {
+        const free = await finishing(db)
+          .where((eb) => eb.or([eb('price_cents', 'is', null), eb('price_cents', '<=', 0)]))
+          .executeTakeFirst();
+        if (free) return finished(free);
+      }
+      return grouped(async (tx) => {
+        const row = await finishing(ownTables<TasksTables>(tx)).executeTakeFirst();
+        if (!row) return undefined;
+        const done = finished(row);
+        if (row.status === 'completed') await settlement.settle(tx, done.task);
+        return done;
       });
     },
 
@@ -514,15 +618,34 @@ export function createTasksStore(database: Db, dialect: DialectName) {
     releaseRunning: (now: string) =>
       db.updateTable('task_deliveries').set({ state: 'pending', lease_until: null, run_at: now, updated_at: now }).where('state', '=', 'running').execute(),
 
+    /**
+     * Jobs a stopping node still held, handed back due now. Only while still running under this node's
+     * claim (each claim counts an attempt): a job whose lease already ran out may be another node's by now.
+     */
+    async releaseHeld(jobs: readonly DeliveryJob[], now: string): Promise<void> {
+      for (const job of jobs)
+        await db
+          .updateTable('task_deliveries')
+          .set({ state: 'pending', lease_until: null, run_at: now, updated_at: now })
+          .where('id', '=', job.id)
+          .where('state', '=', 'running')
+          .where('attempts', '=', job.attempts)
+          .execute();
+    },
+
+    /** The webhook was accepted: the job is done and the task in progress, together (on PostgreSQL in one statement). */
     async delivered(job: DeliveryJob, now: string): Promise<void> {
+      const jobDone = (q: QueryCreator<TasksTables>) =>
+        q.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now }).where('id', '=', job.id);
+      if (dialect === 'postgres') {
+        // The CTE's name is never read, so the task update is typed against the module's tables alone.
+        await markTaskTaken(db.with('job_done', jobDone) as unknown as QueryCreator<TasksTables>, job.taskId, now).execute();
+        return;
+      }
       await grouped(async (tx) => {
         const own = ownTables<TasksTables>(tx);
-        await own
-          .updateTable('task_deliveries')
-          .set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now })
-          .where('id', '=', job.id)
-          .execute();
-        await markTaskTaken(own, job.taskId, now);
+        await jobDone(own).execute();
+        await markTaskTaken(own, job.taskId, now).execute();
       });
     },
 
@@ -546,7 +669,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
           })
           .where('id', '=', job.id)
           .execute();
-        await markTaskTaken(tx, job.taskId, now);
+        await markTaskTaken(tx, job.taskId, now).execute();
       });
     },
 
@@ -580,7 +703,57 @@ export function createTasksStore(database: Db, dialect: DialectName) {
         .where('task_id', '=', taskId)
         .where('state', '=', 'pending')
         .execute(),
+
+    /** Jobs in the outbox not yet done, by state (the metrics' queue depth). */
+    async queueDepth(): Promise<{ pending: number; running: number }> {
+      const rows = await db
+        .selectFrom('task_deliveries')
+        .select((eb) => ['state', eb.fn.countAll<number | string>().as('count')])
+        .where('state', 'in', ['pending', 'running'])
+        .groupBy('state')
+        .execute();
+      const count = (state: string) => Number(rows.find((row) => row.state === state)?.count ?? 0);
+      return { pending: count('pending'), running: count('running') };
+    },
   };
 }
 
 export type TasksStore = ReturnType<typeof createTasksStore>;
+
+/**
+ * The store, telling `changed` of every status change made through it (the metrics count them by
+ * the status entered). A change another node makes is counted by that node.
+ */
+export function countingStatusChanges(store: TasksStore, changed: (status: TaskStatus, count?: number) => void): TasksStore {
+  return {
+    ...store,
+    async insert(task, idempotency, delivery) {
+      await store.insert(task, idempotency, delivery);
+      changed(task.status);
+    },
+    async transition(id, from, changes, assignedTo) {
+      const moved = await store.transition(id, from, changes, assignedTo);
+      if (moved && changes.status) changed(changes.status);
+      return moved;
+    },
+    async finish(id, settlement, outcome, tokenHash) {
+      const finished = await store.finish(id, settlement, outcome, tokenHash);
+      if (finished) changed(finished.status);
+      return finished;
+    },
+    async reassign(id, expectedIndex, changes, delivery, finishedJob) {
+      const moved = await store.reassign(id, expectedIndex, changes, delivery, finishedJob);
+      if (moved && changes.status) changed(changes.status);
+      return moved;
+    },
+    async expireDue(now, limit) {
+      const expired = await store.expireDue(now, limit);
+      changed('expired', expired.length);
+      return expired;
+    },
+    async delivered(job, now) {
+      await store.delivered(job, now);
+      changed('in_progress');
+    },
+  };
+}

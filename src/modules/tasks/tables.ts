@@ -3,6 +3,7 @@
  * lists JSON text on both databases). Only this module's store names them.
  */
 import type { Generated } from 'kysely';
+import type { ReadOnlyTable } from '../../db/tables.ts';
 
 export interface TasksTable {
   id: string;
@@ -43,6 +44,8 @@ export interface TasksTable {
   /** The currency the requester pays in; `price_cents` is the assigned agent's price when it was assigned. */
   currency: string;
   price_cents: number | null;
+  /** The search that led the requester to the task's form (migration 0034): write-only, told to discovery when the task is rated well. */
+  search_query: string | null;
 }
 
 export interface TaskDeliveriesTable {
@@ -88,3 +91,11 @@ export interface TasksTables {
   task_status_events: TaskStatusEventsTable;
   task_status_events_horizon: TaskStatusEventsHorizonTable;
 }
+
+/**
+ * Read by the receipts store: whether an outcome receipt is bound to a task this registry routed
+ * (docs/trust.md, "Task-bound evidence"): who asked, who took it, how it ended, its class.
+ */
+export type TaskBindingReadModel = {
+  tasks: ReadOnlyTable<Pick<TasksTable, 'id' | 'requester_id' | 'status' | 'task_class' | 'assigned_agent_id'>>;
+};

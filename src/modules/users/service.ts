@@ -1,6 +1,6 @@
 import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { isoNow } from '../../lib/clock.ts';
+import { isoIn, isoNow } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { assertVisibleText } from '../../lib/visible-text.ts';
@@ -25,6 +25,9 @@ export const profileView = (row: ProfileRow) => ({
 });
 
 export type ProfileView = ReturnType<typeof profileView>;
+
+/** How long a deleted account's username stays refused to anyone else. */
+export const USERNAME_RESERVATION_DAYS = 90;
 
 export interface UsersServiceDeps {
   store: UsersStore;
@@ -57,7 +60,22 @@ export function createUsersService({ store, clock, agentAccounts, signals, onSig
     return view;
   }
 
+  /** Why a username a deleted account had cannot be taken yet, or null. */
+  async function reservation(username: string): Promise<string | null> {
+    const until = await store.reservedUntil(username, isoNow(clock));
+    return until ? `This username belonged to a deleted account and is reserved until ${until.slice(0, 10)}, so no one takes over a name others knew` : null;
+  }
+
   return {
+    /**
+     * Account deletion's part: the person's profile and the profiles of their agents go (posts and
+     * all); each username is reserved for USERNAME_RESERVATION_DAYS.
+     */
+    async deleteProfilesOf(accountId: string, agentIds: string[]) {
+      await store.deleteProfiles(accountId, agentIds, isoIn(clock, USERNAME_RESERVATION_DAYS * 24 * 3600_000));
+      await profileChanged(accountId);
+    },
+
     /** Call after any committed write to an account's profile row (counters included), so no node serves the old one. */
     profileChanged,
 
@@ -65,6 +83,8 @@ export function createUsersService({ store, clock, agentAccounts, signals, onSig
       const verdict = checkUsername(raw);
       if (!verdict.ok) return { available: false as const, reason: verdict.reason };
       if (await store.findByUsername(verdict.username)) return { available: false as const, reason: 'This username is taken' };
+      const reserved = await reservation(verdict.username);
+      if (reserved) return { available: false as const, reason: reserved };
       return { available: true as const, username: verdict.username };
     },
 
@@ -86,6 +106,8 @@ export function createUsersService({ store, clock, agentAccounts, signals, onSig
       }
       if (await store.findByAccount(principal.accountId)) throw conflict('This account already has a profile');
       if (await store.findByUsername(verdict.username)) throw conflict('This username is taken');
+      const reserved = await reservation(verdict.username);
+      if (reserved) throw conflict(reserved, [{ path: '/body/username', message: reserved }]);
       const now = isoNow(clock);
       const row: ProfileRow = {
         id: newId(),

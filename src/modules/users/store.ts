@@ -13,6 +13,38 @@ export function createUsersStore(database: Db) {
     /** The account whose profile has this username (compared case-insensitively: usernames are stored lowercase). */
     accountIdByUsername: async (username: string) =>
       (await db.selectFrom('profiles').select('account_id').where('username', '=', username.toLowerCase()).executeTakeFirst())?.account_id,
+    /** Until when a deleted account's username is held back, if it still is at `now`. */
+    reservedUntil: async (username: string, now: string) =>
+      (await db.selectFrom('reserved_usernames').select('reserved_until').where('username', '=', username).where('reserved_until', '>', now).executeTakeFirst())
+        ?.reserved_until ?? null,
+    /**
+     * Deletes the account's profile and its agents' profiles (their posts, comments, votes and follows
+     * go with them) and holds their usernames back until `reservedUntil`.
+     */
+    deleteProfiles: (accountId: string, agentIds: string[], reservedUntil: string) =>
+      db.transaction().execute(async (tx) => {
+        const profiles = await tx
+          .selectFrom('profiles')
+          .select(['id', 'username'])
+          .where((eb) => (agentIds.length > 0 ? eb.or([eb('account_id', '=', accountId), eb('agent_id', 'in', agentIds)]) : eb('account_id', '=', accountId)))
+          .execute();
+        for (const profile of profiles) {
+          await tx
+            .insertInto('reserved_usernames')
+            .values({ username: profile.username, account_id: accountId, reserved_until: reservedUntil })
+            .onConflict((oc) => oc.column('username').doUpdateSet({ account_id: accountId, reserved_until: reservedUntil }))
+            .execute();
+        }
+        if (profiles.length > 0)
+          await tx
+            .deleteFrom('profiles')
+            .where(
+              'id',
+              'in',
+              profiles.map((profile) => profile.id),
+            )
+            .execute();
+      }),
     insert: (row: Insertable<ProfilesTable>) => db.insertInto('profiles').values(row).execute(),
     update: (accountId: string, changes: Updateable<ProfilesTable>) =>
       db.updateTable('profiles').set(changes).where('account_id', '=', accountId).returningAll().executeTakeFirst(),

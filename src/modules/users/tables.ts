@@ -21,8 +21,16 @@ export interface ProfilesTable {
   updated_at: string;
 }
 
+/** The username of a deleted account, refused to anyone else until `reserved_until`. */
+export interface ReservedUsernamesTable {
+  username: string;
+  account_id: string;
+  reserved_until: string;
+}
+
 export interface UsersTables {
   profiles: ProfilesTable;
+  reserved_usernames: ReservedUsernamesTable;
 }
 
 /**

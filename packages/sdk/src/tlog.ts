@@ -1,0 +1,369 @@
+/**
+ * Offline verification of transparency-log statements in the C2SP formats: RFC 6962 Merkle trees
+ * (SHA-256), signed notes (c2sp.org/signed-note, Ed25519), checkpoints (c2sp.org/tlog-checkpoint)
+ * and proofs (c2sp.org/tlog-proof@v1). The proof checks follow Go's golang.org/x/mod/sumdb/tlog.
+ */
+import { createHash, createPrivateKey, createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+export const HASH_SIZE = 32;
+const ED25519_ALGORITHM = 0x01;
+const PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
+
+export class TlogVerificationError extends Error {
+  override name = 'TlogVerificationError';
+}
+
+/** RFC 6962 leaf hash: SHA-256(0x00 || entry). */
+export function hashLeaf(entry: Uint8Array): Buffer {
+  return createHash('sha256').update(Buffer.of(0x00)).update(entry).digest();
+}
+
+/** RFC 6962 interior node hash: SHA-256(0x01 || left || right). */
+export function hashChildren(left: Uint8Array, right: Uint8Array): Buffer {
+  return createHash('sha256').update(Buffer.of(0x01)).update(left).update(right).digest();
+}
+
+/** The root of the empty tree: SHA-256 of no bytes. */
+export const EMPTY_ROOT = createHash('sha256').digest();
+
+/** The largest power of two strictly below n (n >= 2). */
+export function splitPoint(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+function runInclusion(proof: readonly Uint8Array[], lo: number, hi: number, index: number, leaf: Uint8Array): Buffer | null {
+  if (lo + 1 === hi) return proof.length === 0 ? Buffer.from(leaf) : null;
+  if (proof.length === 0) return null;
+  const last = proof[proof.length - 1]!;
+  const rest = proof.slice(0, -1);
+  const k = splitPoint(hi - lo);
+  if (index < lo + k) {
+    const hash = runInclusion(rest, lo, lo + k, index, leaf);
+    return hash && hashChildren(hash, last);
+  }
+  const hash = runInclusion(rest, lo + k, hi, index, leaf);
+  return hash && hashChildren(last, hash);
+}
+
+/** Whether `proof` shows the leaf hash at `index` in the tree of `size` entries with root `root`. */
+export function checkInclusion(proof: readonly Uint8Array[], size: number, root: Uint8Array, index: number, leafHash: Uint8Array): boolean {
+  if (!Number.isSafeInteger(size) || !Number.isSafeInteger(index) || index < 0 || index >= size) return false;
+  const computed = runInclusion(proof, 0, size, index, leafHash);
+  return computed !== null && computed.equals(root);
+}
+
+function runConsistency(proof: readonly Uint8Array[], lo: number, hi: number, n: number, old: Uint8Array): [Buffer, Buffer] | null {
+  if (n === hi) {
+    if (lo === 0) return proof.length === 0 ? [Buffer.from(old), Buffer.from(old)] : null;
+    return proof.length === 1 ? [Buffer.from(proof[0]!), Buffer.from(proof[0]!)] : null;
+  }
+  if (proof.length === 0) return null;
+  const last = proof[proof.length - 1]!;
+  const rest = proof.slice(0, -1);
+  const k = splitPoint(hi - lo);
+  if (n <= lo + k) {
+    const hashes = runConsistency(rest, lo, lo + k, n, old);
+    return hashes && [hashes[0], hashChildren(hashes[1], last)];
+  }
+  const hashes = runConsistency(rest, lo + k, hi, n, old);
+  return hashes && [hashChildren(last, hashes[0]), hashChildren(last, hashes[1])];
+}
+
+/**
+ * Whether `proof` shows the tree of `oldSize` entries (root `oldRoot`) is a prefix of the tree of
+ * `newSize` entries (root `newRoot`). From the empty tree, or between equal sizes with equal roots,
+ * the proof is empty.
+ */
+export function checkConsistency(proof: readonly Uint8Array[], newSize: number, newRoot: Uint8Array, oldSize: number, oldRoot: Uint8Array): boolean {
+  if (!Number.isSafeInteger(newSize) || !Number.isSafeInteger(oldSize) || oldSize < 0 || oldSize > newSize) return false;
+  if (oldSize === 0) return proof.length === 0;
+  const hashes = runConsistency(proof, 0, newSize, oldSize, oldRoot);
+  return hashes !== null && hashes[0].equals(oldRoot) && hashes[1].equals(newRoot);
+}
+
+/** A signed-note verifier key, `<name>+<8 hex key id>+<base64 of 0x01 || 32-byte Ed25519 key>`. */
+export interface VerifierKey {
+  name: string;
+  keyId: Buffer;
+  publicKey: Buffer;
+  text: string;
+}
+
+/** The signed-note key id: the first 4 bytes of SHA-256(name || 0x0A || 0x01 || public key). */
+export function noteKeyId(name: string, publicKey: Uint8Array): Buffer {
+  return createHash('sha256')
+    .update(Buffer.from(`${name}\n`, 'utf8'))
+    .update(Buffer.of(ED25519_ALGORITHM))
+    .update(publicKey)
+    .digest()
+    .subarray(0, 4);
+}
+
+/** A key name: non-empty, no whitespace and no `+`. */
+export const isNoteKeyName = (name: string): boolean => name.length > 0 && !/[\s+]/u.test(name);
+
+/** The verifier key text for a name and a raw Ed25519 public key. */
+export function verifierKeyText(name: string, publicKey: Uint8Array): string {
+  return `${name}+${noteKeyId(name, publicKey).toString('hex')}+${Buffer.concat([Buffer.of(ED25519_ALGORITHM), publicKey]).toString('base64')}`;
+}
+
+const strictBase64 = (text: string): Buffer | null => {
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) return null;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : null;
+};
+
+export function parseVerifierKey(text: string): VerifierKey {
+  // The base64 key may itself hold `+`: the name ends at the first one, the key id is the next 8 characters.
+  const match = /^([^+]*)\+([^+]*)\+(.*)$/s.exec(text.trim());
+  if (!match) throw new TlogVerificationError('a verifier key is <name>+<8 hex digits>+<base64 key>');
+  const [, name, idHex, keyText] = match as unknown as [string, string, string, string];
+  if (!isNoteKeyName(name)) throw new TlogVerificationError('the verifier key name is empty or holds spaces or +');
+  const key = strictBase64(keyText);
+  if (!/^[0-9a-f]{8}$/.test(idHex) || !key || key.length !== 33 || key[0] !== ED25519_ALGORITHM)
+    throw new TlogVerificationError('the verifier key is not an Ed25519 (type 0x01) key');
+  const publicKey = key.subarray(1);
+  const keyId = noteKeyId(name, publicKey);
+  if (keyId.toString('hex') !== idHex) throw new TlogVerificationError('the verifier key id does not match its name and key');
+  return { name, keyId, publicKey, text: text.trim() };
+}
+
+const SIGNER_PREFIX = 'PRIVATE+KEY+';
+const PKCS8_SEED_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+const publicKeyOfSeed = (seed: Uint8Array): Buffer =>
+  Buffer.from(
+    createPublicKey(createPrivateKey({ key: Buffer.concat([PKCS8_SEED_PREFIX, seed]), format: 'der', type: 'pkcs8' })).export({ format: 'jwk' }).x as string,
+    'base64url',
+  );
+
+/** A note signer: the key name, the 32-byte Ed25519 seed, and the verifier key that checks its signatures. */
+export interface SignerKey {
+  name: string;
+  seed: Buffer;
+  verifierKey: string;
+}
+
+/** The signer key text, `PRIVATE+KEY+<name>+<key id>+<base64 of 0x01 || seed>` (as Go's sumdb/note writes it). */
+export function signerKeyText(name: string, seed: Uint8Array): string {
+  const id = noteKeyId(name, publicKeyOfSeed(seed)).toString('hex');
+  return `${SIGNER_PREFIX}${name}+${id}+${Buffer.concat([Buffer.of(ED25519_ALGORITHM), seed]).toString('base64')}`;
+}
+
+/** Reads a signer key; null when it is not one (wrong form or algorithm, or a key id that does not match). */
+export function parseSignerKey(text: string): SignerKey | null {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith(SIGNER_PREFIX)) return null;
+  // The base64 key may itself hold `+`: the name ends at the first one.
+  const match = /^([^+]*)\+([^+]*)\+(.*)$/s.exec(trimmed.slice(SIGNER_PREFIX.length));
+  if (!match) return null;
+  const [, name, id, key] = match as unknown as [string, string, string, string];
+  const bytes = strictBase64(key);
+  if (!isNoteKeyName(name) || !bytes || bytes.length !== 33 || bytes[0] !== ED25519_ALGORITHM) return null;
+  const seed = bytes.subarray(1);
+  const publicKey = publicKeyOfSeed(seed);
+  return noteKeyId(name, publicKey).toString('hex') === id ? { name, seed, verifierKey: verifierKeyText(name, publicKey) } : null;
+}
+
+/** A new random signing key for a log or witness named `name`: the signer key (keep it secret) and its verifier key. */
+export function generateSignerKey(name: string): { signerKey: string; verifierKey: string } {
+  if (!isNoteKeyName(name)) throw new TlogVerificationError('a key name is not empty and holds no spaces or +');
+  const seed = randomBytes(32);
+  return { signerKey: signerKeyText(name, seed), verifierKey: verifierKeyText(name, publicKeyOfSeed(seed)) };
+}
+
+const ed25519Key = (raw: Uint8Array): KeyObject =>
+  createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
+
+export interface NoteSignature {
+  name: string;
+  keyId: Buffer;
+  signature: Buffer;
+}
+
+/** Splits a signed note into its text (ending in a newline) and its signature lines; throws when malformed. */
+export function parseSignedNote(note: string): { text: string; signatures: NoteSignature[] } {
+  const split = note.lastIndexOf('\n\n');
+  if (split < 0 || !note.endsWith('\n')) throw new TlogVerificationError('a signed note is text, an empty line and signature lines');
+  const text = note.slice(0, split + 1);
+  // eslint-disable-next-line no-control-regex -- the rule itself: no control characters but newlines
+  if (/[\u0000-\u0009\u000b-\u001f\u007f]/u.test(note)) throw new TlogVerificationError('a signed note holds no control characters but newlines');
+  const lines = note.slice(split + 2, -1).split('\n');
+  if (lines.length > 100) throw new TlogVerificationError('a signed note has at most 100 signatures');
+  const signatures = lines.map((line) => {
+    const match = /^\u2014 (\S+) (\S+)$/u.exec(line);
+    const bytes = match ? strictBase64(match[2]!) : null;
+    if (!match || !bytes || bytes.length < 5 || !isNoteKeyName(match[1]!)) throw new TlogVerificationError(`malformed signature line: ${JSON.stringify(line)}`);
+    return { name: match[1]!, keyId: bytes.subarray(0, 4), signature: bytes.subarray(4) };
+  });
+  return { text, signatures };
+}
+
+/**
+ * Verifies a signed note against trusted keys: at least one signature must be by one of them, and
+ * every signature by a known key (same name and key id) must verify. Answers the note's text and
+ * the keys that signed it.
+ */
+export function verifyNote(note: string, keys: readonly (VerifierKey | string)[]): { text: string; signedBy: VerifierKey[] } {
+  const trusted = keys.map((key) => (typeof key === 'string' ? parseVerifierKey(key) : key));
+  const { text, signatures } = parseSignedNote(note);
+  const signedBy: VerifierKey[] = [];
+  for (const signature of signatures) {
+    const key = trusted.find((candidate) => candidate.name === signature.name && candidate.keyId.equals(signature.keyId));
+    if (!key) continue;
+    if (signature.signature.length !== 64 || !verify(null, Buffer.from(text, 'utf8'), ed25519Key(key.publicKey), signature.signature))
+      throw new TlogVerificationError(`the signature by ${key.name} does not verify`);
+    signedBy.push(key);
+  }
+  if (signedBy.length === 0) throw new TlogVerificationError('the note carries no signature by a trusted key');
+  return { text, signedBy };
+}
+
+export interface Checkpoint {
+  origin: string;
+  size: number;
+  root: Buffer;
+  /** Lines after the root hash (extension lines), without their newlines. */
+  extensions: string[];
+}
+
+/** Reads a checkpoint body: `<origin>\n<size>\n<base64 root>\n` and optional extension lines. */
+export function parseCheckpoint(text: string): Checkpoint {
+  const lines = text.split('\n');
+  if (lines.length < 4 || lines[lines.length - 1] !== '') throw new TlogVerificationError('a checkpoint is origin, size and root hash, one per line');
+  const [origin, sizeText, rootText] = lines as [string, string, string];
+  const root = strictBase64(rootText);
+  if (origin === '' || !/^(0|[1-9][0-9]{0,15})$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText)) || !root || root.length !== HASH_SIZE)
+    throw new TlogVerificationError('malformed checkpoint');
+  const extensions = lines.slice(3, -1);
+  if (extensions.some((line) => line === '')) throw new TlogVerificationError('a checkpoint has no empty lines');
+  return { origin, size: Number(sizeText), root, extensions };
+}
+
+/** Verifies a signed checkpoint against trusted keys; with `origin`, the checkpoint must be that log's. */
+export function verifyCheckpoint(note: string, keys: readonly (VerifierKey | string)[], origin?: string): Checkpoint & { note: string } {
+  const { text } = verifyNote(note, keys);
+  const checkpoint = parseCheckpoint(text);
+  if (origin !== undefined && checkpoint.origin !== origin) throw new TlogVerificationError(`the checkpoint is of log ${checkpoint.origin}, not ${origin}`);
+  return { ...checkpoint, note };
+}
+
+export interface TlogProof {
+  extra: Buffer | null;
+  index: number;
+  proof: Buffer[];
+  /** The signed checkpoint, verbatim. */
+  checkpoint: string;
+}
+
+/** Reads the c2sp.org/tlog-proof@v1 text format; throws when malformed. */
+export function parseTlogProof(text: string): TlogProof {
+  const blank = text.indexOf('\n\n');
+  if (blank < 0) throw new TlogVerificationError('a tlog proof has an empty line before its checkpoint');
+  const lines = text.slice(0, blank).split('\n');
+  if (lines.shift() !== PROOF_HEADER) throw new TlogVerificationError(`a tlog proof starts with ${PROOF_HEADER}`);
+  let extra: Buffer | null = null;
+  if (lines[0]?.startsWith('extra ')) {
+    extra = strictBase64(lines.shift()!.slice('extra '.length));
+    if (!extra) throw new TlogVerificationError('the extra line is not base64');
+  }
+  const indexMatch = /^index (0|[1-9][0-9]{0,15})$/.exec(lines.shift() ?? '');
+  if (!indexMatch || !Number.isSafeInteger(Number(indexMatch[1]))) throw new TlogVerificationError('a tlog proof names its index');
+  const proof = lines.map((line) => {
+    const hash = strictBase64(line);
+    if (!hash || hash.length !== HASH_SIZE) throw new TlogVerificationError('an inclusion proof line is not a base64 SHA-256 hash');
+    return hash;
+  });
+  return { extra, index: Number(indexMatch[1]), proof, checkpoint: text.slice(blank + 2) };
+}
+
+/** Writes a proof in the c2sp.org/tlog-proof@v1 text format. */
+export function formatTlogProof(proof: TlogProof): string {
+  const lines = [PROOF_HEADER];
+  if (proof.extra) lines.push(`extra ${proof.extra.toString('base64')}`);
+  lines.push(`index ${proof.index}`, ...proof.proof.map((hash) => hash.toString('base64')));
+  return `${lines.join('\n')}\n\n${proof.checkpoint}`;
+}
+
+export interface VerifiedEntryProof {
+  index: number;
+  /** The logged entry: for the receipt log, the receipt's RFC 8785 bytes, signature included. */
+  entry: Buffer;
+  checkpoint: Checkpoint & { note: string };
+}
+
+export interface VerifyProofOptions {
+  /** Trusted verifier keys of the log (`/.tlog/keys`). */
+  keys: readonly (VerifierKey | string)[];
+  /** The log's origin; when given, a checkpoint of another log is refused. */
+  origin?: string;
+  /** The entry the proof must be about; without it, the entry carried in the proof's `extra` line. */
+  entry?: Uint8Array;
+}
+
+/**
+ * Verifies a tlog proof offline: the checkpoint is signed by a trusted key, and the entry (given,
+ * or carried in the `extra` line) is at the proof's index in the checkpointed tree.
+ */
+export function verifyEntryProof(proofText: string, options: VerifyProofOptions): VerifiedEntryProof {
+  const proof = parseTlogProof(proofText);
+  const checkpoint = verifyCheckpoint(proof.checkpoint, options.keys, options.origin);
+  const entry = options.entry ? Buffer.from(options.entry) : proof.extra;
+  if (!entry) throw new TlogVerificationError('the proof carries no entry and none was given');
+  if (options.entry && proof.extra && !proof.extra.equals(entry)) throw new TlogVerificationError('the proof is about another entry');
+  if (!checkInclusion(proof.proof, checkpoint.size, checkpoint.root, proof.index, hashLeaf(entry)))
+    throw new TlogVerificationError(`the entry is not at index ${proof.index} of the tree of size ${checkpoint.size}`);
+  return { index: proof.index, entry, checkpoint };
+}
+
+/** The bytes the receipt log holds for a receipt: its RFC 8785 form, signature included. */
+export function receiptLogEntry(receipt: object): Buffer {
+  const text = canonicalize(receipt);
+  if (text === undefined) throw new TlogVerificationError('a receipt is a JSON object');
+  return Buffer.from(text, 'utf8');
+}
+
+/**
+ * Verifies a receipt's proof from the receipt log: as `verifyEntryProof`, and the entry is a JSON
+ * receipt (returned parsed). Pass `receipt` (the receipt object, or its log entry bytes) to check
+ * the proof is about it.
+ */
+export function verifyReceiptProof(
+  proofText: string,
+  options: Omit<VerifyProofOptions, 'entry'> & { receipt?: object | Uint8Array },
+): VerifiedEntryProof & { receipt: Record<string, unknown> } {
+  const entry = options.receipt === undefined ? undefined : options.receipt instanceof Uint8Array ? options.receipt : receiptLogEntry(options.receipt);
+  const verified = verifyEntryProof(proofText, { keys: options.keys, ...(options.origin ? { origin: options.origin } : {}), ...(entry ? { entry } : {}) });
+  let receipt: unknown;
+  try {
+    receipt = JSON.parse(verified.entry.toString('utf8'));
+  } catch {
+    throw new TlogVerificationError('the logged entry is not a JSON receipt');
+  }
+  if (!receipt || typeof receipt !== 'object' || Array.isArray(receipt)) throw new TlogVerificationError('the logged entry is not a JSON receipt');
+  return { ...verified, receipt: receipt as Record<string, unknown> };
+}
+
+/**
+ * Verifies that a newer signed checkpoint extends an older one: both signed by a trusted key, of
+ * the same log, and the consistency proof (base64 hashes or bytes) holds between them.
+ */
+export function verifyConsistency(options: { from: string; to: string; proof: readonly (string | Uint8Array)[]; keys: readonly (VerifierKey | string)[] }): {
+  from: Checkpoint & { note: string };
+  to: Checkpoint & { note: string };
+} {
+  const from = verifyCheckpoint(options.from, options.keys);
+  const to = verifyCheckpoint(options.to, options.keys, from.origin);
+  const proof = options.proof.map((hash) => {
+    const bytes = typeof hash === 'string' ? strictBase64(hash) : Buffer.from(hash);
+    if (!bytes || bytes.length !== HASH_SIZE) throw new TlogVerificationError('a consistency proof hash is not a base64 SHA-256 hash');
+    return bytes;
+  });
+  if (from.size > to.size) throw new TlogVerificationError(`the older checkpoint (size ${from.size}) is larger than the newer (size ${to.size})`);
+  if (from.size === to.size ? !from.root.equals(to.root) || proof.length > 0 : !checkConsistency(proof, to.size, to.root, from.size, from.root))
+    throw new TlogVerificationError(`the tree of size ${to.size} does not extend the tree of size ${from.size}`);
+  return { from, to };
+}

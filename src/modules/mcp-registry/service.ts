@@ -1,0 +1,143 @@
+/**
+ * The MCP Registry read API (`/v0.1`, the 2025-12-01 generic registry API): the public agents that
+ * speak MCP at a remote endpoint, as server.json records, each version an agent was listed at.
+ */
+import type { Db } from '../../db/database.ts';
+import { AppError } from '../../lib/errors.ts';
+import { createMcpRegistryStore, type ListedVersion } from './store.ts';
+
+export const SERVER_SCHEMA_URL = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
+export const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
+const TEXT_LIMIT = 100;
+
+/** At most `limit` code points, ending in an ellipsis when cut. */
+function cut(text: string, limit: number): string {
+  const points = [...text];
+  return points.length <= limit ? text : `${points.slice(0, limit - 1).join('')}…`;
+}
+
+/** `mcp.example.com` -> `com.example.mcp`: a host name as a reverse-DNS namespace. */
+const reversedHost = (url: string): string =>
+  new URL(url).hostname
+    .replace(/[^a-zA-Z0-9.-]/g, '-')
+    .split('.')
+    .filter(Boolean)
+    .reverse()
+    .join('.');
+
+/** The namespace of every server this registry names itself: PUBLIC_URL's host, reversed. */
+export const namespaceOf = (publicUrl: string): string => reversedHost(publicUrl) || 'localhost';
+
+/**
+ * A server.json's own name stands when its namespace is the endpoint's domain reversed, or a parent
+ * domain of it (`com.example/...` for `mcp.example.com`): the publisher controls that domain.
+ */
+export function ownNameStands(serverName: string, endpoint: string): boolean {
+  const namespace = serverName.slice(0, serverName.indexOf('/')).toLowerCase();
+  let host: string;
+  try {
+    host = reversedHost(endpoint).toLowerCase();
+  } catch {
+    return false;
+  }
+  return namespace !== '' && (host === namespace || host.startsWith(`${namespace}.`));
+}
+
+export interface ListQuery {
+  cursor?: string;
+  limit: number;
+  search?: string;
+  updated_since?: string;
+  version?: string;
+  include_deleted?: boolean;
+}
+
+const encodeCursor = (row: ListedVersion): string => Buffer.from(JSON.stringify([row.agentId, row.version])).toString('base64url');
+
+function decodeCursor(cursor: string): { agentId: string; version: string } {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string')
+      return { agentId: value[0], version: value[1] };
+  } catch {
+    // Falls through to the one error below.
+  }
+  throw new AppError('BAD_REQUEST', 'cursor is not one this registry gave out', [{ path: '/querystring/cursor', message: 'is not a cursor' }]);
+}
+
+/** The name an MCP server is listed under here: its own server.json name while that stands, else `<namespace>/<slug>`. */
+export const mcpServerNameOf = (namespace: string, server: { serverName: string | null; endpoint: string; slug: string }): string =>
+  server.serverName !== null && ownNameStands(server.serverName, server.endpoint) ? server.serverName : `${namespace}/${server.slug}`;
+
+export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl: string }) {
+  const store = createMcpRegistryStore(db);
+  const namespace = namespaceOf(publicUrl);
+  const serverName = (row: ListedVersion) => mcpServerNameOf(namespace, row);
+
+  function serverResponse(row: ListedVersion) {
+    return {
+      server: {
+        $schema: SERVER_SCHEMA_URL,
+        name: serverName(row),
+        title: cut(row.name, TEXT_LIMIT),
+        description: cut(row.description, TEXT_LIMIT),
+        version: row.version,
+        websiteUrl: `${publicUrl}/agents/${row.slug}`,
+        remotes: [{ type: 'streamable-http' as const, url: row.endpoint }],
+      },
+      _meta: {
+        [OFFICIAL_META]: {
+          status: row.deleted ? ('deleted' as const) : ('active' as const),
+          publishedAt: row.publishedAt,
+          updatedAt: row.updatedAt,
+          isLatest: row.isLatest,
+        },
+      },
+    };
+  }
+
+  /** The versions listed under `name`, whichever way the name was given (a name that no longer stands finds nothing). */
+  async function versionsNamed(name: string): Promise<ListedVersion[]> {
+    const prefix = `${namespace}/`;
+    const rows = name.startsWith(prefix) ? await store.versionsOf({ slug: name.slice(prefix.length) }) : await store.versionsOf({ serverName: name });
+    return rows.filter((row) => serverName(row) === name);
+  }
+
+  return {
+    async list(query: ListQuery) {
+      // A sync by time must see what was removed since, so it always includes deletions.
+      const updatedSince = query.updated_since ? new Date(query.updated_since).toISOString() : null;
+      const rows = await store.list({
+        after: query.cursor ? decodeCursor(query.cursor) : null,
+        limit: query.limit + 1,
+        includeDeleted: query.include_deleted === true || updatedSince !== null,
+        updatedSince,
+        version: query.version ?? null,
+        search: query.search ?? null,
+        namePrefix: `${namespace}/`,
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        servers: page.map(serverResponse),
+        metadata: { count: page.length, ...(rows.length > query.limit && last ? { nextCursor: encodeCursor(last) } : {}) },
+      };
+    },
+
+    async versions(name: string, includeDeleted: boolean) {
+      const rows = (await versionsNamed(name)).filter((row) => includeDeleted || !row.deleted);
+      if (rows.length === 0) throw new AppError('NOT_FOUND', 'Server not found');
+      return { servers: rows.map(serverResponse), metadata: { count: rows.length } };
+    },
+
+    async version(name: string, version: string, includeDeleted: boolean) {
+      const rows = await versionsNamed(name);
+      if (rows.length === 0) throw new AppError('NOT_FOUND', 'Server not found');
+      const row = rows.find((r) => (version === 'latest' ? r.isLatest : r.version === version));
+      if (!row || (row.deleted && !includeDeleted)) throw new AppError('NOT_FOUND', 'Server version not found');
+      return serverResponse(row);
+    },
+  };
+}
+
+export type McpRegistryService = ReturnType<typeof createMcpRegistryService>;

@@ -1,0 +1,101 @@
+/**
+ * The change feed for mirrors (GET /v1/agents/changes): every change of a public agent in a final
+ * order, read from the trigger-written `agent_feed` (migration 0030). A page answers each agent it
+ * names once, as it is now: in full while it is public, as a tombstone once it is deleted or no longer
+ * public. Applying pages in order leaves a mirror equal to the registry's public agents.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { DialectName } from '../../db/dialect.ts';
+import { ownTables } from '../../db/tables.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { AgentRecord } from './store.ts';
+import type { RegistryTables } from './tables.ts';
+
+/** Where a reader is: after the row (txid, seq). */
+export interface FeedPosition {
+  txid: number;
+  seq: number;
+}
+
+interface FeedRow {
+  seq: number;
+  txid: number;
+  agentId: string;
+  public: boolean;
+  at: string;
+}
+
+const START: FeedPosition = { txid: 0, seq: 0 };
+
+export const encodeFeedCursor = (position: FeedPosition): string => Buffer.from(`${position.txid}.${position.seq}`).toString('base64url');
+
+/** The cursor's text back to a position; anything this service did not write is a 400. */
+export function decodeFeedCursor(cursor: string | undefined): FeedPosition {
+  if (cursor === undefined || cursor === '') return START;
+  const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const match = /^(0|[1-9]\d{0,15})\.(0|[1-9]\d{0,15})$/.exec(text);
+  if (!match) throw new AppError('BAD_REQUEST', '`since` is not a cursor this feed gave out', [{ path: '/querystring/since', message: 'is not a cursor' }]);
+  return { txid: Number(match[1]), seq: Number(match[2]) };
+}
+
+export function createFeedStore(database: Db, dialect: DialectName) {
+  const db = ownTables<RegistryTables>(database);
+  return {
+    /**
+     * Rows after `after`, oldest first. On PostgreSQL only rows of transactions older than every one
+     * still running: a row written later always sorts after them, so nothing is ever skipped.
+     */
+    async after(after: FeedPosition, limit: number): Promise<FeedRow[]> {
+      let query = db.selectFrom('agent_feed').select(['seq', 'txid', 'agent_id', 'public', 'at']);
+      if (dialect === 'postgres') {
+        query = query
+          .where(sql<boolean>`(txid, seq) > (${after.txid}, ${after.seq})`)
+          .where(sql<boolean>`txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`)
+          .orderBy('txid')
+          .orderBy('seq');
+      } else {
+        query = query.where('seq', '>', after.seq).orderBy('seq');
+      }
+      const rows = await query.limit(limit).execute();
+      // PostgreSQL hands BIGINT values over as text.
+      return rows.map((row) => ({ seq: Number(row.seq), txid: Number(row.txid), agentId: row.agent_id, public: row.public === 1, at: row.at }));
+    },
+  };
+}
+
+export type FeedStore = ReturnType<typeof createFeedStore>;
+
+export type FeedChange<View> = { id: string; deleted: false; at: string; agent: View } | { id: string; deleted: true; at: string };
+
+export interface FeedDeps<View> {
+  feed: FeedStore;
+  findMany(ids: string[]): Promise<AgentRecord[]>;
+  view(agent: AgentRecord): View;
+}
+
+export function createAgentFeed<View>({ feed, findMany, view }: FeedDeps<View>) {
+  return {
+    async changes(since: string | undefined, limit: number): Promise<{ data: FeedChange<View>[]; next: string; hasMore: boolean }> {
+      const from = decodeFeedCursor(since);
+      const rows = await feed.after(from, limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      const next = encodeFeedCursor(last ? { txid: last.txid, seq: last.seq } : from);
+      // Each agent once, where it last changed in the page, as it is now.
+      const lastRowOf = new Map(page.map((row) => [row.agentId, row]));
+      const agents = new Map((await findMany([...lastRowOf.keys()])).map((agent) => [agent.id, agent]));
+      const data: FeedChange<View>[] = [];
+      for (const row of page) {
+        if (lastRowOf.get(row.agentId) !== row) continue;
+        const agent = agents.get(row.agentId);
+        data.push(
+          agent?.visibility === 'public'
+            ? { id: row.agentId, deleted: false, at: agent.updatedAt, agent: view(agent) }
+            : { id: row.agentId, deleted: true, at: row.at },
+        );
+      }
+      return { data, next, hasMore: rows.length > limit };
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * What the social network adds to an account's event stream (GET /v1/events): its new notifications,
+ * each with the new unread count, and the new posts of the accounts it follows. Notifications wake the
+ * stream through the `events` signal their trigger raises (migration 0032); posts through the authors
+ * signal the timelines send after a post is written. Neither is replayed after a reconnect: the client
+ * loads notifications and the feed again then, as it does on a `reset`.
+ */
+import { isoNow } from '../../lib/clock.ts';
+import type { SocialContext } from './context.ts';
+import { notificationView } from './notifications-service.ts';
+import { AUTHORS_CHANNEL, FOLLOWER_CHANNEL } from './timelines.ts';
+
+/**
+ * A notification or post is written with its time before it commits, so one can become visible after a
+ * later one was sent. Each read looks back this far and skips what it sent already; a transaction open
+ * longer than this could be missed by a stream (not by a reload).
+ */
+const LATE_COMMIT_WINDOW_MS = 10_000;
+/** Read at most this many of each per look; more arrive at the next. */
+const READ_BATCH = 50;
+
+export interface LiveItem {
+  event: 'notification' | 'post';
+  data: unknown;
+}
+
+export function createSocialLive(ctx: SocialContext) {
+  const { notifications, shuns, people, feed } = ctx.stores;
+  return {
+    channels: [AUTHORS_CHANNEL, FOLLOWER_CHANNEL] as const,
+
+    /** Starts watching for an account: what is made from now on. */
+    async follow(accountId: string) {
+      let profileId = (await people.identityOfAccount(accountId))?.id ?? null;
+      const openedAt = isoNow(ctx.clock);
+      /** What was sent within the window, by kind and id, with its time. */
+      const sent = new Map<string, string>();
+      let followees = new Set<string>();
+      let hidden = new Set<string>();
+      // Loaded again when this person follows, unfollows, mutes or blocks (and by the backstop).
+      let stale = false;
+      let postsDue = false;
+      async function load(me: string) {
+        const [followed, shunned] = await Promise.all([people.followeesOf(me), shuns.hiddenFrom(me)]);
+        hidden = new Set(shunned);
+        followees = new Set(followed.filter((id) => !hidden.has(id)));
+      }
+      // Before the stream starts, so a post signal right after it opens finds whom it follows.
+      if (profileId !== null) await load(profileId);
+
+      return {
+        /** Whether a signal may bring this account something: the stream reads only then. */
+        concerns(channel: string, payload: string): boolean {
+          if (channel === FOLLOWER_CHANNEL) {
+            if (payload !== profileId) return false;
+            stale = true;
+            return true;
+          }
+          if (channel === AUTHORS_CHANNEL && payload.split(',').some((id) => followees.has(id))) {
+            postsDue = true;
+            return true;
+          }
+          return false;
+        },
+
+        /** A lost signal, or the periodic backstop: look at everything again. */
+        lookAgain(): void {
+          stale = true;
+          postsDue = true;
+        },
+
+        async next(): Promise<LiveItem[]> {
+          if (profileId === null) {
+            profileId = (await people.identityOfAccount(accountId))?.id ?? null;
+            if (profileId === null) return [];
+            stale = true;
+          }
+          const me = profileId;
+          if (stale) {
+            stale = false;
+            await load(me);
+          }
+          const windowStart = new Date(ctx.clock.now().getTime() - LATE_COMMIT_WINDOW_MS).toISOString();
+          const since = openedAt > windowStart ? openedAt : windowStart;
+          const items: LiveItem[] = [];
+
+          const rows = (await notifications.list(me, READ_BATCH, 0, [...hidden], since)).filter((row) => !sent.has(`n:${row.id}`)).reverse();
+          if (rows.length > 0) {
+            const unread = await notifications.unreadCount(me, [...hidden]);
+            for (const row of rows) {
+              sent.set(`n:${row.id}`, row.created_at);
+              items.push({ event: 'notification', data: { notification: notificationView(row), unread } });
+            }
+          }
+
+          if (postsDue) {
+            postsDue = false;
+            const ids = (await feed.idsSince([...followees], since, READ_BATCH)).filter((id) => !sent.has(`p:${id}`));
+            for (const post of await ctx.postsFor(ids, { profileId: me })) {
+              sent.set(`p:${post.id}`, post.createdAt);
+              // A followed account's repost of someone muted stays hidden too.
+              if (post.originalPost && hidden.has(post.originalPost.author.id)) continue;
+              items.push({ event: 'post', data: { post } });
+            }
+          }
+
+          for (const [key, at] of sent) if (at < since) sent.delete(key);
+          return items;
+        },
+      };
+    },
+  };
+}
+
+export type SocialLive = ReturnType<typeof createSocialLive>;

@@ -1,0 +1,4 @@
+export { createTransparencyLog, originFor, MAX_ENTRY_BYTES, type TransparencyLog } from './service.ts';
+export type { NoteSigner } from './keys.ts';
+export { registerTlogRoutes } from './routes.ts';
+export type * from './tables.ts';
