@@ -3,14 +3,17 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
-import { ApiError } from './api/client';
+import { ApiError, csrfToken } from './api/client';
 import { Layout } from './components/Layout';
 import { RouteError } from './components/States';
 import { discoverQueryOptions, searchOf } from './discover-query';
+import { feedQueryOptions } from './lib/social';
+import { accountQueryOptions } from './session';
 import './styles.css';
 
 const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({ Component: (await load()).default });
 
+// The service answers 404 for paths that are none of these (src/http/app-pages.ts lists the same routes).
 const router = createBrowserRouter([
   {
     element: <Layout />,
@@ -34,6 +37,15 @@ const router = createBrowserRouter([
       { path: 'me/agents', lazy: page(() => import('./pages/MyAgents')) },
       { path: 'me/agents/new', lazy: page(() => import('./pages/NewAgent')) },
       { path: 'me/agents/:id/:tab?', lazy: page(() => import('./pages/MyAgent')) },
+      { path: 'me', lazy: page(() => import('./pages/Me')) },
+      { path: 'posts/:id', lazy: page(() => import('./pages/Post')) },
+      { path: 'notifications', lazy: page(() => import('./pages/Notifications')) },
+      { path: 'search', lazy: page(() => import('./pages/Search')) },
+      { path: 'topics', lazy: async () => ({ Component: (await import('./pages/Topics')).TopicList }) },
+      { path: 'topics/:slug', lazy: page(() => import('./pages/Topics')) },
+      { path: 'receipts', lazy: page(() => import('./pages/Receipts')) },
+      // `/@name`: a route segment cannot start with a fixed `@`, so the page takes any one segment and checks it.
+      { path: ':handle', lazy: page(() => import('./pages/Profile')) },
       { path: '*', lazy: page(() => import('./pages/NotFound')) },
     ],
   },
@@ -53,6 +65,16 @@ const queryClient = new QueryClient({
 // loading, instead of after it has rendered. The page finds the answer (or the request in flight) in the cache.
 if (window.location.pathname === '/agents') {
   void queryClient.prefetchQuery(discoverQueryOptions(searchOf(new URLSearchParams(window.location.search)).query));
+}
+
+// The same for the signed-in home's feed: with a session cookie, ask for the account and the "for you"
+// feed together now, rather than the feed after the home's code and then the account's answer. A
+// stale cookie costs nothing: the account answers null, the feed is read as a visitor's, and the
+// signed-out home does not use it. Without the cookie nothing is asked.
+if (window.location.pathname === '/' && csrfToken() !== undefined) {
+  void queryClient.prefetchQuery(accountQueryOptions);
+  const params = new URLSearchParams(window.location.search);
+  if (params.get('feed') !== 'following') void queryClient.prefetchInfiniteQuery(feedQueryOptions('foryou', params.get('topic') || undefined));
 }
 
 createRoot(document.getElementById('root')!).render(

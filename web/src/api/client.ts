@@ -44,8 +44,19 @@ const csrf: Middleware = {
   },
 };
 
+/** Fired on `window` when the API answers 401 outside /v1/auth/: the session is gone (SessionExpiry handles it). */
+export const SESSION_EXPIRED = 'agentry:session-expired';
+
+// /v1/auth/* answers 401 for a wrong password or to say "signed out"; anywhere else it means the session ended.
+const sessionWatch: Middleware = {
+  onResponse({ request, response }) {
+    if (response.status === 401 && !new URL(request.url).pathname.startsWith('/v1/auth/')) window.dispatchEvent(new Event(SESSION_EXPIRED));
+    return response;
+  },
+};
+
 export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
-api.use(csrf);
+api.use(csrf, sessionWatch);
 
 /** Turns openapi-fetch's `{ data, error, response }` into the data, or a thrown ApiError. */
 export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {

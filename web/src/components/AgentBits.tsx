@@ -45,3 +45,6 @@ export const Trust = ({ trust, receipts }: { trust: number; receipts: number }) 
     Trust {formatTrust(trust, receipts)}
   </span>
 );
+
+/** A provisional agent: nobody has claimed it, so nobody answers for it but its key. */
+export const Unclaimed = () => <p className="badge badge-warn unclaimed">Unclaimed: registered by its key alone</p>;

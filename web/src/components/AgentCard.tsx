@@ -1,16 +1,22 @@
 import { Link } from 'react-router';
 import type { DiscoveredAgent } from '../api/types';
-import { AvailabilityDot, Chips, Price, Trust } from './AgentBits';
+import { AvailabilityDot, Chips, Price, Trust, Unclaimed } from './AgentBits';
 
-export function AgentCard({ agent }: { agent: DiscoveredAgent }) {
+/** The agent page's address; after a search, with the search words, which travel on to the task form (docs/web.md). */
+export const agentPageOf = (slug: string, searchWords?: string) =>
+  `/agents/${encodeURIComponent(slug)}${searchWords?.trim() ? `?${new URLSearchParams({ q: searchWords.trim() }).toString()}` : ''}`;
+
+/** `searchWords`: the search that listed the agent, carried along to its page and task form. */
+export function AgentCard({ agent, searchWords }: { agent: DiscoveredAgent; searchWords?: string }) {
   return (
     <li className="card agent-card">
       <div className="agent-card-head">
-        <Link className="agent-card-name" to={`/agents/${encodeURIComponent(agent.slug)}`}>
+        <Link className="agent-card-name" to={agentPageOf(agent.slug, searchWords)}>
           {agent.name}
         </Link>
         <Price agent={agent} />
       </div>
+      {agent.status === 'provisional' && <Unclaimed />}
       <p className="agent-card-desc" title={agent.description}>
         {agent.description}
       </p>

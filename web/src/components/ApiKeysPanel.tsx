@@ -5,7 +5,7 @@ import type { ApiKey, NewApiKey } from '../api/types';
 import { exactTime, relativeTime } from '../lib/format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { SecretBox } from './SecretBox';
-import { EmptyState, ErrorState, SkeletonRows } from './States';
+import { EmptyState, ErrorState, Loading } from './States';
 
 function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () => void }) {
   const client = useQueryClient();
@@ -89,7 +89,7 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
       </p>
       <h2>{agentId ? 'Its keys' : 'Your keys'}</h2>
       {keys.isPending ? (
-        <SkeletonRows count={2} label="Loading keys" />
+        <Loading query={keys} count={2} label="Loading keys" />
       ) : keys.isError ? (
         <ErrorState error={keys.error} onRetry={() => void keys.refetch()} />
       ) : shown.length === 0 ? (
@@ -101,7 +101,7 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
           </p>
         </EmptyState>
       ) : (
-        <table className="data">
+        <table className="data keys-table">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -118,12 +118,12 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
               <tr key={key.id}>
                 <td>{key.name}</td>
                 <td className="mono">{key.prefix}…</td>
-                <td>
+                <td data-label="Created">
                   <time dateTime={key.createdAt} title={exactTime(key.createdAt)}>
                     {relativeTime(key.createdAt)}
                   </time>
                 </td>
-                <td>
+                <td data-label="Last used">
                   {key.lastUsedAt ? (
                     <time dateTime={key.lastUsedAt} title={exactTime(key.lastUsedAt)}>
                       {relativeTime(key.lastUsedAt)}

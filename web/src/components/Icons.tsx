@@ -22,31 +22,21 @@ export const SearchIcon = () => (
     <path d="M20 20l-3.5-3.5" />
   </svg>
 );
-export const GridIcon = () => (
-  <svg {...base}>
-    <rect x="3" y="3" width="7" height="7" rx="1" />
-    <rect x="14" y="3" width="7" height="7" rx="1" />
-    <rect x="3" y="14" width="7" height="7" rx="1" />
-    <rect x="14" y="14" width="7" height="7" rx="1" />
-  </svg>
-);
 export const UserIcon = () => (
   <svg {...base}>
     <circle cx="12" cy="8" r="4" />
     <path d="M4 21c1.5-4 4.5-6 8-6s6.5 2 8 6" />
   </svg>
 );
-export const AgentIcon = () => (
-  <svg {...base}>
-    <rect x="4" y="8" width="16" height="12" rx="2" />
-    <path d="M12 4v4" />
-    <circle cx="9" cy="14" r="1" />
-    <circle cx="15" cy="14" r="1" />
-  </svg>
-);
 export const TasksIcon = () => (
   <svg {...base}>
     <path d="M9 6h11M9 12h11M9 18h11" />
     <path d="M4 6l1 1 2-2M4 12l1 1 2-2M4 18l1 1 2-2" />
+  </svg>
+);
+export const BellIcon = () => (
+  <svg {...base}>
+    <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
+    <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
   </svg>
 );

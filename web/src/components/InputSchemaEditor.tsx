@@ -1,6 +1,6 @@
 import { useState, type KeyboardEvent } from 'react';
 import { checkInputSchema } from '../lib/agent-rules';
-import { initialValues, type FieldType, type FormValues, type InputSchema } from '../lib/input-schema';
+import { fieldLabel, initialValues, optionLabel, type FieldType, type FormValues, type InputSchema } from '../lib/input-schema';
 import { SchemaForm } from './SchemaForm';
 
 /** Text typed for an enum value or a default, as a value of the field's type (undefined when it is not one). */
@@ -37,6 +37,7 @@ export function InputSchemaEditor({ value, onChange, message }: { value: string;
   const [type, setType] = useState<FieldType>('string');
   const [required, setRequired] = useState(false);
   const [description, setDescription] = useState('');
+  const [labelText, setLabelText] = useState('');
   const [enumText, setEnumText] = useState('');
   const [defaultText, setDefaultText] = useState('');
   const [addProblem, setAddProblem] = useState<string | null>(null);
@@ -48,6 +49,7 @@ export function InputSchemaEditor({ value, onChange, message }: { value: string;
     }
     const definition: Record<string, unknown> = { type };
     if (required) definition.required = true;
+    if (labelText.trim()) definition.label = labelText.trim();
     if (description.trim()) definition.description = description.trim();
     if (enumText.trim()) {
       const values = enumText.split(',').map((v) => typedValue(type === 'string' ? v.trim() : v, type));
@@ -77,6 +79,7 @@ export function InputSchemaEditor({ value, onChange, message }: { value: string;
     setName('');
     setRequired(false);
     setDescription('');
+    setLabelText('');
     setEnumText('');
     setDefaultText('');
   };
@@ -108,18 +111,20 @@ export function InputSchemaEditor({ value, onChange, message }: { value: string;
           {message ??
             (checked.schema
               ? `Valid: ${fields.length} ${fields.length === 1 ? 'field' : 'fields'}`
-              : 'Optional. The fields a task for this agent takes: each { type: string, number or boolean, required, description, enum, default }.')}
+              : "Optional. The fields a task for this agent takes: each { type: string, number or boolean, required, description, enum, default }, and, for people filling it in, label (the field's name on screen) and enumLabels (a label per choice).")}
         </p>
       </div>
       {fields.length > 0 && (
         <ul className="list schema-fields" aria-label="Fields of the input schema">
           {fields.map(([fieldName, definition]) => (
             <li key={fieldName} className="schema-field">
-              <span className="mono">{fieldName}</span>
+              <span>
+                {fieldLabel(fieldName, definition)} <span className="mono muted">{fieldName}</span>
+              </span>
               <span className="muted">
                 {definition.type}
                 {definition.required ? ', required' : ''}
-                {definition.enum ? `, one of ${definition.enum.join(', ')}` : ''}
+                {definition.enum ? `, one of ${definition.enum.map((option) => optionLabel(definition, option)).join(', ')}` : ''}
                 {definition.default !== undefined ? `, default ${String(definition.default)}` : ''}
               </span>
               <button
@@ -151,6 +156,15 @@ export function InputSchemaEditor({ value, onChange, message }: { value: string;
               <option value="number">number</option>
               <option value="boolean">boolean</option>
             </select>
+          </div>
+          <div className="field">
+            <label htmlFor="schema-label">Label (optional)</label>
+            <input
+              id="schema-label"
+              value={labelText}
+              onChange={(e) => setLabelText(e.target.value)}
+              placeholder={name.trim() ? fieldLabel(name.trim(), { type }) : ''}
+            />
           </div>
           <div className="field">
             <label htmlFor="schema-description">Description</label>

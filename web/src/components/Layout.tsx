@@ -1,7 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, ScrollRestoration, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
 import { useAccount, useProfile } from '../session';
-import { AgentIcon, GridIcon, HomeIcon, SearchIcon, TasksIcon, UserIcon } from './Icons';
+import { useAccountEvents } from '../lib/events';
+import { useUnreadCount } from '../lib/social';
+import { BellIcon, HomeIcon, SearchIcon, TasksIcon, UserIcon } from './Icons';
+import { SessionExpiry } from './SessionExpiry';
 import { LogOutButton } from './LogOutButton';
 
 function isTyping(target: EventTarget | null): boolean {
@@ -27,10 +31,13 @@ function SearchBox() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
+  // The shortcut is worth announcing only where there is a keyboard: a fine pointer that can hover.
+  const [hasKeyboard] = useState(() => window.matchMedia('(hover: hover) and (pointer: fine)').matches);
   return (
     <form
       role="search"
-      className="topbar-search"
+      // The phone home page has its own search box: one is enough there.
+      className={location.pathname === '/' ? 'topbar-search topbar-search-home' : 'topbar-search'}
       onSubmit={(event) => {
         event.preventDefault();
         navigate(q.trim() ? `/agents?q=${encodeURIComponent(q.trim())}` : '/agents');
@@ -43,7 +50,7 @@ function SearchBox() {
         name="q"
         value={q}
         onChange={(e) => setQ(e.target.value)}
-        placeholder="Search agents  (press /)"
+        placeholder={hasKeyboard ? 'Search agents  (press /)' : 'Search agents'}
         aria-label="Search agents"
       />
     </form>
@@ -105,7 +112,11 @@ function AccountMenu() {
       {open && (
         <div className="menu-panel" id="account-menu" ref={panel}>
           <p className="menu-name">{name}</p>
-          {!profile.data && profile.isSuccess && <Link to="/signup/profile">Create your profile</Link>}
+          {profile.data ? (
+            <Link to={`/@${profile.data.username}`}>Your profile</Link>
+          ) : (
+            profile.isSuccess && <Link to="/signup/profile">Create your profile</Link>
+          )}
           <Link to="/me/agents">My agents</Link>
           <Link to="/settings">Settings</Link>
           <Link to="/settings/keys">API keys</Link>
@@ -116,8 +127,53 @@ function AccountMenu() {
   );
 }
 
-export function Layout() {
+/**
+ * Notifications with the unread count, read again on every navigation (the count is in the link's
+ * name for screen readers). Signed out, the tab bar's link goes to log in first and the top bar has none.
+ */
+function NotificationsLink({ className, withLabel }: { className?: string; withLabel: boolean }) {
   const account = useAccount();
+  const profile = useProfile(Boolean(account.data));
+  const location = useLocation();
+  const unread = useUnreadCount(Boolean(profile.data), location.pathname);
+  const count = unread.data ?? 0;
+  const client = useQueryClient();
+  // The stream keeps the bell and the notifications page current: a `notification` event carries the
+  // new unread count; a reconnect reads everything again. (Both bells do this; it is the same either way.)
+  useAccountEvents(Boolean(profile.data), (event) => {
+    if (event.type === 'notification') {
+      client.setQueriesData<number>({ queryKey: ['notifications', 'unread'] }, event.unread);
+      void client.invalidateQueries({ queryKey: ['notifications', 'list'] });
+    } else if (event.type === 'reload') {
+      void client.invalidateQueries({ queryKey: ['notifications'] });
+    }
+  });
+  if (!account.data) {
+    return withLabel ? (
+      <NavLink to="/login?next=%2Fnotifications">
+        <BellIcon />
+        Notifications
+      </NavLink>
+    ) : null;
+  }
+  const name = count > 0 ? `Notifications, ${count} unread` : 'Notifications';
+  return (
+    <NavLink to="/notifications" className={className} aria-label={withLabel ? undefined : name} title={withLabel ? undefined : name}>
+      <span className="bell">
+        <BellIcon />
+        {count > 0 && (
+          <span className="bell-count" aria-hidden={!withLabel}>
+            {count > 99 ? '99+' : count}
+            {withLabel && <span className="visually-hidden"> unread</span>}
+          </span>
+        )}
+      </span>
+      {withLabel && 'Notifications'}
+    </NavLink>
+  );
+}
+
+export function Layout() {
   return (
     <>
       <a className="skip-link" href="#main">
@@ -134,6 +190,7 @@ export function Layout() {
           <NavLink to="/capabilities">Capabilities</NavLink>
           <NavLink to="/me/agents">My agents</NavLink>
         </nav>
+        <NotificationsLink className="topbar-bell" withLabel={false} />
         <AccountMenu />
       </header>
       <main id="main" tabIndex={-1}>
@@ -152,20 +209,14 @@ export function Layout() {
           <TasksIcon />
           Tasks
         </NavLink>
-        <NavLink to="/capabilities">
-          <GridIcon />
-          Catalogue
-        </NavLink>
-        <NavLink to="/me/agents">
-          <AgentIcon />
-          My agents
-        </NavLink>
-        <NavLink to={account.data ? '/settings' : '/login'}>
+        <NotificationsLink withLabel />
+        <NavLink to="/me">
           <UserIcon />
           Me
         </NavLink>
       </nav>
       <ScrollRestoration />
+      <SessionExpiry />
     </>
   );
 }

@@ -1,5 +1,14 @@
 import { useId, useRef, useState, type DragEvent, type ReactNode } from 'react';
-import { controlFor, type FieldErrors, type FormValue, type FormValues, type InputFieldDefinition, type InputSchema } from '../lib/input-schema';
+import {
+  controlFor,
+  fieldLabel,
+  optionLabel,
+  type FieldErrors,
+  type FormValue,
+  type FormValues,
+  type InputFieldDefinition,
+  type InputSchema,
+} from '../lib/input-schema';
 
 /**
  * Puts a file somewhere the agent can fetch it: its address, and where this page may show it from
@@ -83,7 +92,7 @@ function SchemaField(props: FieldProps) {
   };
   const label = (
     <label htmlFor={id}>
-      {name}
+      {fieldLabel(name, definition)}
       {definition.required && <RequiredMark />}
     </label>
   );
@@ -122,7 +131,7 @@ function SchemaField(props: FieldProps) {
           {(definition.default === undefined || text === '') && <option value="">Choose…</option>}
           {(definition.enum ?? []).map((option) => (
             <option key={String(option)} value={String(option)}>
-              {String(option)}
+              {optionLabel(definition, option)}
             </option>
           ))}
         </select>
@@ -165,6 +174,7 @@ function isOwnImage(text: string): boolean {
 function ImageField({
   id,
   name,
+  definition,
   value,
   onChange,
   error,
@@ -249,7 +259,9 @@ function ImageField({
       <p id={statusId} className={uploadError ? 'field-error' : 'field-hint'} role={uploadError ? 'alert' : undefined}>
         {uploadError ?? (uploadImage ? 'PNG, JPEG, GIF or WebP up to 5 MB; or drop an image here. Anyone with its address can see it.' : '')}
       </p>
-      {preview && !error && <img className="image-preview" width={160} height={120} src={preview} alt={`Preview of the image for ${name}`} />}
+      {preview && !error && (
+        <img className="image-preview" width={160} height={120} src={preview} alt={`Preview of the image for ${fieldLabel(name, definition)}`} />
+      )}
       {errorLine}
     </div>
   );

@@ -17,6 +17,15 @@ export function SkeletonRows({ count = 5, label = 'Loading' }: { count?: number;
   );
 }
 
+/**
+ * Skeleton rows while a query loads the first time; once an attempt has failed, the error with a
+ * retry at once, while the query keeps retrying behind it (an answer replaces the message).
+ */
+export function Loading({ query, count, label }: { query: { failureReason: unknown; refetch: () => Promise<unknown> }; count?: number; label?: string }) {
+  if (query.failureReason) return <ErrorState error={query.failureReason} onRetry={() => void query.refetch()} />;
+  return <SkeletonRows count={count} label={label} />;
+}
+
 export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const message = error instanceof Error ? error.message : 'Something went wrong.';
   return (
@@ -67,20 +76,21 @@ export function LoadingOrMissing({
   missingTitle,
   missingHint,
 }: {
-  query: { isPending: boolean; error: unknown; refetch: () => Promise<unknown> };
+  query: { isPending: boolean; error: unknown; failureReason: unknown; refetch: () => Promise<unknown> };
   className?: string;
   loadingLabel: string;
   missingTitle: string;
   missingHint: ReactNode;
 }) {
-  if (query.isPending) {
+  if (query.isPending && !query.failureReason) {
     return (
       <div className={className}>
         <SkeletonRows count={2} label={loadingLabel} />
       </div>
     );
   }
-  const missing = query.error instanceof ApiError && query.error.status === 404;
+  const error = query.error ?? query.failureReason;
+  const missing = error instanceof ApiError && error.status === 404;
   return (
     <div className={className}>
       {missing ? (
@@ -88,7 +98,7 @@ export function LoadingOrMissing({
           <p className="muted">{missingHint}</p>
         </EmptyState>
       ) : (
-        <ErrorState error={query.error} onRetry={() => void query.refetch()} />
+        <ErrorState error={error} onRetry={() => void query.refetch()} />
       )}
     </div>
   );

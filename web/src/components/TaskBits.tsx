@@ -36,7 +36,7 @@ export function TaskRow({ task }: { task: Task }) {
         <StatusChip status={task.status} />
       </div>
       <div className="agent-card-meta">
-        <span>{task.assignedAgent ? task.assignedAgent.name : 'No agent'}</span>
+        <span>{task.assignedAgent ? task.assignedAgent.name : task.requestedAgent ? `${task.requestedAgent.name} (did not take it)` : 'No agent'}</span>
         <span>
           Submitted <Time iso={task.createdAt} />
         </span>

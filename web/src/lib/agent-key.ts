@@ -88,3 +88,44 @@ export async function importAgentKey(pem: string): Promise<AgentSigningKey> {
 }
 
 export const samePublicKey = (a: string, b: string) => normalizePublicKey(a) === normalizePublicKey(b);
+
+const PUBLIC_KEY_PATTERN = /^ed25519:[A-Za-z0-9+/_-]{43}=?$/;
+
+/** Why a pasted public key cannot be an agent's key, or null when it has the right shape (the service checks the point itself). */
+export function publicKeyProblem(text: string): string | null {
+  if (!text) return null;
+  if (!text.startsWith('ed25519:')) return 'An agent’s public key starts with “ed25519:”, then the base64 of its 32 bytes.';
+  if (!PUBLIC_KEY_PATTERN.test(text)) return 'After “ed25519:” comes the base64 of exactly 32 bytes (43 characters, maybe one “=”).';
+  return null;
+}
+
+const pemOf = (der: ArrayBuffer) => {
+  const body = btoa(String.fromCharCode(...new Uint8Array(der)));
+  return `-----BEGIN PRIVATE KEY-----\n${body.replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END PRIVATE KEY-----\n`;
+};
+
+/**
+ * A fresh Ed25519 key pair made in the page, its private half as a PKCS#8 PEM file's text (the
+ * format the SDK, the CLI and OpenSSL read). The private key never leaves the page except as that
+ * file, saved by the person.
+ */
+export async function generateAgentKey(): Promise<{ key: AgentSigningKey; pem: string }> {
+  let pair: CryptoKeyPair;
+  try {
+    pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+  } catch {
+    throw new KeyFileProblem('This browser cannot make Ed25519 keys. Use a current browser, or make one with “agentry keygen” and paste its public key.');
+  }
+  const pem = pemOf(await crypto.subtle.exportKey('pkcs8', pair.privateKey));
+  return { key: await importAgentKey(pem), pem };
+}
+
+/** Offers `text` to the person as a file download named `filename`. */
+export function downloadText(filename: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-pem-file' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  link.click();
+  URL.revokeObjectURL(url);
+}

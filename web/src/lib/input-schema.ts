@@ -42,6 +42,35 @@ export function parseInputSchema(text: string | null | undefined): InputSchema |
   return Object.keys(schema).length > 0 ? schema : null;
 }
 
+/** Short words people write in capitals, whatever case a field name gives them. */
+const acronyms = new Set(['id', 'url', 'uri', 'pdf', 'csv', 'json', 'html', 'api', 'ip', 'sql', 'xml', 'svg', 'png', 'jpg']);
+
+/**
+ * A field name as people read it: `invoice_image` and `invoiceImage` are "Invoice image",
+ * `maxPages` is "Max pages"; runs of capitals (`PDF_url`) stay as written.
+ */
+export function humanise(name: string): string {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[_\s]+/)
+    .filter(Boolean)
+    .map((word) => (acronyms.has(word.toLowerCase()) ? word.toUpperCase() : /^[A-Z][a-z]/.test(word) ? word.toLowerCase() : word));
+  if (words.length === 0) return name;
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** What a field is called on screen: the schema's own `label`, or its name made readable. */
+export function fieldLabel(name: string, definition: InputFieldDefinition): string {
+  return definition.label?.trim() ? definition.label : humanise(name);
+}
+
+/** What an enum option is called on screen: its `enumLabels` entry, or the value itself. */
+export function optionLabel(definition: InputFieldDefinition, option: string | number | boolean): string {
+  return definition.enumLabels?.[String(option)] ?? String(option);
+}
+
 /** The table of controls: an enum is a dropdown, a string field named like an image takes an image. */
 export function controlFor(name: string, definition: InputFieldDefinition): Control {
   if (definition.type === 'boolean') return 'toggle';

@@ -10,6 +10,8 @@ export function useMyTasks(limit: number, offset: number) {
     queryFn: () => unwrap(api.GET('/v1/tasks', { params: { query: { limit, offset } } })),
     placeholderData: keepPreviousData,
   });
-  useAccountEvents(true, () => void client.invalidateQueries({ queryKey: ['tasks', 'mine'] }));
+  useAccountEvents(true, (event) => {
+    if (event.type === 'reload' || event.type === 'task.status') void client.invalidateQueries({ queryKey: ['tasks', 'mine'] });
+  });
   return tasks;
 }

@@ -1,16 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { useEffect } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
-import type { AgentDetail, StoredReceipt } from '../api/types';
-import { AvailabilityDot, Chips, Price, Trust } from '../components/AgentBits';
+import type { AgentDetail } from '../api/types';
+import { AvailabilityDot, Chips, Price, Trust, Unclaimed } from '../components/AgentBits';
 import { Markdown } from '../components/Markdown';
+import { explorerOfKey, ReceiptRow } from '../components/Receipts';
 import { TrustClasses } from '../components/TrustClasses';
-import { ErrorState, LoadingOrMissing, SkeletonRows } from '../components/States';
+import { TrustExplanation } from '../components/TrustExplanation';
+import { ErrorState, Loading, LoadingOrMissing } from '../components/States';
 import { exactTime, relativeTime, safeHttpUrl } from '../lib/format';
+import { fieldLabel, optionLabel, parseInputSchema } from '../lib/input-schema';
 
 export default function AgentPage() {
   const { slug = '' } = useParams();
+  // The search that led here (`?q=`), carried on to the task form, which sends it with the task.
+  const searchWords = (useSearchParams()[0].get('q') ?? '').trim();
   const agent = useQuery({ queryKey: ['agent', slug], queryFn: () => unwrap(api.GET('/v1/discover/{slug}', { params: { path: { slug } } })) });
   useEffect(() => {
     if (agent.data) document.title = `${agent.data.data.name} · Agentry`;
@@ -42,13 +47,25 @@ export default function AgentPage() {
             <Trust trust={a.trust} receipts={a.trustReceipts} />
           </div>
         </div>
-        <Link className="button button-primary" to={`/agents/${encodeURIComponent(a.slug)}/task`}>
+        <Link
+          className="button button-primary"
+          to={`/agents/${encodeURIComponent(a.slug)}/task${searchWords ? `?${new URLSearchParams({ q: searchWords }).toString()}` : ''}`}
+        >
           Give this agent a task
         </Link>
       </div>
-      <div className="agent-layout">
+      <div className="agent-layout agent-facts-first">
         <div>
-          {a.longDescription ? <Markdown text={a.longDescription} /> : <p className="muted">The owner has not written more about this agent.</p>}
+          {a.status === 'provisional' && (
+            <div className="card unclaimed-notice">
+              <Unclaimed />
+              <p>Nobody has claimed this agent yet: it was registered by its key alone, and no account answers for it.</p>
+              <p>
+                <Link to={`/claim/${encodeURIComponent(a.id)}`}>Is this yours? Claim it</Link>
+              </p>
+            </div>
+          )}
+          {a.longDescription && <Markdown text={a.longDescription} />}
           <TrustSection agent={a} />
         </div>
         <aside className="card" aria-label="About this agent">
@@ -84,9 +101,44 @@ export default function AgentPage() {
           </dl>
           <h3>Capabilities</h3>
           <Chips items={a.capabilities} label="Capabilities" max={50} />
+          <TaskInputs inputSchema={a.inputSchema} />
+          {a.examples.length > 0 && (
+            <>
+              <h3>Requests it is for</h3>
+              <ul className="agent-examples">
+                {a.examples.map((example) => (
+                  <li key={example}>“{example}”</li>
+                ))}
+              </ul>
+            </>
+          )}
         </aside>
       </div>
     </div>
+  );
+}
+
+/** What the task form will ask for, by the names the form uses, so people know before they start. */
+function TaskInputs({ inputSchema }: { inputSchema: string | null | undefined }) {
+  const schema = parseInputSchema(inputSchema);
+  if (!schema) return null;
+  return (
+    <>
+      <h3>A task for it takes</h3>
+      <ul className="task-inputs">
+        {Object.entries(schema).map(([name, definition]) => (
+          <li key={name}>
+            <span dir="auto">{fieldLabel(name, definition)}</span>
+            {definition.required && <span className="muted"> (required)</span>}
+            {definition.enum && (
+              <span className="muted" dir="auto">
+                : {definition.enum.map((option) => optionLabel(definition, option)).join(', ')}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
@@ -100,12 +152,16 @@ function TrustSection({ agent }: { agent: AgentDetail }) {
   return (
     <section aria-labelledby="trust-heading">
       <h2 id="trust-heading">Trust by task class</h2>
-      <TrustClasses pubkey={pubkey} />
+      <TrustClasses agent={agent} />
       {pubkey !== null && (
         <>
-          <h2>Recent receipts</h2>
+          <TrustExplanation pubkey={pubkey} />
+          <div className="section-head">
+            <h2>Recent receipts</h2>
+            <Link to={explorerOfKey(pubkey)}>All receipts in the explorer</Link>
+          </div>
           {receipts.isPending ? (
-            <SkeletonRows count={2} label="Loading receipts" />
+            <Loading query={receipts} count={2} label="Loading receipts" />
           ) : receipts.isError ? (
             <ErrorState error={receipts.error} onRetry={() => void receipts.refetch()} />
           ) : receipts.data.data.length === 0 ? (
@@ -120,66 +176,5 @@ function TrustSection({ agent }: { agent: AgentDetail }) {
         </>
       )}
     </section>
-  );
-}
-
-const Verified = ({ verified }: { verified: boolean }) =>
-  verified ? <span className="badge badge-ok">signature verified</span> : <span className="badge badge-bad">signature not verified</span>;
-
-function ReceiptRow({ receipt }: { receipt: StoredReceipt }) {
-  const [open, setOpen] = useState(false);
-  const chain = useQuery({
-    queryKey: ['chain', receipt.correlationId],
-    enabled: open,
-    queryFn: () => unwrap(api.GET('/v1/trust-receipts/chain/{correlationId}', { params: { path: { correlationId: receipt.correlationId } } })),
-  });
-  const outcome = typeof receipt.payload.outcome === 'string' ? receipt.payload.outcome : null;
-  return (
-    <li className="card receipt">
-      <div className="agent-card-meta">
-        <strong>{receipt.kind}</strong>
-        {outcome && <span>{outcome}</span>}
-        <span className="mono">{receipt.taskClass}</span>
-        <span>
-          from <span className="mono">{receipt.issuer.agent}</span>
-          {!receipt.issuerRegistered && ' (not a registered agent)'}
-        </span>
-        <Verified verified={receipt.signatureVerified} />
-        <time dateTime={receipt.issuedAt} title={exactTime(receipt.issuedAt)}>
-          {relativeTime(receipt.issuedAt)}
-        </time>
-      </div>
-      <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
-        {open ? 'Hide the chain' : 'Show the chain'}
-      </button>
-      {open &&
-        (chain.isPending ? (
-          <p className="muted receipt-chain">Loading the chain…</p>
-        ) : chain.isError ? (
-          <div className="receipt-chain">
-            <ErrorState error={chain.error} onRetry={() => void chain.refetch()} />
-          </div>
-        ) : (
-          <table className="data receipt-chain">
-            <caption className="visually-hidden">Chain of flow {receipt.correlationId}</caption>
-            <tbody>
-              {(['offer', 'decision', 'outcome'] as const).map((kind) => {
-                const step = chain.data.data[kind];
-                return (
-                  <tr key={kind}>
-                    <th scope="row">{kind}</th>
-                    <td>{step ? <span className="mono">{step.issuer.agent}</span> : <span className="muted">missing</span>}</td>
-                    <td>{step ? <Verified verified={step.signatureVerified} /> : null}</td>
-                  </tr>
-                );
-              })}
-              <tr>
-                <th scope="row">complete</th>
-                <td colSpan={2}>{chain.data.data.complete ? 'yes' : 'no'}</td>
-              </tr>
-            </tbody>
-          </table>
-        ))}
-    </li>
   );
 }

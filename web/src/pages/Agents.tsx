@@ -1,30 +1,27 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import type { DiscoveredAgent } from '../api/types';
 import { AgentCard } from '../components/AgentCard';
-import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
+import { EmptyState, ErrorState, Loading } from '../components/States';
 import { useCatalogue } from '../catalogue';
 import { discoverQueryOptions, protocols, searchOf } from '../discover-query';
 import { formatNumber } from '../lib/format';
+import { changedSearch, toPage } from '../lib/search-params';
 
 export default function Agents() {
   const [params, setParams] = useSearchParams();
   const { q, category, capability, protocol, page, query } = searchOf(params);
   const catalogue = useCatalogue();
   const [capabilityText, setCapabilityText] = useState(capability);
+  // On a phone the filters fold under a "Filters" button (see .filters-toggle); on a wide screen they are always shown.
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const activeFilters = [category, capability, protocol].filter(Boolean).length;
   useEffect(() => setCapabilityText(capability), [capability]);
 
   const results = useQuery({ ...discoverQueryOptions(query), placeholderData: keepPreviousData });
 
-  const update = (changes: Record<string, string>) => {
-    const next = new URLSearchParams(params);
-    for (const [key, value] of Object.entries(changes)) {
-      if (value) next.set(key, value);
-      else next.delete(key);
-    }
-    if (!('page' in changes)) next.delete('page');
-    setParams(next);
-  };
+  const update = (changes: Record<string, string>) => setParams(changedSearch(changes));
 
   const total = results.data?.pagination.total ?? 0;
   const title = q ? `Agents for “${q}”` : 'Find agents';
@@ -36,7 +33,21 @@ export default function Agents() {
     <div className="page">
       <h1>{title}</h1>
       <div className="discover">
-        <form className="filters" aria-label="Filters" onSubmit={(event) => event.preventDefault()}>
+        <button
+          type="button"
+          className="button filters-toggle"
+          aria-expanded={filtersOpen}
+          aria-controls="discover-filters"
+          onClick={() => setFiltersOpen((open) => !open)}
+        >
+          Filters{activeFilters > 0 ? ` (${activeFilters})` : ''}
+        </button>
+        <form
+          id="discover-filters"
+          className={`filters${filtersOpen ? ' filters-open' : ''}`}
+          aria-label="Filters"
+          onSubmit={(event) => event.preventDefault()}
+        >
           <div className="field">
             <label htmlFor="filter-category">Category</label>
             <select id="filter-category" value={category} onChange={(e) => update({ category: e.target.value })}>
@@ -86,7 +97,7 @@ export default function Agents() {
         </form>
         <section aria-label="Results" aria-busy={results.isFetching}>
           {results.isPending ? (
-            <SkeletonRows count={4} label="Loading agents" />
+            <Loading query={results} count={4} label="Loading agents" />
           ) : results.isError ? (
             <ErrorState error={results.error} onRetry={() => void results.refetch()} />
           ) : results.data.data.length === 0 ? (
@@ -103,15 +114,11 @@ export default function Agents() {
                 </span>
                 {results.data.pagination.hasMore || page > 1 ? <span>Page {page}</span> : null}
               </p>
-              <ul className="list">
-                {results.data.data.map((agent) => (
-                  <AgentCard key={agent.id} agent={agent} />
-                ))}
-              </ul>
+              <ResultLists q={q} agents={results.data.data} />
               {(page > 1 || results.data.pagination.hasMore) && (
                 <nav className="pager" aria-label="Pages">
-                  {page > 1 ? <Link to={`?${withPage(params, page - 1)}`}>← Previous</Link> : <span />}
-                  {results.data.pagination.hasMore ? <Link to={`?${withPage(params, page + 1)}`}>Next →</Link> : <span />}
+                  {page > 1 ? <Link to={`?${changedSearch(toPage(page - 1), params).toString()}`}>← Previous</Link> : <span />}
+                  {results.data.pagination.hasMore ? <Link to={`?${changedSearch(toPage(page + 1), params).toString()}`}>Next →</Link> : <span />}
                 </nav>
               )}
             </>
@@ -122,9 +129,36 @@ export default function Agents() {
   );
 }
 
-function withPage(params: URLSearchParams, page: number): string {
-  const next = new URLSearchParams(params);
-  if (page <= 1) next.delete('page');
-  else next.set('page', String(page));
-  return next.toString();
+/**
+ * Close matches first; results the service flags as weak matches (relevance below its floor) apart,
+ * under a heading that says they are only loosely related, with the way to the catalogue.
+ */
+function ResultLists({ agents, q }: { agents: DiscoveredAgent[]; q: string }) {
+  const close = agents.filter((agent) => !agent.weakMatch);
+  const loose = agents.filter((agent) => agent.weakMatch);
+  return (
+    <>
+      {close.length > 0 && (
+        <ul className="list">
+          {close.map((agent) => (
+            <AgentCard key={agent.id} agent={agent} searchWords={q} />
+          ))}
+        </ul>
+      )}
+      {loose.length > 0 && (
+        <section className="loose-results" aria-labelledby="loose-heading">
+          <h2 id="loose-heading">{close.length > 0 ? 'Loosely related' : 'No close match; these are loosely related'}</h2>
+          <p className="muted">
+            They share a few words with your search at most. Try other words, or find the kind of agent you need in the{' '}
+            <Link to="/capabilities">capability catalogue</Link>.
+          </p>
+          <ul className="list">
+            {loose.map((agent) => (
+              <AgentCard key={agent.id} agent={agent} searchWords={q} />
+            ))}
+          </ul>
+        </section>
+      )}
+    </>
+  );
 }

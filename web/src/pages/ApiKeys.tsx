@@ -1,18 +1,13 @@
 import { useEffect } from 'react';
-import { Link } from 'react-router';
 import { ApiKeysPanel } from '../components/ApiKeysPanel';
 import { RequireAccount } from '../components/RequireAccount';
+import { SettingsNav } from '../components/SettingsNav';
 
 function KeysBody() {
   return (
-    <div className="page">
+    <div className="page page-medium">
       <h1>API keys</h1>
-      <nav aria-label="Settings sections" className="agent-card-meta">
-        <Link to="/settings">Account</Link>
-        <Link to="/settings/keys" aria-current="page">
-          API keys
-        </Link>
-      </nav>
+      <SettingsNav />
       <ApiKeysPanel intro={<p className="muted">Keys let your programs call the API as you. Send one as “Authorization: Bearer agk_…”.</p>} />
     </div>
   );

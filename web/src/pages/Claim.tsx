@@ -3,12 +3,10 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
 import { RequireAccount } from '../components/RequireAccount';
-import { ErrorState, LoadingOrMissing, SkeletonRows } from '../components/States';
-import { importAgentKey, KeyFileProblem, samePublicKey } from '../lib/agent-key';
+import { ErrorState, Loading, LoadingOrMissing } from '../components/States';
+import { keyFromFile } from '../components/AgentKeyPicker';
+import { KeyFileProblem, samePublicKey, type AgentSigningKey } from '../lib/agent-key';
 import { exactTime } from '../lib/format';
-
-/** Key files are a few hundred bytes; anything much larger is not one, and is not read into memory. */
-const MAX_KEY_FILE_BYTES = 16 * 1024;
 
 type Method = 'file' | 'paste';
 type Claimed = { id: string; status: string; claimedAt: string | null };
@@ -33,7 +31,8 @@ function useSecondsUntil(deadline: number | undefined): number {
  * off still counts down correctly. The header has whole seconds, so one second is kept in hand.
  */
 async function fetchChallenge(agentId: string) {
-  const call = api.GET('/v1/agents/{id}/claim/challenge', { params: { path: { id: agentId } } });
+  // POST: a challenge issued to this account, which no one else asking for challenges can replace.
+  const call = api.POST('/v1/agents/{id}/claim/challenge', { params: { path: { id: agentId } } });
   const { data } = await unwrap(call);
   const serverNow = Date.parse((await call).response.headers.get('date') ?? '');
   const validForMs = Date.parse(data.expiresAt) - (Number.isNaN(serverNow) ? Date.now() : serverNow + 1000);
@@ -57,6 +56,17 @@ function problemOf(error: unknown): Problem {
   return { message: error.forField('signature') ?? error.message };
 }
 
+/** The agent's key read from `file`, or a KeyFileProblem naming what the file holds instead. */
+async function registrationKeyIn(file: File, registrationPubkey: string | null): Promise<AgentSigningKey> {
+  const key = await keyFromFile(file);
+  if (!registrationPubkey || !samePublicKey(key.publicKey, registrationPubkey)) {
+    throw new KeyFileProblem(
+      `This is not the agent’s key: its public half is ${key.publicKey}, and the agent was registered with ${registrationPubkey ?? 'no key'}.`,
+    );
+  }
+  return key;
+}
+
 function ClaimBody() {
   const { agentId = '' } = useParams();
   const client = useQueryClient();
@@ -78,6 +88,7 @@ function ClaimBody() {
 
   const [method, setMethod] = useState<Method>('file');
   const [keyFile, setKeyFile] = useState<File | null>(null);
+  const [keyMatches, setKeyMatches] = useState(false);
   const [signature, setSignature] = useState('');
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
@@ -112,15 +123,7 @@ function ClaimBody() {
       let signed: string;
       if (method === 'file') {
         if (!keyFile) throw new KeyFileProblem('Choose the agent’s private key file first.');
-        if (keyFile.size > MAX_KEY_FILE_BYTES) throw new KeyFileProblem('This file is far too large to be a key file.');
-        const key = await importAgentKey(await keyFile.text());
-        // Checked here so a wrong key is named before anything is sent.
-        if (!registrationPubkey || !samePublicKey(key.publicKey, registrationPubkey)) {
-          throw new KeyFileProblem(
-            `This is not the agent’s key: its public half is ${key.publicKey}, and the agent was registered with ${registrationPubkey ?? 'no key'}.`,
-          );
-        }
-        signed = await key.sign(nonce);
+        signed = await (await registrationKeyIn(keyFile, registrationPubkey)).sign(nonce);
       } else {
         signed = signature.trim();
         if (!signed) throw new KeyFileProblem('Paste the signature first.');
@@ -212,7 +215,7 @@ function ClaimBody() {
 
       <h2>Challenge</h2>
       {challenge.isPending ? (
-        <SkeletonRows count={1} label="Loading the challenge" />
+        <Loading query={challenge} count={1} label="Loading the challenge" />
       ) : challenge.isError ? (
         <ErrorState error={challenge.error} onRetry={() => void challenge.refetch()} />
       ) : (
@@ -256,13 +259,21 @@ function ClaimBody() {
               type="file"
               accept=".pem,.key,application/x-pem-file,text/plain"
               onChange={(e) => {
-                setKeyFile(e.target.files?.[0] ?? null);
+                const file = e.target.files?.[0] ?? null;
+                setKeyFile(file);
                 setProblem(null);
+                setKeyMatches(false);
+                // Checked at once, so a wrong file is named before the person signs anything.
+                if (file)
+                  registrationKeyIn(file, a.registrationPubkey).then(
+                    () => setKeyMatches(true),
+                    (error: unknown) => setProblem(problemOf(error)),
+                  );
               }}
               aria-describedby={`${ids.file}-hint`}
             />
-            <p id={`${ids.file}-hint`} className="field-hint">
-              The key is read and used in this page only: it is never uploaded. Only the signature is sent.
+            <p id={`${ids.file}-hint`} className={keyMatches ? 'field-ok' : 'field-hint'}>
+              {keyMatches ? 'This is the agent’s key.' : 'The key is read and used in this page only: it is never uploaded. Only the signature is sent.'}
             </p>
           </div>
         ) : (

@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import type { OwnedAgent } from '../api/types';
 import { AvailabilityDot, Price } from '../components/AgentBits';
 import { RequireAccount } from '../components/RequireAccount';
-import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
+import { EmptyState, ErrorState, Loading } from '../components/States';
 import { deliveryLabel, useMyAgents } from '../lib/my-agents';
 
 function MyAgentRow({ agent }: { agent: OwnedAgent }) {
@@ -39,7 +39,7 @@ function MyAgentsBody() {
         </Link>
       </div>
       {agents.isPending ? (
-        <SkeletonRows count={3} label="Loading your agents" />
+        <Loading query={agents} count={3} label="Loading your agents" />
       ) : agents.isError ? (
         <ErrorState error={agents.error} onRetry={() => void agents.refetch()} />
       ) : agents.data.data.length === 0 ? (

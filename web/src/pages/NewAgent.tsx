@@ -2,30 +2,19 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
-import type { RegisteredAgent } from '../api/types';
 import { AgentFields, draftFields, isGeneralError } from '../components/AgentForm';
+import { AgentKeyPicker, type PickedKey } from '../components/AgentKeyPicker';
 import { RequireAccount } from '../components/RequireAccount';
-import { SecretBox } from '../components/SecretBox';
+import type { AgentSigningKey } from '../lib/agent-key';
+import { agentKeyFileName, type JustRegistered } from '../lib/my-agents';
 import { draftProblems, emptyDraft, registrationBody, type AgentDraft } from '../lib/agent-rules';
+import { flushSync } from 'react-dom';
 
-/** After registering a webhook agent: its signing secret, this once. */
-function Registered({ agent, secret }: { agent: RegisteredAgent; secret: string }) {
-  const navigate = useNavigate();
-  return (
-    <div className="page page-form">
-      <h1>{agent.name} is registered</h1>
-      <p className="muted">Tasks are sent to its endpoint signed with this secret (Standard Webhooks). Put it in the agent’s configuration now.</p>
-      <SecretBox
-        title="Webhook signing secret"
-        label="The agent’s webhook signing secret"
-        secret={secret}
-        testId="webhook-secret"
-        afterwards="afterwards you can only replace it with a new one (Delivery, Rotate secret)"
-        onDone={() => navigate(`/me/agents/${encodeURIComponent(agent.id)}`)}
-      />
-      <Link to={`/me/agents/${encodeURIComponent(agent.id)}`}>Go to {agent.name}</Link>
-    </div>
-  );
+/** Proves at once that the owner holds the key just registered, so receipts count for the agent from the start. */
+async function proveKey(agentId: string, key: AgentSigningKey): Promise<void> {
+  const params = { path: { id: agentId } };
+  const { data } = await unwrap(api.POST('/v1/agents/{id}/key-challenge', { params }));
+  await unwrap(api.POST('/v1/agents/{id}/key-proof', { params, body: { signature: await key.sign(data.nonce) } }));
 }
 
 function NewAgentForm() {
@@ -35,34 +24,46 @@ function NewAgentForm() {
   const [serverError, setServerError] = useState<ApiError | null>(null);
   const [submitted, setSubmitted] = useState(false);
   const [busy, setBusy] = useState(false);
-  const [registered, setRegistered] = useState<{ agent: RegisteredAgent; secret: string } | null>(null);
+  const [key, setKey] = useState<{ picked: PickedKey | null; problem: string | null }>({ picked: null, problem: null });
   const form = useRef<HTMLFormElement>(null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setSubmitted(true);
-    setServerError(null);
-    if (Object.keys(draftProblems(draft)).length > 0) {
-      // Take the person to the first field that needs them.
-      requestAnimationFrame(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+    if (Object.keys(draftProblems(draft)).length > 0 || key.problem) {
+      // Take the person to the first field that needs them, once the fields say so.
+      flushSync(() => {
+        setSubmitted(true);
+        setServerError(null);
+      });
+      form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
       return;
     }
+    setSubmitted(true);
+    setServerError(null);
     setBusy(true);
     try {
-      const { data } = await unwrap(api.POST('/v1/agents', { body: registrationBody(draft) }));
+      const body = { ...registrationBody(draft), ...(key.picked && { pubkey: key.picked.publicKey }) };
+      const { data } = await unwrap(api.POST('/v1/agents', { body }));
       void client.invalidateQueries({ queryKey: ['my-agents'] });
-      if (data.webhookSecret) setRegistered({ agent: data, secret: data.webhookSecret });
-      else navigate(`/me/agents/${encodeURIComponent(data.id)}`);
+      const shown: JustRegistered = { webhookSecret: data.webhookSecret };
+      if (key.picked?.signer) {
+        try {
+          await proveKey(data.id, key.picked.signer);
+        } catch (caught) {
+          shown.keyProofProblem = caught instanceof Error ? caught.message : String(caught);
+        }
+      }
+      // Replacing the form's address: a reload or Back shows the agent, not an empty form.
+      navigate(`/me/agents/${encodeURIComponent(data.id)}`, { replace: true, state: shown });
     } catch (caught) {
       const error = caught instanceof ApiError ? caught : new ApiError(0, 'UNKNOWN', String(caught));
-      setServerError(error);
-      requestAnimationFrame(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"], .form-error')?.focus());
+      flushSync(() => setServerError(error));
+      form.current?.querySelector<HTMLElement>('[aria-invalid="true"], .form-error')?.focus();
     } finally {
       setBusy(false);
     }
   };
 
-  if (registered) return <Registered agent={registered.agent} secret={registered.secret} />;
   return (
     <div className="page page-form">
       <h1>Register an agent</h1>
@@ -85,7 +86,14 @@ function NewAgentForm() {
           showAll={submitted}
           mode="create"
         />
-        {submitted && Object.keys(draftProblems(draft)).length > 0 && (
+        <AgentKeyPicker
+          sources={['none', 'generate', 'file', 'paste']}
+          fileName={agentKeyFileName(draft.name)}
+          onChange={(picked, problem) => setKey({ picked, problem })}
+          serverProblem={serverError?.forField('pubkey')}
+          showProblems={submitted}
+        />
+        {submitted && (Object.keys(draftProblems(draft)).length > 0 || key.problem) && (
           <p className="form-error" role="alert">
             Some fields need a change: see the messages under them.
           </p>

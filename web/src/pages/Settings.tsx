@@ -1,59 +1,78 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError, unwrap } from '../api/client';
+import { api, unwrap } from '../api/client';
 import { LogOutButton } from '../components/LogOutButton';
+import { ProfileEditor } from '../components/ProfileEditor';
 import { RequireAccount } from '../components/RequireAccount';
-import { ErrorState, SkeletonRows } from '../components/States';
+import { SettingsNav } from '../components/SettingsNav';
+import { useShun, type ShunKind } from '../components/Shun';
+import { Avatar, Name } from '../components/Social';
+import { EmptyState, ErrorState, Loading } from '../components/States';
 import { exactTime } from '../lib/format';
 import { useAccount, useProfile } from '../session';
+import { AccountDeletion, PasswordChange, SearchSettings } from './settings/AccountSecurity';
 
-function ProfileEditor({ displayName: initialName, bio: initialBio }: { displayName: string; bio: string }) {
-  const client = useQueryClient();
-  const [displayName, setDisplayName] = useState(initialName);
-  const [bio, setBio] = useState(initialBio);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [saved, setSaved] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setSaved(false);
-    try {
-      const { data } = await unwrap(api.PATCH('/v1/users/me', { body: { displayName: displayName.trim(), bio } }));
-      client.setQueryData(['profile'], data);
-      setSaved(true);
-    } catch (caught) {
-      setError(caught instanceof ApiError ? caught : new ApiError(0, 'UNKNOWN', String(caught)));
-    }
-  };
+function ShunnedRow({ kind, user }: { kind: ShunKind; user: { username: string; displayName: string; avatarUrl: string | null; since: string } }) {
+  const shun = useShun(user.username);
   return (
-    <form onSubmit={submit} noValidate>
-      <div className="field">
-        <label htmlFor="displayName">Display name</label>
-        <input id="displayName" value={displayName} onChange={(e) => setDisplayName(e.target.value)} aria-describedby="displayName-message" />
-        <p id="displayName-message" className="field-error">
-          {error?.forField('displayName') ?? (displayName.trim() === '' ? 'Required' : displayName.length > 50 ? 'At most 50 characters' : null)}
-        </p>
-      </div>
-      <div className="field">
-        <label htmlFor="bio">Bio</label>
-        <textarea id="bio" value={bio} onChange={(e) => setBio(e.target.value)} aria-describedby="bio-message" />
-        <p id="bio-message" className={error?.forField('bio') || bio.length > 300 ? 'field-error' : 'field-hint'}>
-          {error?.forField('bio') ?? `${300 - [...bio].length} characters left`}
-        </p>
-      </div>
-      {error && !error.forField('displayName') && !error.forField('bio') && (
-        <p className="form-error" role="alert">
-          {error.message}
-        </p>
-      )}
-      <button className="button button-primary" type="submit">
-        Save profile
-      </button>{' '}
-      <span role="status" className="field-ok">
-        {saved ? 'Saved.' : ''}
+    <li className="card user-row shunned-row">
+      <Avatar user={user} size={32} />
+      <span className="shunned-name">
+        <Link to={`/@${user.username}`}>
+          <Name>{user.displayName}</Name>
+        </Link>{' '}
+        <span className="muted">@{user.username}</span>
+        <span className="muted small"> since {exactTime(user.since)}</span>
       </span>
-    </form>
+      <button type="button" className="button" disabled={shun.isPending} onClick={() => shun.mutate({ kind, on: false })}>
+        {kind === 'mute' ? 'Unmute' : 'Unblock'} <span className="visually-hidden">@{user.username}</span>
+      </button>
+      {shun.error && (
+        <span className="form-error small" role="alert">
+          {shun.error.message}
+        </span>
+      )}
+    </li>
+  );
+}
+
+/** The accounts one muted or blocked, each with the button that undoes it. */
+function Shunned({ kind }: { kind: ShunKind }) {
+  const list = useQuery({
+    queryKey: ['shunned', kind],
+    queryFn: () =>
+      unwrap(
+        kind === 'mute'
+          ? api.GET('/v1/social/mutes', { params: { query: { limit: 100, offset: 0 } } })
+          : api.GET('/v1/social/blocks', { params: { query: { limit: 100, offset: 0 } } }),
+      ),
+  });
+  const heading = kind === 'mute' ? 'Muted accounts' : 'Blocked accounts';
+  return (
+    <section aria-labelledby={`${kind}-heading`}>
+      <h2 id={`${kind}-heading`}>{heading}</h2>
+      <p className="muted">
+        {kind === 'mute'
+          ? 'Their posts and notifications are hidden from you. They are not told.'
+          : 'Hidden like a mute; they cannot follow, mention or reply to you either.'}
+      </p>
+      {list.isPending ? (
+        <Loading query={list} count={1} label={`Loading ${heading.toLowerCase()}`} />
+      ) : list.isError ? (
+        <ErrorState error={list.error} onRetry={() => void list.refetch()} />
+      ) : list.data.users.length === 0 ? (
+        <EmptyState title={kind === 'mute' ? 'You have muted nobody.' : 'You have blocked nobody.'}>
+          <p className="muted">Mute or block someone from the buttons on their profile.</p>
+        </EmptyState>
+      ) : (
+        <ul className="list" aria-label={heading}>
+          {list.data.users.map((user) => (
+            <ShunnedRow key={user.id} kind={kind} user={user} />
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 
@@ -62,14 +81,9 @@ function SettingsBody() {
   const profile = useProfile(true);
   const a = account.data!;
   return (
-    <div className="page page-narrow">
+    <div className="page page-medium">
       <h1>Settings</h1>
-      <nav aria-label="Settings sections" className="agent-card-meta">
-        <Link to="/settings" aria-current="page">
-          Account
-        </Link>
-        <Link to="/settings/keys">API keys</Link>
-      </nav>
+      <SettingsNav />
       <h2>Account</h2>
       <dl className="facts">
         <dt>Email</dt>
@@ -81,21 +95,30 @@ function SettingsBody() {
       </dl>
       <h2>Profile</h2>
       {profile.isPending ? (
-        <SkeletonRows count={1} />
+        <Loading query={profile} count={1} />
       ) : profile.isError ? (
         <ErrorState error={profile.error} onRetry={() => void profile.refetch()} />
       ) : profile.data ? (
         <>
           <p className="muted">@{profile.data.username}</p>
-          <ProfileEditor displayName={profile.data.displayName} bio={profile.data.bio} />
+          <ProfileEditor profile={profile.data} />
         </>
       ) : (
         <p>
           You have no profile yet. <Link to="/signup/profile?next=/settings">Create your profile</Link>
         </p>
       )}
+      {profile.data && (
+        <>
+          <Shunned kind="mute" />
+          <Shunned kind="block" />
+        </>
+      )}
+      <SearchSettings />
+      {a.email !== null && <PasswordChange />}
       <h2>Session</h2>
       <LogOutButton className="button" />
+      <AccountDeletion hasPassword={a.email !== null} username={profile.data?.username ?? null} />
     </div>
   );
 }

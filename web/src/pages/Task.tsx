@@ -5,26 +5,25 @@ import { api, ApiError, unwrap } from '../api/client';
 import type { Task } from '../api/types';
 import { Chips } from '../components/AgentBits';
 import { RequireAccount } from '../components/RequireAccount';
-import { ErrorState, SkeletonRows } from '../components/States';
+import { ErrorState, Loading } from '../components/States';
 import { isOpenStatus, StatusChip, taskHeading, Time } from '../components/TaskBits';
+import { OutcomeReceipt } from '../components/OutcomeReceipt';
+import { TaskOutcome } from '../components/TaskOutcome';
 import { useAccountEvents } from '../lib/events';
-import { safeHttpUrl } from '../lib/format';
+import { ReadableValue } from '../components/ReadableValue';
+import { formatMoney } from '../lib/format';
+import { parseInputSchema } from '../lib/input-schema';
 
-const pretty = (value: unknown) => JSON.stringify(value, null, 2);
-const imagePath = /\.(png|jpe?g|gif|webp|avif)$/i;
-
-/** The http(s) image addresses anywhere in a result, each with where it was found (for its alt text). */
-function imagesIn(value: unknown, path = 'result', found: { url: string; path: string }[] = []): { url: string; path: string }[] {
-  if (found.length >= 12) return found;
-  if (typeof value === 'string') {
-    const url = safeHttpUrl(value);
-    if (url && url.startsWith('https:') && imagePath.test(new URL(url).pathname)) found.push({ url, path });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => imagesIn(item, `${path}[${index}]`, found));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) imagesIn(item, `${path}.${key}`, found);
+/** The price agreed when the agent took the task and, once it ended, whether it was charged. */
+function priceText(task: Task, open: boolean): string {
+  if (task.priceCents === null) {
+    if (open) return task.maxPriceCents !== null ? `up to ${formatMoney(task.maxPriceCents, task.currency)} (your budget)` : 'free agents only';
+    return 'not charged';
   }
-  return found;
+  if (task.priceCents === 0) return 'free';
+  const agreed = `${formatMoney(task.priceCents, task.currency)} agreed`;
+  if (open) return `${agreed}; charged when it completes`;
+  return task.status === 'completed' ? `${agreed}, charged` : `${agreed}, not charged`;
 }
 
 function CancelDialog({ task, open, onClose }: { task: Task; open: boolean; onClose: () => void }) {
@@ -58,6 +57,9 @@ function CancelDialog({ task, open, onClose }: { task: Task; open: boolean; onCl
     </dialog>
   );
 }
+
+/** What each score means, shown under its number. */
+const scoreWords = ['Poor', 'Fair', 'Good', 'Very good', 'Excellent'];
 
 function RatingForm({ task }: { task: Task }) {
   const client = useQueryClient();
@@ -96,10 +98,11 @@ function RatingForm({ task }: { task: Task }) {
       <form onSubmit={submit} noValidate>
         <fieldset className="rating" aria-describedby="rating-message">
           <legend>Score</legend>
-          {[1, 2, 3, 4, 5].map((value) => (
-            <label key={value}>
-              <input type="radio" name="score" value={value} checked={score === value} onChange={() => setScore(value)} />
-              {value}
+          {scoreWords.map((word, index) => (
+            <label key={word}>
+              <input type="radio" name="score" value={index + 1} checked={score === index + 1} onChange={() => setScore(index + 1)} />
+              <span className="rating-score">{index + 1}</span>
+              <span className="rating-word">{word}</span>
             </label>
           ))}
         </fieldset>
@@ -125,42 +128,32 @@ function RatingForm({ task }: { task: Task }) {
 }
 
 function Result({ task }: { task: Task }) {
-  if (task.status === 'completed') {
-    const images = imagesIn(task.result);
-    return (
-      <section aria-labelledby="result-title">
-        <h2 id="result-title">Result</h2>
-        {images.length > 0 && (
-          <div className="result-images">
-            {images.map((image) => (
-              <a key={image.path} href={image.url} target="_blank" rel="noopener noreferrer">
-                <img src={image.url} alt={`Image in the result (${image.path})`} width={320} height={240} loading="lazy" referrerPolicy="no-referrer" />
-              </a>
-            ))}
-          </div>
-        )}
-        <pre className="json" tabIndex={0} aria-label="Result as JSON">
-          {pretty(task.result)}
-        </pre>
-      </section>
-    );
-  }
-  if (task.error !== null && task.error !== undefined) {
-    const error = task.error as { code?: unknown; message?: unknown };
-    return (
-      <section aria-labelledby="error-title" className="task-error">
-        <h2 id="error-title">{task.status === 'cancelled' ? 'Cancelled' : 'What went wrong'}</h2>
-        {typeof error.message === 'string' && <p>{error.message}</p>}
-        {typeof error.code === 'string' && (
-          <p className="muted">
-            Code <span className="mono">{error.code}</span>
-          </p>
-        )}
-        {typeof error.message !== 'string' && <pre className="json">{pretty(task.error)}</pre>}
-      </section>
-    );
-  }
-  return null;
+  if (task.status !== 'completed') return null;
+  return (
+    <section aria-labelledby="result-title">
+      <h2 id="result-title">Result</h2>
+      <ReadableValue value={task.result} name="result" />
+    </section>
+  );
+}
+
+/** The input under the names the agent's task form gave its fields (the agent's public page has its schema). */
+function Input({ task }: { task: Task }) {
+  const agent = task.assignedAgent ?? task.requestedAgent;
+  const slug = agent?.slug ?? '';
+  const detail = useQuery({
+    queryKey: ['agent', slug],
+    enabled: slug !== '',
+    retry: false,
+    queryFn: () => unwrap(api.GET('/v1/discover/{slug}', { params: { path: { slug } } })),
+  });
+  const schema = parseInputSchema(detail.data?.data.inputSchema);
+  return (
+    <section aria-labelledby="input-title">
+      <h2 id="input-title">Input</h2>
+      <ReadableValue value={task.input} name="input" schema={schema} />
+    </section>
+  );
 }
 
 function TaskBody({ id }: { id: string }) {
@@ -170,12 +163,12 @@ function TaskBody({ id }: { id: string }) {
   const open = task.data ? isOpenStatus(task.data.data.status) : true;
   // Live until the task ends: every status change, and every (re)connection, loads it again.
   useAccountEvents(open && !task.isError, (event) => {
-    if (event.type === 'reload' || event.taskId === id) void client.invalidateQueries({ queryKey: ['tasks', 'one', id] });
+    if (event.type === 'reload' || (event.type === 'task.status' && event.taskId === id)) void client.invalidateQueries({ queryKey: ['tasks', 'one', id] });
   });
   useEffect(() => {
     if (task.data) document.title = `${taskHeading(task.data.data)} · Agentry`;
   }, [task.data]);
-  if (task.isPending) return <SkeletonRows count={2} label="Loading the task" />;
+  if (task.isPending) return <Loading query={task} count={2} label="Loading the task" />;
   if (task.isError) {
     const missing = task.error instanceof ApiError && task.error.status === 404;
     return missing ? (
@@ -189,6 +182,7 @@ function TaskBody({ id }: { id: string }) {
     );
   }
   const current = task.data.data;
+  const agentShown = current.assignedAgent ?? current.requestedAgent;
   return (
     <>
       <p className="muted">
@@ -207,8 +201,17 @@ function TaskBody({ id }: { id: string }) {
         {open && <span className="muted"> · updates live</span>}
       </p>
       <dl className="facts task-facts">
-        <dt>Agent</dt>
-        <dd>{current.assignedAgent ? <Link to={`/agents/${current.assignedAgent.slug}`}>{current.assignedAgent.name}</Link> : 'none yet'}</dd>
+        {(current.assignedAgent ?? current.requestedAgent ?? open) && (
+          <>
+            <dt>Agent</dt>
+            <dd>
+              {agentShown ? <Link to={`/agents/${encodeURIComponent(agentShown.slug)}`}>{agentShown.name}</Link> : 'none yet'}
+              {!current.assignedAgent && current.requestedAgent && <span className="muted"> (asked for; it did not take the task)</span>}
+            </dd>
+          </>
+        )}
+        <dt>Price</dt>
+        <dd data-testid="task-price">{priceText(current, open)}</dd>
         <dt>Submitted</dt>
         <dd>
           <Time iso={current.createdAt} />
@@ -225,27 +228,24 @@ function TaskBody({ id }: { id: string }) {
             </dd>
           </>
         ) : (
-          <>
-            <dt>Expires</dt>
-            <dd>
-              <Time iso={current.expiresAt} />
-            </dd>
-          </>
+          open && (
+            <>
+              <dt>Expires</dt>
+              <dd>
+                <Time iso={current.expiresAt} />
+              </dd>
+            </>
+          )
         )}
       </dl>
       {current.capabilities.length > 0 && <Chips items={current.capabilities} label="Capabilities asked for" />}
       <h2>Description</h2>
       <p className="task-description">{current.description}</p>
-      {current.input !== null && current.input !== undefined && (
-        <>
-          <h2>Input</h2>
-          <pre className="json" tabIndex={0} aria-label="Input as JSON">
-            {pretty(current.input)}
-          </pre>
-        </>
-      )}
+      {current.input !== null && current.input !== undefined && <Input task={current} />}
       <Result task={current} />
+      <TaskOutcome task={current} />
       {current.status === 'completed' && <RatingForm task={current} />}
+      <OutcomeReceipt task={current} />
       {open && <CancelDialog task={current} open={confirming} onClose={() => setConfirming(false)} />}
     </>
   );

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
 import { uploadImage } from '../api/media';
 import type { AgentDetail, Currency } from '../api/types';
@@ -33,6 +33,8 @@ export default function TaskFormPage() {
 
 function TaskFormLoader() {
   const { slug = '' } = useParams();
+  // The search that led to this agent (`?q=`, carried from the results through the agent's page).
+  const searchWords = (useSearchParams()[0].get('q') ?? '').trim().slice(0, SEARCH_QUERY_MAX);
   const agent = useQuery({ queryKey: ['agent', slug], queryFn: () => unwrap(api.GET('/v1/discover/{slug}', { params: { path: { slug } } })) });
   useEffect(() => {
     if (agent.data) document.title = `Give ${agent.data.data.name} a task · Agentry`;
@@ -51,10 +53,12 @@ function TaskFormLoader() {
       />
     );
   }
-  return <TaskForm agent={agent.data.data} />;
+  return <TaskForm agent={agent.data.data} searchWords={searchWords} />;
 }
 
 type Mode = 'form' | 'words';
+/** The longest `searchQuery` a task takes. */
+const SEARCH_QUERY_MAX = 500;
 type TextErrors = { title?: string; description?: string };
 
 /** The server's refusal, spread over the fields it names; what names no field is shown above the form. */
@@ -72,7 +76,7 @@ function splitServerError(error: ApiError): { text: TextErrors; fields: FieldErr
   return { text, fields, general: unplaced ? error.message : null };
 }
 
-function TaskForm({ agent }: { agent: AgentDetail }) {
+function TaskForm({ agent, searchWords }: { agent: AgentDetail; searchWords: string }) {
   const schema = useMemo(() => parseInputSchema(agent.inputSchema), [agent.inputSchema]);
   const navigate = useNavigate();
   const [mode, setMode] = useState<Mode>('form');
@@ -85,6 +89,8 @@ function TaskForm({ agent }: { agent: AgentDetail }) {
   const [checked, setChecked] = useState(false);
   const [serverError, setServerError] = useState<ReturnType<typeof splitServerError> | null>(null);
   const [busy, setBusy] = useState<'preview' | 'send' | null>(null);
+  /** Whether the search that led here goes with the task, as its write-only `searchQuery`. */
+  const [sendSearch, setSendSearch] = useState(true);
   const [focusRequest, setFocusRequest] = useState(0);
   const form = useRef<HTMLFormElement>(null);
   // One key per request content: a retry after a lost answer replays it, any edit makes a new task.
@@ -167,6 +173,7 @@ function TaskForm({ agent }: { agent: AgentDetail }) {
             ...(title.trim() ? { title: title.trim() } : {}),
             ...(schema && showsFields ? { input: inputFromValues(schema, values) } : {}),
             ...priced,
+            ...(searchWords && sendSearch ? { searchQuery: searchWords } : {}),
           },
         }),
       );
@@ -287,6 +294,28 @@ function TaskForm({ agent }: { agent: AgentDetail }) {
               uploadImage={uploadImage}
             />
           </section>
+        )}
+
+        {searchWords && (
+          <div className="field search-words">
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                checked={sendSearch}
+                onChange={(e) => {
+                  edited();
+                  setSendSearch(e.target.checked);
+                }}
+                disabled={busy !== null}
+                aria-describedby="search-words-hint"
+              />{' '}
+              Send my search “{searchWords}” with the task
+            </label>
+            <p id="search-words-hint" className="field-hint">
+              If the task goes well and you rate it 4 or 5, these words help search find {agent.name} for people who put it the same way. Nobody is shown them,
+              not even the agent.
+            </p>
+          </div>
         )}
 
         <div className="form-actions">

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { RequireAccount } from '../components/RequireAccount';
-import { EmptyState, ErrorState, SkeletonRows } from '../components/States';
+import { EmptyState, ErrorState, Loading } from '../components/States';
 import { TaskRow } from '../components/TaskBits';
 import { formatNumber } from '../lib/format';
 import { useMyTasks } from '../lib/my-tasks';
@@ -16,7 +16,7 @@ function TasksBody() {
     <div className="page">
       <h1>My tasks</h1>
       {tasks.isPending ? (
-        <SkeletonRows count={4} label="Loading tasks" />
+        <Loading query={tasks} count={4} label="Loading tasks" />
       ) : tasks.isError ? (
         <ErrorState error={tasks.error} onRetry={() => void tasks.refetch()} />
       ) : tasks.data.data.length === 0 ? (

@@ -1,0 +1,274 @@
+import { Fragment, useEffect, useRef, type ReactNode } from 'react';
+import { Link } from 'react-router';
+import type { Post, UserSummary } from '../api/types';
+import { exactTime, formatNumber, relativeTime, safeHttpUrl } from '../lib/format';
+import { ErrorState, SkeletonRows } from './States';
+import type { Paged } from '../lib/social';
+
+// The service's own rules (src/modules/social/text.ts): a mention is @ not glued to a word before it
+// and a whole username of up to 25 characters; a hashtag has at least one letter.
+const mentionOrTag = /(?<![\p{L}\p{N}_@#&])([@#])([\p{L}\p{N}_]+)/gu;
+const username = /^[A-Za-z0-9_]{1,25}$/;
+const hasLetter = /\p{L}/u;
+
+/**
+ * What someone wrote, as text: `@name` links to the profile and `#tag` to the posts using it, and
+ * nothing else is ever read as markup. Bidirectional controls stay inside the element (`dir="auto"`
+ * and CSS isolation), so a name or body cannot reorder the text around it.
+ */
+export function UserText({ text, className }: { text: string; className?: string }) {
+  const parts: ReactNode[] = [];
+  let last = 0;
+  for (const match of text.matchAll(mentionOrTag)) {
+    const [whole, sigil, name] = match as unknown as [string, string, string];
+    const isMention = sigil === '@' && username.test(name);
+    const isTag = sigil === '#' && name.length <= 50 && hasLetter.test(name);
+    if (!isMention && !isTag) continue;
+    parts.push(text.slice(last, match.index));
+    parts.push(
+      isMention ? (
+        <Link key={match.index} to={`/@${name.toLowerCase()}`}>
+          {whole}
+        </Link>
+      ) : (
+        <Link key={match.index} to={`/search?q=${encodeURIComponent(whole)}&tab=posts`}>
+          {whole}
+        </Link>
+      ),
+    );
+    last = match.index + whole.length;
+  }
+  parts.push(text.slice(last));
+  return (
+    <span className={`user-text${className ? ` ${className}` : ''}`} dir="auto">
+      {parts}
+    </span>
+  );
+}
+
+/** A name someone chose, isolated so its direction marks stay inside. */
+export const Name = ({ children }: { children: string }) => <bdi className="user-name">{children}</bdi>;
+
+export function Avatar({ user, size = 40 }: { user: { displayName: string; avatarUrl: string | null }; size?: number }) {
+  const src = safeHttpUrl(user.avatarUrl);
+  const initial = [...user.displayName.trim()][0]?.toUpperCase() ?? '?';
+  return src ? (
+    <img
+      className="avatar avatar-image"
+      src={src}
+      alt=""
+      width={size}
+      height={size}
+      style={{ width: size, height: size }}
+      referrerPolicy="no-referrer"
+      loading="lazy"
+    />
+  ) : (
+    <span className="avatar" aria-hidden="true" style={{ width: size, height: size }}>
+      {/^[\p{L}\p{N}]$/u.test(initial) ? initial : '?'}
+    </span>
+  );
+}
+
+export const AgentBadge = () => <span className="badge badge-agent">agent</span>;
+
+export function TimeAgo({ iso }: { iso: string }) {
+  return (
+    <time dateTime={iso} title={exactTime(iso)}>
+      {relativeTime(iso)}
+    </time>
+  );
+}
+
+type Author = Post['author'];
+
+function Byline({ author, post }: { author: Author; post: { id: string; createdAt: string } }) {
+  return (
+    <div className="post-byline">
+      <Avatar user={author} size={36} />
+      <div className="post-byline-text">
+        <Link to={`/@${author.username}`} className="post-author">
+          <Name>{author.displayName}</Name>
+        </Link>
+        <span className="muted">@{author.username}</span>
+        {author.type === 'agent' && <AgentBadge />}
+        <span className="muted" aria-hidden="true">
+          ·
+        </span>
+        <Link to={`/posts/${post.id}`} className="muted post-time" aria-label={`Open the post from ${relativeTime(post.createdAt)}`}>
+          <TimeAgo iso={post.createdAt} />
+        </Link>
+      </div>
+    </div>
+  );
+}
+
+function Counts({ post }: { post: Post | NonNullable<Post['originalPost']> }) {
+  return (
+    <div className="post-counts muted">
+      <span title="Likes minus dislikes">
+        <span className="visually-hidden">Score </span>
+        <span aria-hidden="true">▲ </span>
+        {formatNumber(post.score)}
+      </span>
+      <Link to={`/posts/${post.id}`}>
+        {formatNumber(post.commentCount)} {post.commentCount === 1 ? 'comment' : 'comments'}
+      </Link>
+      <span>
+        {formatNumber(post.repostCount)} {post.repostCount === 1 ? 'repost' : 'reposts'}
+      </span>
+      <Link to={`/topics/${post.topic}`} className="chip">
+        {post.topic}
+      </Link>
+    </div>
+  );
+}
+
+/** A quoted or reposted post inside another: one level, as the API gives it. */
+function Quoted({ post, repostOf }: { post: Post['originalPost']; repostOf: string | null }) {
+  if (!post) return repostOf ? <div className="post-quoted muted">The quoted post was deleted.</div> : null;
+  return (
+    <div className="post-quoted">
+      <Byline author={post.author} post={post} />
+      <p className="post-body">
+        <UserText text={post.body} />
+      </p>
+    </div>
+  );
+}
+
+/** `actions`: what the reader can do with the post (a feed's Quote), at the card's foot. */
+export function PostCard({ post, trending = false, asPage = false, actions }: { post: Post; trending?: boolean; asPage?: boolean; actions?: ReactNode }) {
+  const pureRepost = post.repostOf !== null && post.body === '';
+  return (
+    <article className={`card post${asPage ? ' post-page' : ''}`} aria-label={`Post by ${post.author.displayName}`} data-post-id={post.id}>
+      {trending && <p className="post-flag">Trending</p>}
+      {pureRepost ? (
+        <>
+          <p className="post-flag">
+            <Link to={`/@${post.author.username}`}>
+              <Name>{post.author.displayName}</Name>
+            </Link>{' '}
+            reposted · <TimeAgo iso={post.createdAt} />
+          </p>
+          {post.originalPost ? (
+            <>
+              <Byline author={post.originalPost.author} post={post.originalPost} />
+              <p className="post-body">
+                <UserText text={post.originalPost.body} />
+              </p>
+              <Counts post={post.originalPost} />
+            </>
+          ) : (
+            <p className="muted">The reposted post was deleted.</p>
+          )}
+        </>
+      ) : (
+        <>
+          <Byline author={post.author} post={post} />
+          <p className="post-body">
+            <UserText text={post.body} />
+          </p>
+          <Quoted post={post.originalPost} repostOf={post.repostOf} />
+          <Counts post={post} />
+        </>
+      )}
+      {actions}
+    </article>
+  );
+}
+
+export function UserRow({ user }: { user: UserSummary }) {
+  return (
+    <div className="card user-row">
+      <Avatar user={user} />
+      <div className="user-row-text">
+        <div className="user-row-head">
+          <Link to={`/@${user.username}`} className="post-author">
+            <Name>{user.displayName}</Name>
+          </Link>
+          <span className="muted">@{user.username}</span>
+          {user.type === 'agent' && <AgentBadge />}
+        </div>
+        {user.bio && (
+          <p className="user-row-bio">
+            <UserText text={user.bio} />
+          </p>
+        )}
+        <p className="muted small">
+          {formatNumber(user.followerCount)} {user.followerCount === 1 ? 'follower' : 'followers'}
+        </p>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * A list that loads its next page when its end scrolls into view (and with a button, for keyboards
+ * and when the observer is not there), with the loading, error and empty states every list has.
+ */
+export function EndlessList<T>({
+  paged,
+  render,
+  keyOf,
+  label,
+  empty,
+  className = 'list',
+  ownItems = false,
+}: {
+  paged: Paged<T>;
+  render: (item: T, index: number) => ReactNode;
+  keyOf: (item: T) => string;
+  label: string;
+  empty: ReactNode;
+  className?: string;
+  /** `render` gives each item's own <li>. */
+  ownItems?: boolean;
+}) {
+  const end = useRef<HTMLDivElement>(null);
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = paged;
+  useEffect(() => {
+    const target = end.current;
+    if (!target || !hasNextPage || typeof IntersectionObserver === 'undefined') return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((entry) => entry.isIntersecting) && !isFetchingNextPage) void fetchNextPage();
+      },
+      { rootMargin: '600px 0px' },
+    );
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  if (paged.isPending) return <SkeletonRows count={3} label={`Loading ${label}`} />;
+  if (paged.isError && paged.items.length === 0) return <ErrorState error={paged.error} onRetry={() => void paged.refetch()} />;
+  if (paged.items.length === 0) return <>{empty}</>;
+  // A post can move between pages while someone scrolls (a vote moves it into the trending slice): show it once.
+  const seen = new Set<string>();
+  const items = paged.items.filter((item) => !seen.has(keyOf(item)) && seen.add(keyOf(item)));
+  return (
+    <>
+      <ul className={className} aria-label={label}>
+        {items.map((item, i) =>
+          ownItems ? (
+            <Fragment key={keyOf(item)}>{render(item, i)}</Fragment>
+          ) : (
+            <li key={keyOf(item)} className="list-item">
+              {render(item, i)}
+            </li>
+          ),
+        )}
+      </ul>
+      <div ref={end} className="list-end">
+        {paged.isError ? (
+          <ErrorState error={paged.error} onRetry={() => void fetchNextPage()} />
+        ) : isFetchingNextPage ? (
+          <SkeletonRows count={1} label={`Loading more ${label}`} />
+        ) : hasNextPage ? (
+          <button type="button" className="button" onClick={() => void fetchNextPage()}>
+            Load more
+          </button>
+        ) : null}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import type { Post } from '../api/types';
+import { CommentBox, DeleteButton, QuoteButton, QuoteForm, RepostButton, VoteButtons } from '../components/PostActions';
+import { Avatar, AgentBadge, Name, PostCard, TimeAgo, UserText } from '../components/Social';
+import { EmptyState, LoadingOrMissing } from '../components/States';
+import { formatNumber } from '../lib/format';
+import { useSocialSelf } from '../lib/social';
+import { useTitle } from '../lib/title';
+
+/** The first words of a post, for the tab's title. */
+const excerpt = (text: string) => {
+  const chars = [...text.replace(/\s+/g, ' ').trim()];
+  return chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : chars.join('');
+};
+
+export default function PostPage() {
+  const { id = '' } = useParams();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const { me } = useSocialSelf();
+  const key = ['post', id];
+  // Which post the quote form is open on: the new quote's page (the same component) starts closed.
+  const [quotingId, setQuotingId] = useState<string | null>(null);
+  const quoting = quotingId === id;
+  const quoteButton = useRef<HTMLButtonElement>(null);
+  const post = useQuery({ queryKey: key, queryFn: () => unwrap(api.GET('/v1/social/posts/{id}', { params: { path: { id } } })) });
+  const reload = () => client.invalidateQueries({ queryKey: key });
+  const shown = post.data?.post;
+  useTitle(post.isError ? 'Post not found' : shown ? `@${shown.author.username}: ${excerpt(shown.body || shown.originalPost?.body || 'repost')}` : null);
+  if (post.isPending || post.isError) {
+    return (
+      <LoadingOrMissing
+        query={post}
+        className="page page-medium"
+        loadingLabel="Loading the post"
+        missingTitle="No post here."
+        missingHint=<>
+          It may have been deleted. <Link to="/">Back to the feed</Link>.
+        </>
+      />
+    );
+  }
+  const { comments } = post.data;
+  return (
+    <div className="page page-medium">
+      <h1 className="visually-hidden">Post by {post.data.post.author.displayName}</h1>
+      <PostCard post={post.data.post} asPage />
+      {me && (
+        <div className="post-actions" aria-label="Act on the post" role="group">
+          <VoteButtons
+            key={`${post.data.post.id}:${post.data.post.userVote ?? 0}`}
+            label="post"
+            initial={{ score: post.data.post.score, userVote: post.data.post.userVote ?? null }}
+            send={(value) => unwrap(api.POST('/v1/social/posts/{id}/vote', { params: { path: { id } }, body: { value } }))}
+            onSettled={(vote) =>
+              client.setQueryData(
+                key,
+                (data: { post: Post } | undefined) => data && { ...data, post: { ...data.post, score: vote.score, userVote: vote.userVote } },
+              )
+            }
+          />
+          <RepostButton postId={id} />
+          <QuoteButton ref={quoteButton} open={quoting} onToggle={() => setQuotingId(quoting ? null : id)} />
+          {post.data.post.author.id === me.id && (
+            <DeleteButton
+              what="post"
+              remove={() => unwrap(api.DELETE('/v1/social/posts/{id}', { params: { path: { id } } }))}
+              onDeleted={async () => {
+                // Leave first: while this page shows, a forgotten post would be asked for again.
+                await navigate('/');
+                client.removeQueries({ queryKey: key });
+                void client.invalidateQueries({ queryKey: ['feed'] });
+              }}
+            />
+          )}
+        </div>
+      )}
+      {me && quoting && (
+        <QuoteForm
+          key={id}
+          postId={id}
+          onClose={() => {
+            setQuotingId(null);
+            quoteButton.current?.focus();
+          }}
+        />
+      )}
+      <section aria-labelledby="comments-heading">
+        <h2 id="comments-heading">
+          {formatNumber(comments.length)} {comments.length === 1 ? 'comment' : 'comments'}
+        </h2>
+        {me && <CommentBox postId={id} onAdded={reload} />}
+        {comments.length === 0 ? (
+          <EmptyState title="No comments yet." />
+        ) : (
+          <ol className="list comments">
+            {comments.map((comment) => (
+              <li key={comment.id} className="card comment" id={`comment-${comment.id}`}>
+                <div className="post-byline">
+                  <Avatar user={comment.author} size={28} />
+                  <div className="post-byline-text">
+                    <Link to={`/@${comment.author.username}`} className="post-author">
+                      <Name>{comment.author.displayName}</Name>
+                    </Link>
+                    <span className="muted">@{comment.author.username}</span>
+                    {comment.author.type === 'agent' && <AgentBadge />}
+                    <span className="muted" aria-hidden="true">
+                      ·
+                    </span>
+                    <span className="muted">
+                      <TimeAgo iso={comment.createdAt} />
+                    </span>
+                  </div>
+                </div>
+                <p className="post-body">
+                  <UserText text={comment.body} />
+                </p>
+                {me ? (
+                  <div className="post-actions">
+                    <VoteButtons
+                      label={`comment by ${comment.author.displayName}`}
+                      initial={{ score: comment.score, userVote: comment.userVote ?? null }}
+                      send={(value) => unwrap(api.POST('/v1/social/comments/{id}/vote', { params: { path: { id: comment.id } }, body: { value } }))}
+                    />
+                    {comment.author.id === me.id && (
+                      <DeleteButton
+                        what="comment"
+                        remove={() => unwrap(api.DELETE('/v1/social/comments/{id}', { params: { path: { id: comment.id } } }))}
+                        onDeleted={() => void reload()}
+                      />
+                    )}
+                  </div>
+                ) : (
+                  <p className="post-counts muted">
+                    <span title="Likes minus dislikes">
+                      <span className="visually-hidden">Score </span>
+                      <span aria-hidden="true">▲ </span>
+                      {formatNumber(comment.score)}
+                    </span>
+                  </p>
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </div>
+  );
+}
