@@ -31,6 +31,8 @@ ${hostile.script}
 export interface Seeded {
   owner: { token: string; email: string };
   translator: { id: string; slug: string; name: string };
+  /** The translator's registration key, proven. */
+  translatorPubkey: string;
   hostileAgent: { id: string; slug: string; name: string };
   agentCount: number;
   chainCorrelationId: string;
@@ -64,6 +66,7 @@ export async function seed(app: TestApp, options: { hostile?: boolean } = {}): P
     protocols: ['rest', 'mcp'],
     categories: ['language'],
     capabilities: ['translation', 'legal-translation', 'terminology'],
+    examples: ['Put our German supply contract into plain English', 'Translate this NDA into French before Friday'],
     version: '2.3.0',
     pricePerTaskCents: 200,
     currency: 'usd',
@@ -151,12 +154,22 @@ export async function seed(app: TestApp, options: { hostile?: boolean } = {}): P
       payload: { outcome: 'success', latencyMs: 1200 },
     }),
   );
+  // Words from a key no agent registered: stored and verified, but they do not count (the explanation says why).
+  await submitReceipt(
+    app,
+    makeReceipt('outcome', { agent: 'stranger', key: newAgentKey() }, subject, {
+      taskClass: 'language.translation.legal',
+      issuedAt: '2026-11-20T09:00:00Z',
+      payload: { outcome: 'success', latencyMs: 700 },
+    }),
+  );
   // A receipt whose signature does not verify is stored and shown as such.
   const forged = makeReceipt('outcome', client, subject, { taskClass: 'language.translation.legal', issuedAt: '2026-11-21T12:30:00Z' });
   forged.signature.value = Buffer.alloc(64, 7).toString('base64');
   await submitReceipt(app, forged);
 
-  if (options.hostile === false) return { owner, translator, hostileAgent: translator, agentCount: 1 + others.length, chainCorrelationId };
+  if (options.hostile === false)
+    return { owner, translator, translatorPubkey: translatorKey.pubkey, hostileAgent: translator, agentCount: 1 + others.length, chainCorrelationId };
   const hostileAgent = await register(app, owner.token, {
     name: `Hostile ${hostile.img}`,
     description: `Looks harmless ${hostile.script} ${hostile.img}`,
@@ -165,9 +178,10 @@ export async function seed(app: TestApp, options: { hostile?: boolean } = {}): P
     protocols: ['rest'],
     categories: ['security'],
     capabilities: [`xss-probe`],
+    examples: [`Probe ${hostile.img}`, `Check ${hostile.script}`],
   });
   // The API refuses a javascript: docs link; a row written before that rule, or by hand, must still render as text.
   await app.database.db.updateTable('agents').set({ docs_url: hostile.link }).where('id', '=', hostileAgent.id).execute();
 
-  return { owner, translator, hostileAgent, agentCount: 2 + others.length, chainCorrelationId };
+  return { owner, translator, translatorPubkey: translatorKey.pubkey, hostileAgent, agentCount: 2 + others.length, chainCorrelationId };
 }

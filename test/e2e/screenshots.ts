@@ -1,6 +1,6 @@
 /**
  * `npm run screenshots`: every page of the web app at 1280 and 390 px, from the browser tests'
- * data, into docs/screenshots/.
+ * data, into docs/screenshots/. `npm run screenshots -- profile-edit settings`: only those.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,13 +12,17 @@ import { newAgentKey, proveKey } from '../helpers/agents.ts';
 import { callback, pollingAgent } from '../helpers/payments.ts';
 import { submitTask } from '../helpers/tasks.ts';
 import { seed } from './fixtures.ts';
+import { seedSocial } from './social-fixtures.ts';
 import { registerFormAgent } from './task-form-fixtures.ts';
 import { png } from '../helpers/images.ts';
 import { publicKeyString } from '../../packages/sdk/src/keys.ts';
 import { startOidcProvider } from '../helpers/oidc-provider.ts';
-import { browserSuiteSkip, freePort, openPage, settled, startHarness } from './harness.ts';
+import { browserSuiteSkip, freePort, logIn, openPage, settled, startHarness } from './harness.ts';
 
 const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+/** Names given on the command line: only those shots (the seeded data is the same either way). */
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+const wanted = (name: string) => only.length === 0 || only.includes(name);
 const skip = browserSuiteSkip();
 if (skip) {
   console.error(skip);
@@ -119,14 +123,32 @@ try {
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'laptop' } });
   const formAgent = await registerFormAgent(harness.app, data.owner.token, 'Document Translator');
   const mine = await myAgents(person.token);
+  const social = await seedSocial(harness.app, { translatorId: data.translator.id, ownerToken: data.owner.token, ada: person, filler: 6 });
+  // Accounts Ada muted and blocked, for the settings page; they post nothing, so no other page changes.
+  for (const [username, displayName, what] of [
+    ['loud_bot', 'Loud Bot', 'mute'],
+    ['spam_bot', 'Spam Bot', 'block'],
+  ] as const) {
+    const { token } = await harness.app.signup(`${username}@example.test`);
+    await harness.app.request({ method: 'POST', url: '/v1/users', token, body: { username, displayName } });
+    await harness.app.request({ method: 'POST', url: `/v1/social/users/${username}/${what}`, token: person.token });
+  }
+  let liveMentions = 0;
 
   // Ada's tasks, to a polling agent of another person that the script plays.
   const charts = await harness.app.signup('charts@example.test');
+  const chartKey = newAgentKey();
   const chartMaker = await pollingAgent(harness.app, charts.token, {
     name: 'Chart Maker',
     description: 'Turns tables into charts and one-paragraph summaries',
     capabilities: ['charts', 'summarization'],
+    pubkey: chartKey.pubkey,
   });
+  // A proven key, so a receipt Ada signs about a finished task is bound to it.
+  await proveKey(harness.app, charts.token, chartMaker.id, chartKey);
+  // Ada's own key file, for signing outcome receipts in the task page.
+  const adaKeyFile = join(keyDir, 'ada-key.pem');
+  writeFileSync(adaKeyFile, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, { mode: 0o600 });
   const take = async () => {
     const polled = await harness.app.request({ method: 'GET', url: `/v1/agents/${chartMaker.id}/tasks/poll?wait=0&limit=1`, token: charts.token });
     return (polled.json().data as { taskToken: string }[])[0]!.taskToken;
@@ -135,6 +157,7 @@ try {
   const completed = await submitTask(harness.app, person.token, {
     agentId: chartMaker.id,
     title: 'Chart Q3 revenue by region',
+    taskClass: 'data.charts',
     description: 'Chart the attached Q3 revenue by region and summarise it in one paragraph',
     input: { quarter: 'Q3', regions: ['EMEA', 'Americas', 'APAC'] },
   });
@@ -174,9 +197,25 @@ try {
   const serveChart = (page: Page) => page.route(chartUrl, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: chartPng }));
 
   const shots: { name: string; url: string; signedIn?: boolean; prepare?: (page: Page) => Promise<unknown>; ready: (page: Page) => Promise<unknown> }[] = [
-    { name: 'home', url: '/', ready: (page) => page.locator('.agent-card').first().waitFor() },
+    {
+      name: 'home',
+      url: '/',
+      ready: async (page) => {
+        await page.locator('.agent-card').first().waitFor();
+        await page.locator('[data-post-id]').first().waitFor();
+      },
+    },
     { name: 'agents-search', url: '/agents?q=translate+a+contract+to+German', ready: (page) => page.locator('.agent-card').first().waitFor() },
-    { name: 'agents-filtered', url: '/agents?category=productivity', ready: (page) => page.locator('.agent-card').first().waitFor() },
+    {
+      name: 'agents-filtered',
+      url: '/agents?category=productivity',
+      ready: async (page) => {
+        await page.locator('.agent-card').first().waitFor();
+        // On a phone the filters are folded: open them, to show them.
+        const toggle = page.getByRole('button', { name: /^Filters/ });
+        if (await toggle.isVisible()) await toggle.click();
+      },
+    },
     { name: 'agents-empty', url: '/agents?q=translate&protocol=grpc', ready: (page) => page.getByText('No agent fits this search.').waitFor() },
     { name: 'agent', url: `/agents/${data.translator.slug}`, ready: (page) => page.getByRole('row', { name: /language\.translation/ }).waitFor() },
     { name: 'capabilities', url: '/capabilities', ready: (page) => page.locator('.catalogue section').first().waitFor() },
@@ -194,7 +233,7 @@ try {
       url: `/agents/${formAgent.slug}/task`,
       signedIn: true,
       ready: async (page) => {
-        await page.getByLabel('sourceText').fill('The tenant shall pay the rent monthly.');
+        await page.getByLabel('Source text').fill('The tenant shall pay the rent monthly.');
         await page.locator('input[type=file]').setInputFiles({ name: 'scan.png', mimeType: 'image/png', buffer: png });
         await page.locator('img.image-preview').waitFor();
       },
@@ -226,8 +265,114 @@ try {
       signedIn: true,
       ready: (page) => page.getByText(/No verified outcome receipts yet/).waitFor(),
     },
-    { name: 'my-agent-earnings', url: `/me/agents/${mine.digest}/earnings`, signedIn: true, ready: (page) => page.getByText('$0.49').waitFor() },
-    { name: 'home-signed-in', url: '/', signedIn: true, ready: (page) => page.locator('.task-row').first().waitFor() },
+    {
+      name: 'my-agent-earnings',
+      url: `/me/agents/${mine.digest}/earnings`,
+      signedIn: true,
+      ready: (page) => page.getByRole('table', { name: 'Paid tasks' }).waitFor(),
+    },
+    {
+      name: 'home-signed-in',
+      url: '/',
+      signedIn: true,
+      ready: async (page) => {
+        await page.locator('.task-row').first().waitFor();
+        await page.locator('[data-post-id]').nth(5).waitFor();
+      },
+    },
+    {
+      // Quote from the feed: the post page's quote box, under the post.
+      name: 'feed-quote',
+      url: '/?feed=following',
+      signedIn: true,
+      ready: async (page) => {
+        await page.locator('[data-post-id]').nth(1).getByRole('button', { name: 'Quote', exact: true }).click();
+        await page.getByRole('form', { name: 'Quote this post' }).getByLabel('Your quote').fill('Worth reading before the release.');
+        // The box took the focus and scrolled to it: a full-page shot is taken from the top, with the top bar there.
+        if (page.viewportSize()!.width > 390) await page.evaluate(() => window.scrollTo(0, 0));
+      },
+    },
+    { name: 'post', url: `/posts/${social.discussed}`, ready: (page) => page.locator('.comment').nth(1).waitFor() },
+    {
+      name: 'post-with-comments',
+      url: `/posts/${social.discussed}`,
+      signedIn: true,
+      ready: async (page) => {
+        await page.locator('.comment').nth(1).waitFor();
+        await page
+          .getByRole('button', { name: 'Undo repost' })
+          .or(page.getByRole('button', { name: 'Repost', exact: true }))
+          .waitFor();
+      },
+    },
+    {
+      // People offered for an @mention while writing.
+      name: 'composer',
+      url: '/',
+      signedIn: true,
+      ready: async (page) => {
+        await page.locator('[data-post-id]').first().waitFor();
+        await page.getByLabel('Your post').pressSequentially('Thanks to @gr');
+        await page.getByRole('listbox', { name: 'People to mention' }).waitFor();
+      },
+    },
+    {
+      name: 'composer-refused',
+      url: '/',
+      signedIn: true,
+      ready: async (page) => {
+        await page.locator('[data-post-id]').first().waitFor();
+        await page.getByLabel('Your post').fill(`Release notes for the week, too long to post: ${'all green, '.repeat(42)}`);
+        await page.getByRole('button', { name: 'Post', exact: true }).click();
+        await page.getByRole('form', { name: 'Write a post' }).getByRole('alert').waitFor();
+      },
+    },
+    { name: 'profile', url: '/@ada', ready: (page) => page.locator('[data-post-id]').first().waitFor() },
+    {
+      name: 'profile-edit',
+      url: '/@ada',
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('button', { name: 'Edit profile' }).click();
+        const form = page.getByRole('form', { name: 'Edit your profile' });
+        await form.locator('input[type=file]').setInputFiles({ name: 'ada.png', mimeType: 'image/png', buffer: png });
+        await form.getByRole('img', { name: 'Your avatar' }).waitFor();
+      },
+    },
+    { name: 'notifications', url: '/notifications', signedIn: true, ready: (page) => page.getByRole('heading', { name: /^Follows/ }).waitFor() },
+    {
+      // A mention made while the page is open arrives without a reload: the bell and the list.
+      name: 'notifications-live',
+      url: '/notifications',
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('heading', { name: /^Follows/ }).waitFor();
+        const text = `Live from the stream (${++liveMentions}): @ada, the weekly receipts are in.`;
+        await harness.app.request({ method: 'POST', url: '/v1/social/posts', token: social.grace.token, body: { body: text } });
+        await page.getByText(text).waitFor({ timeout: 10_000 });
+      },
+    },
+    { name: 'settings-muted', url: '/settings', signedIn: true, ready: (page) => page.getByRole('list', { name: 'Blocked accounts' }).waitFor() },
+    {
+      name: 'settings-delete',
+      url: '/settings',
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('button', { name: 'Delete account…' }).click();
+        await page.getByRole('dialog', { name: 'Delete your account?' }).waitFor();
+      },
+    },
+    { name: 'search-posts', url: '/search?q=release&tab=posts', signedIn: true, ready: (page) => page.locator('.feed [data-post-id]').nth(2).waitFor() },
+    { name: 'search-people', url: '/search?q=a&tab=people', signedIn: true, ready: (page) => page.locator('.user-row').nth(1).waitFor() },
+    { name: 'search-agents', url: '/search?q=translat&tab=agents', signedIn: true, ready: (page) => page.locator('.user-row').first().waitFor() },
+    { name: 'topic', url: '/topics/cloud', ready: (page) => page.locator('[data-post-id]').first().waitFor() },
+    { name: 'receipts', url: `/receipts?pubkey=${encodeURIComponent(data.translatorPubkey)}`, ready: (page) => page.locator('.receipt').nth(3).waitFor() },
+    {
+      name: 'receipts-chain',
+      url: `/receipts?correlationId=${data.chainCorrelationId}`,
+      ready: (page) => page.getByRole('list', { name: 'Steps of the flow' }).locator('li').nth(2).waitFor(),
+    },
+    { name: 'not-found', url: '/no-such-page', ready: (page) => page.getByRole('heading', { name: 'Page not found' }).waitFor() },
     { name: 'tasks', url: '/tasks', signedIn: true, ready: (page) => page.locator('.task-row').nth(4).waitFor() },
     { name: 'task-open', url: `/tasks/${running.id}`, signedIn: true, ready: (page) => page.getByText('updates live').waitFor() },
     {
@@ -238,7 +383,37 @@ try {
       ready: (page) => page.getByRole('button', { name: 'Send rating' }).waitFor(),
     },
     { name: 'task-failed', url: `/tasks/${failed.id}`, signedIn: true, ready: (page) => page.getByText('The scan has no text layer').waitFor() },
+    {
+      name: 'task-receipt-key',
+      url: `/tasks/${completed.id}`,
+      signedIn: true,
+      prepare: serveChart,
+      ready: async (page) => {
+        await page.getByLabel('Your private key file (PKCS#8 PEM, Ed25519)').setInputFiles(adaKeyFile);
+        // Unregistered the first time; the phone's shot comes after the wide screen's receipt registered it.
+        await page
+          .getByRole('button', { name: 'Register this key on my account' })
+          .or(page.getByText('This key is registered on your account for signing receipts.'))
+          .waitFor();
+        // A full-page shot on a wide screen; on a phone, the screen at the receipt.
+        if (page.viewportSize()?.width === 390)
+          await page.getByRole('heading', { name: 'Sign an outcome receipt' }).evaluate((heading) => heading.scrollIntoView());
+      },
+    },
+    {
+      name: 'agent-why-this-score',
+      url: `/agents/${data.translator.slug}`,
+      ready: async (page) => {
+        await page.getByText('Why this score', { exact: true }).click();
+        await page.getByRole('heading', { name: 'Did not count' }).waitFor();
+        if (page.viewportSize()?.width === 390) await page.getByText('Why this score', { exact: true }).evaluate((summary) => summary.scrollIntoView());
+      },
+    },
   ];
+
+  // A cold service's first discovery answer can take many seconds on a loaded machine: take it here, not in the first page's wait.
+  await harness.app.request({ method: 'GET', url: '/v1/discover?limit=5&offset=0' });
+  await harness.app.request({ method: 'GET', url: `/v1/discover?q=${encodeURIComponent('translate a contract to German')}&limit=5&offset=0` });
 
   for (const width of [1280, 390]) {
     const crawler = await provisionalAgent(`Night Crawler ${width}`);
@@ -275,15 +450,11 @@ try {
         },
       },
     ];
-    for (const shot of [...shots, ...claimShots]) {
+    for (const shot of [...shots, ...claimShots].filter((s) => wanted(s.name))) {
       const { page, close } = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
       await shot.prepare?.(page);
       if (shot.signedIn) {
-        await page.goto(`/login?next=${encodeURIComponent(shot.url)}`);
-        await page.getByLabel('Email').fill('ada@example.test');
-        await page.getByLabel('Password').fill('correct horse battery');
-        await page.getByRole('button', { name: 'Log in' }).click();
-        await page.waitForURL((url) => url.pathname === new URL(shot.url, harness.baseUrl).pathname);
+        await logIn(page, 'ada@example.test', shot.url);
       } else {
         await page.goto(shot.url);
       }
@@ -292,12 +463,10 @@ try {
       await page.screenshot({ path: `${out}${shot.name}-${width}.png`, fullPage: width > 390 });
       await close();
     }
+    if (only.length > 0) continue;
     // The key creation box: the one moment a secret is on screen.
     const { page, close } = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
-    await page.goto('/login?next=%2Fsettings%2Fkeys');
-    await page.getByLabel('Email').fill('ada@example.test');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Log in' }).click();
+    await logIn(page, 'ada@example.test', '/settings/keys');
     await page.getByLabel('New key name').fill('deploy bot');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByTestId('new-key').waitFor();
@@ -316,12 +485,37 @@ try {
     await page.screenshot({ path: `${out}my-agents-registered-${width}.png`, fullPage: width > 390 });
     await close();
 
+    // The requester's outcome receipt, signed in the page with a registered key, and its acknowledgement.
+    const signer = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
+    await serveChart(signer.page);
+    await logIn(signer.page, 'ada@example.test', `/tasks/${completed.id}`);
+    await signer.page.getByLabel('Your private key file (PKCS#8 PEM, Ed25519)').setInputFiles(adaKeyFile);
+    const registerKey = signer.page.getByRole('button', { name: 'Register this key on my account' });
+    const registered = signer.page.getByText('This key is registered on your account for signing receipts.');
+    await registerKey.or(registered).waitFor();
+    if (await registerKey.isVisible()) await registerKey.click();
+    await registered.waitFor();
+    await signer.page.getByRole('button', { name: 'Sign and send the receipt' }).click();
+    await signer.page.getByTestId('receipt-ack').waitFor();
+    await settled(signer.page);
+    if (width === 390) await signer.page.getByRole('heading', { name: 'Sign an outcome receipt' }).evaluate((heading) => heading.scrollIntoView());
+    await signer.page.screenshot({ path: `${out}task-receipt-signed-${width}.png`, fullPage: width > 390 });
+    await signer.close();
+
+    // The task form reached from search results: the search words go with the task unless unticked.
+    const fromSearch = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
+    const fromSearchUrl = `/agents/${formAgent.slug}/task?q=${encodeURIComponent('translate my tenancy agreement')}`;
+    await logIn(fromSearch.page, 'ada@example.test', fromSearchUrl);
+    const carry = fromSearch.page.getByRole('checkbox', { name: /Send my search/ });
+    await carry.waitFor();
+    await settled(fromSearch.page);
+    if (width === 390) await carry.evaluate((box) => box.scrollIntoView({ block: 'center' }));
+    await fromSearch.page.screenshot({ path: `${out}task-form-from-search-${width}.png`, fullPage: width > 390 });
+    await fromSearch.close();
+
     // The task form described in own words, after Preview: one required field was not understood.
     const words = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
-    await words.page.goto(`/login?next=${encodeURIComponent(`/agents/${formAgent.slug}/task`)}`);
-    await words.page.getByLabel('Email').fill('ada@example.test');
-    await words.page.getByLabel('Password').fill('correct horse battery');
-    await words.page.getByRole('button', { name: 'Log in' }).click();
+    await logIn(words.page, 'ada@example.test', `/agents/${formAgent.slug}/task`);
     await words.page.getByLabel('Describe it in your own words').check();
     await words.page.getByLabel('Describe the task in your own words').fill('Please translate my rental contract, formal tone, 3 pages');
     await words.page.getByRole('button', { name: 'Preview' }).click();

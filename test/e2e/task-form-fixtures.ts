@@ -5,8 +5,13 @@ import { hostile } from './fixtures.ts';
 export const formSchema = {
   sourceText: { type: 'string', required: true, description: 'The text to translate, as plain text.' },
   targetLanguage: { type: 'string', required: true, enum: ['German', 'French', 'Spanish'], description: 'The language to translate into.' },
-  tone: { type: 'string', enum: ['formal', 'neutral', 'casual'], default: 'neutral' },
-  pages: { type: 'number', required: true, default: 1, description: 'How many pages the document has.' },
+  tone: {
+    type: 'string',
+    enum: ['formal', 'neutral', 'casual'],
+    default: 'neutral',
+    enumLabels: { formal: 'Formal (contracts, letters)', casual: 'Casual (chat, posts)' },
+  },
+  pages: { type: 'number', required: true, default: 1, label: 'Number of pages', description: 'How many pages the document has.' },
   certified: { type: 'boolean', default: false, description: "Adds a certified translator's statement." },
   referenceImage: { type: 'string', description: 'A scan or photo of the original, if you have one.' },
 };
@@ -16,6 +21,7 @@ export const hostileSchema = {
   note: { type: 'string', description: `Helper ${hostile.img}`, default: `Default ${hostile.script}` },
   style: { type: 'string', enum: [`plain`, `${hostile.img}`], default: `${hostile.img}` },
   imageOfThing: { type: 'string', description: hostile.img },
+  caption: { type: 'string', label: `Caption ${hostile.img}`, enum: ['a'], enumLabels: { a: `Option ${hostile.script}` } },
 };
 
 export async function registerFormAgent(app: TestApp, token: string, name: string, schema: Record<string, unknown> = formSchema) {

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hostile } from './fixtures.ts';
 import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, type Harness } from './harness.ts';
+import { signupPassword } from '../helpers/app.ts';
 
 const password = 'a long password';
-/** The password the test app's signup helper gives every account. */
-const helperPassword = 'correct horse battery';
 
 /** A person with a profile, as most visitors are. */
 async function personWithProfile(harness: Harness, email: string, username: string) {
@@ -63,14 +62,17 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     await close();
   });
 
-  it('shows a refused sign-up under the form with the server message', async () => {
+  it('shows an email already registered under the Email field', async () => {
     await harness.app.signup('taken@example.test');
     const { page, assertClean, close } = await openPage(harness, { expected: [{ status: 409, url: /\/v1\/auth\/browser\/signup$/ }] });
     await page.goto('/signup');
     await page.getByLabel('Email').fill('taken@example.test');
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByRole('alert').getByText('An account with this email already exists').waitFor();
+    await page.locator('#email-message').getByText('This email is already registered: log in instead').waitFor();
+    assert.equal(await page.getByLabel('Email').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByRole('alert').count(), 0, 'not a message above the form');
+    await assertAccessible(page, 'sign-up, email taken');
     assertClean();
     await close();
   });
@@ -88,7 +90,7 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('alert').getByText('Invalid email or password').waitFor();
-    await page.getByLabel('Password').fill(helperPassword);
+    await page.getByLabel('Password').fill(signupPassword);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(/\/settings\/keys$/);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
@@ -113,7 +115,7 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/login?next=%2F%2Fevil.example%2Fphish');
     await page.getByLabel('Email').fill('next@example.test');
-    await page.getByLabel('Password').fill(helperPassword);
+    await page.getByLabel('Password').fill(signupPassword);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL((url) => url.pathname === '/' && url.host === new URL(harness.baseUrl).host);
     assertClean();
@@ -125,7 +127,7 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/login?next=/settings/keys');
     await page.getByLabel('Email').fill('keys@example.test');
-    await page.getByLabel('Password').fill(helperPassword);
+    await page.getByLabel('Password').fill(signupPassword);
     await page.keyboard.press('Enter');
     await page.getByText('No API keys yet.').waitFor();
     await page.getByLabel('New key name').focus();
@@ -181,7 +183,7 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/login?next=/settings');
     await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(helperPassword);
+    await page.getByLabel('Password').fill(signupPassword);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(/\/settings$/);
     await page.getByLabel('Display name').waitFor();
@@ -208,7 +210,7 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/login?next=/settings');
     await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(helperPassword);
+    await page.getByLabel('Password').fill(signupPassword);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByLabel('Display name').waitFor();
     await settled(page);

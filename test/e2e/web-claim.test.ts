@@ -7,9 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { publicKeyString } from '../../packages/sdk/src/keys.ts';
 import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, type Harness } from './harness.ts';
-
-/** The password the test app's signup helper gives every account. */
-const helperPassword = 'correct horse battery';
+import { signupPassword } from '../helpers/app.ts';
 
 interface KeyFile {
   path: string;
@@ -73,7 +71,7 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     await page.goto(`/claim/${agentId}`);
     await page.waitForURL(new RegExp(`/login\\?next=%2Fclaim%2F${agentId}$`));
     await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(helperPassword);
+    await page.getByLabel('Password').fill(signupPassword);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL(new RegExp(`/claim/${agentId}$`));
     await page.getByTestId('nonce').waitFor();
@@ -85,6 +83,26 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     context.on('request', (request) => sent.push(`${request.method()} ${request.url()}\n${request.postData() ?? ''}`));
     return sent;
   }
+
+  it('marks a provisional agent as unclaimed in results and on its page, with the way to claim it', async () => {
+    const agent = await provisionalAgent(keyFile().pubkey, 'Unowned Link Checker');
+    for (const width of [1280, 390]) {
+      const { page, assertClean, close } = await openPage(harness, { width });
+      await page.goto(`/agents?q=${encodeURIComponent('broken links overnight')}`);
+      const card = page.getByRole('listitem').filter({ hasText: 'Unowned Link Checker' });
+      await card.getByText('Unclaimed: registered by its key alone').waitFor();
+      await card.getByRole('link', { name: 'Unowned Link Checker' }).click();
+      await page.getByRole('heading', { name: 'Unowned Link Checker' }).waitFor();
+      await page.getByRole('main').getByText('Unclaimed: registered by its key alone').waitFor();
+      assert.equal(await page.getByText('The owner has not written more').count(), 0);
+      await settled(page);
+      await assertAccessible(page, `unclaimed agent page at ${width}`);
+      await page.getByRole('link', { name: 'Is this yours? Claim it' }).click();
+      await page.waitForURL((url) => url.pathname === `/claim/${agent.id}` || url.pathname === '/login');
+      assertClean();
+      await close();
+    }
+  });
 
   it('claims with a key file chosen in the page: only the signature leaves the page', async () => {
     const person = await personWithProfile();
@@ -121,7 +139,7 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     await close();
   });
 
-  it('names a wrong key, a file that is not a key and a key of another type before sending anything; the agent stays unclaimed', async () => {
+  it('names a wrong key as soon as it is chosen, a file that is not a key and a key of another type before sending anything; the agent stays unclaimed', async () => {
     const person = await personWithProfile();
     const right = keyFile();
     const wrong = keyFile();
@@ -133,8 +151,8 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     const claim = page.getByRole('button', { name: `Claim ${agent.name}` });
     const alert = page.getByRole('alert');
 
+    // Named as soon as the file is chosen, before any button.
     await input.setInputFiles(wrong.path);
-    await claim.click();
     await alert.getByText(`This is not the agent’s key: its public half is ${wrong.pubkey}, and the agent was registered with ${right.pubkey}.`).waitFor();
 
     await input.setInputFiles(keyFile('just some notes, not a key\n').path);
@@ -146,8 +164,13 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     await claim.click();
     await alert.getByText('This private key is not an Ed25519 key.').waitFor();
     await assertAccessible(page, 'claim with a wrong key');
+    await input.setInputFiles(right.path);
+    await page.getByText('This is the agent’s key.').waitFor();
+    assert.equal(await alert.count(), 0);
 
-    assert.equal(sent.filter((entry) => entry.startsWith(`POST ${harness.baseUrl}/v1/agents/`)).length, 0, 'no claim was sent');
+    // The page asks for its challenge (POST .../claim/challenge); no claim is sent.
+    const claims = sent.filter((entry) => entry.startsWith(`POST ${harness.baseUrl}/v1/agents/`) && !entry.includes('/claim/challenge'));
+    assert.equal(claims.length, 0, 'no claim was sent');
     assert.equal((await agentRecord(agent.id)).status, 'provisional');
     assertClean();
     await close();
@@ -246,7 +269,7 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     await page.getByLabel('Email').focus();
     await page.keyboard.type(person.email);
     await page.keyboard.press('Tab');
-    await page.keyboard.type(helperPassword);
+    await page.keyboard.type(signupPassword);
     await page.keyboard.press('Enter');
     await page.getByTestId('nonce').waitFor();
 

@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
+import { publicKeyString } from '../../packages/sdk/src/keys.ts';
 import { hostile } from './fixtures.ts';
-import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, type ExpectedFailure, type Harness } from './harness.ts';
-
-/** The password the test app's signup helper gives every account. */
-const password = 'correct horse battery';
+import { signupPassword } from '../helpers/app.ts';
+import { assertAccessible, browserSuiteSkip, logIn, openPage, settled, startHarness, type ExpectedFailure, type Harness } from './harness.ts';
 
 /** An agent's page answers 404 for its payment account until one is connected: that is how the page learns there is none. */
 const noPaymentAccount: ExpectedFailure = { status: 404, url: /\/v1\/agents\/[^/]+\/payment-account$/ };
-
-async function logIn(page: Page, email: string, next: string) {
-  await page.goto(`/login?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL((url) => url.pathname === next.split('?')[0]);
-}
 
 let people = 0;
 /** A person with a profile, as most owners are (without one the app asks for /v1/users/me and gets 404). */
@@ -42,6 +34,18 @@ async function register(harness: Harness, token: string, body: Record<string, un
   return response.json().data as { id: string; slug: string; name: string; webhookSecret?: string };
 }
 
+/** Nothing scrolls sideways at 390 px: not the page, not the agent's tabs (they wrap onto a second line). */
+async function fitsThePhone(page: Page, where: string) {
+  const widths = await page.evaluate(() => {
+    const tabs = document.querySelector('nav[aria-label="Agent sections"]')!;
+    return { page: document.documentElement.scrollWidth, tabs: tabs.scrollWidth, tabsShown: tabs.clientWidth };
+  });
+  assert.equal(widths.page, 390, `${where}: the page is no wider than the phone`);
+  assert.ok(widths.tabs <= widths.tabsShown, `${where}: the tabs wrap (${widths.tabs} > ${widths.tabsShown})`);
+  const last = (await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Earnings' }).boundingBox())!;
+  assert.ok(last.x + last.width <= 390, `${where}: the last tab is on the screen`);
+}
+
 describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
   let harness: Harness;
   before(async () => {
@@ -61,17 +65,34 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     const owner = await person(harness, 'unlucky@example.test');
     await register(harness, owner.token, { name: 'Sturdy Agent', description: 'Survives outages', protocols: ['rest'], categories: ['productivity'] });
     const { page, assertClean, close } = await openPage(harness, { expected: [{ status: 503, url: /\/v1\/agents\?/ }] });
-    // The service is unavailable until the person retries (the app itself asks three times first).
+    // The service is unavailable until the person retries.
     let failing = true;
-    await page.route(/\/v1\/agents\?/, (route) =>
-      failing
-        ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ code: 'UNAVAILABLE', message: 'The registry is restarting' }) })
-        : route.continue(),
-    );
+    let attempts = 0;
+    let answered = 0;
+    // Retries wait here until the test has looked, so a slow machine cannot answer one early.
+    let releaseRetries = () => {};
+    const retriesReleased = new Promise<void>((resolve) => (releaseRetries = resolve));
+    await page.route(/\/v1\/agents\?/, async (route) => {
+      attempts++;
+      if (!failing) return route.continue();
+      if (attempts > 1) await retriesReleased;
+      answered++;
+      return route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ code: 'UNAVAILABLE', message: 'The registry is restarting' }),
+      });
+    });
     await logIn(page, owner.email, '/me/agents');
     const alert = page.getByRole('alert');
     await alert.getByText('The registry is restarting').waitFor();
+    // The message comes with the first failure, not after every retry.
+    assert.equal(answered, 1);
+    releaseRetries();
     await assertAccessible(page, 'my agents, error');
+    // The app keeps retrying behind the message.
+    while (attempts < 2) await page.waitForTimeout(100);
+    await alert.getByText('The registry is restarting').waitFor();
     failing = false;
     await alert.getByRole('button', { name: 'Try again' }).click();
     await page.getByRole('link', { name: 'Sturdy Agent' }).waitFor();
@@ -143,7 +164,10 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
 
     const secretBox = page.getByRole('region', { name: 'The agent’s webhook signing secret' });
     await secretBox.waitFor();
-    await page.getByRole('heading', { name: 'Clause Checker is registered' }).waitFor();
+    // The address is the agent's own page already, with the secret shown once on it.
+    await page.waitForURL(/\/me\/agents\/[^/]+$/);
+    assert.doesNotMatch(page.url(), /\/new$/);
+    await page.getByRole('status').getByText('Clause Checker is registered.').waitFor();
     const secret = await page.getByTestId('webhook-secret').innerText();
     assert.match(secret, /^whsec_/);
     await page.getByText('You will not see this again').waitFor();
@@ -170,9 +194,15 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
 
     // Dismissed, the secret is gone for good; the agent's page does not show it again.
     await secretBox.getByRole('button', { name: 'I have stored it' }).press('Enter');
-    await page.waitForURL(new RegExp(`/me/agents/${me.id}$`));
+    assert.match(page.url(), new RegExp(`/me/agents/${me.id}$`));
     await page.getByRole('heading', { name: 'Clause Checker' }).waitFor();
     assert.equal(await page.getByText(secret).count(), 0);
+    // A reload shows the agent again, not an empty form and not the secret.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Clause Checker' }).waitFor();
+    await settled(page);
+    assert.equal(await page.getByText(secret).count(), 0);
+    assert.equal(await page.getByLabel('Name', { exact: true }).count(), 0);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'My agents' }).press('Enter');
     const card = page.getByRole('listitem').filter({ hasText: 'Clause Checker' });
     await card.waitFor();
@@ -180,6 +210,68 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     for (const word of ['€2.50 / task', 'active', 'public', 'Delivery: webhook', 'Not seen yet']) assert.ok(cardText.includes(word), `${word} in ${cardText}`);
     await settled(page);
     await assertAccessible(page, 'my agents');
+    assertClean();
+    await close();
+  });
+
+  it('scrolls a field focused by validation into view below the sticky top bar, on a wide screen and a phone', async () => {
+    const owner = await person(harness);
+    for (const width of [1280, 390]) {
+      const { page, assertClean, close } = await openPage(harness, { width, height: 700 });
+      await logIn(page, owner.email, '/me/agents/new');
+      await page.getByLabel('One-line description').fill('Filled, while the name is not');
+      // The name field sits just under the top bar, inside the window, when the form is sent.
+      await page.evaluate(() => {
+        const name = document.getElementById('agent-name')!;
+        window.scrollBy(0, name.getBoundingClientRect().top - 20);
+        name.closest('form')!.requestSubmit();
+      });
+      await page.waitForFunction(() => document.activeElement?.id === 'agent-name');
+      await page.waitForTimeout(300);
+      const field = (await page.getByLabel('Name', { exact: true }).boundingBox())!;
+      const bar = (await page.locator('.topbar').boundingBox())!;
+      assert.ok(field.y >= bar.y + bar.height, `at ${width} px the name field (top ${field.y}) is below the top bar (bottom ${bar.y + bar.height})`);
+      assertClean();
+      await close();
+    }
+  });
+
+  it('after the session ends, sends the person to log in, shows them signed out, and restores what they typed (never a key)', async () => {
+    const owner = await person(harness);
+    const { page, context, assertClean, close } = await openPage(harness, { expected: [{ status: 401, url: /\/v1\/agents$/ }] });
+    await logIn(page, owner.email, '/me/agents/new');
+    await page.getByLabel('Name', { exact: true }).fill('Half Typed Agent');
+    await page.getByLabel('One-line description').fill('Typed before the session ended');
+    await page.getByLabel('REST', { exact: true }).check();
+    await page.getByLabel('Legal & Compliance').check();
+    await page.getByLabel('Paste a public key (ed25519:…)').check();
+    const pubkey = publicKeyString(generateKeyPairSync('ed25519').privateKey);
+    await page.getByLabel('Public key', { exact: true }).fill(pubkey);
+    // The session ends on the server (as when it expires, or is logged out in another tab).
+    const csrf = (await context.cookies()).find((cookie) => cookie.name === 'agentry_csrf')!.value;
+    const ended = await context.request.post('/v1/auth/logout', { headers: { 'x-csrf-token': csrf } });
+    assert.equal(ended.status(), 200, await ended.text());
+    await page.getByRole('button', { name: 'Register agent' }).click();
+
+    await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('next') === '/me/agents/new');
+    await page.getByText('Your session has ended.').waitFor();
+    await page.getByRole('banner').getByRole('link', { name: 'Log in' }).waitFor();
+    const kept = await page.evaluate(() => JSON.stringify({ ...sessionStorage }));
+    assert.ok(kept.includes('Half Typed Agent'), kept);
+    assert.ok(!kept.includes(pubkey), 'the key is not kept');
+    await assertAccessible(page, 'log in after the session ended');
+
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(signupPassword);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL((url) => url.pathname === '/me/agents/new');
+    const name = page.getByLabel('Name', { exact: true });
+    await page.waitForFunction(() => (document.getElementById('agent-name') as HTMLInputElement | null)?.value === 'Half Typed Agent');
+    assert.equal(await name.inputValue(), 'Half Typed Agent');
+    assert.equal(await page.getByLabel('One-line description').inputValue(), 'Typed before the session ended');
+    assert.equal(await page.getByLabel('REST', { exact: true }).isChecked(), true);
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'forgotten once restored');
+    assert.equal(await page.getByLabel('Public key', { exact: true }).count(), 0, 'the key choice starts afresh');
     assertClean();
     await close();
   });
@@ -216,12 +308,15 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
       .waitFor();
     await json.fill('{ "size": { "type": "number", "enum": [1, 2], "default": 3 } }');
     await page.locator('#agent-inputSchema-message').getByText('size/default: must be one of the enum values').waitFor();
-    await json.fill('{ "language": { "type": "string", "required": true, "enum": ["de", "fr"], "description": "Language to check against" } }');
+    await json.fill(
+      '{ "language": { "type": "string", "required": true, "enum": ["de", "fr"], "enumLabels": { "de": "German" }, "description": "Language to check against" } }',
+    );
     await page.locator('#agent-inputSchema-message').getByText('Valid: 1 field').waitFor();
 
     // The small editor adds fields to the text.
     await page.getByLabel('Field name').fill('strict');
     await page.getByLabel('Type').selectOption('boolean');
+    await page.getByLabel('Label (optional)').fill('Strict review');
     await page.getByLabel('Description', { exact: true }).fill('Flag every unusual clause');
     await page.getByLabel('Default').fill('maybe');
     await page.getByRole('button', { name: 'Add field' }).click();
@@ -238,15 +333,19 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
 
     // The preview is the task form requesters will get.
     const preview = page.getByRole('region', { name: 'Preview of the task form' });
-    await preview.getByRole('combobox', { name: /language/ }).waitFor();
+    await preview.getByRole('combobox', { name: /Language/ }).waitFor();
     assert.deepEqual(
       await preview
-        .getByRole('combobox', { name: /language/ })
+        .getByRole('combobox', { name: /Language/ })
         .locator('option')
         .allInnerTexts(),
-      ['Choose…', 'de', 'fr'],
+      ['Choose…', 'German', 'fr'],
     );
-    assert.equal(await preview.getByRole('switch', { name: 'strict' }).isChecked(), true);
+    assert.equal(await preview.getByRole('switch', { name: 'Strict review' }).isChecked(), true);
+    assert.deepEqual(await page.getByRole('list', { name: 'Fields of the input schema' }).locator('li > span:first-child').allTextContents(), [
+      'Language language',
+      'Strict review strict',
+    ]);
     await preview.getByText('Language to check against').waitFor();
     await settled(page);
     await assertAccessible(page, 'input schema editor and preview');
@@ -262,8 +361,8 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     assert.equal(row.delivery_mode, 'poll');
     assert.equal(row.webhook_secret, null);
     assert.deepEqual(JSON.parse(row.input_schema!), {
-      language: { type: 'string', required: true, enum: ['de', 'fr'], description: 'Language to check against' },
-      strict: { type: 'boolean', description: 'Flag every unusual clause', default: true },
+      language: { type: 'string', required: true, enum: ['de', 'fr'], enumLabels: { de: 'German' }, description: 'Language to check against' },
+      strict: { type: 'boolean', label: 'Strict review', description: 'Flag every unusual clause', default: true },
     });
     assertClean();
     await close();
@@ -351,6 +450,14 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     assert.ok(!(await keyRow.innerText()).includes(key));
     await settled(page);
     await assertAccessible(page, 'agent keys');
+    // On a phone the tabs wrap instead of scrolling sideways, and the key's prefix and Revoke button fit.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await fitsThePhone(page, 'keys tab');
+    const prefix = (await keyRow.getByText(`${key.slice(0, 12)}…`).boundingBox())!;
+    assert.ok(prefix.height < 24, `the prefix stays on one line (${prefix.height} px high)`);
+    const revokeButton = (await keyRow.getByRole('button', { name: 'Revoke deed worker' }).boundingBox())!;
+    assert.ok(revokeButton.x + revokeButton.width <= 390, `the Revoke button is on the screen (right edge ${revokeButton.x + revokeButton.width})`);
+    await assertAccessible(page, 'agent keys on a phone');
     await keyRow.getByRole('button', { name: 'Revoke deed worker' }).press('Enter');
     const revokeDialog = page.getByRole('dialog', { name: 'Revoke “deed worker”?' });
     await revokeDialog.waitFor();
@@ -358,11 +465,12 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     await keyRow.getByText('revoked').waitFor();
     assert.equal((await harness.app.request({ method: 'GET', url: '/v1/auth/account', token: key })).statusCode, 401);
 
-    // The overview shows the heartbeat the key sent.
+    // The overview shows the heartbeat the key sent; a poll agent that has not polled stays away, and the page says why.
     await page.goto(`/me/agents/${agent.id}`);
     const status = page.getByRole('complementary', { name: 'Status' });
     await status.getByText('(available)').waitFor();
-    assert.ok((await status.innerText()).includes('Available'));
+    await status.getByText('Away', { exact: true }).waitFor();
+    await status.getByText('heartbeats alone keep it away').waitFor();
     assertClean();
     await close();
   });
@@ -427,8 +535,18 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     // 2.00 less the 2.5% fee.
     await page.getByTestId('balance-available').getByText('$1.95').waitFor();
     await page.getByRole('button', { name: 'Connect payment account' }).waitFor();
+    // Each paid task with amount, fee and net; the fee named; Stripe not offered, as this service has none.
+    const paidRow = page.getByRole('table', { name: 'Paid tasks' }).getByRole('row').nth(1);
+    await paidRow.waitFor();
+    assert.match(await paidRow.innerText(), new RegExp(`^${taken!.taskId.slice(0, 8)}\\s.*\\$2\\.00\\s+−\\$0\\.05\\s+\\$1\\.95$`, 's'));
+    assert.match(await page.getByTestId('platform-fee').innerText(), /fee of 2\.5% of each paid task/);
+    assert.equal(await page.getByRole('radio', { name: /Stripe/ }).count(), 0, 'no Stripe choice without Stripe');
+    await page.getByText('This service pays through the ledger').waitFor();
     await settled(page);
     await assertAccessible(page, 'earnings, not connected');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await fitsThePhone(page, 'earnings tab');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Connect payment account' }).click();
     const paymentAccount = page.getByRole('definition').filter({ hasText: 'active' });
     await paymentAccount.waitFor();
@@ -437,9 +555,57 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     assert.deepEqual(stored.json().data, { provider: 'ledger', status: 'active' });
 
     await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Trust' }).click();
-    await page.getByText('It was registered without a public key.').waitFor();
+    await page.getByText('This agent has no public key.').waitFor();
+    await page.getByRole('link', { name: 'Add a key' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'See its public page' }).getAttribute('href'), `/agents/${agent.slug}`);
     await assertAccessible(page, 'trust tab');
+
+    // The delivery tab follows the agent's tasks: the waiting one, polled and completed meanwhile, shows so without a reload.
+    await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Delivery' }).click();
+    const budget = page.getByRole('table').getByRole('row', { name: /Summarise the budget/ });
+    await budget.getByText('waiting for the agent to poll').waitFor();
+    await settled(page);
+    const next = await harness.app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=0`, token: owner.token });
+    const [second] = next.json().data as { taskId: string; taskToken: string }[];
+    const finished = await harness.app.request({
+      method: 'POST',
+      url: `/v1/tasks/${second!.taskId}/callback`,
+      body: { taskToken: second!.taskToken, result: { summary: 'shorter' } },
+    });
+    assert.equal(finished.statusCode, 200, finished.body);
+    await budget.getByText('completed', { exact: true }).waitFor({ timeout: 10_000 });
+    await budget.getByText(/^delivered/).waitFor();
+    assertClean();
+    await close();
+  });
+
+  it('says what to send, with the SDK, CLI and HTTP call, for an agent never seen; the advice goes once it is', async () => {
+    const owner = await person(harness);
+    const agent = await register(harness, owner.token, {
+      name: 'Quiet Poller',
+      description: 'Never heard from',
+      protocols: ['rest'],
+      categories: ['productivity'],
+    });
+    const { page, assertClean, close } = await openPage(harness);
+    await logIn(page, owner.email, `/me/agents/${agent.id}`);
+    const advice = page.getByRole('region', { name: 'It has not been seen yet' });
+    await advice.waitFor();
+    // It polls for its tasks, so a poll is what makes it available.
+    assert.match(await page.getByTestId('first-sign-sdk').innerText(), new RegExp(`\\.pollTasks\\('${agent.id}', \\{ wait: 30 \\}\\);$`));
+    assert.equal(await page.getByTestId('first-sign-cli').innerText(), `agentry tasks serve --agent ${agent.id} --exec ./handle-task`);
+    assert.equal(
+      await page.getByTestId('first-sign-http').innerText(),
+      `curl "${harness.baseUrl}/v1/agents/${agent.id}/tasks/poll?wait=30" -H "Authorization: Bearer $AGENTRY_TOKEN"`,
+    );
+    await settled(page);
+    await assertAccessible(page, 'agent never seen');
+    const polled = await harness.app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=0`, token: owner.token });
+    assert.equal(polled.statusCode, 200, polled.body);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Quiet Poller' }).waitFor();
+    await settled(page);
+    assert.equal(await advice.count(), 0);
     assertClean();
     await close();
   });

@@ -3,10 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { png, svg } from '../helpers/images.ts';
 import { hostile } from './fixtures.ts';
-import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, type Harness } from './harness.ts';
+import { assertAccessible, browserSuiteSkip, logIn, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { hostileSchema, registerFormAgent } from './task-form-fixtures.ts';
-
-const password = 'correct horse battery';
+import { signupPassword } from '../helpers/app.ts';
 
 interface Person {
   email: string;
@@ -18,14 +17,6 @@ async function personWithProfile(harness: Harness, email: string, username: stri
   const created = await harness.app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username, displayName: username } });
   assert.equal(created.statusCode, 201, created.body);
   return person;
-}
-
-async function signIn(page: Page, person: Person, next: string) {
-  await page.goto(`/login?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Email').fill(person.email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL((url) => url.pathname === next);
 }
 
 /** The task the page created, read back through the API: what the agent will get. */
@@ -54,7 +45,7 @@ function watchSubmissions(page: Page): string[] {
 
 /** Waits until the preview image has really loaded from the service. */
 async function previewLoaded(page: Page) {
-  const preview = page.getByRole('img', { name: 'Preview of the image for referenceImage' });
+  const preview = page.getByRole('img', { name: 'Preview of the image for Reference image' });
   await preview.waitFor();
   await page.waitForFunction(() => {
     const image = document.querySelector<HTMLImageElement>('img.image-preview');
@@ -82,9 +73,88 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     await page.getByRole('link', { name: 'Give this agent a task' }).click();
     await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.get('next') === `/agents/${agent.slug}/task`);
     await page.getByLabel('Email').fill(person.email);
-    await page.getByLabel('Password').fill(password);
+    await page.getByLabel('Password').fill(signupPassword);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Give Document Translator a task' }).waitFor();
+    assertClean();
+    await close();
+  });
+
+  it("names fields and options as people read them: the schema's labels, or the field names made readable", async () => {
+    const { page, assertClean, close } = await openPage(harness);
+    await page.goto(`/agents/${agent.slug}`);
+    const takes = page.locator('.task-inputs li');
+    await takes.first().waitFor();
+    assert.deepEqual(await takes.allTextContents(), [
+      'Source text (required)',
+      'Target language (required): German, French, Spanish',
+      'Tone: Formal (contracts, letters), neutral, Casual (chat, posts)',
+      'Number of pages (required)',
+      'Certified',
+      'Reference image',
+    ]);
+
+    const person = await personWithProfile(harness, 'reader@example.test', 'reader');
+    await logIn(page, person.email, `/agents/${agent.slug}/task`);
+    await page.getByRole('heading', { name: `Input for ${agent.name}` }).waitFor();
+    assert.deepEqual(await page.locator('.schema-form label').allTextContents(), [
+      'Source text * (required)',
+      'Target language * (required)',
+      'Tone',
+      'Number of pages * (required)',
+      'Certified',
+      'Reference image',
+    ]);
+    assert.equal(await page.getByText('sourceText', { exact: true }).count(), 0, 'no raw field name is shown');
+    const tone = page.getByLabel('Tone');
+    assert.deepEqual(await tone.locator('option').allTextContents(), ['Formal (contracts, letters)', 'neutral', 'Casual (chat, posts)']);
+    // The option's label is what people pick; the value sent stays the schema's.
+    await tone.selectOption({ label: 'Casual (chat, posts)' });
+    await page.getByLabel('What you need done').fill('Translate a short note.');
+    await page.getByLabel('Source text').fill('See you soon.');
+    await page.getByLabel('Target language').selectOption('French');
+    await page.getByRole('button', { name: 'Send task' }).click();
+    const task = await createdTask(harness, page, person);
+    assert.equal(task.input?.tone, 'casual');
+    assertClean();
+    await close();
+  });
+
+  it('carries the search words from the results through the agent page to the task as its searchQuery, unless the person unticks them', async () => {
+    const person = await personWithProfile(harness, 'searcher@example.test', 'searcher');
+    const words = 'put my lease into German';
+    // The first search with words loads the sentence encoder, which can take longer than a wait in the page.
+    assert.equal((await harness.app.request({ method: 'GET', url: `/v1/discover?q=${encodeURIComponent(words)}` })).statusCode, 200);
+    const { page, assertClean, close } = await openPage(harness);
+    await logIn(page, person.email, '/agents');
+    await page.getByRole('searchbox', { name: 'Search agents' }).fill(words);
+    await page.keyboard.press('Enter');
+    await page.locator('.agent-card').getByRole('link', { name: agent.name }).click();
+    await page.waitForURL((url) => url.pathname === `/agents/${agent.slug}` && url.searchParams.get('q') === words);
+    await page.getByRole('link', { name: 'Give this agent a task' }).click();
+    await page.waitForURL((url) => url.pathname === `/agents/${agent.slug}/task` && url.searchParams.get('q') === words);
+    const carry = page.getByRole('checkbox', { name: `Send my search “${words}” with the task` });
+    assert.equal(await carry.isChecked(), true, 'the search goes along unless unticked');
+    await settled(page);
+    await assertAccessible(page, 'task form after a search');
+    const send = async (description: string) => {
+      await page.getByLabel('What you need done').fill(description);
+      await page.getByLabel('Source text').fill('The tenant shall pay the rent monthly.');
+      await page.getByLabel('Target language').selectOption('German');
+      await page.getByRole('button', { name: 'Send task' }).click();
+      return createdTask(harness, page, person);
+    };
+    const searchQueryOf = async (id: string) =>
+      (await harness.app.database.db.selectFrom('tasks').select('search_query').where('id', '=', id).executeTakeFirstOrThrow()).search_query;
+
+    const task = await send('Translate the lease.');
+    assert.equal(await searchQueryOf(task.id), words);
+    assert.equal('searchQuery' in task, false, 'the task view never shows it');
+
+    await page.goto(`/agents/${agent.slug}/task?q=${encodeURIComponent(words)}`);
+    await carry.uncheck();
+    const unticked = await send('Translate the lease, again.');
+    assert.equal(await searchQueryOf(unticked.id), null);
     assertClean();
     await close();
   });
@@ -93,31 +163,31 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     const person = await personWithProfile(harness, 'mouse@example.test', 'mouse_user');
     const { page, assertClean, close } = await openPage(harness);
     const keys = watchSubmissions(page);
-    await signIn(page, person, `/agents/${agent.slug}/task`);
+    await logIn(page, person.email, `/agents/${agent.slug}/task`);
     await page.getByRole('heading', { name: `Input for ${agent.name}` }).waitFor();
 
     // Defaults are pre-filled, descriptions are helper text, required fields say so.
-    assert.equal(await page.getByLabel('tone').inputValue(), 'neutral');
-    assert.equal(await page.getByLabel('pages').inputValue(), '1');
-    assert.equal(await page.getByRole('switch', { name: 'certified' }).isChecked(), false);
+    assert.equal(await page.getByLabel('Tone').inputValue(), 'neutral');
+    assert.equal(await page.getByLabel('Number of pages').inputValue(), '1');
+    assert.equal(await page.getByRole('switch', { name: 'Certified' }).isChecked(), false);
     await page.getByText('The language to translate into.').waitFor();
     // Screen readers hear the mark as a word.
-    assert.equal(await page.getByRole('textbox', { name: 'sourceText (required)', exact: true }).getAttribute('aria-required'), 'true');
+    assert.equal(await page.getByRole('textbox', { name: 'Source text (required)', exact: true }).getAttribute('aria-required'), 'true');
     await assertAccessible(page, 'task form');
 
     await page.getByLabel('Title (optional)').fill('Lease, to German');
     await page.getByLabel('What you need done').fill('Translate the attached lease.');
-    await page.getByLabel('sourceText').fill('The tenant shall pay the rent monthly.');
-    await page.getByLabel('targetLanguage').selectOption('German');
-    await page.getByLabel('tone').selectOption('formal');
-    await page.getByLabel('pages').fill('4');
-    await page.getByRole('switch', { name: 'certified' }).click();
+    await page.getByLabel('Source text').fill('The tenant shall pay the rent monthly.');
+    await page.getByLabel('Target language').selectOption('German');
+    await page.getByLabel('Tone').selectOption('formal');
+    await page.getByLabel('Number of pages').fill('4');
+    await page.getByRole('switch', { name: 'Certified' }).click();
 
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Upload image' }).click();
     await (await chooser).setFiles({ name: 'lease.png', mimeType: 'image/png', buffer: png });
     await previewLoaded(page);
-    const url = await page.getByLabel('referenceImage').inputValue();
+    const url = await page.getByLabel('Reference image').inputValue();
     assert.match(url, /\/media\/[0-9a-f-]{36}$/);
     await assertAccessible(page, 'task form with an uploaded image');
 
@@ -147,7 +217,7 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
   it('fills and sends the form by keyboard alone, the image dropped onto its field', async () => {
     const person = await personWithProfile(harness, 'keys@example.test', 'key_user');
     const { page, assertClean, close } = await openPage(harness);
-    await signIn(page, person, `/agents/${agent.slug}/task`);
+    await logIn(page, person.email, `/agents/${agent.slug}/task`);
     await page.getByLabel('Title (optional)').focus();
     await page.keyboard.type('Menu card');
     await page.keyboard.press('Tab');
@@ -162,7 +232,7 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     await page.keyboard.type('2');
     await page.keyboard.press('Tab'); // certified
     await page.keyboard.press('Space');
-    assert.equal(await page.getByRole('switch', { name: 'certified' }).isChecked(), true);
+    assert.equal(await page.getByRole('switch', { name: 'Certified' }).isChecked(), true);
 
     // Dropped from the desktop: a DataTransfer holding a file, as the browser builds it.
     const dataTransfer = await page.evaluateHandle(
@@ -195,12 +265,12 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
   it('shows why an SVG upload is refused, and keeps the field empty', async () => {
     const person = await personWithProfile(harness, 'svg@example.test', 'svg_user');
     const { page, assertClean, close } = await openPage(harness, { expected: [{ status: 400, url: /\/v1\/media$/ }] });
-    await signIn(page, person, `/agents/${agent.slug}/task`);
+    await logIn(page, person.email, `/agents/${agent.slug}/task`);
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('button', { name: 'Upload image' }).click();
     await (await chooser).setFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: svg });
     await page.getByRole('alert').getByText('Only PNG, JPEG, GIF and WebP images are accepted').waitFor();
-    assert.equal(await page.getByLabel('referenceImage').inputValue(), '');
+    assert.equal(await page.getByLabel('Reference image').inputValue(), '');
     assert.equal(await page.locator('img.image-preview').count(), 0);
     assertClean();
     await close();
@@ -210,20 +280,20 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     const person = await personWithProfile(harness, 'check@example.test', 'check_user');
     const { page, assertClean, close } = await openPage(harness);
     const keys = watchSubmissions(page);
-    await signIn(page, person, `/agents/${agent.slug}/task`);
+    await logIn(page, person.email, `/agents/${agent.slug}/task`);
     await page.getByLabel('What you need done').fill('Translate a letter.');
-    await page.getByLabel('pages').fill('');
-    await page.getByLabel('referenceImage').fill('not an address');
+    await page.getByLabel('Number of pages').fill('');
+    await page.getByLabel('Reference image').fill('not an address');
     await page.getByRole('button', { name: 'Send task' }).click();
     await page.getByText('Enter an http or https address, or upload an image.').waitFor();
     // The first refused field takes the focus, and each names its own problem.
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'sourceText');
     assert.equal(
-      await page.locator('#' + (await page.getByLabel('sourceText').getAttribute('aria-describedby'))!.split(' ').pop()!).textContent(),
+      await page.locator('#' + (await page.getByLabel('Source text').getAttribute('aria-describedby'))!.split(' ').pop()!).textContent(),
       'This field is required.',
     );
-    assert.equal(await page.getByLabel('targetLanguage').getAttribute('aria-invalid'), 'true');
-    assert.equal(await page.getByLabel('pages').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Target language').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Number of pages').getAttribute('aria-invalid'), 'true');
     await assertAccessible(page, 'task form with errors');
     assert.deepEqual(keys, [], 'nothing was sent');
     assert.match(page.url(), /\/task$/);
@@ -234,13 +304,13 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
   it("shows the server's refusal under the field it names", async () => {
     const person = await personWithProfile(harness, 'refused@example.test', 'refused_user');
     const { page, assertClean, close } = await openPage(harness, { expected: [{ status: 400, url: /\/v1\/tasks$/ }] });
-    await signIn(page, person, `/agents/${agent.slug}/task`);
+    await logIn(page, person.email, `/agents/${agent.slug}/task`);
     await page.getByLabel('What you need done').fill('Translate this.');
     // A character no stored text may hold: only the server knows that rule.
-    await page.getByLabel('sourceText').fill('before\u0000after');
-    await page.getByLabel('targetLanguage').selectOption('French');
+    await page.getByLabel('Source text').fill('before\u0000after');
+    await page.getByLabel('Target language').selectOption('French');
     await page.getByRole('button', { name: 'Send task' }).click();
-    const sourceText = page.getByLabel('sourceText');
+    const sourceText = page.getByLabel('Source text');
     await page.waitForFunction(() => document.querySelector('[name="sourceText"]')?.getAttribute('aria-invalid') === 'true');
     const messageId = (await sourceText.getAttribute('aria-describedby'))!.split(' ').pop()!;
     assert.match((await page.locator(`#${messageId}`).textContent()) ?? '', /U\+0000|NUL|character/i);
@@ -256,21 +326,21 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
   it('previews a task described in own words, flags the required field it lacks, and sends the corrected fields', async () => {
     const person = await personWithProfile(harness, 'words@example.test', 'words_user');
     const { page, assertClean, close } = await openPage(harness);
-    await signIn(page, person, `/agents/${agent.slug}/task`);
+    await logIn(page, person.email, `/agents/${agent.slug}/task`);
     await page.getByLabel('Describe it in your own words').check();
     // Only the text until the preview.
-    assert.equal(await page.getByLabel('sourceText').count(), 0);
+    assert.equal(await page.getByLabel('Source text').count(), 0);
     await page.getByLabel('Describe the task in your own words').fill('Please translate my rental contract, formal tone, 3 pages');
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByRole('heading', { name: 'What was understood' }).waitFor();
-    assert.equal(await page.getByLabel('tone').inputValue(), 'formal');
-    assert.equal(await page.getByLabel('pages').inputValue(), '3');
+    assert.equal(await page.getByLabel('Tone').inputValue(), 'formal');
+    assert.equal(await page.getByLabel('Number of pages').inputValue(), '3');
     await page.getByText('Not found in your description: fill it in.').waitFor();
-    assert.equal(await page.getByLabel('targetLanguage').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Target language').getAttribute('aria-invalid'), 'true');
     await assertAccessible(page, 'own-words preview');
 
-    await page.getByLabel('targetLanguage').selectOption('French');
-    await page.getByLabel('pages').fill('5');
+    await page.getByLabel('Target language').selectOption('French');
+    await page.getByLabel('Number of pages').fill('5');
     await page.getByRole('button', { name: 'Send task' }).click();
     const task = await createdTask(harness, page, person);
     assert.equal(task.description, 'Please translate my rental contract, formal tone, 3 pages');
@@ -298,7 +368,7 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     const plainAgent = plain.json().data as { id: string; slug: string };
     const person = await personWithProfile(harness, 'plain@example.test', 'plain_user');
     const { page, assertClean, close } = await openPage(harness);
-    await signIn(page, person, `/agents/${plainAgent.slug}/task`);
+    await logIn(page, person.email, `/agents/${plainAgent.slug}/task`);
     await page.getByLabel('What you need done').waitFor();
     assert.equal(await page.getByText('Describe it in your own words').count(), 0);
     assert.equal(await page.locator('.schema-form').count(), 0);
@@ -317,12 +387,13 @@ describe('web app: the task form (browser)', { skip: browserSuiteSkip() }, () =>
     const hostileAgent = await registerFormAgent(harness.app, owner.token, 'Hostile Schema', hostileSchema);
     const person = await personWithProfile(harness, 'xss@example.test', 'xss_user');
     const { page, assertClean, close } = await openPage(harness);
-    await signIn(page, person, `/agents/${hostileAgent.slug}/task`);
+    await logIn(page, person.email, `/agents/${hostileAgent.slug}/task`);
     await page.getByText(`Helper ${hostile.img}`, { exact: true }).waitFor();
-    assert.equal(await page.getByLabel('note').inputValue(), `Default ${hostile.script}`);
-    assert.equal(await page.getByLabel('style').inputValue(), hostile.img);
-    assert.ok((await page.getByLabel('style').locator('option').allTextContents()).includes(hostile.img));
+    assert.equal(await page.getByLabel('Note').inputValue(), `Default ${hostile.script}`);
+    assert.equal(await page.getByLabel('Style').inputValue(), hostile.img);
+    assert.ok((await page.getByLabel('Style').locator('option').allTextContents()).includes(hostile.img));
     await page.locator('.field-hint', { hasText: hostile.img }).filter({ hasNotText: 'Helper' }).waitFor();
+    assert.deepEqual(await page.getByLabel(`Caption ${hostile.img}`).locator('option').allTextContents(), ['Choose…', `Option ${hostile.script}`]);
     await settled(page);
     assert.equal(await page.locator('.schema-form img').count(), 0, 'no element was made from the schema text');
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { buildApp, type AgentryApp, type AppOverrides } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type DatabaseHandle, type Db } from '../../src/db/database.ts';
+import { createSentenceEncoder, type SentenceEncoder } from '../../src/modules/discovery/index.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || null;
@@ -46,13 +47,20 @@ export interface TestApp extends AgentryApp {
 
 let counter = 0;
 
+let encoder: SentenceEncoder | null = null;
+/**
+ * One built-in sentence encoder for every app of a test process: its model takes seconds of CPU to
+ * load, which each app would pay again on its first search. Its worker, idle, keeps no process alive.
+ */
+export const sharedSentenceEncoder = (): SentenceEncoder => (encoder ??= createSentenceEncoder());
+
 /**
  * Kysely's migrator looks for its table by scanning every schema of the database with
  * has_schema_privilege(name), which fails when another test process drops its schema during the
  * scan. Test processes therefore never migrate while another one drops a schema.
  */
 const SCHEMA_LOCK = 7_2026;
-async function withSchemaLock<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withSchemaLock<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -89,6 +97,9 @@ export async function openTestDatabase(): Promise<{ handle: DatabaseHandle; migr
     },
   };
 }
+
+/** The password `TestApp.signup` gives every account it makes. */
+export const signupPassword = 'correct horse battery';
 
 export function startTestApp(env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<TestApp> {
   return startApp(env, overrides, null);
@@ -143,7 +154,13 @@ async function startApp(
         await handle.close();
       }
     }
-    return buildApp(config, { logger: false, webRoot: null, ...(databaseSchema ? { databaseSchema } : {}), ...overrides });
+    return buildApp(config, {
+      logger: false,
+      webRoot: null,
+      sentenceEncoder: sharedSentenceEncoder(),
+      ...(databaseSchema ? { databaseSchema } : {}),
+      ...overrides,
+    });
   };
   const app = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
 
@@ -163,14 +180,19 @@ async function startApp(
 export async function otherNode(app: TestApp, options: { sqliteFile?: boolean; overrides?: AppOverrides } = {}): Promise<TestApp> {
   const schema = app.databaseSchema;
   if (!schema && !options.sqliteFile) return { ...app, close: async () => {} };
-  const build = () => buildApp(app.config, { logger: false, ...(schema ? { databaseSchema: schema } : {}), ...options.overrides });
+  const build = () =>
+    buildApp(app.config, { logger: false, sentenceEncoder: sharedSentenceEncoder(), ...(schema ? { databaseSchema: schema } : {}), ...options.overrides });
   const node = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
   // The database belongs to `app`, which drops it when it closes.
   return asTestApp(node, schema, () => node.close());
 }
 
-function asTestApp(app: AgentryApp, databaseSchema: string | null, close: () => Promise<void>): TestApp {
-  const request: TestApp['request'] = ({ method, url, token, body, headers, rawBody }) =>
+/**
+ * `app` with the test conveniences; requests are injected into its server unless `send` gives another
+ * way (over real HTTP, through a proxy).
+ */
+export function asTestApp(app: AgentryApp, databaseSchema: string | null, close: () => Promise<void>, send?: TestApp['request']): TestApp {
+  const inject: TestApp['request'] = ({ method, url, token, body, headers, rawBody }) =>
     app.server.inject({
       method: method as 'GET',
       url,
@@ -181,14 +203,16 @@ function asTestApp(app: AgentryApp, databaseSchema: string | null, close: () => 
       },
       ...(rawBody !== undefined ? { payload: rawBody } : body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
+  const request = send ?? inject;
 
   let people = 0;
   return {
     ...app,
     databaseSchema,
     request,
+    /** Makes an account whose password is `signupPassword`. */
     async signup(email = `person${people++}-${Math.random().toString(36).slice(2, 8)}@example.test`) {
-      const response = await request({ method: 'POST', url: '/v1/auth/signup', body: { email, password: 'correct horse battery' } });
+      const response = await request({ method: 'POST', url: '/v1/auth/signup', body: { email, password: signupPassword } });
       if (response.statusCode !== 201) throw new Error(`signup failed: ${response.statusCode} ${response.body}`);
       const { data } = response.json();
       return { token: data.token, accountId: data.account.id, email };

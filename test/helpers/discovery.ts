@@ -17,6 +17,7 @@ export function agentRecord(agent: { id: string; name: string; description: stri
     description: agent.description,
     capabilities: agent.capabilities ?? [],
     tags: agent.tags ?? [],
+    examples: [],
     categories: [],
     protocols: [],
     visibility: 'public',
@@ -28,8 +29,10 @@ export function agentRecord(agent: { id: string; name: string; description: stri
 function memoryStore(agents: AgentRecord[]): DiscoveryStore {
   return {
     lexical: async () => new Map(),
-    lastChange: async () => 0,
-    changesSince: async () => [],
+    workLexical: async () => new Map(),
+    agentChanges: { last: async () => 0, since: async () => [] },
+    workChanges: { last: async () => 0, since: async () => [] },
+    workEvidence: async () => [],
     allAgents: async () => agents,
     agentsByIds: async (ids: string[]) => agents.filter((agent) => ids.includes(agent.id)),
     agentBySlug: async (slug: string) => agents.find((agent) => agent.slug === slug),
@@ -41,6 +44,9 @@ function memoryStore(agents: AgentRecord[]): DiscoveryStore {
   } as unknown as DiscoveryStore;
 }
 
+/** One word table per test process: loading it is the slow part, and the embedder keeps no other state. */
+const sharedWordVectors = createWordVectorEmbedder();
+
 /** Discovery over a store (in memory, or a real one): no trust, everyone offline, everything visible. */
 export function discoveryOver(
   store: DiscoveryStore,
@@ -50,7 +56,7 @@ export function discoveryOver(
     store,
     registry: { view: (agent) => ({ id: agent.id }), canSee: async () => true, visibilityFor: () => () => true, availabilityOf: () => 'offline' },
     trust: { trustBySubject: async () => new Map() },
-    embedder: createWordVectorEmbedder(),
+    embedder: sharedWordVectors,
     clock: systemClock,
     ...options,
   });

@@ -24,6 +24,10 @@ test('the service publishes its A2A agent card, which the SDK resolves, with the
   assert.equal(card.documentationUrl, 'https://agentry.example.test/docs');
   assert.match(card.skills[1]!.description, /https:\/\/agentry\.example\.test\/v1\/tasks/);
   assert.equal(card.securitySchemes.bearer?.scheme?.$case, 'httpAuthSecurityScheme');
+  // Its own A2A endpoint, at the public URL, in the protocol version the SDK speaks; it takes the bearer credential.
+  assert.deepEqual(card.supportedInterfaces, [{ url: 'https://agentry.example.test/a2a', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }]);
+  assert.equal(card.capabilities?.streaming, true);
+  assert.deepEqual(card.securityRequirements, [{ schemes: { bearer: { list: [] } } }]);
 
   const response = await app.request({ method: 'GET', url: '/.well-known/agent-card.json' });
   assert.equal(response.statusCode, 200);

@@ -35,11 +35,10 @@ describe('accounts and sessions', () => {
 
   it('refuses a second account with the same email in any case', async () => {
     await app.signup('twice@example.test');
-    expectError(
-      await app.request({ method: 'POST', url: '/v1/auth/signup', body: { email: 'TWICE@example.test', password: 'another password' } }),
-      409,
-      'CONFLICT',
-    );
+    const again = await app.request({ method: 'POST', url: '/v1/auth/signup', body: { email: 'TWICE@example.test', password: 'another password' } });
+    expectError(again, 409, 'CONFLICT');
+    // Named by field, so a form shows it under the email.
+    assert.deepEqual(again.json().details, [{ path: '/body/email', message: 'This email is already registered: log in instead' }]);
   });
 
   it('rejects bad sign-up input', async () => {

@@ -24,9 +24,11 @@ import { comment, createPost, socialUser, uniqueUsername, type SocialUser } from
 import { sampleValidRequest } from '../helpers/route-inputs.ts';
 import { submitTask } from '../helpers/tasks.ts';
 import { png } from '../helpers/images.ts';
+import { databaseFingerprint } from '../helpers/db-fingerprint.ts';
 
 const PASSWORD = 'correct horse battery';
 const OPERATOR_EMAIL = 'operator@authz-sweep.example.test';
+const METRICS_TOKEN = 'authz-sweep-metrics-token-0123456789';
 
 /** The people and credentials the sweep signs requests with. */
 interface World {
@@ -53,6 +55,8 @@ interface World {
   loggedOutSession: string;
   /** The owner's browser session: its cookies, without the CSRF token that goes with them. */
   ownerBrowserCookie: string;
+  /** Browser session cookies of the people who make legitimate calls (owner, member, stranger, operator). */
+  browserCookies: Map<CallerName, string>;
 }
 
 type CallerName = 'anonymous' | 'owner' | 'ownerKey' | 'ownerAgentKey' | 'stranger' | 'strangerAgentKey' | 'member' | 'operator';
@@ -184,7 +188,8 @@ async function ownedAgentCase(
       { as: 'member', status: 403 },
       { as: 'stranger', status: 404, url: at(privateAgent.id) },
       { as: 'strangerAgentKey', status: 404, url: at(privateAgent.id) },
-      { as: 'ownerAgentKey', status: 403, url: at(privateAgent.id) },
+      // A key acting as one agent does not see its owner's other private agents.
+      { as: 'ownerAgentKey', status: 404, url: at(privateAgent.id) },
       { as: 'member', status: 403, url: at(orgAgent.id) },
       { as: 'stranger', status: 404, url: at(orgAgent.id) },
       { as: 'strangerAgentKey', status: 404, url: at(orgAgent.id) },
@@ -255,6 +260,23 @@ async function ownerNotification(world: World) {
   return { id: found.id, snapshot };
 }
 
+/** The signing keys of an account, as rows: what a refused call must leave unchanged. */
+const signingKeysOf = async (world: World, accountId: string) =>
+  JSON.stringify(await world.app.database.db.selectFrom('account_signing_keys').selectAll().where('account_id', '=', accountId).orderBy('id').execute());
+
+/** A signing key registered on the owner's account. */
+async function ownerSigningKey(world: World): Promise<{ id: string }> {
+  const key = newAgentKey();
+  const response = await world.app.request({
+    method: 'POST',
+    url: '/v1/account/signing-keys',
+    token: world.owner.token,
+    body: { pubkey: key.pubkey, signature: key.sign(`agentry signing key ${key.pubkey} for account ${world.owner.accountId}`) },
+  });
+  if (response.statusCode !== 201) throw new Error(`signing key: ${response.statusCode} ${response.body}`);
+  return response.json().data;
+}
+
 async function ownerUpload(world: World) {
   const response = await world.app.request({
     method: 'POST',
@@ -266,6 +288,65 @@ async function ownerUpload(world: World) {
   const { data } = await json(response, 'upload');
   // The served image's status: the bytes are not JSON.
   return { id: data.id as string, snapshot: async () => (await get(world, `/media/${data.id}`, null)).statusCode };
+}
+
+/**
+ * Mute and block have the same three routes and the same rules: each caller shuns as itself (an agent's
+ * key as the agent), undoes only its own shun, and lists only its own.
+ */
+function shunFixtures(verb: 'mute' | 'block', list: 'mutes' | 'blocks'): Record<string, Fixture> {
+  const shun = async (world: World, username: string) =>
+    json(await world.app.request({ method: 'POST', url: `/v1/social/users/${username}/${verb}`, token: world.owner.token }), verb);
+  return {
+    [`POST /v1/social/users/:username/${verb}`]: {
+      async build(world) {
+        // Someone of its own, so this shun changes no other case's follows.
+        const target = await socialUser(world.app);
+        return {
+          url: `/v1/social/users/${target.username}/${verb}`,
+          // An agent's key shuns as the agent: the owner's own list stays as it was.
+          outsiders: [
+            { as: 'member', status: 403 },
+            { as: 'ownerAgentKey', status: 200 },
+          ],
+          snapshot: () => read(world, `/v1/social/${list}`),
+          success: { as: 'owner', status: 200 },
+        };
+      },
+    },
+    [`DELETE /v1/social/users/:username/${verb}`]: {
+      async build(world) {
+        const target = await socialUser(world.app);
+        await shun(world, target.username);
+        return {
+          url: `/v1/social/users/${target.username}/${verb}`,
+          // Each caller can only undo their own shun.
+          outsiders: [
+            { as: 'stranger', status: 200 },
+            { as: 'strangerAgentKey', status: 200 },
+            { as: 'member', status: 403 },
+          ],
+          snapshot: () => read(world, `/v1/social/${list}`),
+          success: { as: 'owner', status: 200 },
+        };
+      },
+    },
+    [`GET /v1/social/${list}`]: {
+      async build(world) {
+        const target = await socialUser(world.app);
+        await shun(world, target.username);
+        return {
+          url: `/v1/social/${list}`,
+          outsiders: [
+            { as: 'stranger', status: 200, absent: [target.profileId] },
+            { as: 'ownerAgentKey', status: 200, absent: [target.profileId] },
+            { as: 'member', status: 403 },
+          ],
+          success: { as: 'owner', status: 200, present: [target.profileId] },
+        };
+      },
+    },
+  };
 }
 
 // --- The fixture table: one entry per registered route ------------------------------------------
@@ -282,6 +363,24 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /openapi.json': apiDocs,
   'GET /health': { public: 'liveness probe' },
   'GET /ready': { public: 'readiness probe' },
+  'GET /metrics': {
+    guardedBy: 'METRICS_TOKEN (unset: loopback clients only, tested in test/integration/metrics.test.ts)',
+    async build() {
+      return {
+        url: '/metrics',
+        outsiders: [
+          { as: 'anonymous', status: 401 },
+          // No credential of a person or an agent is the metrics token.
+          { as: 'owner', status: 401 },
+          { as: 'operator', status: 401 },
+          { as: 'ownerKey', status: 401 },
+          { as: 'ownerAgentKey', status: 401 },
+          { as: { label: 'a wrong metrics token', token: `${METRICS_TOKEN}x` }, status: 401 },
+        ],
+        success: { as: { label: 'the metrics token', token: METRICS_TOKEN }, status: 200, present: ['http_requests_total'] },
+      };
+    },
+  },
   'GET /.well-known/agent-card.json': { public: "the service's own A2A agent card" },
   'GET /mcp': { public: 'answers 405: the MCP endpoint is stateless and takes POST only' },
   'DELETE /mcp': { public: 'answers 405: the MCP endpoint is stateless and takes POST only' },
@@ -296,8 +395,32 @@ const FIXTURES: Record<string, Fixture> = {
         body,
         headers,
         anonymous: 200,
-        outsiders: [{ as: 'stranger', status: 200 }],
+        outsiders: [
+          { as: 'stranger', status: 200 },
+          { as: 'ownerAgentKey', status: 200 },
+        ],
         success: { as: 'owner', status: 200, present: ['submit_task'] },
+      };
+    },
+  },
+  // The A2A front door acts on the caller's own tasks only: someone else's is a JSON-RPC "task not
+  // found" (HTTP 200, as JSON-RPC answers), the assigned agent's owner and an agent key of the owner included.
+  'POST /a2a': {
+    async build(world) {
+      const { task, snapshot } = await queuedTask(world);
+      const body = { jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: task.id } };
+      return {
+        url: '/a2a',
+        body,
+        headers: { 'a2a-version': '1.0' },
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [task.id, 'TASK_STATE_CANCELED'], present: ['TASK_NOT_FOUND'] },
+          { as: 'strangerAgentKey', status: 200, absent: [task.id, 'TASK_STATE_CANCELED'], present: ['TASK_NOT_FOUND'] },
+          { as: 'ownerAgentKey', status: 200, absent: [task.id, 'TASK_STATE_CANCELED'], present: ['TASK_NOT_FOUND'] },
+          { as: 'member', status: 200, absent: [task.id, 'TASK_STATE_CANCELED'], present: ['TASK_NOT_FOUND'] },
+        ],
+        snapshot,
+        success: { as: 'owner', status: 200, present: [task.id, 'TASK_STATE_CANCELED'] },
       };
     },
   },
@@ -311,12 +434,46 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/users/check': { public: 'username availability is public' },
   'POST /v1/agents/provisional': { public: 'provisional registration needs no account (the key is proven at claim)' },
   'GET /v1/capabilities': { public: 'the capability catalogue' },
+  'GET /v1/capabilities/agent-counts': {
+    // How many agents the caller may see offer each capability: a private agent counts only for its owner.
+    async build(world) {
+      const category = `sweepcounts${process.pid}`;
+      await registerAgent(world.app, world.owner.token, { visibility: 'private', categories: [category] });
+      return {
+        url: '/v1/capabilities/agent-counts',
+        anonymous: 200,
+        outsiders: [
+          { as: 'anonymous', status: 200, absent: [category] },
+          { as: 'stranger', status: 200, absent: [category] },
+          { as: 'strangerAgentKey', status: 200, absent: [category] },
+        ],
+        success: { as: 'owner', status: 200, present: [category] },
+      };
+    },
+  },
+  'GET /v1/payments/terms': { public: "the service's platform fee and payment providers, the same for everyone" },
+  'GET /v1/agents/changes': { public: 'public agents only, as anyone sees them; agents never public leave no trace' },
+  'GET /.well-known/ai-catalog.json': { public: 'the AI Catalog: public agents only' },
+  'GET /ard/catalog/:page': { public: 'the AI Catalog: public agents only' },
+  'POST /ard/search': { public: 'ARD search over public agents, as discovery answers anyone' },
+  'POST /ard/explore': { public: 'ARD facets over public agents' },
+  'GET /ard/agents': { public: 'ARD listing of public agents' },
+  'GET /v0.1/servers': { public: 'the MCP Registry read API: public MCP agents only' },
+  'GET /v0.1/servers/:serverName/versions': { public: 'the MCP Registry read API: public MCP agents only' },
+  'GET /v0.1/servers/:serverName/versions/:version': { public: 'the MCP Registry read API: public MCP agents only' },
   'GET /v1/trust-receipts': { public: 'receipts are public; their signatures are their integrity' },
   'GET /v1/trust-receipts/chain/:correlationId': { public: 'receipts are public; their signatures are their integrity' },
   'POST /v1/trust-receipts': { public: 'receipts are verified by their Ed25519 signature, not by who sends them' },
   'GET /v1/trust': { public: 'trust is computed from public receipts' },
   'GET /v1/social/topics': { public: 'the topic taxonomy' },
   'GET /v1/social/hashtags': { public: 'hashtag counts of public posts' },
+  'GET /v1/social/users/:username/followers': { public: 'who follows a profile: public, as its follower count is' },
+  'GET /v1/trust-receipts/:id/proof': { public: 'receipts are public; a proof is computed from the public log' },
+  'GET /v1/log/receipts/consistency': { public: 'the receipt log is public: anyone may check it' },
+  'GET /.tlog/keys': { public: "the receipt log's verifier keys" },
+  'GET /.tlog/receipts/checkpoint': { public: "the receipt log's signed checkpoint" },
+  'GET /.tlog/receipts/tile/*': { public: "the receipt log's tiles and entries" },
+  'GET /v1/social/users/:username/following': { public: 'whom a profile follows: public, as its following count is' },
   'POST /v1/payments/stripe/webhook': { public: 'Stripe-Signature over the raw body is the credential' },
 
   // --- auth and API keys
@@ -330,9 +487,50 @@ const FIXTURES: Record<string, Fixture> = {
       return {
         url: '/v1/auth/logout',
         // Another person's logout ends their own session only.
-        outsiders: [{ as: { label: "stranger's own session", token: strangerSession }, status: 200 }],
+        outsiders: [
+          { as: { label: "stranger's own session", token: strangerSession }, status: 200 },
+          { as: 'ownerAgentKey', status: 401 },
+        ],
         snapshot: () => read(world, '/v1/auth/account', session),
         success: { as: { label: "the owner's session", token: session }, status: 200 },
+      };
+    },
+  },
+  // Both act on the caller's own account only; a fresh person each, so the world's owner stays.
+  'POST /v1/auth/password': {
+    async build(world) {
+      const person = await world.app.signup();
+      const other = await world.app.signup();
+      // Read from the database: logging in to check would spend the credential routes' rate limit.
+      const passwordHash = async () =>
+        (await world.app.database.db.selectFrom('accounts').select('password_hash').where('id', '=', person.accountId).executeTakeFirstOrThrow()).password_hash;
+      return {
+        url: '/v1/auth/password',
+        body: { currentPassword: PASSWORD, newPassword: 'another long password' },
+        outsiders: [
+          { as: { label: "another person's own session", token: other.token }, status: 200 },
+          { as: 'ownerKey', status: 401 },
+          { as: 'ownerAgentKey', status: 401 },
+        ],
+        snapshot: passwordHash,
+        success: { as: { label: "the person's session", token: person.token }, status: 200, present: ['otherSessionsEnded'] },
+      };
+    },
+  },
+  'DELETE /v1/account': {
+    async build(world) {
+      const person = await world.app.signup();
+      const other = await world.app.signup();
+      return {
+        url: '/v1/account',
+        body: { password: PASSWORD },
+        outsiders: [
+          { as: { label: "another person's own session", token: other.token }, status: 200 },
+          { as: 'ownerKey', status: 401 },
+          { as: 'ownerAgentKey', status: 401 },
+        ],
+        snapshot: () => read(world, '/v1/auth/account', person.token),
+        success: { as: { label: "the person's session", token: person.token }, status: 200 },
       };
     },
   },
@@ -357,6 +555,7 @@ const FIXTURES: Record<string, Fixture> = {
         body,
         outsiders: [
           { as: 'stranger', status: 403, body },
+          { as: 'ownerAgentKey', status: 401, body },
           { as: 'member', status: 403, body },
           { as: 'stranger', status: 404, body: { ...body, agentId: privateAgent.id } },
         ],
@@ -374,7 +573,10 @@ const FIXTURES: Record<string, Fixture> = {
       const key = await newApiKey(world.app, world.owner.token);
       return {
         url: '/v1/api-keys?limit=100',
-        outsiders: [{ as: 'stranger', status: 200, absent: [key.id, key.prefix] }],
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [key.id, key.prefix] },
+          { as: 'ownerAgentKey', status: 401 },
+        ],
         success: { as: 'owner', status: 200, present: [key.id, key.prefix] },
       };
     },
@@ -389,9 +591,40 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 404 },
           { as: 'member', status: 404 },
+          { as: 'ownerAgentKey', status: 401 },
         ],
         snapshot: async () => [await read(world, '/v1/api-keys?limit=100'), (await get(world, '/v1/auth/account', key.key)).statusCode],
         success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+
+  // --- discovery settings
+  'GET /v1/settings/search': {
+    async build() {
+      return {
+        url: '/v1/settings/search',
+        outsiders: [
+          { as: 'stranger', status: 200 },
+          { as: 'ownerAgentKey', status: 403 },
+        ],
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'PATCH /v1/settings/search': {
+    async build(world) {
+      const body = { completedTasksImproveSearch: true };
+      return {
+        url: '/v1/settings/search',
+        body,
+        // Everyone changes their own setting: the stranger's call leaves the owner's alone.
+        outsiders: [
+          { as: 'stranger', status: 200, body: { completedTasksImproveSearch: false } },
+          { as: 'ownerAgentKey', status: 403, body: { completedTasksImproveSearch: false } },
+        ],
+        snapshot: () => read(world, '/v1/settings/search'),
+        success: { as: 'owner', status: 200, body },
       };
     },
   },
@@ -410,6 +643,8 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 403, body },
           { as: 'member', status: 403, body },
+          // A key of another agent cannot make a profile for this one.
+          { as: 'ownerAgentKey', status: 400, body },
           { as: 'member', status: 404, body: { ...body, agentId: privateAgent.id } },
         ],
         snapshot: async () => [await snapshot(), await read(world, `/v1/users/check?username=${username}`, null)],
@@ -438,6 +673,7 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 200, body: { bio: 'Written by the stranger' }, absent: [world.owner.profileId] },
           { as: 'member', status: 404, body: { bio: 'No profile to change' } },
+          { as: 'ownerAgentKey', status: 200, body: { bio: 'Written by the agent' }, absent: [world.owner.profileId] },
         ],
         snapshot: () => read(world, '/v1/users/me'),
         success: { as: 'owner', status: 200, present: [world.owner.profileId] },
@@ -450,7 +686,7 @@ const FIXTURES: Record<string, Fixture> = {
     async build(world) {
       const uploads = async () => (await world.app.database.db.selectFrom('media').select('id').where('owner_id', '=', world.owner.accountId).execute()).length;
       // Anyone signed in uploads into their own account: there is no one else's object to reach.
-      return { url: '/v1/media', body: png, snapshot: uploads, outsiders: [], success: { as: 'owner', status: 201 } };
+      return { url: '/v1/media', body: png, snapshot: uploads, outsiders: [{ as: 'ownerAgentKey', status: 201 }], success: { as: 'owner', status: 201 } };
     },
   },
   'GET /v1/media': {
@@ -479,6 +715,52 @@ const FIXTURES: Record<string, Fixture> = {
           { as: 'member', status: 404 },
         ],
         snapshot: media.snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  // --- account signing keys (trust receipts)
+  'POST /v1/account/signing-keys': {
+    async build(world) {
+      const key = newAgentKey();
+      const signature = key.sign(`agentry signing key ${key.pubkey} for account ${world.owner.accountId}`);
+      // The signature names the owner's account: for anyone else's account it proves nothing.
+      return {
+        url: '/v1/account/signing-keys',
+        body: { pubkey: key.pubkey, signature },
+        snapshot: () => signingKeysOf(world, world.owner.accountId),
+        outsiders: [
+          { as: 'stranger', status: 400 },
+          { as: 'ownerAgentKey', status: 400 },
+        ],
+        success: { as: 'owner', status: 201 },
+      };
+    },
+  },
+  'GET /v1/account/signing-keys': {
+    async build(world) {
+      const key = await ownerSigningKey(world);
+      return {
+        url: '/v1/account/signing-keys',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [key.id] },
+          { as: 'ownerAgentKey', status: 200, absent: [key.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [key.id] },
+      };
+    },
+  },
+  'DELETE /v1/account/signing-keys/:id': {
+    async build(world) {
+      const key = await ownerSigningKey(world);
+      return {
+        url: `/v1/account/signing-keys/${key.id}`,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'ownerAgentKey', status: 404 },
+        ],
+        snapshot: () => signingKeysOf(world, world.owner.accountId),
         success: { as: 'owner', status: 200 },
       };
     },
@@ -577,10 +859,17 @@ const FIXTURES: Record<string, Fixture> = {
         // Registering into an org needs membership; outsiders are told the org does not exist.
         outsiders: [
           { as: 'stranger', status: 404, body },
-          { as: 'strangerAgentKey', status: 404, body },
+          // Registering is a person's decision: a key acting as an agent is refused before anything is looked up.
+          { as: 'strangerAgentKey', status: 403, body },
+          { as: 'ownerAgentKey', status: 403, body },
+          { as: 'ownerAgentKey', status: 403, body: agentBody() },
           { as: 'member', status: 404, body },
         ],
-        snapshot: async () => [await read(world, '/v1/agents?limit=100', world.stranger.token), await read(world, '/v1/agents?limit=100', world.member.token)],
+        snapshot: async () => [
+          await read(world, '/v1/agents?limit=100', world.stranger.token),
+          await read(world, '/v1/agents?limit=100', world.member.token),
+          await read(world, '/v1/agents?limit=100', world.owner.token),
+        ],
         success: { as: 'owner', status: 201 },
       };
     },
@@ -593,6 +882,8 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 200, absent: [privateAgent.id] },
           { as: 'strangerAgentKey', status: 200, absent: [privateAgent.id] },
+          // A key acting as an agent owns nothing: it is shown its own agent alone.
+          { as: 'ownerAgentKey', status: 200, absent: [privateAgent.id] },
           { as: 'member', status: 200, absent: [privateAgent.id] },
         ],
         success: { as: 'owner', status: 200, present: [privateAgent.id] },
@@ -610,6 +901,7 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 404 },
           { as: 'strangerAgentKey', status: 404 },
+          { as: 'ownerAgentKey', status: 404 },
           { as: 'member', status: 404 },
           { as: 'stranger', status: 404, url: `/v1/agents/${orgAgent.id}` },
           { as: 'anonymous', status: 404, url: `/v1/agents/${orgAgent.id}` },
@@ -641,6 +933,25 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'POST /v1/agents/:id/claim/challenge': {
+    async build(world) {
+      const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
+      const provisional = await registerProvisional(world.app);
+      return {
+        url: `/v1/agents/${provisional.id}/claim/challenge`,
+        outsiders: [
+          { as: 'stranger', status: 404, url: `/v1/agents/${privateAgent.id}/claim/challenge` },
+          { as: 'strangerAgentKey', status: 404, url: `/v1/agents/${privateAgent.id}/claim/challenge` },
+          { as: 'ownerAgentKey', status: 404, url: `/v1/agents/${privateAgent.id}/claim/challenge` },
+          { as: 'stranger', status: 409, url: `/v1/agents/${publicAgent.id}/claim/challenge` },
+          // Anyone signed in may ask: the challenge is theirs alone, and claiming decides ownership.
+          { as: 'stranger', status: 200 },
+        ],
+        snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
   'POST /v1/agents/:id/claim': {
     async build(world) {
       const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
@@ -653,6 +964,10 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 404, url: `/v1/agents/${privateAgent.id}/claim`, body },
           { as: 'strangerAgentKey', status: 404, url: `/v1/agents/${privateAgent.id}/claim`, body },
+          { as: 'ownerAgentKey', status: 404, url: `/v1/agents/${privateAgent.id}/claim`, body },
+          // Claiming is a person's decision: a key acting as an agent cannot claim into its owner's account.
+          { as: 'ownerAgentKey', status: 403, body },
+          { as: 'strangerAgentKey', status: 403, body },
           { as: 'stranger', status: 409, url: `/v1/agents/${publicAgent.id}/claim`, body },
         ],
         snapshot: async () => [await snapshot(), await read(world, `/v1/agents/${provisional.id}`, null)],
@@ -663,6 +978,9 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/agents/:id/key-challenge': {
     build: (world) => ownedAgentCase(world, '/key-challenge', { status: 200 }),
   },
+  'POST /v1/agents/:id/key-challenge': {
+    build: (world) => ownedAgentCase(world, '/key-challenge', { status: 200 }),
+  },
   'POST /v1/agents/:id/key-proof': {
     async build(world) {
       const key = newAgentKey();
@@ -670,6 +988,28 @@ const FIXTURES: Record<string, Fixture> = {
       const challenge = await json(await get(world, `/v1/agents/${publicAgent.id}/key-challenge`), 'key challenge');
       const body = { signature: key.sign(challenge.data.nonce) };
       const at = (id: string) => `/v1/agents/${id}/key-proof`;
+      return {
+        url: at(publicAgent.id),
+        body,
+        schemaBodies: true,
+        outsiders: [
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'stranger', status: 404, url: at(privateAgent.id) },
+        ],
+        snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'PUT /v1/agents/:id/key': {
+    async build(world) {
+      const { publicAgent, privateAgent, snapshot } = await ownerAgents(world);
+      const challenge = await json(await get(world, `/v1/agents/${publicAgent.id}/key-challenge`), 'key challenge');
+      const key = newAgentKey();
+      const body = { pubkey: key.pubkey, signature: key.sign(challenge.data.nonce) };
+      const at = (id: string) => `/v1/agents/${id}/key`;
       return {
         url: at(publicAgent.id),
         body,
@@ -753,7 +1093,7 @@ const FIXTURES: Record<string, Fixture> = {
   // --- social: posts are public; acting on one needs a profile, deleting one needs authorship
   'GET /v1/social/posts': {
     async build() {
-      return { url: '/v1/social/posts', anonymous: 200, outsiders: [], success: { as: 'owner', status: 200 } };
+      return { url: '/v1/social/posts', anonymous: 200, outsiders: [{ as: 'ownerAgentKey', status: 200 }], success: { as: 'owner', status: 200 } };
     },
   },
   'POST /v1/social/posts': {
@@ -764,14 +1104,15 @@ const FIXTURES: Record<string, Fixture> = {
         schemaBodies: true,
         outsiders: [{ as: 'member', status: 403 }],
         snapshot: () => read(world, '/v1/social/posts?limit=100', null),
-        success: { as: 'owner', status: 201 },
+        // An agent with a profile posts as itself.
+        success: { as: 'ownerAgentKey', status: 201 },
       };
     },
   },
   'GET /v1/social/posts/:id': {
     async build(world) {
       const post = await ownerPost(world);
-      return { url: `/v1/social/posts/${post.id}`, anonymous: 200, outsiders: [], success: { as: 'owner', status: 200 } };
+      return { url: `/v1/social/posts/${post.id}`, anonymous: 200, outsiders: [{ as: 'ownerAgentKey', status: 200 }], success: { as: 'owner', status: 200 } };
     },
   },
   'DELETE /v1/social/posts/:id': {
@@ -800,7 +1141,7 @@ const FIXTURES: Record<string, Fixture> = {
         schemaBodies: true,
         outsiders: [{ as: 'member', status: 403 }],
         snapshot: post.snapshot,
-        success: { as: 'stranger', status: 200 },
+        success: { as: 'ownerAgentKey', status: 200 },
       };
     },
   },
@@ -814,7 +1155,25 @@ const FIXTURES: Record<string, Fixture> = {
         schemaBodies: true,
         outsiders: [{ as: 'member', status: 403 }],
         snapshot: post.snapshot,
-        success: { as: 'stranger', status: 200 },
+        success: { as: 'ownerAgentKey', status: 200 },
+      };
+    },
+  },
+  'DELETE /v1/social/comments/:id': {
+    async build(world) {
+      const post = await ownerPost(world);
+      const reply = await comment(world.app, world.owner.token, post.id, 'A comment to delete');
+      return {
+        url: `/v1/social/comments/${reply.id}`,
+        outsiders: [
+          { as: 'stranger', status: 403 },
+          { as: 'strangerAgentKey', status: 403 },
+          // The owner's agent has a profile of its own: it is not the comment's author.
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'member', status: 403 },
+        ],
+        snapshot: post.snapshot,
+        success: { as: 'owner', status: 200 },
       };
     },
   },
@@ -827,7 +1186,7 @@ const FIXTURES: Record<string, Fixture> = {
         schemaBodies: true,
         outsiders: [{ as: 'member', status: 403 }],
         snapshot: post.snapshot,
-        success: { as: 'stranger', status: 201 },
+        success: { as: 'ownerAgentKey', status: 201 },
       };
     },
   },
@@ -840,7 +1199,7 @@ const FIXTURES: Record<string, Fixture> = {
         schemaBodies: true,
         outsiders: [{ as: 'member', status: 403 }],
         snapshot: post.snapshot,
-        success: { as: 'stranger', status: 201 },
+        success: { as: 'ownerAgentKey', status: 201 },
       };
     },
   },
@@ -856,6 +1215,7 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 200, absent: [repost.post.id] },
           { as: 'member', status: 403 },
+          { as: 'ownerAgentKey', status: 200, absent: [repost.post.id] },
         ],
         success: { as: 'owner', status: 200, present: [repost.post.id] },
       };
@@ -885,7 +1245,7 @@ const FIXTURES: Record<string, Fixture> = {
         url: `/v1/social/users/${world.strangerAgentUsername}/follow`,
         outsiders: [{ as: 'member', status: 403 }],
         snapshot: () => read(world, `/v1/social/users/${world.strangerAgentUsername}/profile`, null),
-        success: { as: 'owner', status: 200 },
+        success: { as: 'ownerAgentKey', status: 200 },
       };
     },
   },
@@ -906,19 +1266,50 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  ...shunFixtures('mute', 'mutes'),
+  ...shunFixtures('block', 'blocks'),
   'GET /v1/social/users/:username/follow': {
     async build(world) {
-      return { url: `/v1/social/users/${world.stranger.username}/follow`, outsiders: [{ as: 'member', status: 403 }], success: { as: 'owner', status: 200 } };
+      return {
+        url: `/v1/social/users/${world.stranger.username}/follow`,
+        outsiders: [
+          { as: 'member', status: 403 },
+          { as: 'ownerAgentKey', status: 200 },
+        ],
+        success: { as: 'owner', status: 200 },
+      };
     },
   },
   'GET /v1/social/users/:username/profile': {
     async build(world) {
-      return { url: `/v1/social/users/${world.owner.username}/profile`, anonymous: 200, outsiders: [], success: { as: 'stranger', status: 200 } };
+      return {
+        url: `/v1/social/users/${world.owner.username}/profile`,
+        anonymous: 200,
+        outsiders: [{ as: 'ownerAgentKey', status: 200 }],
+        success: { as: 'stranger', status: 200 },
+      };
+    },
+  },
+  'GET /v1/social/users/:username/posts': {
+    async build(world) {
+      return {
+        url: `/v1/social/users/${world.owner.username}/posts`,
+        anonymous: 200,
+        outsiders: [{ as: 'ownerAgentKey', status: 200 }],
+        success: { as: 'stranger', status: 200 },
+      };
     },
   },
   'GET /v1/social/users/suggested': {
     async build() {
-      return { url: '/v1/social/users/suggested', outsiders: [{ as: 'member', status: 403 }], success: { as: 'owner', status: 200 } };
+      return {
+        url: '/v1/social/users/suggested',
+        outsiders: [
+          { as: 'member', status: 403 },
+          { as: 'ownerAgentKey', status: 200 },
+        ],
+        success: { as: 'owner', status: 200 },
+      };
     },
   },
   'GET /v1/social/notifications': {
@@ -944,6 +1335,7 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'stranger', status: 200 },
           { as: 'member', status: 403 },
+          { as: 'ownerAgentKey', status: 200 },
         ],
         snapshot: notification.snapshot,
         success: { as: 'owner', status: 200 },
@@ -982,6 +1374,7 @@ const FIXTURES: Record<string, Fixture> = {
         outsiders: [
           { as: 'anonymous', status: 200, absent: [privateAgent.id] },
           { as: 'stranger', status: 200, absent: [privateAgent.id] },
+          { as: 'ownerAgentKey', status: 200, absent: [privateAgent.id] },
         ],
         success: { as: 'owner', status: 200, present: [privateAgent.id] },
       };
@@ -989,7 +1382,7 @@ const FIXTURES: Record<string, Fixture> = {
   },
   'GET /v1/social/trending': {
     async build() {
-      return { url: '/v1/social/trending', anonymous: 200, outsiders: [], success: { as: 'owner', status: 200 } };
+      return { url: '/v1/social/trending', anonymous: 200, outsiders: [{ as: 'ownerAgentKey', status: 200 }], success: { as: 'owner', status: 200 } };
     },
   },
 
@@ -1204,6 +1597,9 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/agents/:id/balance': {
     build: (world) => ownedAgentCase(world, '/balance', { status: 200 }),
   },
+  'GET /v1/agents/:id/earnings': {
+    build: (world) => ownedAgentCase(world, '/earnings', { status: 200 }),
+  },
   'POST /v1/payouts': {
     async build(world) {
       const agent = await pollingAgent(world.app, world.owner.token, { pricePerTaskCents: 500 });
@@ -1296,6 +1692,7 @@ describe('authorization sweep over every registered route', () => {
   before(async () => {
     const app = await startTestApp({
       OPERATOR_EMAILS: OPERATOR_EMAIL,
+      METRICS_TOKEN,
       // Registers the Stripe webhook route, so the sweep sees it; the sweep never calls Stripe.
       STRIPE_SECRET_KEY: 'sk_test_sweep',
       STRIPE_WEBHOOK_SECRET: 'whsec_sweep',
@@ -1333,15 +1730,26 @@ describe('authorization sweep over every registered route', () => {
     await json(await app.request({ method: 'GET', url: '/v1/auth/account', token: loggedOut }), 'session in use');
     await json(await app.request({ method: 'POST', url: '/v1/auth/logout', token: loggedOut }), 'logout');
 
-    const browserLogin = await app.request({ method: 'POST', url: '/v1/auth/browser/login', body: { email: owner.email, password: PASSWORD } });
-    await json(browserLogin, 'browser login');
-    const setCookies = ([] as string[]).concat(browserLogin.headers['set-cookie'] ?? []);
-    const ownerBrowserCookie = setCookies.map((cookie) => cookie.split(';')[0]).join('; ');
-    assert.match(ownerBrowserCookie, /agentry_session=/);
+    const browserCookie = async (email: string) => {
+      const browserLogin = await app.request({ method: 'POST', url: '/v1/auth/browser/login', body: { email, password: PASSWORD } });
+      await json(browserLogin, 'browser login');
+      const setCookies = ([] as string[]).concat(browserLogin.headers['set-cookie'] ?? []);
+      const cookie = setCookies.map((text) => text.split(';')[0]).join('; ');
+      assert.match(cookie, /agentry_session=/);
+      return cookie;
+    };
+    const ownerBrowserCookie = await browserCookie(owner.email);
+    const browserCookies = new Map<CallerName, string>([
+      ['owner', ownerBrowserCookie],
+      ['member', await browserCookie(member.email)],
+      ['stranger', await browserCookie(stranger.email)],
+      ['operator', await browserCookie(OPERATOR_EMAIL)],
+    ]);
 
     world = {
       app,
       ownerBrowserCookie,
+      browserCookies,
       owner,
       stranger,
       member,
@@ -1420,6 +1828,14 @@ describe('authorization sweep over every registered route', () => {
 async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Promise<number> {
   let checks = 0;
   const refusesOutsiders = testCase.outsiders.some((call) => call.status >= 400);
+  // A key acting as an agent is a principal of its own (it reads what its agent may, and writes only
+  // that agent's state): every route that looks at a credential says what such a key gets.
+  const byAgentKey = (call: Call) =>
+    call.as === 'ownerAgentKey' || call.as === 'strangerAgentKey' || (typeof call.as === 'object' && /agent.*key/i.test(call.as.label));
+  assert.ok(
+    route.auth === 'none' || [...testCase.outsiders, testCase.success].some(byAgentKey),
+    `${routeKey(route)}: the fixture names no call by a key acting as an agent`,
+  );
   assert.ok(
     route.method === 'GET' || !refusesOutsiders || testCase.snapshot,
     `${routeKey(route)}: a fixture refusing a state-changing call names the state it must leave unchanged (snapshot)`,
@@ -1492,7 +1908,22 @@ async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Prom
     checks++;
     assert.equal(response.statusCode, call.status, `${routeKey(route)} ${what}: ${response.body}`);
     for (const text of call.absent ?? []) assert.ok(!response.body.includes(text), `${routeKey(route)} ${what}: the answer shows the owner's ${text}`);
+    for (const text of call.present ?? []) assert.ok(response.body.includes(text), `${routeKey(route)} ${what}: the answer lacks ${text}`);
     await unchanged(what);
+  }
+
+  // A cross-site page can make a signed-in browser send a GET with its SameSite=Lax cookie: no GET
+  // may change anything on the cookie of the very person whose credential would succeed.
+  const successCookie = typeof testCase.success.as === 'string' ? world.browserCookies.get(testCase.success.as) : undefined;
+  if (route.method === 'GET' && route.auth !== 'none' && successCookie !== undefined) {
+    const before = await databaseFingerprint(world.app.database);
+    const response = await send({ url: testCase.success.url, body: testCase.success.body, headers: { ...testCase.success.headers, cookie: successCookie } });
+    checks++;
+    assert.equal(
+      await databaseFingerprint(world.app.database),
+      before,
+      `${routeKey(route)}: a GET with the browser cookie changed the database (${response.statusCode} ${response.body})`,
+    );
   }
 
   const success = await send(testCase.success);

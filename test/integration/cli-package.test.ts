@@ -1,6 +1,7 @@
 /**
- * The published form of the SDK and CLI: `npm pack` tarballs, unpacked into a folder outside the
- * repository with nothing but their declared dependencies beside them, run by plain Node (no tsx,
+ * The published form of the SDK and CLI: `npm pack` tarballs (made by `npm run pack:kit`), unpacked
+ * into a folder outside the repository with nothing but their declared dependencies beside them
+ * (optional peers left out, as an author who does not need them has it), run by plain Node (no tsx,
  * no sources) against a running service.
  */
 import assert from 'node:assert/strict';
@@ -12,18 +13,11 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestApp } from '../helpers/app.ts';
-import { builtAgentryBin } from '../helpers/built-packages.ts';
+import { packKit } from '../helpers/built-packages.ts';
 import { startListeningApp } from '../helpers/listening.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Packs a workspace package (already built: packing must not rebuild dist/ under other running tests). */
-async function pack(name: 'sdk' | 'cli', into: string): Promise<string> {
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], { cwd: join(root, 'packages', name) });
-  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-  return join(into, packed!.filename);
-}
 
 /**
  * Unpacks a tarball as `npm install` would place it, and links each declared dependency from the
@@ -63,17 +57,18 @@ describe('the packed @agentry/sdk and @agentry/cli', () => {
   let folder: string;
   let cliManifest: Record<string, unknown>;
   let sdkFiles: string[];
+  let cliFiles: string[];
+  let sdkManifest: Record<string, unknown>;
 
   before(async () => {
-    builtAgentryBin();
-    ({ app, url } = await startListeningApp());
+    const [listening, kit] = await Promise.all([startListeningApp(), packKit()]);
+    ({ app, url } = listening);
     folder = mkdtempSync(join(tmpdir(), 'agentry-installed-'));
     writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'uses-agentry', private: true, type: 'module' }));
-    const sdkTarball = await pack('sdk', folder);
-    const cliTarball = await pack('cli', folder);
-    sdkFiles = (await run('tar', ['-tzf', sdkTarball])).stdout.split('\n').filter(Boolean);
-    await install(sdkTarball, join(folder, 'node_modules'));
-    cliManifest = await install(cliTarball, join(folder, 'node_modules'));
+    sdkFiles = (await run('tar', ['-tzf', kit.sdk])).stdout.split('\n').filter(Boolean);
+    cliFiles = (await run('tar', ['-tzf', kit.cli])).stdout.split('\n').filter(Boolean);
+    sdkManifest = await install(kit.sdk, join(folder, 'node_modules'));
+    cliManifest = await install(kit.cli, join(folder, 'node_modules'));
   });
   after(() => app.close());
 
@@ -91,6 +86,25 @@ describe('the packed @agentry/sdk and @agentry/cli', () => {
     assert.ok(sdkFiles.includes('package/dist/mcp/index.d.ts'));
     assert.ok(!sdkFiles.some((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')));
     assert.deepEqual(cliManifest.bin, { agentry: './bin/agentry.js' });
+  });
+
+  test('each package ships a README with an example, a LICENSE, and where its source and issues live', () => {
+    for (const [files, manifest] of [
+      [sdkFiles, sdkManifest],
+      [cliFiles, cliManifest],
+    ] as const) {
+      assert.ok(files.includes('package/README.md') && files.includes('package/LICENSE'), files.join(' '));
+      assert.match(String((manifest.repository as { url?: string }).url), /^git\+https:\/\//);
+      assert.match(String(manifest.homepage), /^https:\/\//);
+      assert.match(String((manifest.bugs as { url?: string }).url), /^https:\/\//);
+    }
+    const readme = readFileSync(join(folder, 'node_modules/@agentry/sdk/README.md'), 'utf8');
+    const example = readme.match(/```ts\n([\s\S]*?)```/)?.[1] ?? '';
+    assert.ok(example.split('\n').filter(Boolean).length <= 14 && example.includes('AgentRunner'), example);
+    for (const manifest of [sdkManifest, cliManifest]) {
+      assert.equal((manifest.dependencies as Record<string, string>)['@modelcontextprotocol/sdk'], undefined, 'the MCP SDK is not a dependency');
+      assert.deepEqual((manifest.peerDependenciesMeta as Record<string, unknown>)['@modelcontextprotocol/sdk'], { optional: true });
+    }
   });
 
   test('`agentry --help` runs on plain Node', async () => {
@@ -115,17 +129,28 @@ describe('the packed @agentry/sdk and @agentry/cli', () => {
       '--delivery-mode',
       'poll',
     ]);
-    const agent = JSON.parse(registered.stdout).data as { id: string };
+    const agent = JSON.parse(registered.stdout).agent as { id: string };
     const { stdout } = await agentry(['agents', 'show', agent.id]);
     assert.match(stdout, new RegExp(`id: ${agent.id}`));
     const mine = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}` });
     assert.equal(mine.json().data.name, `Packed Agent ${process.pid}`);
   });
 
-  test("the SDK's entry points import on plain Node", async () => {
-    const script =
-      "const sdk = await import('@agentry/sdk'); const mcp = await import('@agentry/sdk/mcp'); console.log(typeof sdk.AgentryClient, typeof mcp.createAgentryMcpServer);";
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: folder, env: { PATH: '/usr/bin:/bin' } });
-    assert.equal(stdout.trim(), 'function function');
+  test("the SDK's entry points import on plain Node; /mcp only once the MCP SDK is installed beside it", async () => {
+    const importBoth =
+      "const sdk = await import('@agentry/sdk'); console.log(typeof sdk.AgentRunner); const mcp = await import('@agentry/sdk/mcp').catch((e) => e); console.log(typeof mcp.createAgentryMcpServer === 'function' ? 'mcp' : mcp.code);";
+    const before = await run(process.execPath, ['--input-type=module', '-e', importBoth], { cwd: folder, env: { PATH: '/usr/bin:/bin' } });
+    assert.equal(before.stdout.trim(), 'function\nERR_MODULE_NOT_FOUND', 'a REST-only author needs no MCP SDK');
+    const modules = join(folder, 'node_modules');
+    for (const name of ['@modelcontextprotocol/sdk', 'zod']) {
+      mkdirSync(dirname(join(modules, name)), { recursive: true });
+      try {
+        symlinkSync(join(root, 'node_modules', name), join(modules, name));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    const after = await run(process.execPath, ['--input-type=module', '-e', importBoth], { cwd: folder, env: { PATH: '/usr/bin:/bin' } });
+    assert.equal(after.stdout.trim(), 'function\nmcp');
   });
 });

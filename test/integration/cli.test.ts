@@ -48,6 +48,16 @@ describe('agentry CLI against the service', () => {
       ['agents', 'wait'],
       ['agents', 'update'],
       ['agents', 'delete'],
+      ['agents', 'key', 'prove'],
+      ['agents', 'key', 'set'],
+      ['whoami'],
+      ['init'],
+      ['trust'],
+      ['tasks', 'extract'],
+      ['tasks', 'cancel'],
+      ['tasks', 'rate'],
+      ['tasks', 'receipt'],
+      ['account', 'signing-key', 'add'],
       ['keys', 'create'],
       ['keys', 'ls'],
       ['keys', 'revoke'],
@@ -93,7 +103,7 @@ describe('agentry CLI against the service', () => {
       'poll',
     );
     assert.equal(registered.code, 0, registered.stderr);
-    const { data: agent, claimUrl } = JSON.parse(registered.stdout);
+    const { agent, claimUrl } = JSON.parse(registered.stdout);
     assert.match(claimUrl, new RegExp(`^${url}/v1/agents/${agent.id}/claim/challenge$`));
 
     const signup = await run('signup', '--email', `cli-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
@@ -220,7 +230,7 @@ describe('agentry CLI against the service', () => {
     assert.match(bad.stdout, /does NOT verify/);
     const submitted = await run('--json', 'receipt', 'submit', path('receipt.json'));
     assert.equal(submitted.code, 0, submitted.stderr);
-    assert.equal(JSON.parse(submitted.stdout).data.signatureVerified, true);
+    assert.equal(JSON.parse(submitted.stdout).receipt.signatureVerified, true);
   });
 
   test('discover, post and feed', async () => {
@@ -236,6 +246,171 @@ describe('agentry CLI against the service', () => {
     const feed = await run('feed');
     assert.equal(feed.code, 0, feed.stderr);
     assert.match(feed.stdout, /hello from the CLI/);
+  });
+
+  test('-V prints the version; whoami names the account', async () => {
+    const { run } = workspace(url);
+    const version = await run('-V');
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout.trim(), JSON.parse(readFileSync(new URL('packages/cli/package.json', root), 'utf8')).version);
+    assert.equal((await run('whoami')).code, 4, 'not logged in');
+    const email = `cli-who-${process.pid}-${Date.now()}@example.test`;
+    await run('signup', '--email', email, '--password', 'correct horse battery');
+    const who = await run('whoami');
+    assert.equal(who.code, 0, who.stderr);
+    assert.match(who.stdout, new RegExp(`^${email.replace(/[.]/g, '\\.')} \\(account .+\\) at ${url.replace(/[.]/g, '\\.')}, by session$`, 'm'));
+  });
+
+  test('register from flags alone: protocols follow the delivery mode, and a webhook secret is printed once', async () => {
+    const { run } = workspace(url);
+    await run('signup', '--email', `cli-reg-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const polled = await run(
+      '--json',
+      'register',
+      '--name',
+      `Flags ${process.pid} ${Date.now()}`,
+      '--description',
+      'from flags',
+      '--delivery-mode',
+      'poll',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(polled.code, 0, polled.stderr);
+    assert.deepEqual(JSON.parse(polled.stdout).agent.protocols, ['rest']);
+    const hooked = await run(
+      'register',
+      '--name',
+      `Hook ${process.pid} ${Date.now()}`,
+      '--description',
+      'webhook',
+      '--endpoint',
+      'https://agent.example.com/hook',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(hooked.code, 0, hooked.stderr);
+    assert.match(hooked.stdout, /^Webhook secret \(shown once; store it now, .*\): whsec_[A-Za-z0-9+/=]+$/m);
+    const chosen = await run(
+      '--json',
+      'register',
+      '--name',
+      `Both ${process.pid} ${Date.now()}`,
+      '--description',
+      'x',
+      '--delivery-mode',
+      'poll',
+      '--protocols',
+      'rest,mcp',
+      '--categories',
+      'productivity',
+    );
+    assert.deepEqual(JSON.parse(chosen.stdout).agent.protocols, ['rest', 'mcp']);
+  });
+
+  test("tasks serve --mode webhook listens on a free port (not the service's 8080) and prints its URL", async () => {
+    const { run, env } = workspace(url);
+    await run('signup', '--email', `cli-port-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const registered = await run(
+      '--json',
+      'register',
+      '--name',
+      `Port ${process.pid} ${Date.now()}`,
+      '--description',
+      'webhook on a free port',
+      '--endpoint',
+      'https://agent.example.com/hook',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(registered.code, 0, registered.stderr);
+    const { agent, webhookSecret } = JSON.parse(registered.stdout);
+    const controller = new AbortController();
+    const serving = runAgentry(['tasks', 'serve', '--agent', agent.id, '--mode', 'webhook', '--webhook-secret', webhookSecret, '--exec', 'cat'], env, {
+      signal: controller.signal,
+    });
+    assert.equal((await run('agents', 'wait', agent.id)).code, 0);
+    controller.abort();
+    const served = await serving;
+    assert.equal(served.code, 0, served.stderr);
+    const port = Number(/on http:\/\/127\.0\.0\.1:(\d+)\//.exec(served.stderr)?.[1]);
+    assert.ok(port > 0 && port !== 8080, served.stderr);
+  });
+
+  test('--manifest-url leaves the name to the manifest: no local "needs --name" refusal', async () => {
+    const { run } = workspace(url);
+    await run('signup', '--email', `cli-murl-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const answer = await run('register', '--manifest-url', 'http://127.0.0.1:9/agent.json');
+    assert.doesNotMatch(answer.stderr, /needs --name/);
+    // The service fetched (or refused to fetch) the manifest: its answer, not the CLI's usage error.
+    assert.equal(answer.code, 1, answer.stderr);
+  });
+
+  test('a provisional registration without --key names agentry keygen', async () => {
+    const { run } = workspace(url);
+    const answer = await run('register', '--provisional', '--name', 'No key', '--description', 'x', '--delivery-mode', 'poll');
+    assert.equal(answer.code, 2);
+    assert.match(answer.stderr, /agentry keygen/);
+  });
+
+  test('agents key prove, trust by agent id, tasks extract|cancel|rate, and a 400 printing what was found', async () => {
+    const { run, path } = workspace(url);
+    await run('signup', '--email', `cli-trust-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    await run('keygen', '--out', path('agent.key'));
+    writeFileSync(path('agent.json'), JSON.stringify({ inputSchema: { city: { type: 'string', required: true }, days: { type: 'number' } } }));
+    const created = await run(
+      '-q',
+      'register',
+      '--manifest',
+      path('agent.json'),
+      '--name',
+      `Weather ${process.pid} ${Date.now()}`,
+      '--description',
+      'forecasts',
+      '--delivery-mode',
+      'poll',
+      '--key',
+      path('agent.key'),
+      '--categories',
+      'productivity',
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const id = created.stdout.trim();
+
+    const before = await run('trust', id);
+    assert.equal(before.code, 0, before.stderr);
+    assert.match(before.stdout, /keyVerified: false: .*agentry agents key prove/);
+    const proved = await run('agents', 'key', 'prove', id, '--key', path('agent.key'));
+    assert.equal(proved.code, 0, proved.stderr);
+    const after = await run('trust', id);
+    assert.doesNotMatch(after.stdout, /keyVerified: false/);
+    assert.match(after.stdout, /^pubkey: ed25519:/m);
+    const next = JSON.parse((await run('--json', 'keygen', '--out', path('next.key'))).stdout).pubkey as string;
+    const set = await run('agents', 'key', 'set', id, '--key', path('next.key'));
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(set.stdout, `Set the key of ${id} to ${next}.\n`);
+    assert.equal(JSON.parse((await run('--json', 'agents', 'show', id)).stdout).registrationPubkey, next);
+
+    const preview = await run('--json', 'tasks', 'extract', '--agent', id, '--description', 'forecast for 3 days');
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.deepEqual(JSON.parse(preview.stdout).missing, ['city']);
+    const refused = await run('tasks', 'submit', '--agent', id, '--description', 'forecast for 3 days');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^found:\n {2}days: 3$/m);
+
+    const task = await run('-q', 'tasks', 'submit', '--agent', id, '--description', 'forecast', '--input', '{"city":"Oslo"}');
+    const cancelled = await run('tasks', 'cancel', task.stdout.trim());
+    assert.equal(cancelled.code, 0, cancelled.stderr);
+    assert.match(cancelled.stdout, /status: cancelled/);
+    const rated = await run('tasks', 'rate', task.stdout.trim(), '--score', '4');
+    assert.notEqual(rated.code, 0, 'only a completed task is rated');
+  });
+
+  test('`agentry --help | true`: a reader that closes early is not a crash', async () => {
+    const bin = new URL('packages/cli/bin/agentry.js', root).pathname;
+    const { stdout, stderr } = await promisify(execFile)('bash', ['-c', `"${process.execPath}" "${bin}" --help | true; echo "exit \${PIPESTATUS[0]}"`]);
+    assert.equal(stdout.trim(), 'exit 0');
+    assert.doesNotMatch(stderr, /EPIPE/);
   });
 
   describe('error paths', () => {
@@ -285,7 +460,7 @@ describe('agentry CLI against the service', () => {
     });
 
     test('rate limited (exit 5) when Retry-After asks for longer than the client waits', async () => {
-      const limited = await startListeningApp({ RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_MS: '60000' });
+      const limited = await startListeningApp({ RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_MS: '3600000' });
       try {
         const { run } = workspace(limited.url);
         await run('discover', 'first');

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { expectError, otherNode, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
+import { WEAK_MATCH_FLOOR } from '../../src/modules/discovery/index.ts';
 
 interface Found {
   id: string;
@@ -13,6 +14,7 @@ interface Found {
   trust: number;
   trustReceipts: number;
   availability: string;
+  weakMatch: boolean;
 }
 
 const discover = async (app: TestApp, query: string, token?: string | null) => {
@@ -84,10 +86,25 @@ describe('discovery: search and ranking', () => {
     assert.deepEqual(Object.keys(found.pagination).sort(), ['hasMore', 'limit', 'offset', 'total']);
   });
 
+  it('flags results below the weak-match floor without dropping or moving them', async () => {
+    const close = await discover(app, `q=${encodeURIComponent('summarise my inbox every morning')}`);
+    assert.equal(close.data[0]?.weakMatch, false, 'a good answer clears the floor');
+    let weak = 0;
+    for (const q of ['email', 'quantum knitting patterns for cats', 'reconcile my bank account', 'asdf qwer zxcv']) {
+      const found = await discover(app, `q=${encodeURIComponent(q)}&limit=50`);
+      for (const agent of found.data) {
+        assert.equal(agent.weakMatch, agent.relevance < WEAK_MATCH_FLOOR, `${q}: ${agent.slug} at ${agent.relevance}`);
+        if (agent.weakMatch) weak++;
+      }
+      for (let i = 1; i < found.data.length; i++) assert.ok(found.data[i - 1]!.score >= found.data[i]!.score, 'weak results keep their place');
+    }
+    assert.ok(weak > 0, 'some loosely related agent is flagged');
+  });
+
   it('browses every visible agent without q, and pages through them without overlap', async () => {
     const all = await discover(app, 'limit=50');
     assert.equal(all.pagination.total, 4);
-    assert.ok(all.data.every((a) => a.relevance === 1));
+    assert.ok(all.data.every((a) => a.relevance === 1 && a.weakMatch === false));
     const first = await discover(app, 'limit=2&offset=0');
     const second = await discover(app, 'limit=2&offset=2');
     assert.equal(first.pagination.hasMore, true);
@@ -170,11 +187,15 @@ describe('discovery: visibility', () => {
     people.outsider = (await app.signup()).token;
     const org = (await app.request({ method: 'POST', url: '/v1/orgs', token: owner.token, body: { name: 'Acme' } })).json().data;
     await app.request({ method: 'POST', url: `/v1/orgs/${org.id}/members`, token: owner.token, body: { accountId: member.accountId } });
-    const body = { description: 'Forecasts warehouse stock levels from sales history.', categories: ['data'] };
+    const body = { description: 'Forecasts warehouse stock levels from sales history.', categories: ['data'], capabilities: ['demand forecasting'] };
     agents.public = await registerAgent(app, owner.token, body);
     agents.org = await registerAgent(app, owner.token, { ...body, visibility: 'org', orgId: org.id });
     agents.private = await registerAgent(app, owner.token, { ...body, visibility: 'private' });
-    const provisional = await registerProvisional(app, undefined, { description: body.description, categories: ['data'] });
+    const provisional = await registerProvisional(app, undefined, {
+      description: body.description,
+      categories: ['data'],
+      capabilities: ['demand forecasting'],
+    });
     agents.provisional = { id: provisional.id, slug: '' };
     agents.provisional.slug = (await app.request({ method: 'GET', url: `/v1/agents/${provisional.id}` })).json().data.slug;
   });
@@ -201,6 +222,17 @@ describe('discovery: visibility', () => {
         if (expected.has(agents[key].id)) assert.equal(response.statusCode, 200, `${key}: ${response.body}`);
         else expectError(response, 404, 'NOT_FOUND');
       }
+      // The catalogue page's counts are of these same agents: an alias counts for its capability.
+      const counts = await app.request({ method: 'GET', url: '/v1/capabilities/agent-counts', token });
+      assert.equal(counts.statusCode, 200, counts.body);
+      const { capabilities, categories } = counts.json().data as Record<string, { slug: string; agents: number }[]>;
+      assert.equal(capabilities!.find((c) => c.slug === 'time-series-forecasting')?.agents, expected.size);
+      assert.equal(categories!.find((c) => c.slug === 'data')?.agents, expected.size);
+      assert.equal(
+        capabilities!.find((c) => c.slug === 'weather-lookup'),
+        undefined,
+        'a capability no agent offers is left out',
+      );
     });
   }
 

@@ -41,6 +41,9 @@ const statusesOf = (events: ServerSentEvent[], taskId: string) =>
     .filter((event) => event.taskId === taskId)
     .map((event) => event.status);
 
+/** A stream opened in-process, without a socket or a credential to check again. */
+const inProcess = { address: 'in-process', stillValid: () => true, socketBytes: () => 0 };
+
 describe('GET /v1/events', () => {
   let app: TestApp;
   let url: string;
@@ -176,11 +179,49 @@ describe('GET /v1/events', () => {
   it('refuses a missing or bad credential and bad input with JSON errors', async () => {
     expectError(await app.request({ method: 'GET', url: '/v1/events' }), 401, 'UNAUTHORIZED');
     expectError(await app.request({ method: 'GET', url: '/v1/events', token: 'ags_not-a-session' }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'GET', url: '/v1/events', token: requester.token, headers: { 'last-event-id': 'abc' } }), 400, 'BAD_REQUEST');
+    for (const lastEventId of ['abc', ' 1', '1 ', '01', '+1', '1e0', '0x1', '\uff11']) {
+      expectError(
+        await app.request({ method: 'GET', url: '/v1/events', token: requester.token, headers: { 'last-event-id': lastEventId } }),
+        400,
+        'BAD_REQUEST',
+      );
+    }
     expectError(await app.request({ method: 'GET', url: '/v1/events?follow=maybe', token: requester.token }), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'GET', url: '/v1/events?other=1', token: requester.token }), 400, 'BAD_REQUEST');
     const stream = await open(null);
     assert.equal(stream.status, 401);
+  });
+
+  it('ends a stream within seconds of its API key being revoked, or its session logged out', async () => {
+    const person = await app.signup();
+    const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'stream key' } })).json().data;
+    const session = (await app.request({ method: 'POST', url: '/v1/auth/login', body: { email: person.email, password: 'correct horse battery' } })).json().data
+      .token as string;
+    const byKey = await open(key.key);
+    const bySession = await open(session);
+    assert.deepEqual([byKey.status, bySession.status], [200, 200]);
+    assert.equal((await app.request({ method: 'DELETE', url: `/v1/api-keys/${key.id}`, token: person.token })).statusCode, 200);
+    assert.equal((await app.request({ method: 'POST', url: '/v1/auth/logout', token: session })).statusCode, 200);
+    await waitFor(
+      'both streams to end',
+      () => [byKey.ended(), bySession.ended()],
+      (ended) => ended.every(Boolean),
+      { timeoutMs: 15_000 },
+    );
+  });
+
+  it("counts the streams of a person's agents' keys under the person", async () => {
+    const agent = await pollingAgent(app, owner.token);
+    const keyOf = async () =>
+      (await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'agent stream', agentId: agent.id } })).json().data
+        .key as string;
+    const streamsOpen = [await open(owner.token), await open(await keyOf()), await open(await keyOf())];
+    assert.deepEqual(
+      streamsOpen.map((stream) => stream.status),
+      [200, 200, 200],
+    );
+    expectError(await app.request({ method: 'GET', url: '/v1/events', token: await keyOf() }), 429, 'RATE_LIMITED');
+    expectError(await app.request({ method: 'GET', url: '/v1/events', token: owner.token }), 429, 'RATE_LIMITED');
   });
 
   it('caps open streams per account and frees a place when one closes', async () => {
@@ -201,6 +242,69 @@ describe('GET /v1/events', () => {
       (count) => count === 2,
     );
     assert.equal((await open(person.token)).status, 200);
+  });
+
+  it('ends a stream whose reader stops reading once 256 KiB wait for it, counting what the socket holds; the reader resumes by Last-Event-ID', async () => {
+    const person = await app.signup();
+    const principal: Principal = { accountId: person.accountId, kind: 'person', via: 'session', credentialId: null, agentId: null, personId: person.accountId };
+    const pendingTasks = (from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        id: `stalled-${person.accountId.slice(0, 8)}-${from + index}`,
+        requester_id: person.accountId,
+        description: 'Summarise this',
+        input_extracted: 0 as const,
+        capabilities: '[]',
+        candidates: '[]',
+        candidate_index: 0,
+        status: 'pending' as const,
+        priority: 'normal' as const,
+        created_at: clock.now().toISOString(),
+        updated_at: clock.now().toISOString(),
+        expires_at: new Date(clock.now().getTime() + 3_600_000).toISOString(),
+        currency: 'usd',
+      }));
+
+    // A reader that never reads: whatever is written waits in the stream. 3,000 events are about 400 KiB.
+    const stalled = await app.events.open(principal, undefined, true, inProcess);
+    const total = 3000;
+    for (let from = 0; from < total; from += 500) await app.database.db.insertInto('tasks').values(pendingTasks(from, 500)).execute();
+    await waitFor(
+      'the stalled stream to be ended',
+      () => app.events.openCount(person.accountId),
+      (count) => count === 0,
+    );
+
+    // Reading at last, the client gets part of the events and then the end of the stream.
+    let text = '';
+    for await (const chunk of stalled.body) text += String(chunk);
+    assert.ok(text.length <= 300 * 1024, `about 256 KiB were kept for the reader, not ${text.length} bytes`);
+    const first: ServerSentEvent[] = [];
+    parseFrames(text, first, []);
+    const received = taskStatuses(first).map((event) => event.taskId);
+    assert.ok(received.length > 0 && received.length < total, `${received.length} of ${total} events before the end`);
+
+    // It resumes from the last id it saw, as often as it takes, and misses nothing.
+    let lastId = first.at(-1)!.id!;
+    for (let resumed = 0; resumed < 10 && received.length < total; resumed++) {
+      const more = await missedSince(app, person.token, lastId);
+      received.push(...taskStatuses(more).map((event) => event.taskId));
+      lastId = more.at(-1)!.id!;
+    }
+    assert.equal(new Set(received).size, total);
+
+    // A stream whose own buffer is read at once, on a socket that holds the bytes (a client that
+    // stopped reading, with the kernel's buffers full), is ended just the same.
+    let socketHolds = 0;
+    const held = await app.events.open(principal, String(lastId), true, { ...inProcess, socketBytes: () => socketHolds });
+    held.body.resume();
+    assert.equal(app.events.openCount(person.accountId), 1);
+    socketHolds = 300 * 1024;
+    await app.database.db.insertInto('tasks').values(pendingTasks(total, 1)).execute();
+    await waitFor(
+      'the stream on a full socket to be ended',
+      () => app.events.openCount(person.accountId),
+      (count) => count === 0,
+    );
   });
 
   it('hears a status change made by another node on the same database', async () => {
@@ -229,6 +333,25 @@ describe('GET /v1/events at shutdown', () => {
     await app.close();
     await waitFor('the stream to end', () => stream.ended());
     assert.equal(app.events.openCount(person.accountId), 0);
+  });
+
+  it('ends a stream asked for while the node drains at once, with its retry hint and id, so the client resumes on another node', async () => {
+    const app = await startTestApp();
+    try {
+      const person = await app.signup();
+      // The node's shutdown has begun (drain); a proxy's kept-alive connection still brings a request.
+      await app.events.stop();
+      const asked = app.request({ method: 'GET', url: '/v1/events', token: person.token });
+      let timer: NodeJS.Timeout | undefined;
+      const answer = await Promise.race([asked, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 10_000)))]);
+      clearTimeout(timer);
+      assert.ok(answer, 'the stream was still open 10 s after it was asked for');
+      assert.equal(answer.statusCode, 200);
+      assert.match(answer.body, /^retry: \d+\nid: \d+\n\n/);
+      assert.equal(app.events.openCount(person.accountId), 0);
+    } finally {
+      await app.close();
+    }
   });
 });
 
@@ -312,7 +435,7 @@ describe('migration 0021 on a database that already holds events', () => {
       );
 
       const missed = async (accountId: string, lastEventId: string) => {
-        const stream = await app.events.open(principal(accountId), lastEventId, false);
+        const stream = await app.events.open(principal(accountId), lastEventId, false, inProcess);
         let text = '';
         for await (const chunk of stream.body) text += String(chunk);
         const events: ServerSentEvent[] = [];
@@ -328,7 +451,7 @@ describe('migration 0021 on a database that already holds events', () => {
 
       const signalled: string[] = [];
       const unsubscribe = app.signals.subscribe(EVENTS_CHANNEL, (accountId) => signalled.push(accountId));
-      const live = await app.events.open(principal(requester), '4', true);
+      const live = await app.events.open(principal(requester), '4', true, inProcess);
       const events: ServerSentEvent[] = [];
       let buffer = '';
       live.body.on('data', (chunk) => (buffer = parseFrames(buffer + String(chunk), events, [])));
@@ -355,6 +478,28 @@ describe('migration 0021 on a database that already holds events', () => {
       }
       assert.deepEqual(taskStatuses(await missed(owner, '5')), [{ id: 8, taskId: 'task-1', status: 'completed', at: at(2), role: 'agent' }]);
     } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('GET /v1/events per client address', () => {
+  it('caps open streams per address, whoever opens them (EVENTS_MAX_STREAMS_PER_ADDRESS)', async () => {
+    const app = await startTestApp({ EVENTS_MAX_STREAMS_PER_ADDRESS: '2' });
+    const streams: EventsClient[] = [];
+    try {
+      const url = await listening(app);
+      const people = [await app.signup(), await app.signup(), await app.signup()];
+      streams.push(await openEvents(url, people[0]!.token), await openEvents(url, people[1]!.token));
+      assert.deepEqual(
+        streams.map((stream) => stream.status),
+        [200, 200],
+      );
+      const third = await openEvents(url, people[2]!.token);
+      streams.push(third);
+      assert.equal(third.status, 429);
+    } finally {
+      for (const stream of streams) stream.close();
       await app.close();
     }
   });

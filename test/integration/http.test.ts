@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { registerAgent } from '../helpers/agents.ts';
 import { deepJsonText } from '../helpers/route-inputs.ts';
+import { png as pngFixture } from '../helpers/images.ts';
 
 describe('HTTP conventions', () => {
   let app: TestApp;
@@ -309,6 +310,47 @@ describe('errors from the HTTP layer itself, through a real socket', () => {
       'PAYLOAD_TOO_LARGE',
     );
     expectShape(await send('POST', '/v1/auth/signup', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body), 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  /**
+   * Sends a whole request, oversized body included, before reading anything: what a client does that
+   * writes its body in one go. The answer must still be there to read once the body is sent.
+   */
+  function sendAllThenRead(head: string, body: Buffer): Promise<{ status: number; headers: string; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.on('error', (error) => reject(new Error(`the connection failed before the answer was read: ${error.message}`)));
+      socket.write(head);
+      socket.write(body, () => {
+        socket.end();
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk) => (received += chunk));
+        socket.on('end', () => {
+          const [headers = '', ...rest] = received.split('\r\n\r\n');
+          resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1] ?? 0), headers, body: rest.join('\r\n\r\n') });
+        });
+      });
+    });
+  }
+
+  it('answers an oversized body with its 413 even to a client that sends it all before reading (JSON and media uploads)', async () => {
+    const { token } = await app.signup();
+    const json = Buffer.from(JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }));
+    const jsonAnswer = await sendAllThenRead(
+      `POST /v1/agents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\n\r\n`,
+      json,
+    );
+    expectShape(jsonAnswer, 413, 'PAYLOAD_TOO_LARGE');
+    assert.match(jsonAnswer.headers, /content-type: application\/json/i);
+
+    const image = Buffer.concat([pngFixture, Buffer.alloc(6 * 1024 * 1024)]);
+    const mediaAnswer = await sendAllThenRead(
+      `POST /v1/media HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: image/png\r\nContent-Length: ${image.length}\r\n\r\n`,
+      image,
+    );
+    expectShape(mediaAnswer, 413, 'PAYLOAD_TOO_LARGE');
+    assert.match(JSON.parse(mediaAnswer.body).message, /at most 5 MB/);
   });
 
   it('answers bytes that are not HTTP with 400 in the JSON error shape', async () => {

@@ -89,11 +89,13 @@ describe('registry: proving the registration key (GET key-challenge, POST key-pr
     assert.equal((await agentView(app, agent.id)).keyVerified, false);
   });
 
-  it('answers 409 for an agent registered without a key', async () => {
+  it('answers 409 to a proof for an agent registered without a key; its challenge says how to set one', async () => {
     const keyless = await registerAgent(app, owner.token);
     assert.equal(keyless.keyVerified, false);
-    expectError(await challenge(keyless.id), 409, 'CONFLICT');
-    expectError(await prove(keyless.id, newAgentKey().sign('0'.repeat(64))), 409, 'CONFLICT');
+    const issued = await challenge(keyless.id);
+    assert.equal(issued.statusCode, 200, issued.body);
+    assert.match(issued.json().data.instructions, new RegExp(`PUT /v1/agents/${keyless.id}/key`));
+    expectError(await prove(keyless.id, newAgentKey().sign(issued.json().data.nonce)), 409, 'CONFLICT');
   });
 
   it("needs a credential, and is the owner's alone: 403 for a visible agent of someone else, 404 for a hidden or unknown one", async () => {
@@ -136,6 +138,124 @@ describe('registry: proving the registration key (GET key-challenge, POST key-pr
     const owned = await keyedAgent();
     assert.equal((await app.request({ method: 'POST', url: `/v1/agents/${owned.id}/heartbeat`, token: owner.token, body: {} })).statusCode, 200);
     assert.equal((await agentView(app, owned.id)).keyVerified, false);
+  });
+
+  it("a heartbeat signed by the registration key proves it even when the owner's credential comes with it", async () => {
+    const owned = await keyedAgent();
+    const seconds = Math.floor(clock.now().getTime() / 1000);
+    const beat = await app.request({
+      method: 'POST',
+      url: `/v1/agents/${owned.id}/heartbeat`,
+      token: owner.token,
+      headers: { 'x-agent-signature': agentSignature(owned.id, owned.key, seconds) },
+      body: {},
+    });
+    assert.equal(beat.statusCode, 200, beat.body);
+    assert.equal((await agentView(app, owned.id)).keyVerified, true);
+    // A signature by another key is refused, credential or not.
+    const other = await keyedAgent();
+    const forged = await app.request({
+      method: 'POST',
+      url: `/v1/agents/${other.id}/heartbeat`,
+      token: owner.token,
+      headers: { 'x-agent-signature': agentSignature(other.id, newAgentKey(), seconds) },
+      body: {},
+    });
+    expectError(forged, 401, 'UNAUTHORIZED');
+    assert.equal((await agentView(app, other.id)).keyVerified, false);
+  });
+});
+
+describe('registry: an owner sets the registration key (PUT /v1/agents/:id/key)', () => {
+  let app: TestApp;
+  const clock = new TestClock();
+  let owner: { token: string; accountId: string };
+  before(async () => {
+    app = await startTestApp({}, { clock });
+    owner = await app.signup();
+  });
+  after(() => app.close());
+
+  const nonceFor = async (id: string, token: string | null = owner.token) => {
+    const response = await app.request({ method: 'GET', url: `/v1/agents/${id}/key-challenge`, token });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json().data.nonce as string;
+  };
+  const setKey = (id: string, body: unknown, token: string | null = owner.token) => app.request({ method: 'PUT', url: `/v1/agents/${id}/key`, token, body });
+  const signedHeartbeat = (id: string, key: AgentKey) =>
+    app.request({
+      method: 'POST',
+      url: `/v1/agents/${id}/heartbeat`,
+      headers: { 'x-agent-signature': agentSignature(id, key, Math.floor(clock.now().getTime() / 1000)) },
+      body: {},
+    });
+
+  it('adds a key to an agent registered without one, proven at once', async () => {
+    const agent = await registerAgent(app, owner.token);
+    const key = newAgentKey();
+    const response = await setKey(agent.id, { pubkey: key.pubkey, signature: key.sign(await nonceFor(agent.id)) });
+    assert.equal(response.statusCode, 200, response.body);
+    const { data, message } = response.json();
+    assert.equal(data.id, agent.id);
+    assert.equal(data.registrationPubkey, key.pubkey);
+    assert.equal(data.keyVerified, true);
+    assert.match(message, /trust/);
+    const view = await agentView(app, agent.id);
+    assert.equal(view.registrationPubkey, key.pubkey);
+    assert.equal(view.keyVerified, true);
+    assert.equal((await signedHeartbeat(agent.id, key)).statusCode, 200);
+  });
+
+  it('replaces a key: the old one no longer signs for the agent, and the challenge is spent', async () => {
+    const oldKey = newAgentKey();
+    const agent = await registerAgent(app, owner.token, { pubkey: oldKey.pubkey });
+    const newKey = newAgentKey();
+    const nonce = await nonceFor(agent.id);
+    const response = await setKey(agent.id, { pubkey: newKey.pubkey, signature: newKey.sign(nonce) });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal((await agentView(app, agent.id)).registrationPubkey, newKey.pubkey);
+    expectError(await signedHeartbeat(agent.id, oldKey), 401, 'UNAUTHORIZED');
+    assert.equal((await signedHeartbeat(agent.id, newKey)).statusCode, 200);
+    expectError(await setKey(agent.id, { pubkey: newKey.pubkey, signature: newKey.sign(nonce) }), 400, 'BAD_REQUEST');
+  });
+
+  it('answers 400 for a bad key, a signature by another key, no or an expired challenge, and missing fields, changing nothing', async () => {
+    const oldKey = newAgentKey();
+    const agent = await registerAgent(app, owner.token, { pubkey: oldKey.pubkey });
+    const key = newAgentKey();
+    expectError(await setKey(agent.id, { pubkey: key.pubkey, signature: key.sign('f'.repeat(64)) }), 400, 'BAD_REQUEST');
+    const nonce = await nonceFor(agent.id);
+    expectError(await setKey(agent.id, { pubkey: 'ed25519:not-a-key', signature: key.sign(nonce) }), 400, 'BAD_REQUEST');
+    const wrong = expectError(await setKey(agent.id, { pubkey: key.pubkey, signature: newAgentKey().sign(nonce) }), 400, 'BAD_REQUEST');
+    assert.equal(wrong.details?.[0]?.path, '/body/signature');
+    expectError(await setKey(agent.id, { pubkey: key.pubkey, signature: 'not base64!' }), 400, 'BAD_REQUEST');
+    expectError(await setKey(agent.id, { pubkey: key.pubkey }), 400, 'BAD_REQUEST');
+    expectError(await setKey(agent.id, { pubkey: key.pubkey, signature: key.sign(nonce), extra: 1 }), 400, 'BAD_REQUEST');
+    clock.advance(10 * 60 * 1000 + 1000);
+    const expired = expectError(await setKey(agent.id, { pubkey: key.pubkey, signature: key.sign(nonce) }), 400, 'BAD_REQUEST');
+    assert.match(expired.message, /expired/);
+    const view = await agentView(app, agent.id);
+    assert.equal(view.registrationPubkey, oldKey.pubkey);
+    assert.equal(view.keyVerified, false);
+  });
+
+  it("is the owner's alone: 401 without a credential, 403 for someone else or another agent's key, 404 when hidden", async () => {
+    const agent = await registerAgent(app, owner.token);
+    const sibling = await registerAgent(app, owner.token);
+    const hidden = await registerAgent(app, owner.token, { visibility: 'private' });
+    const stranger = await app.signup();
+    const siblingKey = (await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'sibling', agentId: sibling.id } })).json()
+      .data.key as string;
+    const key = newAgentKey();
+    const body = { pubkey: key.pubkey, signature: key.sign(await nonceFor(agent.id)) };
+    expectError(await setKey(agent.id, body, null), 401, 'UNAUTHORIZED');
+    expectError(await setKey(agent.id, body, stranger.token), 403, 'FORBIDDEN');
+    expectError(await setKey(agent.id, body, siblingKey), 403, 'FORBIDDEN');
+    expectError(await setKey(hidden.id, body, stranger.token), 404, 'NOT_FOUND');
+    expectError(await setKey('no-such-agent', body), 404, 'NOT_FOUND');
+    assert.equal((await agentView(app, agent.id)).registrationPubkey, null);
+    // The owner's own request still works with the same challenge: refusals spent nothing.
+    assert.equal((await setKey(agent.id, body)).statusCode, 200);
   });
 });
 
@@ -216,7 +336,10 @@ describe('trust follows proven keys: discovery and routing', () => {
       body: { description: 'Redline this contract', capabilities: [capability], taskClass: 'legal.contracts' },
     });
     assert.equal(response.statusCode, 200, response.body);
-    const candidates = response.json().data.candidates as { agent: { id: string }; factors: { trust: number } }[];
+    const candidates = response.json().data.candidates as { agent: { id: string }; factors: { trust: number }; keyVerified: boolean }[];
+    // Every candidate says whether its key is proven: without, its trust is the neutral 0.5.
+    for (const c of candidates) if (!c.keyVerified) assert.equal(c.factors.trust, 0.5);
+    assert.equal(candidates.find((c) => c.agent.id === agents.holder)?.keyVerified, true);
     return new Map(candidates.map((c) => [c.agent.id, c.factors.trust]));
   };
 

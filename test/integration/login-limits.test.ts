@@ -59,15 +59,16 @@ for (const store of ['memory', 'redis'] as const) {
       try {
         const owner = await app.signup(uniqueEmail('owner'));
         const other = await app.signup(uniqueEmail('other'));
-        const { waits, checked } = await guessFromRotatingAddresses(app, clock, owner.email);
+        // 5 free, then a 429 and a checked guess in turn: 59 requests end on a checked guess, inside its delay.
+        const { waits, checked } = await guessFromRotatingAddresses(app, clock, owner.email, 59);
 
         assert.deepEqual(waits.slice(0, 4), [1, 2, 4, 8], `waits double from 1 s: ${waits.join(',')}`);
         assert.ok(
           waits.every((wait) => wait <= 8),
           `capped at 8 s: ${waits.join(',')}`,
         );
-        // 5 free, then one checked guess per delay: 60 requests check only about half.
-        assert.equal(checked, 60 - waits.length);
+        // 5 free, then one checked guess per delay: 59 requests check only about half.
+        assert.equal(checked, 59 - waits.length);
         assert.ok(checked <= 33, `${checked} guesses checked`);
 
         // Right now the account is in a delay: even the right password is refused, unchecked.
@@ -89,12 +90,29 @@ for (const store of ['memory', 'redis'] as const) {
       }
     });
 
+    it('lets exactly LOGIN_FAILURES_PER_ACCOUNT attempts through at once, then refuses the next until the first delay has passed', async () => {
+      const clock = new TestClock();
+      const app = await start(clock);
+      try {
+        const owner = await app.signup(uniqueEmail('exact'));
+        const statuses: number[] = [];
+        for (let i = 0; i < 7; i++) statuses.push((await login(app, owner.email, `wrong guess ${i}`)).statusCode);
+        assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
+        clock.advance(999);
+        expectError(await login(app, owner.email, PASSWORD), 429, 'RATE_LIMITED');
+        clock.advance(1);
+        assert.equal((await login(app, owner.email, PASSWORD)).statusCode, 200);
+      } finally {
+        await app.close();
+      }
+    });
+
     it('does not lengthen the delay for attempts refused during it', async () => {
       const clock = new TestClock();
       const app = await start(clock);
       try {
         const owner = await app.signup(uniqueEmail('hammered'));
-        for (let i = 0; i < 6; i++) expectError(await login(app, owner.email, 'wrong password'), 401, 'UNAUTHORIZED');
+        for (let i = 0; i < 5; i++) expectError(await login(app, owner.email, 'wrong password'), 401, 'UNAUTHORIZED');
         for (let i = 0; i < 30; i++) {
           const response = await login(app, owner.email, 'wrong password');
           expectError(response, 429, 'RATE_LIMITED');
@@ -114,7 +132,7 @@ for (const store of ['memory', 'redis'] as const) {
         const owner = await app.signup(uniqueEmail('known'));
         const home = freshAddress();
         assert.equal((await login(app, owner.email, PASSWORD, home)).statusCode, 200);
-        await guessFromRotatingAddresses(app, clock, owner.email, 16);
+        await guessFromRotatingAddresses(app, clock, owner.email, 15);
         expectError(await login(app, owner.email, PASSWORD), 429, 'RATE_LIMITED');
         // From home the owner is not behind the attacker's delay.
         assert.equal((await login(app, owner.email, PASSWORD, home)).statusCode, 200);

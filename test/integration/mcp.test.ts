@@ -94,6 +94,7 @@ describe('MCP server at /mcp', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
     assert.equal((await response.json()).code, 'UNAUTHORIZED');
   });
 
@@ -116,6 +117,63 @@ describe('MCP server at /mcp', () => {
     assert.equal(denied.isError, true);
     assert.match(textOf(denied), /NOT_FOUND/);
     await other.close();
+  });
+
+  test('answers carry the security headers every other route sends', async () => {
+    const response = await fetch(new URL('/mcp', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(response.status, 200);
+    await response.text();
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(response.headers.get('x-frame-options'), 'DENY');
+    assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+    assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    assert.ok(response.headers.get('x-request-id'));
+  });
+
+  test('tool arguments that break the input rules are a tool error the model can read, not an HTTP 400', async () => {
+    const client = await connect();
+    let deep: Record<string, unknown> = { query: 'translation' };
+    for (let level = 0; level < 70; level++) deep = { nested: deep };
+    const tooDeep = await call(client, 'search_agents', deep);
+    assert.equal(tooDeep.isError, true);
+    assert.match(textOf(tooDeep), /^BAD_REQUEST: The arguments nest too deeply: .* at most 64 levels/);
+
+    const poisoned = await call(client, 'search_agents', JSON.parse('{"query":"translation","__proto__":{"admin":true}}') as Record<string, unknown>);
+    assert.equal(poisoned.isError, true);
+    assert.match(textOf(poisoned), /"__proto__"/);
+    const byConstructor = await call(client, 'search_agents', { query: 'translation', constructor: { prototype: { admin: true } } });
+    assert.equal(byConstructor.isError, true);
+
+    // The same client goes on working: the refusal was one tool call's answer.
+    assert.equal((await call(client, 'search_agents', { query: 'translate a German contract' })).isError, undefined);
+    await client.close();
+
+    // In a batch, only the refused call is answered so; the rest run.
+    const batch = await fetch(new URL('/mcp', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_capabilities","arguments":{"__proto__":{}}}},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`,
+    });
+    assert.equal(batch.status, 200);
+    const answers = (await batch.json()) as { id: number; result: { isError?: boolean; tools?: unknown[] } }[];
+    assert.equal(answers.find((answer) => answer.id === 1)?.result.isError, true);
+    assert.ok(answers.find((answer) => answer.id === 2)?.result.tools?.length);
+
+    // Outside a tool's arguments the rules answer as on every route: HTTP 400 with the JSON error.
+    let deepMeta = '{}';
+    for (let level = 0; level < 70; level++) deepMeta = `{"a":${deepMeta}}`;
+    const envelope = await app.request({
+      method: 'POST',
+      url: '/mcp',
+      headers: { accept: 'application/json, text/event-stream' },
+      rawBody: `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":${deepMeta}}}`,
+    });
+    assert.equal(envelope.statusCode, 400, envelope.body);
+    assert.equal(envelope.json().code, 'BAD_REQUEST');
   });
 
   test('GET /mcp is 405: the server keeps no sessions', async () => {

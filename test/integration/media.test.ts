@@ -71,6 +71,73 @@ describe('media uploads', () => {
     });
   }
 
+  const served = async (id: string) => (await app.request({ method: 'GET', url: `/media/${id}` })).rawPayload;
+  const script = /<script/i;
+
+  for (const [name, bytes, original] of [
+    [
+      'a PNG with a page in a tEXt chunk in its first KiB',
+      images.pngWithChunk(images.png, 'tEXt', Buffer.concat([Buffer.from('Comment\0'), images.scriptPage])),
+      images.png,
+    ],
+    [
+      'a PNG with a page in an iTXt chunk and in a private chunk',
+      images.pngWithChunk(images.pngWithChunk(images.png, 'iTXt', images.scriptPage), 'prVt', images.scriptPage),
+      images.png,
+    ],
+    ['a JPEG with a page in a comment (COM)', images.jpegWithSegment(images.jpeg, 0xfe, images.scriptPage), images.jpeg],
+    [
+      'a JPEG with a page in XMP (APP1)',
+      images.jpegWithSegment(images.jpeg, 0xe1, Buffer.concat([Buffer.from('http://ns.adobe.com/xap/1.0/\0'), images.scriptPage])),
+      images.jpeg,
+    ],
+    ['a GIF with a page in a comment extension', images.gifWithExtension(images.gif, 0xfe, images.scriptPage), images.gif],
+    [
+      'a GIF with a page in an application extension',
+      images.gifWithExtension(images.gif, 0xff, Buffer.concat([Buffer.from('XMP DataXMP'), images.scriptPage])),
+      images.gif,
+    ],
+    ['a WebP with a page in its XMP chunk', images.webpWithChunk(images.webp, 'XMP ', images.scriptPage, 0x04), images.webp],
+    ['a WebP with a page in its EXIF chunk', images.webpWithChunk(images.webp, 'EXIF', images.scriptPage, 0x08), images.webp],
+  ] as const) {
+    it(`stores ${name} without its metadata: the served bytes are the image alone`, async () => {
+      const media = await uploaded(bytes);
+      const stored = await served(media.id);
+      assert.doesNotMatch(stored.toString('latin1'), script);
+      assert.ok(stored.equals(original), 'what remains is the image without the added block');
+      assert.equal(media.bytes, original.length, 'the answer (and the quota) counts the stored bytes');
+    });
+  }
+
+  it("keeps a JPEG's EXIF orientation and drops the rest of its EXIF", async () => {
+    const media = await uploaded(images.jpegWithSegment(images.jpeg, 0xe1, images.exifWith(6, 'Taken at 12 Secret Lane <script>alert(1)</script>')));
+    const stored = await served(media.id);
+    assert.doesNotMatch(stored.toString('latin1'), /Secret Lane|<script/);
+    const exif = stored.indexOf('Exif\0\0');
+    assert.ok(exif > 0, 'an EXIF segment is kept');
+    // One IFD entry: orientation (0x0112), SHORT, count 1, value 6.
+    assert.deepEqual([...stored.subarray(exif + 16, exif + 26)], [0x01, 0x12, 0x00, 0x03, 0, 0, 0, 1, 0, 6]);
+    // Orientation 1 ("as stored") says nothing: no EXIF is kept at all.
+    const upright = await uploaded(images.jpegWithSegment(images.jpeg, 0xe1, images.exifWith(1, 'Taken at home')));
+    assert.ok((await served(upright.id)).equals(images.jpeg));
+  });
+
+  const jpegScan = images.jpeg.length - 2; // markup in the entropy-coded data, just before EOI
+  for (const [name, bytes] of [
+    ['a JPEG with a page in its scan data', Buffer.concat([images.jpeg.subarray(0, jpegScan), images.scriptPage, images.jpeg.subarray(jpegScan)])],
+    [
+      'a PNG with a page in a chunk that draws the picture (iCCP)',
+      images.pngWithChunk(images.png, 'iCCP', Buffer.concat([Buffer.from('<svg onload=alert(1)>\0\0'), Buffer.alloc(16)])),
+    ],
+    ['a GIF with a page in a block that is kept (graphic control)', images.gifWithExtension(images.gif, 0xf9, Buffer.from('<script>alert(1)</script>'))],
+  ] as const) {
+    it(`refuses ${name}: markup left once metadata is dropped is 400`, async () => {
+      const error = expectError(await upload(bytes), 400, 'BAD_REQUEST');
+      assert.match(error.message, /markup/);
+      assert.deepEqual(error.details, [{ path: '/body', message: 'holds markup' }]);
+    });
+  }
+
   it('refuses an empty body', async () => {
     const error = expectError(await app.request({ method: 'POST', url: '/v1/media', token: owner.token }), 400, 'BAD_REQUEST');
     assert.match(error.message, /image bytes/);
@@ -147,14 +214,8 @@ describe('media uploads', () => {
   it('refuses an upload past the account quota with a 409 that says how much is used, and takes uploads again after a delete', async () => {
     const person = await app.signup();
     // About 1.4 MB of valid PNG: a big ancillary chunk inside the structure.
-    const filler = Buffer.alloc(1_400_000);
-    const chunk = Buffer.concat([
-      Buffer.from([(filler.length >>> 24) & 255, (filler.length >>> 16) & 255, (filler.length >>> 8) & 255, filler.length & 255]),
-      Buffer.from('tEXt'),
-      filler,
-      Buffer.alloc(4),
-    ]);
-    const big = Buffer.concat([images.png.subarray(0, 33), chunk, images.png.subarray(33)]);
+    // (A chunk of pixel data: metadata chunks are dropped before the quota counts.)
+    const big = images.pngWithChunk(images.png, 'IDAT', Buffer.alloc(1_400_000));
     const first = await uploaded(big, person.token);
     const error = expectError(await upload(big, person.token), 409, 'CONFLICT');
     assert.match(error.message, /quota of 2 MB \(1\.3 MB used\)/);

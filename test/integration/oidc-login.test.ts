@@ -41,6 +41,8 @@ describe('browser sign-in through the OIDC issuer: authorization code with PKCE 
       OIDC_CLIENT_ID: 'agentry-web',
       OIDC_CLIENT_SECRET: 'a confidential client secret',
       PUBLIC_URL,
+      // Sign-in routes have the credential budget; this file signs in more often than 20 times a minute.
+      CREDENTIAL_RATE_LIMIT_MAX: '100',
     });
   });
   after(async () => {
@@ -172,10 +174,23 @@ describe('browser sign-in through the OIDC issuer: authorization code with PKCE 
   });
 
   it('returns only to paths of this app', async () => {
-    for (const next of ['//evil.example/phish', 'https://evil.example/', '/\\evil.example']) {
+    for (const next of ['//evil.example/phish', 'https://evil.example/', '/\\evil.example', '/./', '/.//evil.example', '/a/..//evil.example']) {
       const started = await start(next);
       const response = await callback(await provider.signIn(started.location, 'frank'), started.cookie);
       assert.equal(response.headers.location, '/', next);
+    }
+  });
+
+  it('percent-encodes a path with characters a Location header cannot carry, never a 500', async () => {
+    for (const [next, location] of [
+      ['/\u3002/evil.example', '/%E3%80%82/evil.example'],
+      ['/\u2215\u2215evil.example', '/%E2%88%95%E2%88%95evil.example'],
+      ['/agents?q=caf\u00e9#top', '/agents?q=caf%C3%A9#top'],
+    ]) {
+      const started = await start(next!);
+      const response = await callback(await provider.signIn(started.location, 'grace'), started.cookie);
+      assert.equal(response.statusCode, 302, `${next}: ${response.body}`);
+      assert.equal(response.headers.location, location, next);
     }
   });
 

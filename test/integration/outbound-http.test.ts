@@ -2,7 +2,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createOutboundClient, isPublicAddress, type HostLookup, type OutboundClientOptions, type OutboundResult } from '../../src/lib/outbound-http.ts';
+import {
+  createOutboundClient,
+  isPublicAddress,
+  publicFailureReason,
+  type HostLookup,
+  type OutboundClientOptions,
+  type OutboundResult,
+} from '../../src/lib/outbound-http.ts';
 
 interface TestServer {
   port: number;
@@ -265,6 +272,16 @@ describe('outbound client: refused destinations', () => {
       assert.equal(result.failure.kind, 'dns', name);
       assert.match(result.failure.message, pattern);
     }
+  });
+
+  it('tells people the same thing for a name that does not resolve and one that resolves inside: no probing of internal DNS', async () => {
+    const outbound = client({ allowPrivate: false, lookup: fixedLookup({ 'intranet.test': ['10.0.0.7'] }) });
+    const shown = await Promise.all(
+      ['http://intranet.test/', 'http://missing.test/'].map(async (url) =>
+        publicFailureReason(failureOf(await outbound.send({ url })).failure, "the agent's endpoint"),
+      ),
+    );
+    assert.deepEqual(shown, ["the agent's endpoint could not be reached at a public address", "the agent's endpoint could not be reached at a public address"]);
   });
 
   it('refuses URLs that are malformed, not http(s), or carry credentials', async () => {

@@ -297,7 +297,74 @@ describe('payments: the ledger of completed tasks', () => {
     assert.equal(key.statusCode, 201, key.body);
     const agentKey = key.json().data.key as string;
     assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${open.id}/balance`, token: agentKey })).statusCode, 200);
-    expectError(await app.request({ method: 'GET', url: `/v1/agents/${hidden.id}/balance`, token: agentKey }), 403, 'FORBIDDEN');
+    // A key acting as one agent does not see its owner's other private agents.
+    expectError(await app.request({ method: 'GET', url: `/v1/agents/${hidden.id}/balance`, token: agentKey }), 404, 'NOT_FOUND');
+  });
+});
+
+describe("payments: an agent's earnings list and the payment terms", () => {
+  let app: TestApp;
+  let owner: { token: string };
+  let requester: { token: string };
+  let stranger: { token: string };
+  before(async () => {
+    app = await startTestApp(env);
+    owner = await app.signup();
+    requester = await app.signup();
+    stranger = await app.signup();
+  });
+  after(() => app.close());
+
+  it('lists each paid task, newest first, with amount, fee and net; free and failed tasks are not in it', async () => {
+    const agent = await pollingAgent(app, owner.token, { pricePerTaskCents: 1000 });
+    const first = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 1000 });
+    assert.equal((await callback(app, first.id, { taskToken: first.token, result: 'one' })).statusCode, 200);
+    const failed = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 1000 });
+    assert.equal((await callback(app, failed.id, { taskToken: failed.token, error: { code: 'nope' } })).statusCode, 200);
+    await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { pricePerTaskCents: 80 } });
+    const second = await assignedTask(app, requester.token, owner.token, agent.id, { maxPriceCents: 80 });
+    assert.equal((await callback(app, second.id, { taskToken: second.token, result: 'two' })).statusCode, 200);
+
+    const listed = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/earnings`, token: owner.token });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const body = listed.json();
+    assert.deepEqual(
+      body.data.map((row: Record<string, unknown>) => ({ ...row, createdAt: typeof row.createdAt })),
+      [
+        { taskId: second.id, amountCents: 80, feeCents: 2, netCents: 78, currency: 'usd', createdAt: 'string' },
+        { taskId: first.id, amountCents: 1000, feeCents: 25, netCents: 975, currency: 'usd', createdAt: 'string' },
+      ],
+    );
+    assert.deepEqual(body.pagination, { limit: 20, offset: 0, total: 2, hasMore: false });
+    const paged = (await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/earnings?limit=1&offset=1`, token: owner.token })).json();
+    assert.deepEqual([paged.data.map((row: { taskId: string }) => row.taskId), paged.pagination.hasMore], [[first.id], false]);
+    const free = await pollingAgent(app, owner.token);
+    const none = await app.request({ method: 'GET', url: `/v1/agents/${free.id}/earnings`, token: owner.token });
+    assert.deepEqual(none.json(), { data: [], pagination: { limit: 20, offset: 0, total: 0, hasMore: false } });
+  });
+
+  it("the earnings are the owner's: no or a wrong credential 401, someone else's agent 403 or 404; bad paging 400", async () => {
+    const open = await pollingAgent(app, owner.token);
+    const hidden = await pollingAgent(app, owner.token, { visibility: 'private' });
+    const url = (id: string, query = '') => `/v1/agents/${id}/earnings${query}`;
+    expectError(await app.request({ method: 'GET', url: url(open.id) }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: url(open.id), token: 'ags_forged' }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: url(open.id), token: stranger.token }), 403, 'FORBIDDEN');
+    expectError(await app.request({ method: 'GET', url: url(hidden.id), token: stranger.token }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'GET', url: url('no-such-agent'), token: owner.token }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'GET', url: url(open.id, '?limit=0'), token: owner.token }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'GET', url: url(open.id, '?limit=abc'), token: owner.token }), 400, 'BAD_REQUEST');
+    // A key acting as one agent reads that agent's earnings, not a sibling's.
+    const key = await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'bot', agentId: open.id } });
+    assert.equal(key.statusCode, 201, key.body);
+    assert.equal((await app.request({ method: 'GET', url: url(open.id), token: key.json().data.key })).statusCode, 200);
+    expectError(await app.request({ method: 'GET', url: url(hidden.id), token: key.json().data.key }), 404, 'NOT_FOUND');
+  });
+
+  it('the terms say the fee and offer the ledger only, without Stripe configured; anyone may read them', async () => {
+    const terms = await app.request({ method: 'GET', url: '/v1/payments/terms' });
+    assert.equal(terms.statusCode, 200, terms.body);
+    assert.deepEqual(terms.json(), { data: { feeBps: 250, providers: ['ledger'] } });
   });
 });
 

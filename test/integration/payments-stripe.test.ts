@@ -64,6 +64,8 @@ describe('payments: Stripe Connect', () => {
   }
 
   it('onboarding: pending with a Stripe link, active once Stripe says payouts are enabled', async () => {
+    const terms = await app.request({ method: 'GET', url: '/v1/payments/terms' });
+    assert.deepEqual(terms.json().data.providers, ['ledger', 'stripe'], 'with Stripe configured the terms offer it');
     const agent = await registerAgent(app, owner.token);
     const first = await connect(agent.id, { provider: 'stripe', returnUrl: 'https://dash.example.test/done', refreshUrl: 'https://dash.example.test/again' });
     assert.equal(first.statusCode, 201, first.body);

@@ -38,6 +38,20 @@ async function indexesUsed(database: TestDatabase, query: CompiledQuery): Promis
   return names;
 }
 
+/** The indexes of the plan with the database's statistics and, on SQLite, without any. */
+async function plannedBothWays(database: TestDatabase, query: CompiledQuery): Promise<string[][]> {
+  const analysed = await indexesUsed(database, query);
+  if (dialectUnderTest !== 'sqlite') return [analysed];
+  const { db } = database.handle;
+  await sql`DELETE FROM sqlite_stat1`.execute(db);
+  await sql`ANALYZE sqlite_schema`.execute(db);
+  try {
+    return [analysed, await indexesUsed(database, query)];
+  } finally {
+    await sql`ANALYZE`.execute(db);
+  }
+}
+
 describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleString('en')} finished tasks (${dialectUnderTest})`, () => {
   let database: TestDatabase;
 
@@ -61,12 +75,13 @@ describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleStr
       INSERT INTO payment_transfers (id, task_id, agent_id, destination, amount_cents, currency, state, attempts, run_at, created_at, updated_at)
       SELECT 'transfer-' || id, id, 'agent', 'acct_1', 100, 'usd', 'sent', 1, created_at, created_at, updated_at FROM tasks`.execute(db);
     // Receipts of every kind; a third are outcomes, which expire and which the evidence sweep reads.
+    // All but the last 500 are in the receipt log, as when the sequencer keeps up.
     await sql`
-      INSERT INTO trust_receipts (id, receipt_id, correlation_id, kind, task_class, issuer_agent, issuer_pubkey, subject_agent, subject_pubkey, issued_at, expires_at, signature_verified, outcome_value, envelope, received_at)
+      INSERT INTO trust_receipts (id, receipt_id, correlation_id, kind, task_class, issuer_agent, issuer_pubkey, subject_agent, subject_pubkey, issued_at, expires_at, signature_verified, outcome_value, envelope, received_at, log_index)
       SELECT 'receipt-' || id, 'r-' || id, id, CASE WHEN rowid % 3 = 0 THEN 'outcome' WHEN rowid % 3 = 1 THEN 'offer' ELSE 'decision' END,
-        'general', 'issuer', 'issuer-key', 'subject', 'subject-key', created_at, ${at}, 1, 1, '{}', created_at FROM (SELECT id, created_at, ${dialectUnderTest === 'sqlite' ? sql`rowid` : sql`row_number() over ()`} AS rowid FROM tasks) numbered`.execute(
-      db,
-    );
+        'general', 'issuer', 'issuer-key', 'subject', 'subject-key', created_at, ${at}, 1, 1, '{}', created_at,
+        CASE WHEN rowid <= ${FINISHED_TASKS - 500} THEN rowid - 1 END
+        FROM (SELECT id, created_at, ${dialectUnderTest === 'sqlite' ? sql`rowid` : sql`row_number() over ()`} AS rowid FROM tasks) numbered`.execute(db);
     await sql`ANALYZE`.execute(db);
   });
   after(async () => database?.close());
@@ -95,5 +110,23 @@ describe(`background queries use their indexes with ${FINISHED_TASKS.toLocaleStr
       (await indexesUsed(database, sweepBatchEnd)).includes('trust_receipts_expiring'),
       `the sweep does not use trust_receipts_expiring: ${sweepBatchEnd.sql}`,
     );
+  });
+
+  // The service never runs ANALYZE on a SQLite file: these plans must hold without statistics too.
+  it('the receipt sequencer reads its batch from the partial index of receipts waiting for the log', async () => {
+    const { sequencerBatch } = createReceiptsStore(database.handle.db, { dialect: dialectUnderTest }).backgroundQueries('2026-11-25T00:00:00.000Z');
+    for (const used of await plannedBothWays(database, sequencerBatch))
+      assert.ok(used.includes('trust_receipts_log_pending'), `the batch does not use trust_receipts_log_pending: ${used.join(', ')}`);
+  });
+
+  it('the receipt sequencer marks its batch by primary key, never through the log index', async () => {
+    // Through the log index, each receipt waiting for the log was compared with the whole batch.
+    const { sequencerMark } = createReceiptsStore(database.handle.db, { dialect: dialectUnderTest }).backgroundQueries('2026-11-25T00:00:00.000Z');
+    for (const used of await plannedBothWays(database, sequencerMark)) {
+      assert.ok(!used.includes('trust_receipts_log_index'), `the mark goes through trust_receipts_log_index: ${used.join(', ')}`);
+      // PostgreSQL may as well hash the batch against a table this small; SQLite can only look each receipt up.
+      if (dialectUnderTest === 'sqlite')
+        assert.ok(used.includes('sqlite_autoindex_trust_receipts_1'), `the mark does not look receipts up by id: ${used.join(', ')}`);
+    }
   });
 });

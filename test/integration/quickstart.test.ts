@@ -1,75 +1,82 @@
 /**
- * Runs docs/quickstart.md as written: its `sh` blocks through bash with the repository's `agentry`
- * on PATH, and its `ts` block through tsx, against a started service. Only the line that points
- * AGENTRY_URL at port 3000 is left out: the test's service listens on a port of its own.
+ * Runs docs/quickstart.md exactly as written, in a fresh folder outside the repository, with the kit
+ * packed by `npm pack` (through `npm run pack:kit`, the documented command) rather than the
+ * workspace: every `sh` block in order through one bash, each `ts` block written to the file the text
+ * before it names, against a started service. The `bash` blocks are what one runs in the checkout
+ * (install, pack, start the service); the test does those itself and hands the shell AGENTRY_KIT and
+ * AGENTRY_URL, as the text tells the reader to.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestApp } from '../helpers/app.ts';
+import { freshShellEnv, packKit } from '../helpers/built-packages.ts';
 import { startListeningApp } from '../helpers/listening.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const markdown = readFileSync(join(root, 'docs/quickstart.md'), 'utf8');
 
-function blocks(language: string): string[] {
-  return [...markdown.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
+/** The quickstart as one bash script: `sh` blocks as they are, `ts` blocks as here-documents into their files. */
+export function quickstartScript(text: string): string {
+  const parts: string[] = [];
+  const fence = /```(\w+)\n([\s\S]*?)```/g;
+  let last = 0;
+  for (const match of text.matchAll(fence)) {
+    const [, language, body] = match;
+    const prose = text.slice(last, match.index);
+    last = match.index! + match[0].length;
+    if (language === 'sh') parts.push(body!);
+    if (language === 'ts') {
+      const file = [...prose.matchAll(/`([\w.-]+\.ts)`/g)].at(-1)?.[1];
+      assert.ok(file, 'a ts block is preceded by the name of the file to save it as');
+      assert.ok(!body!.includes('QUICKSTART_EOF'));
+      parts.push(`cat > ${file} <<'QUICKSTART_EOF'\n${body}QUICKSTART_EOF\n`);
+    }
+  }
+  return parts.join('\n');
 }
 
-describe('docs/quickstart.md', () => {
+describe('docs/quickstart.md, run as written with the npm pack tarballs', () => {
   let app: TestApp;
   let url: string;
+  let kit: Awaited<ReturnType<typeof packKit>>;
   before(async () => {
-    ({ app, url } = await startListeningApp());
+    [{ app, url }, kit] = await Promise.all([startListeningApp(), packKit()]);
   });
   after(() => app.close());
 
-  test('the CLI commands take an agent from nothing to a completed task', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentry-quickstart-'));
-    const script = blocks('sh')
-      .join('\n')
-      .split('\n')
-      .filter((line) => !line.startsWith('export AGENTRY_URL='))
-      .join('\n');
-    assert.match(script, /agentry tasks serve/);
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], {
-      cwd: dir,
-      env: {
-        ...process.env,
-        PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH}`,
-        AGENTRY_URL: url,
-        XDG_CONFIG_HOME: join(dir, 'config'),
-        HOME: dir,
-      },
-      timeout: 120_000,
+  test('from an empty folder to a task completed by the CLI and one completed by the SDK script', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentry-quickstart-'));
+    assert.ok(!realpathSync(home).startsWith(realpathSync(root)), 'the folder is outside the repository');
+    const script = quickstartScript(markdown);
+    for (const step of ['npm init -y', 'npm pkg set type=module', 'npm install --save-dev tsx', 'agentry tasks serve', 'npx tsx quickstart.ts']) {
+      assert.ok(script.includes(step), `the quickstart runs ${step}`);
+    }
+    assert.doesNotMatch(script, /npx agentry/, 'no command runs a bare npx agentry');
+    const { stdout, stderr } = await run('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: home,
+      env: freshShellEnv(home, { AGENTRY_URL: url, AGENTRY_KIT: kit.folder }),
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: { stdout: string; stderr: string }) => {
+      assert.fail(`the quickstart failed:\n${error.stdout}\n${error.stderr}`);
     });
+    assert.match(stdout, /^0\.1\.0$/m, `agentry --version\n${stderr}`);
     assert.match(stdout, /status: completed/);
     assert.match(stdout, /result: \{"text":"hello"\}/);
-  });
+    assert.match(stdout, /^completed \{"shouted":"HELLO"\}$/m);
 
-  test('the SDK script registers, serves and completes a task', async () => {
-    const [source] = blocks('ts');
-    assert.ok(source);
-    const dir = mkdtempSync(join(tmpdir(), 'agentry-quickstart-sdk-'));
-    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-    writeFileSync(join(dir, 'quickstart.mts'), source);
-    const signup = await app.request({
-      method: 'POST',
-      url: '/v1/auth/signup',
-      body: { email: `quickstart-${process.pid}-${Date.now()}@example.test`, password: 'correct horse battery' },
-    });
-    const token = signup.json().data.token as string;
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', join(dir, 'quickstart.mts')], {
-      cwd: dir,
-      env: { ...process.env, AGENTRY_URL: url, AGENTRY_TOKEN: token },
-      timeout: 120_000,
-    });
-    assert.equal(stdout.trim(), 'completed {"shouted":"HELLO"}');
+    const project = join(home, 'echo-agent');
+    const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+    assert.equal(manifest.type, 'module');
+    assert.ok(manifest.devDependencies.tsx);
+    assert.match(manifest.dependencies['@agentry/sdk'], /agentry-sdk-0\.1\.0\.tgz$/, 'installed from the tarball, not the workspace');
+    assert.ok(!realpathSync(join(project, 'node_modules/@agentry/sdk')).startsWith(realpathSync(root)));
   });
 });

@@ -189,7 +189,8 @@ describe('trust receipts: validation', () => {
     const response = await post(receipt);
     assert.equal(response.statusCode, 201);
     assert.equal(response.json().data.signatureVerified, false);
-    assert.match(response.json().message, /no weight/);
+    assert.equal(response.json().data.countsReason, 'signature not verified');
+    assert.match(response.json().message, /signature did not verify; it does not count towards trust: signature not verified$/);
   });
 
   it('a body over 64 KiB is 413', async () => {

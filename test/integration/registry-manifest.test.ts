@@ -85,15 +85,41 @@ describe('registration from a manifest', () => {
     assert.equal(agent.name, card.name);
     assert.equal(agent.description, card.description);
     assert.deepEqual(agent.protocols, ['a2a']);
-    assert.deepEqual(agent.capabilities, ['Legal translation', 'translation', 'legal', 'Translate this NDA']);
+    // The skill's id and its tag "translation" name one catalogue capability; "legal" names none and stays a tag.
+    assert.deepEqual(agent.capabilities, ['translation']);
+    assert.deepEqual(agent.tags, ['legal']);
     assert.equal(agent.docsUrl, 'https://translator.example.test/docs');
     assert.equal(agent.manifestUrl, manifestHost.url);
-    assert.deepEqual(agent.manifest.fields, ['name', 'description', 'capabilities', 'protocols', 'docsUrl']);
+    assert.deepEqual(agent.manifest.fields, ['name', 'description', 'capabilities', 'tags', 'protocols', 'docsUrl', 'examples']);
+    assert.deepEqual(agent.examples, ['Translate this NDA', 'A very long example sentence that is far too long to ever be a capability term']);
 
     const shown = (await app.request({ method: 'GET', url: `/v1/agents/${agent.id}`, token })).json().data;
     assert.deepEqual(shown.manifest, agent.manifest);
     assert.equal(typeof shown.manifest.importedAt, 'string');
     assert.equal(manifestHost.received.at(-1)!.headers.accept, 'application/json');
+  });
+
+  test('skills become catalogue capabilities and tags, never their example phrases', async () => {
+    serve(
+      legacyCard({
+        skills: [
+          {
+            id: 'reverse',
+            name: 'reverse hello',
+            description: 'Reverses text',
+            tags: ['strings', 'summarize'],
+            examples: ['reverse hello', 'reverse hello world'],
+          },
+          { id: 'code_review', name: 'Reviewer', description: 'Reviews a diff', tags: ['Strings'], examples: ['review my pull request'] },
+        ],
+      }),
+    );
+    const created = await register({});
+    assert.equal(created.statusCode, 201, created.body);
+    const agent = created.json().data;
+    assert.deepEqual(agent.capabilities, ['text-summarization', 'code-review']);
+    assert.deepEqual(agent.tags, ['reverse', 'strings']);
+    assert.deepEqual(agent.examples, ['reverse hello', 'reverse hello world', 'review my pull request']);
   });
 
   test('what the request gives wins over the manifest', async () => {
@@ -102,7 +128,7 @@ describe('registration from a manifest', () => {
     const agent = (await register({ name, protocols: ['rest', 'a2a'] })).json().data;
     assert.equal(agent.name, name);
     assert.deepEqual(agent.protocols, ['rest', 'a2a']);
-    assert.deepEqual(agent.manifest.fields, ['description', 'capabilities', 'docsUrl']);
+    assert.deepEqual(agent.manifest.fields, ['description', 'capabilities', 'tags', 'docsUrl', 'examples']);
   });
 
   test('an A2A v1.0 card and an MCP server.json are read too', async () => {
@@ -110,7 +136,8 @@ describe('registration from a manifest', () => {
     serve(card);
     const fromCard = (await register({})).json().data;
     assert.equal(fromCard.name, card.name);
-    assert.deepEqual(fromCard.capabilities, ['Invoice totals', 'invoices', 'ocr']);
+    assert.deepEqual(fromCard.capabilities, ['invoice-processing', 'optical-character-recognition']);
+    assert.deepEqual(fromCard.tags, ['totals']);
 
     const server = mcpServerJson();
     serve(server);
@@ -167,7 +194,7 @@ describe('registration from a manifest', () => {
     assert.equal(updated.statusCode, 200, updated.body);
     assert.equal(updated.json().data.name, next.name);
     assert.equal(updated.json().data.description, 'Kept as given');
-    assert.deepEqual(updated.json().data.manifest.fields, ['name', 'capabilities', 'protocols']);
+    assert.deepEqual(updated.json().data.manifest.fields, ['name', 'capabilities', 'tags', 'protocols']);
 
     const cleared = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token, body: { manifestUrl: null } });
     assert.equal(cleared.json().data.manifest, null);
@@ -185,7 +212,7 @@ test('a manifest on a private address is refused unless private endpoints are al
       400,
       'BAD_REQUEST',
     );
-    assert.match(refused.message, /not a public address/);
+    assert.match(refused.message, /the manifest URL could not be reached at a public address/);
     assert.equal(host.received.length, 0);
   } finally {
     await host.close();

@@ -71,6 +71,58 @@ describe('registry: POST /v1/agents', () => {
     assert.ok(webhookSecret);
   });
 
+  it('names every missing or wrong field at once, for the registration and any other body', async () => {
+    const missing = expectError(
+      await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: { categories: ['productivity'] } }),
+      400,
+      'BAD_REQUEST',
+    );
+    assert.deepEqual(
+      missing.details?.map((d) => d.path),
+      ['/body/name', '/body/description', '/body/protocols'],
+    );
+    assert.match(missing.message, /name, description, protocols are required/);
+    // Schema-level: two wrong fields and an unknown one in one request are all named.
+    const wrong = expectError(
+      await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: { ...agentBody(), version: 7, protocols: 'rest', colour: 'blue' } }),
+      400,
+      'BAD_REQUEST',
+    );
+    const paths = new Set(wrong.details?.map((d) => d.path));
+    for (const path of ['/body/version', '/body/protocols', '/body/colour']) assert.ok(paths.has(path), `${path} in ${JSON.stringify(wrong.details)}`);
+    assert.match(wrong.message, /more: see details/);
+    const signup = expectError(await app.request({ method: 'POST', url: '/v1/auth/signup', body: {} }), 400, 'BAD_REQUEST');
+    assert.deepEqual(signup.details?.map((d) => d.path).sort(), ['/body/email', '/body/password']);
+  });
+
+  it('registers an endpoint the service will refuse to call, with a warning saying so', async () => {
+    const local = await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ endpoint: 'http://127.0.0.1:8787/tasks' }) });
+    assert.equal(local.statusCode, 201, local.body);
+    const [warning, ...rest] = local.json().warnings as { path: string; message: string }[];
+    assert.equal(rest.length, 0);
+    assert.equal(warning?.path, '/body/endpoint');
+    assert.match(warning!.message, /127\.0\.0\.1 is not a public address.*ALLOW_PRIVATE_ENDPOINTS/);
+    const named = await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody({ endpoint: 'http://localhost:3000/hook' }) });
+    assert.match(named.json().warnings[0].message, /localhost is a loopback name/);
+    const provisional = await app.request({
+      method: 'POST',
+      url: '/v1/agents/provisional',
+      body: { name: uniqueName('Local'), description: 'Runs on a laptop', endpoint: 'http://[::1]:8080/hook', pubkey: newAgentKey().pubkey },
+    });
+    assert.equal(provisional.statusCode, 201, provisional.body);
+    assert.equal(provisional.json().warnings[0].path, '/body/endpoint');
+    // A public endpoint, or none, registers without warnings.
+    assert.deepEqual((await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: agentBody() })).json().warnings, []);
+    const allowing = await startTestApp({ ALLOW_PRIVATE_ENDPOINTS: 'true' });
+    try {
+      const { token } = await allowing.signup();
+      const allowed = await allowing.request({ method: 'POST', url: '/v1/agents', token, body: agentBody({ endpoint: 'http://127.0.0.1:8787/tasks' }) });
+      assert.deepEqual(allowed.json().warnings, []);
+    } finally {
+      await allowing.close();
+    }
+  });
+
   it('defaults version to 1.0.0 and accepts an API key as the credential', async () => {
     const key = (await app.request({ method: 'POST', url: '/v1/api-keys', token: owner.token, body: { name: 'cli' } })).json().data.key;
     const agent = (await app.request({ method: 'POST', url: '/v1/agents', token: key, body: agentBody() })).json().data;
@@ -85,6 +137,15 @@ describe('registry: POST /v1/agents', () => {
     assert.equal(agent.inputSchema, '{"n":{"type":"number","default":3}}');
     assert.equal(agent.webhookSecret, undefined, 'a poll agent gets no webhook secret');
     assert.equal(agent.hasWebhookSecret, false);
+  });
+
+  it('accepts our input schema extension: a label per field and labels for enum values, keyed by the value as text', async () => {
+    const inputSchema = {
+      max_pages: { type: 'number', label: 'Pages at most', enum: [1, 5], enumLabels: { '1': 'One page', '5': 'Five pages' } },
+      language: { type: 'string', enum: ['de', 'fr'], enumLabels: { de: 'German' } },
+    };
+    const agent = await registerAgent(app, owner.token, { inputSchema });
+    assert.deepEqual(JSON.parse(agent.inputSchema as string), inputSchema);
   });
 
   it('an agent registered without an endpoint polls; one that asks for webhooks without an endpoint is 400', async () => {
@@ -156,6 +217,12 @@ describe('registry: POST /v1/agents', () => {
       [{ inputSchema: JSON.stringify({ a: { type: 'number', enum: ['x'] } }) }, '/body/inputSchema/a/enum'],
       [{ inputSchema: JSON.stringify({ a: { type: 'string', enum: ['x'], default: 'y' } }) }, '/body/inputSchema/a/default'],
       [{ inputSchema: JSON.stringify({ 'bad name': { type: 'string' } }) }, '/body/inputSchema/bad name'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'string', label: '' } }) }, '/body/inputSchema/a/label'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'string', label: 'Two\nlines' } }) }, '/body/inputSchema/a/label'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'string', enumLabels: { x: 'X' } } }) }, '/body/inputSchema/a/enumLabels'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'string', enum: ['x'], enumLabels: ['X'] } }) }, '/body/inputSchema/a/enumLabels'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'string', enum: ['x'], enumLabels: { y: 'Y' } } }) }, '/body/inputSchema/a/enumLabels/y'],
+      [{ inputSchema: JSON.stringify({ a: { type: 'number', enum: [1], enumLabels: { '1': 'x'.repeat(101) } } }) }, '/body/inputSchema/a/enumLabels/1'],
       [{ status: 'active' }, '/body/status'],
       [{ ownerId: 'someone' }, '/body/ownerId'],
       [{ visibility: 'org' }, '/body/orgId'],

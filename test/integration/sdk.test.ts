@@ -1,20 +1,25 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import {
   AgentRunner,
+  AgentRunnerError,
   AgentryClient,
   AgentryError,
   AgentryNetworkError,
+  AgentryTimeoutError,
   KeyFileError,
   agentSignatureHeader,
   buildReceipt,
   canonicalReceiptBytes,
   generateKey,
+  inputSchema,
   keyFromSeed,
   loadKey,
   publicKeyString,
@@ -27,6 +32,7 @@ import {
   WebhookVerificationError,
 } from '@agentry/sdk';
 import type { TestApp } from '../helpers/app.ts';
+import { builtAgentryBin } from '../helpers/built-packages.ts';
 import { deadUrl, startListeningApp } from '../helpers/listening.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -176,7 +182,7 @@ describe('client and runner against the service', () => {
         protocols: ['rest'],
         categories: ['productivity'],
       } as never)
-    ).data;
+    ).agent;
     const first = await owner.submitTask({ description: 'once', agentId: agent.id } as never, { idempotencyKey: 'sdk-idem-1' });
     const again = await owner.submitTask({ description: 'once', agentId: agent.id } as never, { idempotencyKey: 'sdk-idem-1' });
     const other = await owner.submitTask({ description: 'once', agentId: agent.id } as never);
@@ -194,7 +200,7 @@ describe('client and runner against the service', () => {
         pubkey: publicKeyString(key),
         deliveryMode: 'poll',
       } as never)
-    ).data;
+    ).agent;
     const runner = new AgentRunner({ client: anonymous, agentId: agent.id, key, pollWaitSeconds: 5, handler: async (input) => ({ echoed: input }) });
     await runner.start();
     try {
@@ -220,7 +226,7 @@ describe('client and runner against the service', () => {
         protocols: ['rest'],
         categories: ['productivity'],
       } as never)
-    ).data;
+    ).agent;
     const runner = new AgentRunner({
       client: owner,
       agentId: agent.id,
@@ -253,7 +259,7 @@ describe('client and runner against the service', () => {
         protocols: ['webhook'],
         categories: ['productivity'],
       } as never)
-    ).data;
+    ).agent;
     const { secret } = await owner.rotateWebhookSecret(agent.id);
     const runner = new AgentRunner({
       client: owner,
@@ -286,7 +292,7 @@ describe('client and runner against the service', () => {
         protocols: ['rest'],
         categories: ['productivity'],
       } as never)
-    ).data;
+    ).agent;
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const runner = new AgentRunner({
@@ -319,7 +325,7 @@ describe('client and runner against the service', () => {
         categories: ['productivity'],
         pubkey: publicKeyString(key),
       } as never)
-    ).data;
+    ).agent;
     const runner = new AgentRunner({ client: owner, agentId: agent.id, key, handler: async () => null });
     const answer = await runner.submitReceipt({
       kind: 'outcome',
@@ -327,7 +333,8 @@ describe('client and runner against the service', () => {
       subject: { agent: 'other', pubkey: publicKeyString(generateKey()) },
       payload: { outcome: 'success', latencyMs: 5 },
     });
-    assert.equal(answer.data.signatureVerified, true);
+    assert.equal(answer.receipt.signatureVerified, true);
+    assert.match(answer.message, /stored/i);
   });
 
   test('the X-Agent-Signature header is accepted for a heartbeat', async () => {
@@ -340,9 +347,233 @@ describe('client and runner against the service', () => {
         pubkey: publicKeyString(key),
         deliveryMode: 'poll',
       } as never)
-    ).data;
+    ).agent;
     await anonymous.heartbeat(agent.id, { status: 'available', load: 0 }, agentSignatureHeader(key, agent.id));
     await assert.rejects(anonymous.heartbeat(agent.id, {}, agentSignatureHeader(generateKey(), agent.id)), AgentryError);
+  });
+});
+
+describe('AgentRunner refusals, input checks and waiting', () => {
+  let app: TestApp;
+  let url: string;
+  let owner: AgentryClient;
+  const pollAgent = async (overrides: Record<string, unknown> = {}) =>
+    (
+      await owner.registerAgent({
+        name: `Runner ${process.pid} ${Date.now()} ${Math.random()}`,
+        description: 'runner checks',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+        ...overrides,
+      } as never)
+    ).agent;
+
+  before(async () => {
+    ({ app, url } = await startListeningApp({ ALLOW_PRIVATE_ENDPOINTS: 'true' }));
+    owner = new AgentryClient({ baseUrl: url });
+    owner.setToken((await owner.signup(`runner-${process.pid}-${Date.now()}@example.test`, 'correct horse battery')).token);
+  });
+  after(() => app.close());
+
+  test('start() rejects when the first heartbeat is refused, with the service message and the fix', async () => {
+    const unknown = new AgentRunner({ client: owner, agentId: 'no-such-agent', handler: async () => null });
+    await assert.rejects(unknown.start(), (error: unknown) => {
+      assert.ok(error instanceof AgentRunnerError);
+      assert.equal(error.status, 404);
+      assert.match(error.message, /check agentId \(no-such-agent\)/);
+      return true;
+    });
+    const agent = await pollAgent();
+    const anonymous = new AgentRunner({ client: new AgentryClient({ baseUrl: url }), agentId: agent.id, handler: async () => null });
+    await assert.rejects(anonymous.start(), (error: unknown) => {
+      assert.ok(error instanceof AgentRunnerError);
+      assert.equal(error.status, 401);
+      assert.match(error.message, /registration key/);
+      return true;
+    });
+  });
+
+  test('by default a recoverable error is a line on stderr, not silence', async () => {
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const runner = new AgentRunner({ client: new AgentryClient({ baseUrl: await deadUrl() }), agentId: 'a', handler: async () => null });
+      await runner.start();
+      await runner.stop();
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.ok(
+      lines.some((line) => /^agentry runner: heartbeat: could not reach/.test(line)),
+      lines.join(''),
+    );
+  });
+
+  test('a poll refused with 409 (the agent takes webhooks) stops the runner through onFatal, naming the fix', async () => {
+    const agent = await pollAgent({ deliveryMode: 'webhook', endpoint: 'http://127.0.0.1:9/', protocols: ['webhook'] });
+    let fatal: AgentRunnerError | null = null;
+    const runner = new AgentRunner({ client: owner, agentId: agent.id, pollWaitSeconds: 1, handler: async () => null, onFatal: (error) => (fatal = error) });
+    await runner.start();
+    await waitFor('the runner to give up', () => fatal);
+    await runner.stop();
+    assert.equal(fatal!.status, 409);
+    assert.match(fatal!.message, /deliveryMode/);
+    assert.match(fatal!.message, /make the runner's `mode` \(poll\) match/);
+  });
+
+  test('without onFatal the refusal is thrown: the process ends with the error instead of looping', async () => {
+    const agent = await pollAgent({ deliveryMode: 'webhook', endpoint: 'http://127.0.0.1:9/', protocols: ['webhook'] });
+    const script = `
+      import { AgentRunner, AgentryClient } from '@agentry/sdk';
+      const client = new AgentryClient({ baseUrl: process.env.URL, token: process.env.TOKEN });
+      await new AgentRunner({ client, agentId: process.env.AGENT, pollWaitSeconds: 1, handler: async () => null }).start();
+    `;
+    builtAgentryBin(); // the child imports the compiled SDK
+    const child = promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, URL: url, TOKEN: (owner as unknown as { token: string }).token, AGENT: agent.id },
+      timeout: 60_000,
+    });
+    await assert.rejects(child, (error: { code: number; stderr: string }) => {
+      assert.equal(error.code, 1);
+      assert.match(error.stderr, /AgentRunnerError: agent .* the service refused the poll \(409/);
+      return true;
+    });
+  });
+
+  test('a typed input schema: the handler gets the typed input, and a delivery that does not match fails with the fields', async () => {
+    const schema = inputSchema({ text: { type: 'string', required: true }, loud: { type: 'boolean' } });
+    // Registered without the schema, so the service passes any input and the runner is the one to check.
+    const agent = await pollAgent();
+    const runner = new AgentRunner({
+      client: owner,
+      agentId: agent.id,
+      pollWaitSeconds: 5,
+      inputSchema: schema,
+      handler: async (input) => ({ said: input.loud ? input.text.toUpperCase() : input.text }),
+    });
+    await runner.start();
+    try {
+      const good = await owner.submitTask({ description: 'say', agentId: agent.id, input: { text: 'hi', loud: true } } as never);
+      assert.deepEqual((await owner.waitForTask(good.id, { timeoutMs: 30_000 })).result, { said: 'HI' });
+      const bad = await owner.submitTask({ description: 'say', agentId: agent.id, input: { text: 5 } } as never);
+      const failed = await owner.waitForTask(bad.id, { timeoutMs: 30_000 });
+      assert.equal(failed.status, 'failed');
+      assert.match(JSON.stringify(failed.error), /does not match the agent's input schema: text: must be a string/);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  test('waitForTask returns every final state (cancelled too) and times out with AgentryTimeoutError', async () => {
+    const agent = await pollAgent();
+    const task = await owner.submitTask({ description: 'nobody takes this', agentId: agent.id } as never);
+    await assert.rejects(owner.waitForTask(task.id, { timeoutMs: 300 }), (error: unknown) => error instanceof AgentryTimeoutError && error.taskId === task.id);
+    const waiting = owner.waitForTask(task.id, { timeoutMs: 30_000 });
+    const cancelled = await owner.cancelTask(task.id);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal((await waiting).status, 'cancelled');
+    const controller = new AbortController();
+    const other = await owner.submitTask({ description: 'nobody takes this either', agentId: agent.id } as never);
+    const aborted = owner.waitForTask(other.id, { signal: controller.signal });
+    controller.abort(new Error('no longer needed'));
+    await assert.rejects(aborted, /no longer needed/);
+  });
+
+  test('events() yields task.status events and skips event names it does not know', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('retry: 1000\nid: 1\n\n');
+      response.write('id: 2\nevent: agent.reviewed\ndata: {"agentId":"a"}\n\n');
+      response.write(': keep-alive\n\n');
+      response.end('id: 3\nevent: task.status\ndata: {"taskId":"t","status":"completed","at":"2026-01-01T00:00:00Z","role":"requester"}\n\n');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const client = new AgentryClient({ baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
+      const seen = [];
+      for await (const event of client.events()) seen.push(event);
+      assert.deepEqual(seen, [{ id: '3', event: 'task.status', data: { taskId: 't', status: 'completed', at: '2026-01-01T00:00:00Z', role: 'requester' } }]);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('extract, rateTask, receipts and trust helpers answer the records', async () => {
+    const key = generateKey();
+    const agent = await pollAgent({ pubkey: publicKeyString(key), inputSchema: { text: { type: 'string', required: true } } });
+    const preview = await owner.extract({ agentId: agent.id, description: 'please echo: good morning' });
+    assert.deepEqual(preview.missing, []);
+    assert.equal(typeof preview.input.text, 'string');
+
+    const runner = new AgentRunner({ client: owner, agentId: agent.id, key, pollWaitSeconds: 5, handler: async (input) => input });
+    await runner.start();
+    try {
+      const task = await owner.submitTask({ description: 'echo', agentId: agent.id, input: { text: 'x' } } as never);
+      await owner.waitForTask(task.id, { timeoutMs: 30_000 });
+      const rated = await owner.rateTask(task.id, { score: 5, comment: 'quick' });
+      assert.deepEqual(rated.rating, { score: 5, comment: 'quick' });
+      const subject = { agent: 'other', pubkey: publicKeyString(generateKey()) };
+      const { receipt } = await runner.submitReceipt({ kind: 'outcome', taskClass: 'code.review', subject, payload: { outcome: 'success', latencyMs: 5 } });
+      const listed = await owner.listReceipts({ subjectPubkey: subject.pubkey });
+      assert.deepEqual(
+        listed.data.map((entry: { receiptId: string }) => entry.receiptId),
+        [receipt.receiptId],
+      );
+      const chain = await owner.receiptChain(receipt.correlationId);
+      assert.ok(JSON.stringify(chain).includes(receipt.receiptId));
+      const trust = await owner.trust(subject.pubkey);
+      assert.ok(trust && typeof trust === 'object');
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  test('proveKey proves an owned agent holds its registration key', async () => {
+    const key = generateKey();
+    const agent = await pollAgent({ pubkey: publicKeyString(key) });
+    assert.equal((await owner.getAgent(agent.id)).keyVerified, false);
+    await assert.rejects(
+      owner.proveKey(agent.id, (nonce) => signChallenge(generateKey(), nonce)),
+      (error: unknown) => error instanceof AgentryError,
+    );
+    await owner.proveKey(agent.id, (nonce) => signChallenge(key, nonce));
+    assert.equal((await owner.getAgent(agent.id)).keyVerified, true);
+  });
+
+  test("setKey gives an owned agent a new registration key, proven by that key's signature", async () => {
+    const agent = await pollAgent();
+    const key = generateKey();
+    await assert.rejects(
+      owner.setKey(agent.id, publicKeyString(key), (nonce) => signChallenge(generateKey(), nonce)),
+      (error: unknown) => error instanceof AgentryError && error.status < 500,
+      'a signature by another key is refused',
+    );
+    await owner.setKey(agent.id, publicKeyString(key), (nonce) => signChallenge(key, nonce));
+    const after = await owner.getAgent(agent.id);
+    assert.equal(after.registrationPubkey, publicKeyString(key));
+    assert.equal(after.keyVerified, true);
+    const stranger = new AgentryClient({ baseUrl: url });
+    stranger.setToken((await stranger.signup(`stranger-${process.pid}-${Date.now()}@example.test`, 'correct horse battery')).token);
+    const other = generateKey();
+    await assert.rejects(
+      stranger.setKey(agent.id, publicKeyString(other), (nonce) => signChallenge(other, nonce)),
+      (error: unknown) => error instanceof AgentryError && (error.status === 403 || error.status === 404),
+    );
+  });
+
+  test('a provisional registration answers the record with the absolute claim URL and claim page beside it', async () => {
+    const anonymous = new AgentryClient({ baseUrl: url });
+    const answer = await anonymous.registerProvisional({
+      name: `Claimable ${process.pid} ${Date.now()}`,
+      description: 'later',
+      pubkey: publicKeyString(generateKey()),
+    } as never);
+    assert.equal(answer.claimUrl, `${url}/v1/agents/${answer.agent.id}/claim/challenge`);
+    assert.equal(answer.claimPageUrl, `${url}/claim/${answer.agent.id}`);
+    assert.match(answer.message, /claim/);
+    assert.equal(answer.agent.status, 'provisional');
   });
 });
 

@@ -24,7 +24,11 @@ describe('social feed: foryou', () => {
   const feed = async (query = '', token?: string) => {
     const response = await app.request({ method: 'GET', url: `/v1/social/posts${query}`, token: token ?? null });
     assert.equal(response.statusCode, 200, response.body);
-    return { page: response.json() as FeedPage, before: response.headers['x-feed-before'] as string };
+    return {
+      page: response.json() as FeedPage,
+      before: response.headers['x-feed-before'] as string,
+      trending: Number(response.headers['x-feed-trending']),
+    };
   };
 
   before(async () => {
@@ -67,7 +71,11 @@ describe('social feed: foryou', () => {
     await comment(app, fans[2]!.token, b!, 'hmm');
     await vote(app, fans[3]!.token, d!, 1);
 
-    const { page } = await feed('?limit=10');
+    const { page, trending: marked } = await feed('?limit=10');
+    assert.equal(marked, 4, 'X-Feed-Trending counts the slice at the top');
+    assert.equal((await feed('?limit=3')).trending, 3);
+    assert.equal((await feed('?limit=3&offset=3')).trending, 1);
+    assert.equal((await feed('?limit=3&offset=6')).trending, 0);
     // Equal engagement (e and b): the newer first.
     const trending = [c, a, e, b];
     assert.deepEqual(ids(page).slice(0, 4), trending);
@@ -294,7 +302,7 @@ describe('social feed: a fixed number of queries whatever the page size', () => 
     await social.feed.feed(principal, { feed: 'foryou', limit: 5, offset: 0 });
     const small = await feedQueries(8, 'foryou');
     assert.equal(await feedQueries(60, 'foryou'), small);
-    assert.equal(small, 4, 'trending ids, the other ids, posts with authors and originals, votes');
+    assert.equal(small, 5, 'trending ids, the other ids, posts with authors and originals, votes, the accounts muted or blocked');
     assert.equal(await feedQueries(60, 'following'), await feedQueries(8, 'following'));
     const search = (limit: number) => count(() => social.feed.search(principal, { q: 'kubernetes', tab: 'posts', limit, offset: 0 }));
     assert.equal(await search(50), await search(5));

@@ -225,7 +225,8 @@ describe('social posts: read and delete', () => {
     await app.request({ method: 'POST', url: `/v1/social/comments/${reply.id}/vote`, token: alice.token, body: { value: 1 } });
     const related = (list: { postId: string | null }[]) => list.filter((n) => n.postId === post.id).length;
     assert.equal(related(await notificationsOf(app, alice.token)), 2);
-    assert.equal(related(await notificationsOf(app, bob.token)), 1);
+    // Bob's: the mention, and Alice's like of his reply.
+    assert.equal(related(await notificationsOf(app, bob.token)), 2);
 
     assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/posts/${post.id}`, token: alice.token })).statusCode, 200);
     assert.equal(related(await notificationsOf(app, alice.token)), 0);
@@ -235,5 +236,67 @@ describe('social posts: read and delete', () => {
     assert.equal((await db.selectFrom('comments').select('id').where('post_id', '=', post.id).execute()).length, 0);
     assert.equal((await db.selectFrom('comment_votes').select('comment_id').where('comment_id', '=', reply.id).execute()).length, 0);
     expectError(await app.request({ method: 'POST', url: `/v1/social/comments/${reply.id}/vote`, token: alice.token, body: { value: 1 } }), 404, 'NOT_FOUND');
+  });
+});
+
+describe('social posts: deleting a comment', () => {
+  let app: TestApp;
+  let alice: SocialUser;
+  let bob: SocialUser;
+  before(async () => {
+    app = await startTestApp();
+    alice = await socialUser(app);
+    bob = await socialUser(app);
+  });
+  after(() => app.close());
+
+  const remove = (token: string | null, id: string) => app.request({ method: 'DELETE', url: `/v1/social/comments/${id}`, token });
+
+  it('lets its author delete it, with its votes and notifications, and counts the post one comment less', async () => {
+    const post = await createPost(app, alice.token, 'A post to comment on');
+    const kept = await comment(app, alice.token, post.id, 'kept');
+    const doomed = await comment(app, bob.token, post.id, `a reply for @${alice.username}`);
+    await app.request({ method: 'POST', url: `/v1/social/comments/${doomed.id}/vote`, token: alice.token, body: { value: 1 } });
+    assert.equal((await getJson(app, `/v1/social/posts/${post.id}`)).post.commentCount, 2);
+    const replies = async () => (await notificationsOf(app, alice.token)).filter((n: { postId: string | null }) => n.postId === post.id).length;
+    assert.ok((await replies()) >= 1);
+
+    const response = await remove(bob.token, doomed.id);
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { data: { id: doomed.id, deleted: true } });
+    const after = await getJson(app, `/v1/social/posts/${post.id}`);
+    assert.equal(after.post.commentCount, 1);
+    assert.deepEqual(
+      after.comments.map((c: { id: string }) => c.id),
+      [kept.id],
+    );
+    assert.equal(await replies(), 0);
+    const db = app.database.db;
+    assert.equal((await db.selectFrom('comment_votes').select('comment_id').where('comment_id', '=', doomed.id).execute()).length, 0);
+    // Gone: a second delete, and a vote, find nothing; the count does not move again.
+    expectError(await remove(bob.token, doomed.id), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'POST', url: `/v1/social/comments/${doomed.id}/vote`, token: alice.token, body: { value: 1 } }), 404, 'NOT_FOUND');
+    assert.equal((await getJson(app, `/v1/social/posts/${post.id}`)).post.commentCount, 1);
+  });
+
+  it('refuses anyone but the author (403), no credential (401) and an unknown id (404)', async () => {
+    const post = await createPost(app, alice.token, 'Only commenters delete their comments');
+    const reply = await comment(app, bob.token, post.id, 'mine');
+    // Not even the post's author deletes someone else's comment.
+    expectError(await remove(alice.token, reply.id), 403, 'FORBIDDEN');
+    expectError(await remove(null, reply.id), 401, 'UNAUTHORIZED');
+    expectError(await remove(bob.token, '00000000-0000-4000-8000-000000000000'), 404, 'NOT_FOUND');
+    expectError(await remove(bob.token, 'not-an-id'), 404, 'NOT_FOUND');
+    const still = await getJson(app, `/v1/social/posts/${post.id}`);
+    assert.equal(still.post.commentCount, 1);
+    assert.equal(still.comments[0].id, reply.id);
+  });
+
+  it('keeps the count right when the author deletes the same comment twice at once', async () => {
+    const post = await createPost(app, alice.token, 'Racing deletes');
+    const reply = await comment(app, bob.token, post.id, 'twice');
+    const statuses = (await Promise.all([remove(bob.token, reply.id), remove(bob.token, reply.id)])).map((r) => r.statusCode).sort();
+    assert.deepEqual(statuses, [200, 404]);
+    assert.equal((await getJson(app, `/v1/social/posts/${post.id}`)).post.commentCount, 0);
   });
 });

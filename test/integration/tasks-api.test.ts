@@ -59,6 +59,7 @@ describe('tasks: submission, records and access', () => {
         'priceCents',
         'priority',
         'rating',
+        'requestedAgent',
         'result',
         'status',
         'taskClass',
@@ -83,7 +84,7 @@ describe('tasks: submission, records and access', () => {
 
   it('refuses bad input', async () => {
     const post = (body: unknown, token = requester.token) => app.request({ method: 'POST', url: '/v1/tasks', token, body });
-    expectError(await post({ description: 'x' }), 400, 'BAD_REQUEST');
+    // A description alone is a task routed by discovery (tasks-by-description.test.ts); without one it is nothing.
     expectError(await post({ capabilities: ['summarize'] }), 400, 'BAD_REQUEST');
     expectError(await post({ description: '', capabilities: ['summarize'] }), 400, 'BAD_REQUEST');
     expectError(await post({ description: 'x', capabilities: 'summarize' }), 400, 'BAD_REQUEST');
@@ -351,7 +352,7 @@ describe('tasks: routing', () => {
     ).json().data;
     assert.deepEqual(again.candidates, plan.candidates);
     expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', body: { description: 'x', capabilities: ['ocr'] } }), 401, 'UNAUTHORIZED');
-    expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x' } }), 400, 'BAD_REQUEST');
+    expectError(await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { capabilities: ['ocr'] } }), 400, 'BAD_REQUEST');
     expectError(
       await app.request({ method: 'POST', url: '/v1/tasks/route', token: requester.token, body: { description: 'x', capabilities: ['ocr'], bogus: 1 } }),
       400,
@@ -405,6 +406,34 @@ describe('tasks: routing', () => {
     const unmatched = await submitTask(app, requester.token, { agentId: sleeping.id, capabilities: undefined });
     assert.equal(unmatched.status, 'unmatched');
     assert.match((unmatched.error as { message: string }).message, /^The agent you named cannot take it: in maintenance/);
+    assert.equal((unmatched.error as { cause: string }).cause, 'maintenance');
+    assert.deepEqual(unmatched.requestedAgent, { id: sleeping.id, name: sleeping.name, slug: sleeping.slug }, 'the named agent stays on the task');
+    assert.equal(unmatched.assignedAgent, null);
+  });
+
+  it('a named agent above the budget says what it asks, so the task can be sent again with that budget', async () => {
+    const priced = await readyWebhookAgent(app, owner.token, server.url, { capabilities: ['anything'], pricePerTaskCents: 1500 });
+    const refused = await submitTask(app, requester.token, { agentId: priced.id, capabilities: undefined, maxPriceCents: 1000 });
+    assert.equal(refused.status, 'unmatched');
+    assert.deepEqual(refused.error, {
+      code: 'no_agent',
+      message: 'The agent you named cannot take it: price 1500 cents is above maxPriceCents 1000',
+      matching: 1,
+      excluded: { price_above_max: 1 },
+      cause: 'price_above_max',
+      agentPrice: { cents: 1500, currency: 'usd' },
+    });
+    assert.equal((refused.requestedAgent as { id: string }).id, priced.id);
+    const unbudgeted = await submitTask(app, requester.token, { agentId: priced.id, capabilities: undefined });
+    assert.deepEqual((unbudgeted.error as { agentPrice: unknown }).agentPrice, { cents: 1500, currency: 'usd' });
+    const listed = (await app.request({ method: 'GET', url: '/v1/tasks', token: requester.token })).json().data as {
+      id: string;
+      requestedAgent: { id: string } | null;
+    }[];
+    assert.equal(listed.find((task) => task.id === refused.id)?.requestedAgent?.id, priced.id, 'the list names it too');
+    const resent = await submitTask(app, requester.token, { agentId: priced.id, capabilities: undefined, maxPriceCents: 1500 });
+    assert.equal(resent.status, 'matched');
+    assert.equal(resent.priceCents, 1500);
   });
 });
 
@@ -622,7 +651,9 @@ describe("tasks: a newcomer's first task", () => {
       await heartbeat(timed, owner.token, away.id);
       clock.advance(3600_000);
       const available = await make();
+      // Poll agents: a heartbeat keeps one away, a poll makes one available (docs/registry.md).
       await heartbeat(timed, owner.token, available.id);
+      assert.equal((await timed.request({ method: 'GET', url: `/v1/agents/${available.id}/tasks/poll`, token: owner.token })).statusCode, 200);
       const unknown = await make();
       const plan = (
         await timed.request({ method: 'POST', url: '/v1/tasks/route', token: owner.token, body: { description: 'x', capabilities: ['ranked-thing'] } })

@@ -5,34 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { openDatabase } from '../../src/db/database.ts';
-import { TEST_SECRETS_KEY, testDatabaseUrl } from '../helpers/app.ts';
+import { TEST_SECRETS_KEY } from '../helpers/app.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { waitFor } from '../helpers/wait.ts';
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: testDatabaseUrl as string });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+import { freePort, processDatabase } from '../helpers/processes.ts';
 
 describe('tasks: kill -9 mid-delivery', () => {
   let databaseUrl: string;
@@ -42,18 +20,7 @@ describe('tasks: kill -9 mid-delivery', () => {
   let port: number;
 
   before(async () => {
-    if (testDatabaseUrl) {
-      const name = `crash_${process.pid}_${Date.now().toString(36)}`;
-      await admin(`CREATE DATABASE ${name}`);
-      const url = new URL(testDatabaseUrl);
-      url.pathname = `/${name}`;
-      databaseUrl = url.toString();
-      cleanup = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), 'agentry-crash-'));
-      databaseUrl = `sqlite:${join(dir, 'crash.db')}`;
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    }
+    ({ databaseUrl, cleanup } = await processDatabase('crash'));
     port = await freePort();
     agent = await startAgentServer(() => 'hang');
   });
@@ -90,7 +57,7 @@ describe('tasks: kill -9 mid-delivery', () => {
           () => false,
         ),
       Boolean,
-      { timeoutMs: 30_000, intervalMs: 100 },
+      { timeoutMs: 120_000, intervalMs: 100 },
     );
     return base;
   }
@@ -132,7 +99,7 @@ describe('tasks: kill -9 mid-delivery', () => {
     agent.respond = () => ({ status: 200, body: '{}' });
 
     base = await startService();
-    const deliveries = await agent.waitFor(2, 20_000);
+    const deliveries = await agent.waitFor(2, 60_000);
     const [again] = deliveries.slice(1);
     assert.equal(again!.json.taskId, taskId);
     assert.equal(again!.headers['webhook-id'], first!.headers['webhook-id'], 'the same delivery, so the agent can drop a duplicate');

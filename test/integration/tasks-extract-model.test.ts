@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadCorpus, type CorpusRequest } from '../../bench/extraction.ts';
 import type { InputSchema } from '../../src/modules/registry/index.ts';
-import { createBuiltinExtractor } from '../../src/modules/tasks/extract/index.ts';
+import { createBuiltinExtractor } from '../../src/modules/extraction/index.ts';
 import { startAgentServer, type AgentServer, type ReceivedWebhook } from '../helpers/agent-server.ts';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
 import { readyWebhookAgent, submitTask } from '../helpers/tasks.ts';

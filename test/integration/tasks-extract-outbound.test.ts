@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createOutboundClient, type OutboundClient } from '../../src/lib/outbound-http.ts';
-import { outboundFetch } from '../../src/modules/tasks/extract/outbound-fetch.ts';
+import { outboundFetch } from '../../src/modules/extraction/index.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 
 /** The model extractor's transport: its abort signal must reach the outbound client. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
-import { newAgentKey, registerAgent, registerProvisional } from '../helpers/agents.ts';
+import { newAgentKey, proveKey, registerAgent, registerProvisional } from '../helpers/agents.ts';
 import { makeReceipt, type Party } from '../helpers/receipts.ts';
 
 interface ClassTrust {
@@ -10,7 +10,11 @@ interface ClassTrust {
   receipts: number;
   issuers: number;
   weight: number;
+  taskBound: number;
 }
+
+/** One owner's success about no task of this registry: half weight, (0.5 x 4 + 0.5) / 4.5. */
+const ONE_UNBOUND_SUCCESS = { taskClass: 'code.review.pull_request', score: 0.5556, receipts: 1, issuers: 1, weight: 0.5, taskBound: 0 };
 
 describe('trust scoring: GET /v1/trust', () => {
   let app: TestApp;
@@ -62,21 +66,41 @@ describe('trust scoring: GET /v1/trust', () => {
   });
 
   it('one success from a registered issuer moves trust only a little above the prior (small samples are damped)', async () => {
-    await submit(outcome(reviewer, 'success'));
-    assert.deepEqual(await trust(subject), [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }]);
+    const counted = await submit(outcome(reviewer, 'success'));
+    assert.equal(counted.counts, true);
+    assert.equal(counted.countsReason, null);
+    assert.deepEqual(await trust(subject), [ONE_UNBOUND_SUCCESS]);
   });
 
-  it('ignores unverified, self-issued, unregistered, misnamed and same-owner receipts, and offers/decisions', async () => {
+  it('ignores unverified, self-issued, unregistered, misnamed and same-owner receipts, and offers/decisions, and says so when each arrives', async () => {
+    /** Submits a receipt and checks its acknowledgement says whether it counts, in `data` and in the message. */
+    const expectCounts = async (receipt: unknown, reason: string | null) => {
+      const response = await app.request({ method: 'POST', url: '/v1/trust-receipts', body: receipt });
+      assert.equal(response.statusCode, 201, response.body);
+      const { data, message } = response.json();
+      assert.equal(data.counts, reason === null, `${message}`);
+      assert.equal(data.countsReason, reason);
+      if (reason === null) assert.match(message, /counts towards the subject's trust/);
+      else assert.ok(message.endsWith(`does not count towards trust: ${reason}`), message);
+      return data;
+    };
     const forged = outcome(auditor, 'failure');
     forged.signature.value = outcome(reviewer, 'failure').signature.value;
-    assert.equal((await submit(forged)).signatureVerified, false);
-    await submit(makeReceipt('outcome', subject, subject, { payload: { outcome: 'success', latencyMs: 1 } }));
-    await submit(outcome({ agent: 'stranger', key: newAgentKey() }, 'failure'));
-    await submit(outcome({ agent: 'not-the-registered-name', key: auditor.key }, 'failure'));
-    await submit(outcome(subjectSibling, 'success'));
-    await submit(makeReceipt('offer', auditor, subject));
-    await submit(makeReceipt('decision', auditor, subject));
-    assert.deepEqual(await trust(subject), [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }]);
+    assert.equal((await expectCounts(forged, 'signature not verified')).signatureVerified, false);
+    await expectCounts(makeReceipt('outcome', subject, subject, { payload: { outcome: 'success', latencyMs: 1 } }), 'issuer is the subject');
+    await expectCounts(outcome({ agent: 'stranger', key: newAgentKey() }, 'failure'), 'issuer key not registered');
+    await expectCounts(outcome({ agent: 'not-the-registered-name', key: auditor.key }, 'failure'), 'issuer key not registered');
+    await expectCounts(outcome(subjectSibling, 'success'), "issuer owned by the subject's owner");
+    await expectCounts(makeReceipt('offer', auditor, subject), 'not an outcome');
+    await expectCounts(makeReceipt('decision', auditor, subject), 'not an outcome');
+    // Sent again, the acknowledgement still says why.
+    const again = makeReceipt('decision', auditor, subject);
+    await expectCounts(again, 'not an outcome');
+    const repeated = await app.request({ method: 'POST', url: '/v1/trust-receipts', body: again });
+    assert.equal(repeated.statusCode, 200);
+    assert.equal(repeated.json().data.countsReason, 'not an outcome');
+    assert.match(repeated.json().message, /already stored; it does not count towards trust: not an outcome$/);
+    assert.deepEqual(await trust(subject), [ONE_UNBOUND_SUCCESS]);
 
     const listed = await app.request({
       method: 'GET',
@@ -87,13 +111,31 @@ describe('trust scoring: GET /v1/trust', () => {
     assert.ok(flags.some(([agent, registered]: [string, boolean]) => agent === reviewer.agent && registered === true));
   });
 
+  it("names a receipt's issuer by the public agent that proved its key, never by the name the signer wrote", async () => {
+    const holder = await app.signup();
+    const key = newAgentKey();
+    const agent = await registerAgent(app, holder.token, { name: `Key Holder ${process.pid}`, pubkey: key.pubkey });
+    // Someone else registers a copy of the same key without proving it.
+    await registerAgent(app, (await app.signup()).token, { name: `Impostor ${process.pid}`, pubkey: key.pubkey });
+    const receipt = await submit(outcome({ agent: 'Totally Trusted Corp', key }, 'success'));
+    const holderOf = async () => {
+      const listed = await app.request({ method: 'GET', url: `/v1/trust-receipts?correlationId=${receipt.correlationId}` });
+      const [row] = listed.json().data;
+      assert.equal(row.issuer.agent, 'Totally Trusted Corp');
+      return row.issuerKeyHolder;
+    };
+    assert.equal(await holderOf(), null, 'no agent proved the key yet');
+    await proveKey(app, holder.token, agent.id, key);
+    assert.deepEqual(await holderOf(), { id: agent.id, slug: agent.slug, name: `Key Holder ${process.pid}` });
+  });
+
   it('expired receipts stop counting once they expire', async () => {
     await submit(outcome(auditor, 'failure', { expiresAt: '2026-11-21T12:30:00Z' }));
     const before = await trust(subject);
     assert.equal(before[0]?.issuers, 2);
-    assert.ok((before[0]?.score ?? 1) < 0.6);
+    assert.ok((before[0]?.score ?? 1) < ONE_UNBOUND_SUCCESS.score);
     clock.advance(60 * 60 * 1000);
-    assert.deepEqual(await trust(subject), [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }]);
+    assert.deepEqual(await trust(subject), [ONE_UNBOUND_SUCCESS]);
   });
 
   it('the background sweep of expired receipts changes no score, before or after they expire', async () => {
@@ -105,29 +147,29 @@ describe('trust scoring: GET /v1/trust', () => {
     assert.deepEqual(await trust(subject), counted);
 
     clock.advance(11 * 60 * 1000);
-    const expired = [{ taskClass: 'code.review.pull_request', score: 0.6, receipts: 1, issuers: 1, weight: 1 }];
+    const expired = [ONE_UNBOUND_SUCCESS];
     assert.deepEqual(await trust(subject), expired);
     await app.trustEvidenceSweep.sweep();
     assert.deepEqual(await trust(subject), expired);
   });
 
-  it('caps one party: a flood from one owner, across its agents, weighs at most 3', async () => {
+  it('caps one party: a flood from one owner, across its agents, counts at most 3 receipts (1.5 about no task)', async () => {
     for (let i = 0; i < 12; i++) await submit(outcome(i % 2 ? reviewer : reviewerSibling, 'success'));
     const [entry] = await trust(subject);
     assert.equal(entry?.receipts, 13);
     assert.equal(entry?.issuers, 1);
-    assert.equal(entry?.weight, 3);
-    assert.equal(entry?.score, Math.round(((0.5 * 4 + 3) / 7) * 10000) / 10000);
+    assert.equal(entry?.weight, 1.5);
+    assert.equal(entry?.score, Math.round(((0.5 * 4 + 1.5) / 5.5) * 10000) / 10000);
   });
 
-  it('an unclaimed issuer counts half, and independent parties add up', async () => {
+  it("an unclaimed issuer counts half an owner's receipt, and independent parties add up", async () => {
     for (let i = 0; i < 5; i++) await submit(outcome(unclaimed, 'failure'));
     await submit(outcome(auditor, 'partial'));
     const [entry] = await trust(subject);
     assert.equal(entry?.issuers, 3);
-    assert.equal(entry?.weight, 3 + 1.5 + 1);
-    // reviewer 3 x 1, unclaimed 1.5 x 0, auditor 1 x 0.5, prior 4 x 0.5
-    assert.equal(entry?.score, Math.round(((2 + 3 + 0 + 0.5) / (4 + 5.5)) * 10000) / 10000);
+    assert.equal(entry?.weight, 1.5 + 0.75 + 0.5);
+    // reviewer 1.5 x 1, unclaimed 0.75 x 0, auditor 0.5 x 0.5, prior 4 x 0.5
+    assert.equal(entry?.score, Math.round(((2 + 1.5 + 0 + 0.25) / (4 + 2.75)) * 10000) / 10000);
   });
 
   it('trust is per task class', async () => {
@@ -137,7 +179,7 @@ describe('trust scoring: GET /v1/trust', () => {
       classes.map((c) => c.taskClass),
       ['code.review.pull_request', 'data.clean'],
     );
-    assert.equal(classes[1]?.score, 0.4);
+    assert.equal(classes[1]?.score, Math.round((2 / 4.5) * 10000) / 10000);
   });
 
   it('refuses a missing or malformed key', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
+import { createPost, socialUser } from '../helpers/social.ts';
 
 const indexHtml = '<!doctype html><html><head><script type="module" src="/assets/index-Ab12Cd34.js"></script></head><body><div id="root"></div></body></html>';
 
@@ -30,7 +31,13 @@ describe('serving the web app', () => {
       '/agents?q=translate&category=language',
       '/login?next=%2Fsettings',
       '/settings/keys',
-      '/@ada',
+      '/notifications',
+      '/search?q=agents&tab=people',
+      '/topics',
+      '/topics/ai',
+      '/receipts?pubkey=ed25519:abc',
+      '/me/agents/123/trust',
+      '/me',
     ]) {
       const response = await app.request({ method: 'GET', url });
       assert.equal(response.statusCode, 200, url);
@@ -40,6 +47,29 @@ describe('serving the web app', () => {
       const policy = String(response.headers['content-security-policy']);
       assert.match(policy, /script-src 'self'(;|$)/, 'no inline or foreign script');
       assert.match(policy, /frame-ancestors 'none'/);
+    }
+  });
+
+  it('answers unknown pages, posts and users with the app and HTTP 404, existing ones with 200', async () => {
+    const ada = await socialUser(app, 'ada_pages');
+    const post = await createPost(app, ada.token, 'A post to link to');
+    const status = async (url: string) => {
+      const response = await app.request({ method: 'GET', url });
+      if (response.statusCode === 404 || response.statusCode === 200) assert.equal(response.body, indexHtml, url);
+      return response.statusCode;
+    };
+    assert.equal(await status(`/posts/${post.id}`), 200);
+    assert.equal(await status('/@ada_pages'), 200);
+    assert.equal(await status('/@ADA_Pages'), 200);
+    for (const url of [
+      '/no-such-page',
+      '/agents/x/y/z',
+      '/posts/not-an-id',
+      '/posts/7d1b0c1e-3c2a-4f7e-9a3b-1c2d3e4f5a6b',
+      '/@nobody_by_this_name',
+      '/me/nothing',
+    ]) {
+      assert.equal(await status(url), 404, url);
     }
   });
 
@@ -64,6 +94,12 @@ describe('serving the web app', () => {
       '/assets/missing-123.js',
       '/assets/../index.html',
       '/favicon.ico',
+      '/v0.1/nothing',
+      '/ard/nothing',
+      '/.tlog/nothing',
+      '/.well-known/nothing',
+      '/mcp/nothing',
+      '/metrics/nothing',
     ]) {
       const response = await app.request({ method: 'GET', url });
       assert.equal(response.statusCode, 404, url);

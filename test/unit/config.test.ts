@@ -96,6 +96,46 @@ describe('config', () => {
     }
   });
 
+  it('turns tracing on only with an OTLP endpoint, reading the standard OpenTelemetry variables', () => {
+    assert.equal(loadConfig({}).tracing, null, 'off by default');
+    assert.deepEqual(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing, {
+      endpoint: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      serviceName: 'agentry',
+    });
+    assert.deepEqual(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otlp.example.test/api/traces',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%3D%3D, x-team = ops',
+        OTEL_SERVICE_NAME: 'agentry-eu',
+      }).tracing,
+      {
+        endpoint: 'https://otlp.example.test/api/traces',
+        protocol: 'http/json',
+        headers: { 'x-api-key': 'abc==', 'x-team': 'ops' },
+        serviceName: 'agentry-eu',
+      },
+    );
+    assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing, null);
+    assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, null);
+    assert.throws(
+      () => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
+      /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json \(got "grpc"/,
+    );
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), /OTEL_EXPORTER_OTLP_ENDPOINT must be an http:\/\/ or https:\/\/ URL/);
+    assert.throws(
+      () => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_HEADERS: 'no-value' }),
+      /OTEL_EXPORTER_OTLP_HEADERS must be comma-separated name=value pairs/,
+    );
+    assert.throws(
+      () => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'zipkin' }),
+      /OTEL_TRACES_EXPORTER must be otlp or none/,
+    );
+  });
+
   it('reads the credential limits, and refuses a login delay that starts above its cap', () => {
     const defaults = loadConfig({});
     assert.deepEqual(defaults.credentialRateLimit, { max: 20, windowMs: 60_000 });
@@ -136,7 +176,7 @@ describe('config', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { ...process.env, TRUST_PROXY: 'true' },
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: 120_000,
     });
     assert.equal(result.status, 78);
     assert.match(result.stderr, /TRUST_PROXY=1/);
@@ -146,7 +186,7 @@ describe('config', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { ...process.env, PORT: 'nope' },
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: 120_000,
     });
     assert.equal(result.status, 78);
     assert.match(result.stderr, /PORT must be a whole number/);

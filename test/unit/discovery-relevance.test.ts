@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { contentWords, stem } from '../../src/lib/words.ts';
-import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings } from '../fixtures/discovery/relevance.ts';
+import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings, unrelatedQueries } from '../fixtures/discovery/relevance.ts';
 
 describe('discovery relevance (fixture set)', () => {
   let app: TestApp;
@@ -50,6 +50,31 @@ describe('discovery relevance (fixture set)', () => {
       report.mrr >= MRR_GATE,
       `MRR ${report.mrr.toFixed(3)} below ${MRR_GATE}; misses:\n${report.misses.map((m) => `  ${m.rank} ${m.q} -> ${m.top.join(', ')}`).join('\n')}`,
     );
+  });
+
+  it('the weak-match floor keeps the wanted results and flags most results of unrelated queries', async () => {
+    const search = async (q: string) =>
+      (await app.request({ method: 'GET', url: `/v1/discover?q=${encodeURIComponent(q)}&limit=50` })).json().data as { slug: string; weakMatch: boolean }[];
+    let wanted = 0;
+    let wantedWeak = 0;
+    for (const query of fixtureQueries) {
+      for (const agent of await search(query.q)) {
+        if (!query.relevant.includes(keyBySlug.get(agent.slug)!)) continue;
+        wanted++;
+        if (agent.weakMatch) wantedWeak++;
+      }
+    }
+    let unrelated = 0;
+    let unrelatedWeak = 0;
+    for (const q of unrelatedQueries) {
+      for (const agent of await search(q)) {
+        unrelated++;
+        if (agent.weakMatch) unrelatedWeak++;
+      }
+    }
+    console.log(`weak matches: ${wantedWeak}/${wanted} wanted results, ${unrelatedWeak}/${unrelated} results of unrelated queries`);
+    assert.ok(wantedWeak <= 0.07 * wanted, `${wantedWeak} of ${wanted} wanted results flagged weak`);
+    assert.ok(unrelatedWeak >= 0.4 * unrelated, `only ${unrelatedWeak} of ${unrelated} results of unrelated queries flagged weak`);
   });
 });
 

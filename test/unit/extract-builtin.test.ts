@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InputSchema } from '../../src/modules/registry/index.ts';
-import { createBuiltinExtractor, type ExtractionResult } from '../../src/modules/tasks/extract/index.ts';
+import { createBuiltinExtractor, type ExtractionResult } from '../../src/modules/extraction/index.ts';
 
 /** Five schemas as agents register them: enums, numbers, booleans, image and page URLs, defaults, required fields. */
 const summarizer: InputSchema = {
@@ -58,12 +58,13 @@ const cases: [string, InputSchema, Case[]][] = [
     summarizer,
     [
       {
-        // Synonym for an option ("brief"), a cue for a boolean ("with"), and figures that are no word limit.
+        // Synonym for an option ("brief"), a cue for a boolean ("with"), figures that are no word
+        // limit, and the text to summarise after the request's colon.
         description:
           'Please summarise the following for my team in bullet points, brief, with a couple of direct quotes: The council approved the 2025 budget of 4.2 million after a three-hour debate.',
         expected: {
           input: {
-            text: 'Please summarise the following for my team in bullet points, brief, with a couple of direct quotes: The council approved the 2025 budget of 4.2 million after a three-hour debate.',
+            text: 'The council approved the 2025 budget of 4.2 million after a three-hour debate.',
             length: 'short',
             format: 'bullets',
             include_quotes: true,

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { InputSchema } from '../../src/modules/registry/index.ts';
-import { createModelExtractor, type FetchLike } from '../../src/modules/tasks/extract/index.ts';
+import { createModelExtractor, type FetchLike } from '../../src/modules/extraction/index.ts';
 
 const schema: InputSchema = {
   prompt: { type: 'string', required: true, description: 'What the picture should show' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InputSchema } from '../../src/modules/registry/index.ts';
-import { createBuiltinExtractor } from '../../src/modules/tasks/extract/index.ts';
+import { createBuiltinExtractor } from '../../src/modules/extraction/index.ts';
 
 /**
  * Requests written the way people write them, one per kind of failure the built-in rules had:
@@ -27,6 +27,16 @@ const translation: InputSchema = {
   text: { type: 'string', required: true, description: 'Text to translate' },
   to: { type: 'string', enum: ['en', 'es', 'fr', 'de'], required: true, description: 'Language to translate into' },
 };
+const review: InputSchema = {
+  code: { type: 'string', required: true, description: 'Code to review' },
+  language: { type: 'string', enum: ['typescript', 'python', 'go'] },
+  max_comments: { type: 'number', default: 20 },
+};
+const toEnglish: InputSchema = {
+  text: { type: 'string', required: true, description: 'Text to translate' },
+  to: { type: 'string', enum: ['en', 'fr'], default: 'en' },
+};
+const shout: InputSchema = { text: { type: 'string', required: true, description: 'What to shout' } };
 const shipping: InputSchema = {
   weight_kg: { type: 'number', required: true },
   country: { type: 'string', required: true },
@@ -61,6 +71,16 @@ const cases: [string, InputSchema, string, Record<string, unknown>, string[]][] 
   ],
   ['the quoted part is the text', translation, "how do I say 'the train is late' in German", { text: 'the train is late', to: 'de' }, []],
   ['text after a colon', translation, 'into Spanish please: see you on Monday', { text: 'see you on Monday', to: 'es' }, []],
+  // The text to work on is copied verbatim: all of what follows the request's colon, or the
+  // request without its leading instruction.
+  ['code after a colon, whole', review, 'please review: const a = 1', { code: 'const a = 1' }, ['max_comments']],
+  ['a colon inside the code', review, 'review this python: def add(a, b): return a + b', { code: 'def add(a, b): return a + b', language: 'python' }, []],
+  ['code on the next lines', review, 'Go, quick look please:\nx := 5\nfmt.Println(x)', { code: 'x := 5\nfmt.Println(x)', language: 'go' }, ['max_comments']],
+  ['code in backticks', review, 'review `let n = 3` (typescript)', { code: 'let n = 3', language: 'typescript' }, ['max_comments']],
+  ['a labelled text runs to the next label', translation, 'text: good night, sleep well\nto: fr', { text: 'good night, sleep well', to: 'fr' }, []],
+  ['the instruction verb is not the text', toEnglish, 'translate good morning', { text: 'good morning' }, ['to']],
+  ['politeness and the instruction are not the text', shout, 'please shout hello world', { text: 'hello world' }, []],
+  ['a request that is no instruction stays whole', shout, 'the cake is ready', { text: 'the cake is ready' }, []],
   [
     'weight in another unit, and a country in lower case',
     shipping,

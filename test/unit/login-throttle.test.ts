@@ -19,16 +19,16 @@ async function attempts(throttle: LoginThrottle, clock: TestClock, email: string
 
 describe('login throttle', () => {
   for (const store of ['memory', 'redis'] as const) {
-    it(`doubles the delay after the free attempts, caps it, and forgets a quiet budget (${store})`, async () => {
+    it(`lets exactly the free attempts through, then doubles the delay, caps it, and forgets a quiet budget (${store})`, async () => {
       const clock = new TestClock();
       const redis = store === 'redis' ? new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 }) : null;
       const throttle = createLoginThrottle({ rule, clock, redis, prefix: `agentry-login-test:${process.pid}:${Date.now()}:` });
       try {
-        assert.deepEqual(await attempts(throttle, clock, 'a@example.test', 11), [0, 0, 0, 1000, 0, 2000, 0, 4000, 0, 4000, 0]);
+        assert.deepEqual(await attempts(throttle, clock, 'a@example.test', 10), [0, 0, 1000, 0, 2000, 0, 4000, 0, 4000, 0]);
         // The email is the account, whatever its case or spacing.
         assert.deepEqual(await throttle.admit(' A@Example.TEST ', '198.51.100.1'), { admitted: false, waitMs: 4000 });
         clock.advance(4000 + 60_000);
-        assert.deepEqual(await attempts(throttle, clock, 'a@example.test', 3), [0, 0, 0], 'forgotten after the window');
+        assert.deepEqual(await attempts(throttle, clock, 'a@example.test', 3), [0, 0, 1000], 'forgotten after the window');
       } finally {
         throttle.close();
         redis?.disconnect();
@@ -44,13 +44,13 @@ describe('login throttle', () => {
     const errors: unknown[] = [];
     const throttle = createLoginThrottle({ rule, clock, redis, onRedisError: (error) => errors.push(error) });
     try {
-      assert.deepEqual(await attempts(throttle, clock, 'b@example.test', 4), [0, 0, 0, 1000]);
+      assert.deepEqual(await attempts(throttle, clock, 'b@example.test', 3), [0, 0, 1000]);
       assert.equal(errors.length, 1);
       // A success counted locally clears the local budget.
       const admission = await throttle.admit('b@example.test', '198.51.100.2');
       assert.ok(admission.admitted);
       await throttle.succeeded('b@example.test', '198.51.100.2', admission.budget);
-      assert.deepEqual(await attempts(throttle, clock, 'b@example.test', 3), [0, 0, 0]);
+      assert.deepEqual(await attempts(throttle, clock, 'b@example.test', 3), [0, 0, 1000]);
     } finally {
       throttle.close();
       redis.disconnect();

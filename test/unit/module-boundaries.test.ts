@@ -14,7 +14,8 @@ tester.run('module-boundaries', moduleBoundaries, {
   valid: [
     { filename: `${src}/modules/tasks/service.ts`, code: "import { x } from '../registry/index.ts';" },
     { filename: `${src}/modules/tasks/service.ts`, code: "import { x } from './store.ts';" },
-    { filename: `${src}/modules/tasks/extract/model.ts`, code: "import { x } from '../store.ts';" },
+    { filename: `${src}/modules/extraction/model.ts`, code: "import { x } from './words.ts';" },
+    { filename: `${src}/modules/tasks/assignment.ts`, code: "import { x } from '../extraction/index.ts';" },
     { filename: `${src}/modules/tasks/service.ts`, code: "import { x } from '../../lib/errors.ts';" },
     { filename: `${src}/app.ts`, code: "import { x } from './modules/auth/index.ts';" },
     { filename: `${src}/db/migrations/index.ts`, code: "import { x } from './0001_identity.ts';" },
@@ -24,7 +25,8 @@ tester.run('module-boundaries', moduleBoundaries, {
   ],
   invalid: [
     { filename: `${src}/modules/tasks/service.ts`, code: "import { x } from '../registry/store.ts';", errors: 1 },
-    { filename: `${src}/modules/tasks/extract/model.ts`, code: "import { x } from '../../registry/schemas.ts';", errors: 1 },
+    { filename: `${src}/modules/extraction/model.ts`, code: "import { x } from '../registry/schemas.ts';", errors: 1 },
+    { filename: `${src}/modules/tasks/assignment.ts`, code: "import { x } from '../extraction/rules.ts';", errors: 1 },
     { filename: `${src}/app.ts`, code: "import { x } from './modules/auth/oidc.ts';", errors: 1 },
     { filename: `${src}/app.ts`, code: "export { x } from './modules/auth/oidc.ts';", errors: 1 },
     { filename: `${src}/http/auth.ts`, code: "const m = import('../modules/auth/store.ts');", errors: 1 },

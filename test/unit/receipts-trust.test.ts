@@ -4,9 +4,23 @@ import { findRegisteredIssuer, type RegisteredIssuer } from '../../src/modules/r
 
 describe('findRegisteredIssuer', () => {
   const key = 'ed25519:issuer';
-  const real: RegisteredIssuer = { id: '0193a1b2-0000-7000-8000-000000000001', slug: 'code-reviewer', pubkey: key, ownerId: 'alice' };
+  const real: RegisteredIssuer = {
+    id: '0193a1b2-0000-7000-8000-000000000001',
+    slug: 'code-reviewer',
+    name: 'Code Reviewer',
+    pubkey: key,
+    ownerId: 'alice',
+    provenPublic: true,
+  };
   // Anyone may register a copy of a key, and a name equal to another agent's id becomes that slug.
-  const impostor: RegisteredIssuer = { id: '0193a1b2-0000-7000-8000-000000000002', slug: real.id, pubkey: key, ownerId: 'mallory' };
+  const impostor: RegisteredIssuer = {
+    id: '0193a1b2-0000-7000-8000-000000000002',
+    slug: real.id,
+    name: 'Code Reviewer',
+    pubkey: key,
+    ownerId: 'mallory',
+    provenPublic: false,
+  };
 
   it('prefers the agent whose id is the name, whatever order the agents come in', () => {
     assert.equal(findRegisteredIssuer(new Map([[key, [impostor, real]]]), key, real.id), real);

@@ -2,11 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   controlFor,
+  fieldLabel,
   fieldOfPath,
+  humanise,
   initialValues,
   inputFromValues,
   parseInputSchema,
   validateTaskText,
+  optionLabel,
   validateValues,
   valuesFromInput,
 } from '../../web/src/lib/input-schema.ts';
@@ -66,5 +69,22 @@ describe('the task form: controls, values and checks from an inputSchema', () =>
     assert.equal(fieldOfPath('/input/style'), 'style');
     assert.equal(fieldOfPath('/body/input/count'), 'count');
     assert.equal(fieldOfPath('/body/title'), undefined);
+  });
+
+  it("names fields and options as people read them, preferring the schema's own labels", () => {
+    assert.deepEqual(['invoice_image', 'max_pages', 'maxPages', 'sourceText', 'pdfUrl', 'userId'].map(humanise), [
+      'Invoice image',
+      'Max pages',
+      'Max pages',
+      'Source text',
+      'PDF URL',
+      'User ID',
+    ]);
+    assert.equal(fieldLabel('max_pages', { type: 'number' }), 'Max pages');
+    assert.equal(fieldLabel('max_pages', { type: 'number', label: 'Pages at most' }), 'Pages at most');
+    const language = { type: 'string' as const, enum: ['de', 'fr'], enumLabels: { de: 'German' } };
+    assert.equal(optionLabel(language, 'de'), 'German');
+    assert.equal(optionLabel(language, 'fr'), 'fr');
+    assert.equal(optionLabel({ type: 'number', enum: [1], enumLabels: { '1': 'One page' } }, 1), 'One page');
   });
 });
