@@ -74,6 +74,7 @@ const textOf = (row: BenchRow) =>
     description: row.description ?? '',
     capabilities: JSON.parse(row.capabilities ?? '[]') as string[],
     tags: JSON.parse(row.tags ?? '[]') as string[],
+    examples: JSON.parse(row.examples ?? '[]') as string[],
   });
 
 /** Writes the agents in one transaction; returns them. */

@@ -15,9 +15,24 @@
  *      costs, on the request thread and in the whole process (Linux /proc).
  *    BENCH_BASE=<folder of another checkout> runs the same rounds against that checkout's
  *    `src/main.ts` (through tsx, as its npm start did), alternating with this one.
+ *    With it, the weak-match floor (docs/discovery.md) at a few candidate values: how many of the
+ *    results people would want fall below it, and how many results of unrelated queries do.
+ *    BENCH_RELEVANCE_ONLY=1 stops there.
  * 3. BENCH_COLD_FILL=1: seconds until a node with no stored vectors has filled them all.
  *
+ * Part 1 runs in modes (BENCH_MODES, a comma-separated list; default all four with
+ * BENCH_RELEVANCE_ONLY, else `without`), each on a fresh database:
+ *  - `without`: the agents as registered, no examples, no completed work;
+ *  - `examples`: registered with their examples (test/fixtures/discovery/examples.json);
+ *  - `work`: no examples; each agent given its completed tasks (completed-tasks.json) through the
+ *    real routes: five requester accounts that own no agent submit them to the agent by id, the
+ *    owner polls them (the agents are poll agents), calls back a result, the requester rates 5;
+ *  - `work+examples`: both.
+ * BENCH_EXAMPLES=1 is the old spelling of BENCH_MODES=examples. BENCH_RELEVANCE_ONLY=1 runs part 1
+ * alone and prints its figures (MRR and recall@5, over all queries and the held-out half).
+ *
  *   npx tsx bench/discovery.ts
+ *   BENCH_RELEVANCE_ONLY=1 BENCH_EXAMPLES=1 npx tsx bench/discovery.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/discovery.ts
  */
 import { Agent, request } from 'undici';
@@ -26,9 +41,19 @@ import { loadConfig } from '../src/config.ts';
 import { createDiscoveryStore } from '../src/modules/discovery/index.ts';
 import { contentWords } from '../src/lib/words.ts';
 import { buildServerIfStale } from '../scripts/stale-builds.ts';
-import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings, type RelevanceReport } from '../test/fixtures/discovery/relevance.ts';
+import {
+  fixtureAgents,
+  fixtureCompletedTasks,
+  fixtureQueries,
+  registrationOf,
+  scoreRankings,
+  unrelatedQueries,
+  type RelevanceReport,
+} from '../test/fixtures/discovery/relevance.ts';
+import { WEAK_MATCH_FLOOR } from '../src/modules/discovery/index.ts';
 import { seedAgents, seedSentenceVectors } from './discovery-agents.ts';
 import {
+  BENCH_SECRETS_KEY,
   benchDatabase,
   benchSeconds,
   machine,
@@ -50,9 +75,51 @@ const SEARCHES_PER_SECOND = 50;
 const HEALTH_PER_SECOND = 20;
 /** A busy machine can take tens of seconds to start a service. */
 const READY_TIMEOUT_MS = 240_000;
+const RELEVANCE_ONLY = Boolean(process.env.BENCH_RELEVANCE_ONLY);
+const ALL_MODES = ['without', 'examples', 'work', 'work+examples'] as const;
+type Mode = (typeof ALL_MODES)[number];
+const MODES: Mode[] = process.env.BENCH_MODES
+  ? (process.env.BENCH_MODES.split(',').map((m) => m.trim()) as Mode[])
+  : process.env.BENCH_EXAMPLES
+    ? ['examples']
+    : RELEVANCE_ONLY
+      ? [...ALL_MODES]
+      : ['without'];
+for (const mode of MODES) if (!ALL_MODES.includes(mode)) throw new Error(`unknown BENCH_MODES entry ${mode}: one of ${ALL_MODES.join(', ')}`);
+/** Requester accounts that give the agents their completed tasks (the i-th task of each agent is account i's). */
+const REQUESTERS = 5;
 
-async function relevance(databaseUrl: string): Promise<{ lexical: RelevanceReport; full: RelevanceReport }> {
-  const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '10000000' }), { logger: false });
+/** Relevances of the fixture queries' results, split by whether a person asking wants them, and of the unrelated queries' results. */
+interface WeakMatchSample {
+  wanted: number[];
+  unwanted: number[];
+  unrelated: number[];
+  /** Each fixture query's best result (0 when none): below the floor, a task described so would find no agent. */
+  best: number[];
+}
+
+const WEAK_MATCH_CANDIDATES = [...new Set([0.05, 0.06, 0.07, 0.08, 0.1, 0.12, 0.15, WEAK_MATCH_FLOOR])].sort((a, b) => a - b);
+
+function weakMatchTable(sample: WeakMatchSample): string {
+  const below = (values: number[], floor: number) => `${values.filter((v) => v < floor).length}/${values.length}`;
+  return markdownTable(
+    ['floor', 'wanted results below', 'fixture queries whose best is below', 'unwanted results below', 'unrelated queries: results below'],
+    WEAK_MATCH_CANDIDATES.map((floor) => [
+      floor === WEAK_MATCH_FLOOR ? `**${floor}** (used)` : String(floor),
+      below(sample.wanted, floor),
+      below(sample.best, floor),
+      below(sample.unwanted, floor),
+      below(sample.unrelated, floor),
+    ]),
+  );
+}
+
+async function relevance(databaseUrl: string, mode: Mode): Promise<{ lexical: RelevanceReport; full: RelevanceReport; weak: WeakMatchSample }> {
+  const withExamples = mode === 'examples' || mode === 'work+examples';
+  const withWork = mode === 'work' || mode === 'work+examples';
+  const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '10000000', SECRETS_KEY: BENCH_SECRETS_KEY }), {
+    logger: false,
+  });
   try {
     const inject = (method: 'GET' | 'POST', url: string, body?: unknown, token?: string) =>
       app.server.inject({
@@ -61,19 +128,61 @@ async function relevance(databaseUrl: string): Promise<{ lexical: RelevanceRepor
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         ...(body ? { payload: JSON.stringify(body) } : {}),
       });
-    const token = (await inject('POST', '/v1/auth/signup', { email: 'relevance@example.test', password: 'correct horse battery' })).json().data.token as string;
+    const signup = async (email: string) => (await inject('POST', '/v1/auth/signup', { email, password: 'correct horse battery' })).json().data.token as string;
+    const token = await signup('relevance@example.test');
     const keyById = new Map<string, string>();
-    for (const agent of fixtureAgents) keyById.set((await inject('POST', '/v1/agents', registrationOf(agent), token)).json().data.id, agent.key);
+    for (const agent of fixtureAgents) {
+      // Poll agents, so that the owner can take their tasks without a webhook server (the text embedded is the same).
+      const registered = await inject('POST', '/v1/agents', { ...registrationOf(agent, { withExamples }), deliveryMode: 'poll' }, token);
+      if (registered.statusCode !== 201) throw new Error(`registering ${agent.key}: ${registered.statusCode} ${registered.body}`);
+      keyById.set(registered.json().data.id, agent.key);
+    }
+    if (withWork) {
+      const requesters = await Promise.all(Array.from({ length: REQUESTERS }, (_, i) => signup(`requester-${i}@example.test`)));
+      const expect = <R extends { statusCode: number; body: string }>(response: R, status: number, what: string): R => {
+        if (response.statusCode !== status) throw new Error(`${what}: ${response.statusCode} ${response.body}`);
+        return response;
+      };
+      for (const [agentId, key] of keyById) {
+        const tasks = fixtureCompletedTasks[key] ?? [];
+        const submitted = new Map<string, number>();
+        for (const [i, task] of tasks.entries()) {
+          const requester = requesters[i % REQUESTERS]!;
+          const created = expect(
+            await inject('POST', '/v1/tasks', { agentId, title: task.title, description: task.description }, requester),
+            201,
+            `task for ${key}`,
+          );
+          submitted.set(created.json().data.id as string, i);
+        }
+        const polled = expect(await inject('GET', `/v1/agents/${agentId}/tasks/poll?wait=0&limit=20`, undefined, token), 200, `poll ${key}`);
+        for (const delivery of polled.json().data as { taskId: string; taskToken: string }[]) {
+          expect(await inject('POST', `/v1/tasks/${delivery.taskId}/callback`, { taskToken: delivery.taskToken, result: { done: true } }), 200, 'callback');
+          const requester = requesters[submitted.get(delivery.taskId)! % REQUESTERS]!;
+          expect(await inject('POST', `/v1/tasks/${delivery.taskId}/rating`, { score: 5 }, requester), 200, 'rating');
+        }
+      }
+    }
 
     const lexicalSearch = createDiscoveryStore(app.database.db, app.database.dialect).lexical;
     const lexical = await scoreRankings(async (query) => {
       const scores = await lexicalSearch(contentWords(query.q), 50);
       return [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => keyById.get(id)!);
     });
-    const full = await scoreRankings(async (query) =>
-      (await inject('GET', `/v1/discover?q=${encodeURIComponent(query.q)}&limit=50`)).json().data.map((a: { id: string }) => keyById.get(a.id)!),
-    );
-    return { lexical, full };
+    const weak: WeakMatchSample = { wanted: [], unwanted: [], unrelated: [], best: [] };
+    const search = async (q: string) => {
+      const found = await inject('GET', `/v1/discover?q=${encodeURIComponent(q)}&limit=50`);
+      if (found.statusCode !== 200) throw new Error(`search: ${found.statusCode} ${found.body}`);
+      return found.json().data as { id: string; relevance: number }[];
+    };
+    const full = await scoreRankings(async (query) => {
+      const found = await search(query.q);
+      weak.best.push(found[0]?.relevance ?? 0);
+      for (const agent of found) (query.relevant.includes(keyById.get(agent.id)!) ? weak.wanted : weak.unwanted).push(agent.relevance);
+      return found.map((agent) => keyById.get(agent.id)!);
+    });
+    for (const q of unrelatedQueries) for (const agent of await search(q)) weak.unrelated.push(agent.relevance);
+    return { lexical, full, weak };
   } finally {
     await app.close();
   }
@@ -184,12 +293,39 @@ const median = (values: number[]) =>
 const spread = (values: number[], digits = 0) =>
   `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
 
+const relevanceTableOf = (byMode: Map<Mode, { lexical: RelevanceReport; full: RelevanceReport }>) =>
+  markdownTable(
+    ['mode', 'full MRR', 'full recall@5', 'held-out MRR', 'held-out recall@5', 'lexical alone MRR', 'lexical alone recall@5'],
+    [...byMode].map(([mode, scores]) => [
+      mode,
+      scores.full.mrr.toFixed(3),
+      scores.full.recallAt5.toFixed(3),
+      scores.full.heldOut.mrr.toFixed(3),
+      scores.full.heldOut.recallAt5.toFixed(3),
+      scores.lexical.mrr.toFixed(3),
+      scores.lexical.recallAt5.toFixed(3),
+    ]),
+  );
+const relevanceHeading = `Relevance (${fixtureAgents.length} agents, ${fixtureQueries.length} queries; held out: the even-indexed half)`;
+
 await withCleanup(async (cleanup) => {
   const seconds = benchSeconds(10);
-  buildServerIfStale();
-  const relevanceDb = await benchDatabase(cleanup);
-  process.stderr.write(`relevance on ${relevanceDb.dialect} ...\n`);
-  const scores = await relevance(relevanceDb.url);
+  if (!RELEVANCE_ONLY) buildServerIfStale();
+  const byMode = new Map<Mode, Awaited<ReturnType<typeof relevance>>>();
+  let dialect = '';
+  for (const mode of MODES) {
+    const relevanceDb = await benchDatabase(cleanup);
+    dialect = relevanceDb.dialect;
+    process.stderr.write(`relevance (${mode}) on ${relevanceDb.dialect} ...\n`);
+    byMode.set(mode, await relevance(relevanceDb.url, mode));
+    if (process.env.BENCH_MISSES) for (const miss of byMode.get(mode)!.full.misses) process.stderr.write(`  ${mode} miss: ${JSON.stringify(miss)}\n`);
+  }
+  const scores = byMode.get(MODES[0]!)!;
+  if (RELEVANCE_ONLY) {
+    console.log(`\n## Discovery on ${dialect}\n\n${relevanceHeading}:\n\n${relevanceTableOf(byMode)}\n`);
+    console.log(`Weak-match floor, ${MODES[0]} (${unrelatedQueries.length} unrelated queries):\n\n${weakMatchTable(scores.weak)}\n`);
+    return;
+  }
 
   const database = await benchDatabase(cleanup);
   // Migrations and an owner: one start of the service.
@@ -247,13 +383,6 @@ await withCleanup(async (cleanup) => {
     await node.stop();
   }
 
-  const relevanceTable = markdownTable(
-    ['method', 'MRR', 'recall@5'],
-    [
-      ['lexical alone (full-text rank)', scores.lexical.mrr.toFixed(3), scores.lexical.recallAt5.toFixed(3)],
-      ['full method (GET /v1/discover)', scores.full.mrr.toFixed(3), scores.full.recallAt5.toFixed(3)],
-    ],
-  );
   const of = (variant: string) => rounds.filter((r) => r.variant === variant);
   const loadTable = markdownTable(
     [
@@ -320,7 +449,8 @@ await withCleanup(async (cleanup) => {
       ];
     }),
   );
-  console.log(`\n## Discovery on ${database.dialect}\n\nRelevance (${fixtureAgents.length} agents, ${fixtureQueries.length} queries):\n\n${relevanceTable}\n`);
+  console.log(`\n## Discovery on ${database.dialect}\n\n${relevanceHeading}:\n\n${relevanceTableOf(byMode)}\n`);
+  console.log(`Weak-match floor (${unrelatedQueries.length} unrelated queries):\n\n${weakMatchTable(scores.weak)}\n`);
   console.log(
     `${AGENTS} agents, ${SEARCHES_PER_SECOND} searches/s and ${HEALTH_PER_SECOND} /health/s offered open loop for ${seconds} s; median (min-max) of ${ROUNDS} rounds:\n\n${loadTable}\n`,
   );
@@ -335,7 +465,7 @@ await withCleanup(async (cleanup) => {
     machine: machine(),
     seconds,
     agents: AGENTS,
-    relevance: { lexical: scores.lexical, full: scores.full },
+    relevance: Object.fromEntries([...byMode].map(([mode, report]) => [mode, { lexical: report.lexical, full: report.full }])),
     rounds,
     empty,
     coldFillSeconds: cold,

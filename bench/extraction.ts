@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { InputSchema } from '../src/modules/registry/index.ts';
-import { createBuiltinExtractor, type ExtractionResult, type InputValue } from '../src/modules/tasks/extract/index.ts';
+import { createBuiltinExtractor, type ExtractionResult, type InputValue } from '../src/modules/extraction/index.ts';
 import { repoRoot } from './lib.ts';
 
 export interface CorpusRequest {

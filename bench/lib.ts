@@ -100,6 +100,8 @@ export interface StartOptions {
   /** Another checkout to run `entry` in (a side-by-side comparison with an older commit). */
   cwd?: string;
   readyTimeoutMs?: number;
+  /** The port to listen on (a node restarted behind a proxy keeps its address); default a free one. */
+  port?: number;
 }
 
 /**
@@ -107,7 +109,7 @@ export interface StartOptions {
  * once readyPath answers 2xx, with how long that took from the spawn.
  */
 export async function startNodeServer(options: StartOptions, cleanup?: Cleanup): Promise<Server & { readyMs: number; readyCpuSeconds: number }> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const spawned = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(options.entry.endsWith('.js') ? [] : ['--import', 'tsx']), options.entry], {
     cwd: options.cwd ?? repoRoot,
@@ -131,7 +133,7 @@ export async function startNodeServer(options: StartOptions, cleanup?: Cleanup):
   cleanup?.add(stop);
 
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilReady(`${url}${options.readyPath ?? '/'}`, child, options.readyTimeoutMs ?? 60_000);
+  await waitUntilReady(`${url}${options.readyPath ?? '/'}`, child, options.readyTimeoutMs ?? Number(process.env.BENCH_READY_TIMEOUT_MS ?? 60_000));
   const readyMs = performance.now() - spawned;
   return { name: options.name, url, child, stop, readyMs, readyCpuSeconds: cpuSeconds(child.pid!) };
 }
@@ -211,26 +213,97 @@ export const profileDir = join(outDir, 'prof');
  * The real service (src/main.ts) on the given database. The rate limiter stays on but out of reach:
  * 10,000,000 is the most RATE_LIMIT_MAX accepts.
  */
-export function startService(
+export async function startService(
   databaseUrl: string,
   cleanup?: Cleanup,
-  extra: { env?: Record<string, string>; nodeArgs?: string[]; entry?: string; cwd?: string; readyTimeoutMs?: number } = {},
-): Promise<Server & { readyMs: number; readyCpuSeconds: number }> {
-  const nodeArgs = [...(extra.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  return startNodeServer(
+  extra: { env?: Record<string, string>; nodeArgs?: string[]; entry?: string; cwd?: string; readyTimeoutMs?: number; name?: string; port?: number } = {},
+): Promise<Server & { readyMs: number; readyCpuSeconds: number; statementCounts: (() => Promise<StatementCounts>) | null }> {
+  // On PostgreSQL the service counts the statements it sends (bench/pg-statement-counter.mjs).
+  const countFile = databaseUrl.startsWith('postgres') ? join(mkdtempSync(join(tmpdir(), 'agentry-statements-')), 'counts.json') : null;
+  if (countFile) cleanup?.add(() => rmSync(dirname(countFile), { recursive: true, force: true }));
+  const nodeArgs = [
+    ...(countFile ? ['--import', join(repoRoot, 'bench', 'pg-statement-counter.mjs')] : []),
+    ...(extra.nodeArgs ?? []),
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
+  const server = await startNodeServer(
     {
-      name: 'service',
+      name: extra.name ?? 'service',
+      ...(extra.port ? { port: extra.port } : {}),
       entry: extra.entry ?? 'src/main.ts',
       ...(extra.cwd ? { cwd: extra.cwd } : {}),
       ...(extra.readyTimeoutMs ? { readyTimeoutMs: extra.readyTimeoutMs } : {}),
       readyPath: '/health',
-      // Any fixed key: a benchmark's database is thrown away with its sealed credentials.
-      env: { HOST: '127.0.0.1', DATABASE_URL: databaseUrl, SECRETS_KEY: '0'.repeat(64), LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', ...extra.env },
+      env: {
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl,
+        SECRETS_KEY: BENCH_SECRETS_KEY,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_MAX: '10000000',
+        ...(countFile ? { PG_STATEMENT_COUNT_FILE: countFile } : {}),
+        ...extra.env,
+      },
       nodeArgs,
       ...(extra.readyTimeoutMs ? { readyTimeoutMs: extra.readyTimeoutMs } : {}),
     },
     cleanup,
   );
+  return { ...server, statementCounts: countFile ? () => readStatementCounts(server.child, countFile) : null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements a service sends to PostgreSQL.
+
+/** Every statement the service's PostgreSQL clients sent since it started, in all and by statement text. */
+export interface StatementCounts {
+  total: number;
+  byText: Record<string, number>;
+}
+
+/** Asks the service (SIGUSR2) to write its counts, and reads them once written. */
+async function readStatementCounts(child: ChildProcess, file: string): Promise<StatementCounts> {
+  rmSync(file, { force: true });
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 200; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as StatementCounts;
+    } catch {
+      // not written yet (or half written)
+    }
+  }
+  throw new Error('the service did not write its statement counts');
+}
+
+/** The statements sent between two readings. */
+export function statementsBetween(before: StatementCounts, after: StatementCounts): StatementCounts {
+  const byText: Record<string, number> = {};
+  for (const [text, count] of Object.entries(after.byText)) {
+    const sent = count - (before.byText[text] ?? 0);
+    if (sent > 0) byText[text] = sent;
+  }
+  return { total: after.total - before.total, byText };
+}
+
+/** The `top` most sent statements, per operation (`operations` of them), as a markdown table. */
+export function busiestStatements(counts: StatementCounts, operations: number, top = 12): string {
+  const rows = Object.entries(counts.byText)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([text, count]) => [(count / operations).toFixed(2), `\`${text.replace(/\s+/g, ' ').slice(0, 160)}\``]);
+  return markdownTable(['per operation', 'statement'], rows);
+}
+
+/** PostgreSQL's own count of committed transactions in the bench's database (pg_stat_database, updated about once a second). */
+export async function pgCommits(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ xact_commit: string }>('select xact_commit from pg_stat_database where datname = current_database()');
+    return Number(rows[0]?.xact_commit ?? 0);
+  } finally {
+    await client.end();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,6 +313,9 @@ export interface BenchDatabase {
   dialect: 'sqlite' | 'postgres';
   url: string;
 }
+
+/** Any fixed key: a benchmark's database is thrown away with its sealed credentials. */
+export const BENCH_SECRETS_KEY = '0'.repeat(64);
 
 /**
  * BENCH_DATABASE_URL (a postgres:// URL) names a server on which a fresh database is created and
@@ -346,7 +422,6 @@ export async function postJson<T = unknown>(url: string, body: unknown, token?: 
   return JSON.parse(text) as T;
 }
 
-/** A summarising agent that receives its tasks by webhook at `endpoint`, with its signing secret made: its id. */
 /** A delivered task as a local webhook agent hears it: when it arrived and how to call back. */
 export interface WebhookArrival {
   at: number;
@@ -374,6 +449,7 @@ export async function startWebhookAgent(cleanup: Cleanup, onArrival: (arrival: W
   return `http://127.0.0.1:${(agent.address() as AddressInfo).port}/hook`;
 }
 
+/** A summarising agent that receives its tasks by webhook at `endpoint`, with its signing secret made: its id. */
 export async function registerWebhookAgent(serviceUrl: string, ownerToken: string, name: string, endpoint: string): Promise<string> {
   const agent = await postJson<{ data: { id: string } }>(
     `${serviceUrl}/v1/agents`,
@@ -393,6 +469,8 @@ export interface Target {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** The target service's statement counter (startService's `statementCounts`): statements per request are counted when given. */
+  statementCounts?: (() => Promise<StatementCounts>) | null;
 }
 
 export interface Measurement {
@@ -408,6 +486,8 @@ export interface Measurement {
   errors: number;
   errorKinds: Record<string, number>;
   statusCodes: Record<string, number>;
+  /** On PostgreSQL, when the options name the service's counter: the statements it sent per 2xx answer of the measured run. */
+  statementsPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -441,6 +521,7 @@ export async function measure(
     await settle();
   }
   const errorKinds: Record<string, number> = {};
+  const statementsBefore = await target.statementCounts?.();
   const run = autocannon({ ...base, duration: seconds });
   run.on('reqError', (error: Error & { code?: string }) => {
     const kind = error.code ?? error.message;
@@ -448,7 +529,10 @@ export async function measure(
   });
   const result = await run;
   await settle();
+  const statementsAfter = await target.statementCounts?.();
+  const answered = result.requests.total - result.non2xx - result.errors;
   return {
+    ...(statementsBefore && statementsAfter ? { statementsPerRequest: statementsBetween(statementsBefore, statementsAfter).total / answered } : {}),
     name: target.name,
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -492,9 +576,17 @@ export function markdownTable(headers: string[], rows: (string | number)[][]): s
 /** route | req/s | p50 | p99 | ratio to the baseline measurement (the one named `baseline`). */
 export function resultsTable(results: Measurement[], baseline: string): string {
   const base = results.find((r) => r.name === baseline)?.rps ?? NaN;
+  const counted = results.some((r) => r.statementsPerRequest !== undefined);
   return markdownTable(
-    ['route', 'req/s (mean)', 'p50 (ms)', 'p99 (ms)', `vs ${baseline}`],
-    results.map((r) => [r.name, Math.round(r.rps), r.p50, r.p99, `${((r.rps / base) * 100).toFixed(1)}%`]),
+    ['route', 'req/s (mean)', 'p50 (ms)', 'p99 (ms)', `vs ${baseline}`, ...(counted ? ['statements per request'] : [])],
+    results.map((r) => [
+      r.name,
+      Math.round(r.rps),
+      r.p50,
+      r.p99,
+      `${((r.rps / base) * 100).toFixed(1)}%`,
+      ...(counted ? [r.statementsPerRequest === undefined ? '' : r.statementsPerRequest.toFixed(2)] : []),
+    ]),
   );
 }
 

@@ -54,6 +54,10 @@ interface Seeded {
   typicalSubject: string;
   hotClass: string;
   correlationId: string;
+  /** Verified receipts: what the receipt log holds once the service has logged them. */
+  verified: number;
+  /** A verified receipt from the middle of the log, whose proof is asked for. */
+  provenId: string;
 }
 
 /** Writes RECEIPTS rows, oldest first, and returns keys and ids worth asking about. */
@@ -117,23 +121,31 @@ async function seed(url: string): Promise<Seeded> {
         outcome_value: kind === 'outcome' ? { success: 1, partial: 0.5, failure: 0 }[outcome] : null,
         envelope: canonicalize(envelope)!,
         received_at: new Date(receivedMs).toISOString(),
+        log_index: null,
       };
     });
   };
 
   const started = Date.now();
+  let verified = 0;
+  let provenId = '';
   let lastFlow: TrustReceiptsTable[] = [];
   for (let flow = 0, chunk = 1; flow < flows; chunk++) {
     const rows: TrustReceiptsTable[] = [];
     for (; flow < flows && rows.length < CHUNK; flow++) rows.push(...(lastFlow = rowsOfFlow()));
     // As the service writes them: the sums that trust and list totals read, in the same transaction.
     await database.transaction((tx) => insertReceipts(tx, database.dialect, rows));
+    for (const row of rows) {
+      if (row.signature_verified !== 1) continue;
+      verified++;
+      if (!provenId && written >= RECEIPTS / 2) provenId = row.id;
+    }
     if (chunk % 50 === 0) process.stderr.write(`seeded ${written.toLocaleString('en')} receipts (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
   // As after any bulk load: the planner's statistics (PostgreSQL: also the visibility map for index-only scans).
   await sql.raw(database.dialect === 'postgres' ? 'VACUUM ANALYZE trust_receipts' : 'ANALYZE').execute(database.db);
   await database.close();
-  return { hotSubject: subjects[0]!, typicalSubject: subjects[1]!, hotClass: CLASSES[0]!, correlationId: lastFlow[0]!.correlation_id };
+  return { hotSubject: subjects[0]!, typicalSubject: subjects[1]!, hotClass: CLASSES[0]!, correlationId: lastFlow[0]!.correlation_id, verified, provenId };
 }
 
 await withCleanup(async (cleanup) => {
@@ -142,6 +154,13 @@ await withCleanup(async (cleanup) => {
   process.stderr.write(`seeding ${RECEIPTS.toLocaleString('en')} receipts into ${database.dialect} ...\n`);
   const seeded = await seed(database.url);
   const service = await startService(database.url, cleanup);
+  // As on the first start after the upgrade that brought the receipt log: every verified receipt is logged.
+  process.stderr.write(`logging ${seeded.verified.toLocaleString('en')} verified receipts ...\n`);
+  const loggingStarted = Date.now();
+  const logSize = async () => Number((await (await fetch(`${service.url}/.tlog/receipts/checkpoint`)).text()).split('\n')[1]);
+  for (let size = await logSize(); size < seeded.verified; size = await logSize()) await new Promise((resolve) => setTimeout(resolve, 1000));
+  const loggingSeconds = (Date.now() - loggingStarted) / 1000;
+  process.stderr.write(`logged in ${loggingSeconds.toFixed(0)} s\n`);
   const q = encodeURIComponent;
   const list = `${service.url}/v1/trust-receipts`;
   const targets: Target[] = [
@@ -152,6 +171,9 @@ await withCleanup(async (cleanup) => {
     { name: 'list: typical subject (~45 receipts)', url: `${list}?subjectPubkey=${q(seeded.typicalSubject)}` },
     { name: 'list: one correlation id', url: `${list}?correlationId=${seeded.correlationId}` },
     { name: 'chain of one correlation id', url: `${service.url}/v1/trust-receipts/chain/${seeded.correlationId}` },
+    // Before the trust rows: the hot subject's trust is slow enough (seconds a request at 50 clients)
+    // that the row after it starts behind its backlog.
+    { name: `proof of one receipt (log of ${seeded.verified.toLocaleString('en')})`, url: `${service.url}/v1/trust-receipts/${seeded.provenId}/proof` },
     { name: 'trust of the hot subject', url: `${service.url}/v1/trust?pubkey=${q(seeded.hotSubject)}` },
     { name: 'trust of a typical subject', url: `${service.url}/v1/trust?pubkey=${q(seeded.typicalSubject)}` },
   ];
@@ -171,6 +193,7 @@ await withCleanup(async (cleanup) => {
     }),
   );
   console.log(`\n## Receipt queries with ${RECEIPTS.toLocaleString('en')} receipts on ${database.dialect}\n\n${table}\n`);
+  console.log(`Receipt log: ${seeded.verified.toLocaleString('en')} stored receipts logged in ${loggingSeconds.toFixed(0)} s after start.\n`);
   const problems = [
     ...problemsOf([...single, ...loaded]),
     // A query slower than the run answers nothing in it: that is a finding, not a quiet zero.
@@ -183,6 +206,8 @@ await withCleanup(async (cleanup) => {
     date: new Date().toISOString(),
     machine: machine(),
     receipts: RECEIPTS,
+    logged: seeded.verified,
+    loggingSeconds,
     seconds,
     single,
     loaded,

@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import sodium from 'sodium-native';
 import { formatPublicKey, publicKeyFromSeed, signMessage, SPKI_PREFIX } from '../src/lib/ed25519.ts';
 import { signedBytes } from '../src/modules/receipts/index.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, startService, threadCpuSeconds, withCleanup, writeResult } from './lib.ts';
+import { benchDatabase, benchSeconds, machine, markdownTable, startService, statementsBetween, threadCpuSeconds, withCleanup, writeResult } from './lib.ts';
 
 /** Verifications per second on one core with `crypto.verify` and with libsodium, same message and key. */
 function bareVerifyRates(seconds: number): { openssl: number; libsodium: number } {
@@ -73,11 +73,19 @@ function makeReceipts(count: number): string[] {
   return bodies;
 }
 
-const CPU_PARTS = ['request thread', 'verifier', 'insert worker', 'other service threads', 'load generator'] as const;
+const CPU_PARTS = ['request thread', 'verifier', 'insert worker', 'log sequencer', 'other service threads', 'load generator'] as const;
 type CpuPart = (typeof CPU_PARTS)[number];
 /** The service's threads by the names its workers give themselves (lib/thread-name.ts). */
 const partOfThread = (name: string): CpuPart =>
-  name === 'request thread' ? name : name === 'agentry-verify' ? 'verifier' : name === 'agentry-insert' ? 'insert worker' : 'other service threads';
+  name === 'request thread'
+    ? name
+    : name === 'agentry-verify'
+      ? 'verifier'
+      : name === 'agentry-insert'
+        ? 'insert worker'
+        : name === 'agentry-tlog'
+          ? 'log sequencer'
+          : 'other service threads';
 
 /** Microseconds of CPU per stored receipt over one run, per part. */
 function cpuPerReceipt(before: Map<string, number>, after: Map<string, number>, loadGenerator: NodeJS.CpuUsage, stored: number): Record<CpuPart, number> {
@@ -136,6 +144,8 @@ await withCleanup(async (cleanup) => {
     p99: number;
     failures: number;
     cpu: Record<CpuPart, number>;
+    /** PostgreSQL: statements the service sent per stored receipt (bench/pg-statement-counter.mjs). */
+    statementsPerReceipt: number | null;
   };
   const measured: Measured[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -146,7 +156,9 @@ await withCleanup(async (cleanup) => {
       const before = bareVerifyRates(bareSeconds);
       const threadsBefore = threadCpuSeconds(service.child.pid!);
       const loadBefore = process.cpuUsage();
+      const statementsBefore = await service.statementCounts?.();
       const result = await run(connections, seconds);
+      const statementsAfter = await service.statementCounts?.();
       const cpu = cpuPerReceipt(threadsBefore, threadCpuSeconds(service.child.pid!), process.cpuUsage(loadBefore), result.requests.total);
       await new Promise((r) => setTimeout(r, 500));
       const after = bareVerifyRates(bareSeconds);
@@ -159,6 +171,10 @@ await withCleanup(async (cleanup) => {
         p99: result.latency.p99,
         failures: result.non2xx + result.errors,
         cpu,
+        statementsPerReceipt:
+          statementsBefore && statementsAfter && result.requests.total > result.non2xx
+            ? statementsBetween(statementsBefore, statementsAfter).total / (result.requests.total - result.non2xx)
+            : null,
       });
     }
   }
@@ -214,6 +230,8 @@ await withCleanup(async (cleanup) => {
     ),
   );
   console.log(`CPU per stored receipt, µs, by thread (the service's, then autocannon's process):\n\n${cpuTable}\n`);
+  const counted = measured.map((m) => m.statementsPerReceipt).filter((n): n is number => n !== null);
+  if (counted.length > 0) console.log(`statements per stored receipt: ${median(counted).toFixed(2)} (median of the runs)\n`);
   const failures = measured.reduce((sum, m) => sum + m.failures, 0);
   const problems = [
     ...(failures > 0 ? [`${failures} non-2xx or errors`] : []),

@@ -19,6 +19,7 @@ import {
   postJson,
   startHelloWorld,
   startService,
+  statementsBetween,
   withCleanup,
   writeResult,
 } from './lib.ts';
@@ -37,6 +38,7 @@ await withCleanup(async (cleanup) => {
 
   process.stderr.write(`measuring provisional registrations for ${seconds} s ...\n`);
   let registered = 0;
+  const statementsBefore = await service.statementCounts?.();
   const provisional = await autocannon({
     url: service.url,
     connections,
@@ -60,6 +62,10 @@ await withCleanup(async (cleanup) => {
       },
     ],
   });
+
+  const statementsAfter = await service.statementCounts?.();
+  const statementsPerRegistration =
+    statementsBefore && statementsAfter ? statementsBetween(statementsBefore, statementsAfter).total / (provisional.requests.total - provisional.non2xx) : null;
 
   // Claims need one provisional agent each; they were all made with `seed`, so any can be claimed.
   const session = (
@@ -124,6 +130,7 @@ await withCleanup(async (cleanup) => {
   ];
   const table = markdownTable(['operation', 'per second', 'p50 (ms)', 'p99 (ms)', 'vs hello-world'], rows);
   console.log(`\n## Registry on ${database.dialect} (${seconds} s each)\n\n${table}\n`);
+  if (statementsPerRegistration !== null) console.log(`statements per provisional registration: ${statementsPerRegistration.toFixed(2)}`);
   const problems = [
     ...(provisional.non2xx + provisional.errors > 0 ? [`provisional: ${provisional.non2xx} non-2xx, ${provisional.errors} errors`] : []),
     ...(failures > 0 ? [`claims: ${failures} failed`] : []),
@@ -137,6 +144,7 @@ await withCleanup(async (cleanup) => {
     machine: machine(),
     seconds,
     table,
+    statementsPerRegistration,
     problems,
   });
   if (problems.length > 0) process.exitCode = 1;

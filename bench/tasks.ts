@@ -4,6 +4,10 @@
  * process that verifies nothing and calls back at once; 32 requesters submit in a closed loop.
  * Every task submitted while measuring must arrive exactly once: the bench counts the ones that never
  * arrived (lost) and the ones that arrived more than once, and fails unless both are 0.
+ * On PostgreSQL it also prints the statements the service sent during the measured window (every one,
+ * BEGIN/COMMIT and background work included, counted in the service's process) per completed task,
+ * PostgreSQL's own count of committed transactions (pg_stat_database.xact_commit) per completed task
+ * beside it, and the busiest statements.
  *
  *   npx tsx bench/tasks.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/tasks.ts
@@ -12,13 +16,16 @@ import { Agent, setGlobalDispatcher } from 'undici';
 import {
   benchDatabase,
   benchSeconds,
+  busiestStatements,
   machine,
   markdownTable,
   percentile,
+  pgCommits,
   postJson,
   registerWebhookAgent,
   startWebhookAgent,
   startService,
+  statementsBetween,
   withCleanup,
   writeResult,
 } from './lib.ts';
@@ -116,11 +123,16 @@ await withCleanup(async (cleanup) => {
   [submitted, delivered, completed] = [0, 0, 0];
 
   process.stderr.write(`measuring tasks for ${seconds} s ...\n`);
+  const statementsBefore = await service.statementCounts?.();
+  const commitsBefore = database.dialect === 'postgres' ? await pgCommits(database.url) : 0;
   measuring = true;
   const started = performance.now();
   await run(seconds);
   const elapsed = (performance.now() - started) / 1000;
   measuring = false;
+  const completedInWindow = completed;
+  const statementsAfter = await service.statementCounts?.();
+  const commits = database.dialect === 'postgres' ? (await pgCommits(database.url)) - commitsBefore : 0;
   // Let deliveries of the last submissions land before counting: a task still missing a minute after
   // the load stopped is counted lost.
   for (let i = 0; i < 600 && [...measured].some((id) => !arrivals.has(id)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -137,6 +149,12 @@ await withCleanup(async (cleanup) => {
   const table = markdownTable(['stage', 'per second', 'p50 ms from submit', 'p99 ms from submit'], rows);
   console.log(`\n## Tasks on ${database.dialect} (${seconds} s, ${requesters} requesters in a closed loop)\n\n${table}\n`);
   console.log(`tasks submitted ${measured.size}, lost (never delivered) ${lost}, delivered more than once ${twice}`);
+  let statements: string | null = null;
+  if (statementsBefore && statementsAfter) {
+    const sent = statementsBetween(statementsBefore, statementsAfter);
+    statements = `statements per completed task: ${(sent.total / completedInWindow).toFixed(2)} (xact_commit per completed task: ${(commits / completedInWindow).toFixed(2)})`;
+    console.log(`${statements}\n\nBusiest statements:\n\n${busiestStatements(sent, completedInWindow)}\n`);
+  }
   const problems = [
     ...(lost > 0 ? [`${lost} tasks never delivered`] : []),
     ...(twice > 0 ? [`${twice} tasks delivered more than once`] : []),
@@ -152,6 +170,7 @@ await withCleanup(async (cleanup) => {
     machine: machine(),
     seconds,
     table,
+    statements,
     submitted: measured.size,
     lost,
     twice,
