@@ -557,6 +557,33 @@ describe('tasks: expiry', () => {
     }
   });
 
+  it('past its expiry, before the expiry pass has run, a task takes no result and is not handed out', async () => {
+    const { TestClock } = await import('../helpers/app.ts');
+    const clock = new TestClock(Date.now());
+    // The scheduled pass stays away for the whole test: only the request paths decide.
+    const app = await startTestApp({ ...env, DELIVERY_POLL_INTERVAL_MS: '60000' }, { clock });
+    try {
+      const requester = await app.signup();
+      const owner = await app.signup();
+      const agent = await pollingAgent(app, owner.token, { capabilities: ['slow-thing'] });
+      const taken = await assignedTask(app, requester.token, owner.token, agent.id, { expiresInMinutes: 1 });
+      const waiting = await submitTask(app, requester.token, { agentId: agent.id, expiresInMinutes: 1 });
+      assert.equal(waiting.status, 'matched');
+      clock.advance(61_000);
+
+      const late = expectError(await callback(app, taken.id, { taskToken: taken.token, result: { text: 'too late' } }), 409, 'CONFLICT');
+      assert.match(late.message, /expired/);
+      const polled = await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/tasks/poll?wait=0`, token: owner.token });
+      assert.deepEqual(polled.json().data, []);
+      assert.equal((await taskOf(app, requester.token, taken.id)).result, null);
+
+      // A wrong token is still told so first.
+      expectError(await callback(app, taken.id, { taskToken: 'tkt_wrong', result: {} }), 401, 'UNAUTHORIZED');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('a webhook agent whose next retry would land after the expiry is given up on at once', async () => {
     const app = await startTestApp({ ...env, WEBHOOK_RETRY_BASE_MS: '600000' });
     const server = await startAgentServer(() => ({ status: 500 }));

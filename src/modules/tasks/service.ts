@@ -484,6 +484,7 @@ export function createTasksService(deps: TasksDeps) {
       if (!finished) {
         const task = await store.find(id);
         if (!task || !sameToken(body.taskToken, task.tokenHash)) throw unauthorized('The task token is not valid for this task');
+        if ((OPEN_STATUSES as readonly string[]).includes(task.status)) throw conflict(`This task expired at ${task.expiresAt}; it no longer takes a result`);
         throw conflict(`This task is already ${task.status}`);
       }
       if (finished.status === 'completed') settlement.afterCommit(finished.task);
@@ -552,7 +553,7 @@ export function createTasksService(deps: TasksDeps) {
   };
 
   async function takeQueued(agentId: string, limit: number): Promise<DeliveryPayload[]> {
-    const waiting = await store.waitingFor(agentId, limit);
+    const waiting = await store.waitingFor(agentId, isoNow(clock), limit);
     const taken: DeliveryPayload[] = [];
     for (const task of waiting) {
       const token = newSecret('tkt_');

@@ -469,6 +469,8 @@ export function createTasksStore(database: Db, dialect: DialectName) {
           }))
           .where('id', '=', id)
           .where('status', 'in', ['matched', 'in_progress'])
+          // Past its expiry a task takes no answer, even before the expiry pass has marked it.
+          .where('expires_at', '>', outcome.now)
           .returning(['id', 'status', 'requester_id', 'assigned_agent_id', 'currency', 'price_cents', 'completed_at']);
         return tokenHash === null ? update : update.where('token_hash', '=', tokenHash);
       };
@@ -533,14 +535,15 @@ export function createTasksStore(database: Db, dialect: DialectName) {
       });
     },
 
-    /** Tasks waiting for a polling agent, most urgent and oldest first. */
-    waitingFor: async (agentId: string, limit: number): Promise<Task[]> =>
+    /** Tasks waiting for a polling agent and not yet past their expiry, most urgent and oldest first. */
+    waitingFor: async (agentId: string, now: string, limit: number): Promise<Task[]> =>
       (
         await db
           .selectFrom('tasks')
           .selectAll()
           .where('assigned_agent_id', '=', agentId)
           .where('status', '=', 'matched')
+          .where('expires_at', '>', now)
           .orderBy(sql`case priority when 'urgent' then 0 when 'high' then 1 when 'normal' then 2 else 3 end`)
           .orderBy('created_at')
           .orderBy('id')
