@@ -5,7 +5,6 @@
  * process on a database of its own: a SQLite file, or a fresh PostgreSQL database.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { hashLeaf, verifyCheckpoint } from '@agentry/sdk/tlog';
@@ -13,18 +12,17 @@ import { openDatabase } from '../../src/db/database.ts';
 import { newTimeOrderedId } from '../../src/lib/ids.ts';
 import { canonicalForms } from '../../src/modules/receipts/service.ts';
 import { storedHashesFor, treeHash, type HashReader } from '../../src/modules/tlog/merkle.ts';
-import { TEST_SECRETS_KEY } from '../helpers/app.ts';
 import { newAgentKey } from '../helpers/agents.ts';
 import { makeReceipt } from '../helpers/receipts.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { freePort, processDatabase } from '../helpers/processes.ts';
+import { freePort, processDatabase, spawnService, type ServiceProcess } from '../helpers/processes.ts';
 
 const RECEIPTS = 20_000;
 
 describe('receipt log: kill -9 mid-sequencing', () => {
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
-  let child: ChildProcess | null = null;
+  let service: ServiceProcess | null = null;
   let port: number;
 
   before(async () => {
@@ -66,26 +64,13 @@ describe('receipt log: kill -9 mid-sequencing', () => {
     }
   });
   after(async () => {
-    child?.kill('SIGKILL');
+    service?.child.kill('SIGKILL');
     await cleanup();
   });
 
-  function startService(): { base: string; exited: Promise<unknown> } {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: databaseUrl,
-        SECRETS_KEY: TEST_SECRETS_KEY,
-        LOG_LEVEL: 'silent',
-        RECEIPT_LOG_INTERVAL_MS: '10',
-        REDIS_URL: '',
-      },
-      stdio: 'ignore',
-    });
-    const current = child;
-    return { base: `http://127.0.0.1:${port}`, exited: new Promise((resolve) => current.once('exit', resolve)) };
+  function startService(): ServiceProcess {
+    service = spawnService(port, databaseUrl, { RECEIPT_LOG_INTERVAL_MS: '10' });
+    return service;
   }
 
   const checkpointSize = (base: string) =>
@@ -104,7 +89,7 @@ describe('receipt log: kill -9 mid-sequencing', () => {
       (size) => size > 0,
       { timeoutMs: 300_000, intervalMs: 5 },
     );
-    child!.kill('SIGKILL');
+    service!.child.kill('SIGKILL');
     await first.exited;
     assert.ok(seen < RECEIPTS, `killed while sequencing (size ${seen})`);
 
@@ -117,7 +102,7 @@ describe('receipt log: kill -9 mid-sequencing', () => {
     );
     const keys = (await (await fetch(`${second.base}/.tlog/keys`)).text()).split('\n').filter(Boolean);
     const checkpoint = verifyCheckpoint(await (await fetch(`${second.base}/.tlog/receipts/checkpoint`)).text(), keys);
-    child!.kill('SIGKILL');
+    service!.child.kill('SIGKILL');
     await second.exited;
 
     const handle = openDatabase({ url: databaseUrl });

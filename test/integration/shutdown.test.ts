@@ -6,16 +6,15 @@
  * node to send, and the process exits by itself within its grace.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/database.ts';
-import { TEST_SECRETS_KEY, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { registerAgent } from '../helpers/agents.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { openEvents } from '../helpers/events.ts';
-import { freePort, processDatabase } from '../helpers/processes.ts';
+import { freePort, processDatabase, spawnService, untilServing, type ServiceProcess } from '../helpers/processes.ts';
 import { readyWebhookAgent, submitTask } from '../helpers/tasks.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -78,7 +77,7 @@ const SHUTDOWN_GRACE_MS = 8000;
 describe('SIGTERM', () => {
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
-  let child: ChildProcess | null = null;
+  let service: ServiceProcess | null = null;
   let agentServer: AgentServer;
 
   before(async () => {
@@ -87,7 +86,7 @@ describe('SIGTERM', () => {
     agentServer = await startAgentServer(() => 'hang');
   });
   after(async () => {
-    child?.kill('SIGKILL');
+    service?.child.kill('SIGKILL');
     await agentServer?.close();
     await cleanup();
   });
@@ -96,34 +95,9 @@ describe('SIGTERM', () => {
   async function startService(env: Record<string, string>) {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PUBLIC_URL: base,
-        DATABASE_URL: databaseUrl,
-        SECRETS_KEY: TEST_SECRETS_KEY,
-        LOG_LEVEL: 'silent',
-        REDIS_URL: '',
-        ALLOW_PRIVATE_ENDPOINTS: 'true',
-        ...env,
-      },
-      stdio: 'ignore',
-    });
-    const running = child;
-    const exited = new Promise<number | null>((resolve) => running.once('exit', (code) => resolve(code)));
-    await waitFor(
-      'the service to start',
-      () =>
-        fetch(`${base}/ready`).then(
-          (response) => response.status,
-          () => 0,
-        ),
-      (status) => status === 200,
-      { timeoutMs: 120_000 },
-    );
-    return { port, base, running, exited };
+    service = spawnService(port, databaseUrl, { PUBLIC_URL: base, ALLOW_PRIVATE_ENDPOINTS: 'true', ...env });
+    await untilServing(base, '/ready');
+    return { port, base, running: service.child, exited: service.exited };
   }
 
   it('answers a held long poll with a retry hint, ends event streams, answers on open connections, refuses new ones, hands back its webhook and exits', async () => {

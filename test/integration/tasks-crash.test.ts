@@ -4,19 +4,16 @@
  * process on a database of its own: a SQLite file, or a fresh PostgreSQL database.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/database.ts';
-import { TEST_SECRETS_KEY } from '../helpers/app.ts';
 import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
-import { waitFor } from '../helpers/wait.ts';
-import { freePort, processDatabase } from '../helpers/processes.ts';
+import { freePort, processDatabase, spawnService, untilServing, type ServiceProcess } from '../helpers/processes.ts';
 
 describe('tasks: kill -9 mid-delivery', () => {
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
   let agent: AgentServer;
-  let child: ChildProcess | null = null;
+  let service: ServiceProcess | null = null;
   let port: number;
 
   before(async () => {
@@ -25,41 +22,20 @@ describe('tasks: kill -9 mid-delivery', () => {
     agent = await startAgentServer(() => 'hang');
   });
   after(async () => {
-    child?.kill('SIGKILL');
+    service?.child.kill('SIGKILL');
     await agent.close();
     await cleanup();
   });
 
   async function startService(): Promise<string> {
-    const base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: databaseUrl,
-        SECRETS_KEY: TEST_SECRETS_KEY,
-        LOG_LEVEL: 'silent',
-        ALLOW_PRIVATE_ENDPOINTS: 'true',
-        WEBHOOK_TIMEOUT_MS: '1000',
-        WEBHOOK_RETRY_BASE_MS: '50',
-        DELIVERY_POLL_INTERVAL_MS: '50',
-        REDIS_URL: '',
-      },
-      stdio: 'ignore',
+    service = spawnService(port, databaseUrl, {
+      ALLOW_PRIVATE_ENDPOINTS: 'true',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_RETRY_BASE_MS: '50',
+      DELIVERY_POLL_INTERVAL_MS: '50',
     });
-    // A connection refused means it is not listening yet.
-    await waitFor(
-      'the service to start',
-      () =>
-        fetch(`${base}/health`).then(
-          (response) => response.ok,
-          () => false,
-        ),
-      Boolean,
-      { timeoutMs: 120_000, intervalMs: 100 },
-    );
-    return base;
+    await untilServing(service.base);
+    return service.base;
   }
 
   const call = async (base: string, method: string, path: string, token?: string, body?: unknown) => {
@@ -94,8 +70,8 @@ describe('tasks: kill -9 mid-delivery', () => {
 
     const [first] = await agent.waitFor(1);
     // The service is sending the webhook and waiting for the answer: kill it there.
-    child!.kill('SIGKILL');
-    await new Promise((resolve) => child!.once('exit', resolve));
+    service!.child.kill('SIGKILL');
+    await service!.exited;
     agent.respond = () => ({ status: 200, body: '{}' });
 
     base = await startService();
@@ -116,9 +92,9 @@ describe('tasks: kill -9 mid-delivery', () => {
     );
 
     // A graceful stop waits for every delivery in flight: after it, the agent has all it will ever get.
-    child!.kill('SIGTERM');
-    await new Promise((resolve) => child!.once('exit', resolve));
-    child = null;
+    service!.child.kill('SIGTERM');
+    await service!.exited;
+    service = null;
     assert.equal(agent.received.length, 2, 'the task arrived twice in all: once cut off, once resumed');
     const database = openDatabase({ url: databaseUrl });
     try {

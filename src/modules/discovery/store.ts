@@ -55,16 +55,8 @@ export interface WorkEvidence {
 }
 
 /** A completed task given to discovery as evidence (before its caps are applied). */
-export interface NewWorkEvidence {
-  taskId: string;
-  agentId: string;
+export interface NewWorkEvidence extends WorkEvidence {
   requesterId: string;
-  text: string;
-  searchQuery: string | null;
-  audience: string;
-  vectorModel: string | null;
-  vector: Float32Array | null;
-  queryVector: Float32Array | null;
   ratedAt: string;
 }
 
