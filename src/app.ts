@@ -304,6 +304,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         batchSize: config.receiptLog.batchSize,
         intervalMs: config.receiptLog.intervalMs,
         onError: onSequencingError,
+        receiptsWaiting: async () => (await database.db.transaction().execute((tx) => receiptsStore.unlogged(tx, 1))).length > 0,
       })
     : createReceiptSequencer({
         database: database.db,
@@ -319,7 +320,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     verifier: signatureVerifier,
     log: receiptLog,
     sequenceIntervalMs: config.receiptLog.intervalMs,
-    onIngested: (verified) => metrics.receiptIngested(verified),
+    onIngested: (verified) => {
+      metrics.receiptIngested(verified);
+      if (verified) receiptSequencer.receiptStored();
+    },
     // A bound outcome is a verdict on the task, as a rating is: tasks tells discovery (completed work).
     onTaskBoundOutcome: ({ taskId, outcome }) =>
       tasks

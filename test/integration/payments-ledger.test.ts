@@ -146,13 +146,13 @@ describe('payments: routing by price', () => {
   });
 
   it('a fallback candidate whose price rose above the budget since routing is skipped', async () => {
-    // The first candidate holds its webhook until the attempt times out; meanwhile the second raises its price.
+    // The first candidate holds its webhook while the second raises its price, then drops the
+    // connection: the attempt fails only after the price has risen, however slow the machine.
     const server = await startAgentServer(() => 'hang');
     const slow = await startTestApp({
       ...env,
       ALLOW_PRIVATE_ENDPOINTS: 'true',
       WEBHOOK_MAX_ATTEMPTS: '1',
-      WEBHOOK_TIMEOUT_MS: '1500',
       DELIVERY_POLL_INTERVAL_MS: '20',
     });
     try {
@@ -166,6 +166,7 @@ describe('payments: routing by price', () => {
         (await slow.request({ method: 'PATCH', url: `/v1/agents/${second.id}`, token: person.token, body: { pricePerTaskCents: 101 } })).statusCode,
         200,
       );
+      await server.close();
       const failed = await waitForTask(slow, person.token, task.id, (t) => t.status === 'failed');
       assert.equal(failed.assignedAgent?.id, first.id, 'never handed to the agent that became too expensive');
       assert.equal((failed.error as { code: string }).code, 'delivery_failed');

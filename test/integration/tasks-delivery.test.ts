@@ -12,7 +12,9 @@ const fastDelivery = {
   ALLOW_PRIVATE_ENDPOINTS: 'true',
   WEBHOOK_RETRY_BASE_MS: '20',
   WEBHOOK_MAX_ATTEMPTS: '3',
-  WEBHOOK_TIMEOUT_MS: '400',
+  // Long enough that a loaded machine's loopback answer is never taken for a timeout (a quiet one
+  // answers in milliseconds); the agents that must time out hang for good.
+  WEBHOOK_TIMEOUT_MS: '3000',
   DELIVERY_POLL_INTERVAL_MS: '20',
   PUBLIC_URL: 'https://agentry.example.test',
 };

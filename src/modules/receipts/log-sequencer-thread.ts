@@ -3,6 +3,10 @@
  * better-sqlite3 is synchronous, and a pass (reading up to 1,000 receipts, hashing, writing entries,
  * hashes and indexes, committing) on the request thread took request-thread time from every receipt
  * ingested. Same interface as the sequencer itself.
+ *
+ * The thread starts only once there is something to log (receipts waiting at start, or the first one
+ * stored since): starting it loads a module graph and opens a connection, which a node that holds no
+ * receipts would pay at every start for nothing.
  */
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../lib/module-worker.ts';
@@ -17,15 +21,19 @@ export function createSequencerThread(options: {
   batchSize: number;
   intervalMs: number;
   onError(error: unknown): void;
+  /** Whether verified receipts wait to be logged (read once at start). */
+  receiptsWaiting(): Promise<boolean>;
 }): ReceiptSequencer {
   let worker: Worker | null = null;
+  let started = false;
+  let closed = false;
   let nextId = 0;
   const waiting = new Map<number, { resolve(count: number): void; reject(error: Error): void }>();
 
   // The thread keeps the process alive only while an answer is awaited.
   const ask = (kind: SequencerRequest['kind']): Promise<number> => {
-    const running = worker;
-    if (!running) return Promise.reject(new Error('the receipt sequencer thread is not running'));
+    const running = worker ?? (closed ? null : startWorker());
+    if (!running) return Promise.reject(new Error('the receipt sequencer thread is closed'));
     const id = nextId++;
     const answer = new Promise<number>((resolve, reject) => waiting.set(id, { resolve, reject }));
     running.ref();
@@ -35,38 +43,55 @@ export function createSequencerThread(options: {
     });
   };
 
+  function startWorker(): Worker {
+    const data: SequencerWorkerData = {
+      path: options.path,
+      publicUrl: options.publicUrl,
+      signer: options.signer,
+      batchSize: options.batchSize,
+      intervalMs: options.intervalMs,
+      // A pass asked for after the timed passes were stopped (tests drain by hand) starts none.
+      timedPasses: started,
+    };
+    const thread = startModuleWorker('log-sequencer-worker', import.meta.url, { workerData: data });
+    thread.on('message', (message: SequencerAnswer) => {
+      if (!('id' in message)) return options.onError(new Error(message.error));
+      const pending = waiting.get(message.id);
+      waiting.delete(message.id);
+      if ('error' in message) pending?.reject(new Error(message.error));
+      else pending?.resolve(message.count);
+    });
+    thread.on('error', (error) => options.onError(error));
+    thread.on('exit', (code) => {
+      if (worker === thread) worker = null;
+      for (const pending of waiting.values()) pending.reject(new Error(`the receipt sequencer thread exited (${code})`));
+      waiting.clear();
+    });
+    thread.unref();
+    worker = thread;
+    return thread;
+  }
+
+  const startIfWanted = () => {
+    if (started && !closed && !worker) startWorker();
+  };
+
   return {
     start() {
-      const data: SequencerWorkerData = {
-        path: options.path,
-        publicUrl: options.publicUrl,
-        signer: options.signer,
-        batchSize: options.batchSize,
-        intervalMs: options.intervalMs,
-      };
-      const started = startModuleWorker('log-sequencer-worker', import.meta.url, { workerData: data });
-      started.on('message', (message: SequencerAnswer) => {
-        if (!('id' in message)) return options.onError(new Error(message.error));
-        const pending = waiting.get(message.id);
-        waiting.delete(message.id);
-        if ('error' in message) pending?.reject(new Error(message.error));
-        else pending?.resolve(message.count);
-      });
-      started.on('error', (error) => options.onError(error));
-      started.on('exit', (code) => {
-        if (worker === started) worker = null;
-        for (const pending of waiting.values()) pending.reject(new Error(`the receipt sequencer thread exited (${code})`));
-        waiting.clear();
-      });
-      started.unref();
-      worker = started;
+      started = true;
+      options.receiptsWaiting().then((yes) => {
+        if (yes) startIfWanted();
+      }, options.onError);
     },
+    receiptStored: startIfWanted,
     sequenceOnce: () => ask('once'),
     drain: () => ask('drain'),
     async stop() {
+      started = false;
       if (worker) await ask('stop');
     },
     async close() {
+      closed = true;
       const running = worker;
       if (!running) return;
       await ask('close');

@@ -18,6 +18,7 @@ export interface SequencerWorkerData {
   signer: { name: string; seed: Uint8Array; verifierKey: string };
   batchSize: number;
   intervalMs: number;
+  timedPasses: boolean;
 }
 
 export interface SequencerRequest {
@@ -57,7 +58,7 @@ const sequencer = createReceiptSequencer({
 });
 
 await log.start();
-sequencer.start();
+if (data.timedPasses) sequencer.start();
 port.on('message', (request: SequencerRequest) => {
   const work =
     request.kind === 'drain'

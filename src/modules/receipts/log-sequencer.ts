@@ -83,6 +83,8 @@ export function createReceiptSequencer({ database, store, log, batchSize, interv
       timer = null;
       await running;
     },
+    // Its timed passes find new receipts by themselves.
+    receiptStored(): void {},
     close(): Promise<void> {
       return this.stop();
     },
@@ -95,6 +97,8 @@ export interface ReceiptSequencer {
   /** Logs everything waiting now, waiting for any pass another node or timer is running (tests). */
   drain(): Promise<number>;
   start(): void;
+  /** A verified receipt was stored: a sequencer that waits for work before it starts begins now. */
+  receiptStored(): void;
   /** Stops the timed passes (drain and sequenceOnce still work). */
   stop(): Promise<void>;
   /** Stops for good, at shutdown. */

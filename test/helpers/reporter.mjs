@@ -1,0 +1,39 @@
+/**
+ * The suite's reporter: node's own TAP (spec on a terminal) as usual, then the slowest test files with
+ * their seconds and the suite's total, so a slow addition shows in the next run's log. Plain
+ * JavaScript because node loads reporters before any --import hook applies to them.
+ */
+import { Readable } from 'node:stream';
+import { spec, tap } from 'node:test/reporters';
+
+const SHOWN = 15;
+
+export default async function* reporter(source) {
+  const started = Date.now();
+  /** Each test file's own time, from the event node sends when the file's process has ended. */
+  const fileSeconds = new Map();
+  async function* recording() {
+    for await (const event of source) {
+      const { file, name, details } = event.data ?? {};
+      if (event.type === 'test:complete' && file && name === file && details?.duration_ms !== undefined) fileSeconds.set(file, details.duration_ms / 1000);
+      yield event;
+    }
+  }
+  if (process.stdout.isTTY) yield* Readable.from(recording()).pipe(new spec());
+  else yield* tap(recording());
+  yield slowestFiles(fileSeconds, (Date.now() - started) / 1000);
+}
+
+function slowestFiles(fileSeconds, totalSeconds) {
+  const cwd = `${process.cwd()}/`;
+  const rows = [...fileSeconds].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);
+  const width = Math.max(0, ...rows.map(([file]) => file.replace(cwd, '').length));
+  const lines = rows.map(([file, seconds]) => `#   ${file.replace(cwd, '').padEnd(width)}  ${seconds.toFixed(1).padStart(6)} s`);
+  const fileTotal = [...fileSeconds.values()].reduce((sum, seconds) => sum + seconds, 0);
+  return [
+    `# slowest ${rows.length} of ${fileSeconds.size} test files (seconds each file ran, side by side with others):`,
+    ...lines,
+    `# total: ${totalSeconds.toFixed(0)} s for the suite; ${fileTotal.toFixed(0)} s of test files added up`,
+    '',
+  ].join('\n');
+}
