@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { errorResponses } from '../../http/schemas.ts';
@@ -11,6 +13,17 @@ const BYTES = 'application/octet-stream';
 /** Full tiles and bundles never change; partial ones are superseded as the log grows. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=5';
+
+const gzipped = promisify(gzip);
+
+/** Whether an Accept-Encoding header takes gzip (named, or `*`, without `q=0`). */
+function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    const refused = params.some((param) => /^q=0(\.0*)?$/.test(param));
+    return (coding === 'gzip' || coding === 'x-gzip' || coding === '*') && !refused;
+  });
+}
 
 /**
  * The logs in the c2sp.org/tlog-tiles layout under `/.tlog/<name>/`, their verifier keys at
@@ -52,10 +65,11 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
         const bytes =
           address.level === 'entries' ? await log.entryBundle(address.index, address.width) : await log.tile(address.level, address.index, address.width);
         if (!bytes) throw notFound('The log has no such tile yet');
-        return reply
-          .type(BYTES)
-          .header('cache-control', address.width === 256 ? IMMUTABLE : SHORT)
-          .send(bytes);
+        reply.type(BYTES).header('cache-control', address.width === 256 ? IMMUTABLE : SHORT);
+        // Entry bundles are text-like and compress well (tlog-tiles: SHOULD, for a client that takes gzip); hash tiles do not.
+        if (address.level !== 'entries') return reply.send(bytes);
+        reply.header('vary', 'accept-encoding');
+        return acceptsGzip(request.headers['accept-encoding']) ? reply.header('content-encoding', 'gzip').send(await gzipped(bytes)) : reply.send(bytes);
       },
     });
 
