@@ -2,7 +2,8 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { errorResponses } from '../../http/schemas.ts';
+import { Type } from '@sinclair/typebox';
+import { bodyOf, errorResponses } from '../../http/schemas.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { ConsistencyProof, ConsistencyQuery, TilePath } from './schemas.ts';
 import type { TransparencyLog } from './service.ts';
@@ -35,7 +36,11 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
 
   app.get('/.tlog/keys', {
     config: { auth: 'none' },
-    schema: { tags, summary: "The logs' verifier keys, one per line (signed-note format); retired keys stay listed" },
+    schema: {
+      tags,
+      summary: "The logs' verifier keys, one per line (signed-note format); retired keys stay listed",
+      response: { 200: bodyOf('text/plain', 'Verifier keys, one per line'), ...errorResponses },
+    },
     handler: async (_request, reply) => {
       const keys = (await Promise.all(logs.map((log) => log.verifierKeys()))).flat();
       return reply
@@ -48,7 +53,11 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
   for (const log of logs) {
     app.get(`/.tlog/${log.name}/checkpoint`, {
       config: { auth: 'none' },
-      schema: { tags, summary: `The ${log.name} log's latest signed checkpoint (c2sp.org/tlog-checkpoint)` },
+      schema: {
+        tags,
+        summary: `The ${log.name} log's latest signed checkpoint (c2sp.org/tlog-checkpoint)`,
+        response: { 200: bodyOf('text/plain', 'The signed checkpoint (a signed note)'), ...errorResponses },
+      },
       handler: async (_request, reply) =>
         reply
           .type(TEXT)
@@ -58,7 +67,19 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
 
     app.get(`/.tlog/${log.name}/tile/*`, {
       config: { auth: 'none' },
-      schema: { tags, summary: `A hash tile or entry bundle of the ${log.name} log (c2sp.org/tlog-tiles)`, params: TilePath, response: errorResponses },
+      schema: {
+        tags,
+        summary: `A hash tile or entry bundle of the ${log.name} log (c2sp.org/tlog-tiles)`,
+        params: TilePath,
+        response: {
+          200: bodyOf(
+            BYTES,
+            'The tile or entry bundle; an entry bundle is gzip-compressed for a client whose Accept-Encoding takes gzip',
+            Type.String({ format: 'binary' }),
+          ),
+          ...errorResponses,
+        },
+      },
       handler: async (request, reply: FastifyReply) => {
         const address = parseTilePath(request.params['*']);
         if (!address) throw notFound('No such tile: tiles are <L>/<N>[.p/<W>] or entries/<N>[.p/<W>]');
