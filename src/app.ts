@@ -403,6 +403,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // The rating or receipt stands whatever happens here; a failure only means this task does not improve search.
     learnFromWork: (work) =>
       discovery.learn(work).catch((error: unknown) => log?.warn({ err: error }, 'discovery: a completed task could not be recorded as evidence')),
+    // Tasks are only cancelled through the routes, so the sender (made once the server's logger is) exists by then.
+    onCancelled: (task) =>
+      void a2aSender.cancelAtAgents([task]).catch((error: unknown) => log?.warn({ err: error }, 'cancelling a task at its A2A agent failed')),
   });
   // Profiles first: an agent's profile is found through its agent, which goes next.
   accountDeletion.hook({
@@ -546,6 +549,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         scheduledPass: backgroundPasses.scheduled('stripe_transfers', config.delivery.pollIntervalMs),
       })
     : null;
+  const a2aSender = createA2aSender({
+    outbound,
+    secrets,
+    clock,
+    log: server.log,
+    findAgent: registry.findAgent,
+    remoteTaskOf: tasksStore.remoteTaskOf,
+    pollBaseMs: config.delivery.retryBaseMs,
+  });
   const deliveries = createDeliveryWorker({
     store: tasksStore,
     dialect: database.dialect,
@@ -555,15 +567,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     assigner,
     findAgent: registry.findAgent,
     markSeen: registry.markSeen,
-    a2a: createA2aSender({
-      outbound,
-      secrets,
-      clock,
-      log: server.log,
-      findAgent: registry.findAgent,
-      remoteTaskOf: tasksStore.remoteTaskOf,
-      pollBaseMs: config.delivery.retryBaseMs,
-    }),
+    a2a: a2aSender,
     settlement: payments.settlement,
     log: server.log,
     tracing,

@@ -25,6 +25,12 @@ export const standardErrorResponses = (fields: Record<string, TSchema>) => {
   return { '4xx': body, '5xx': body };
 };
 
+/**
+ * A response whose body is not JSON (text, bytes), declared for OpenAPI so generated clients know the
+ * answer's media type; the route sends it as a string or a Buffer, which is never serialized.
+ */
+export const bodyOf = (mediaType: string, description: string, schema: TSchema = Type.String()) => ({ description, content: { [mediaType]: { schema } } });
+
 export const dataOf = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
 
 export const Pagination = Type.Object({

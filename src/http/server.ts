@@ -16,6 +16,7 @@ import { installLazyRequestLoggers } from './request-logger.ts';
 import type { Metrics } from '../lib/metrics.ts';
 import type { Tracing } from '../lib/tracing.ts';
 import { installHttpMetrics } from './metrics.ts';
+import { forGeneratedClients } from './openapi.ts';
 import { ErrorBody } from './schemas.ts';
 import { installResponseHeaders } from './response-headers.ts';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -205,6 +206,7 @@ export async function createServer({
       },
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (document) => ('openapiObject' in document ? forGeneratedClients(document.openapiObject) : document.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());

@@ -306,11 +306,28 @@ describe('A2A front door: the official client gives the registry work', () => {
     const raw = async (body: string, headers: Record<string, string> = {}) => {
       const response = await fetch(`${baseUrl}/a2a`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${requester.token}`, ...headers },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${requester.token}`, 'a2a-version': '1.0', ...headers },
         body,
       });
       return { status: response.status, body: await response.json() };
     };
+    for (const notARequest of [
+      '[]',
+      '"GetTask"',
+      '{}',
+      '{"jsonrpc":"2.0","id":7}',
+      '{"jsonrpc":"1.0","id":7,"method":"GetTask"}',
+      '{"jsonrpc":"2.0","id":{},"method":"GetTask"}',
+    ]) {
+      const refused = await raw(notARequest);
+      assert.deepEqual([refused.status, refused.body.error?.code], [400, -32600], notARequest);
+    }
+    const unversioned = await fetch(`${baseUrl}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${requester.token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'GetTask', params: { id: 'x' } }),
+    });
+    assert.deepEqual([unversioned.status, (await unversioned.json()).error.code], [200, -32009], 'a request without A2A-Version is an A2A 0.3 one');
     const unknown = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: {} }));
     assert.deepEqual([unknown.status, unknown.body.error.code], [200, -32601]);
     const notJson = await raw('{"jsonrpc":');

@@ -112,6 +112,20 @@ describe('agent names: lookalikes', () => {
     }
   });
 
+  it('takes names in any script; a name with no Latin letters gets a plain ASCII slug of its own', async () => {
+    const slugs: string[] = [];
+    for (const name of ['日本語 翻訳エージェント', '日本語 翻訳エージェント 2', 'Переводчик', 'مترجم']) {
+      const response = await register(app, owner.token, name);
+      assert.equal(response.statusCode, 201, `${name}: ${response.body}`);
+      const { id, slug } = response.json().data as { id: string; slug: string };
+      assert.match(slug, /^[a-z0-9]+(-[a-z0-9]+)*$/, name);
+      assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${id}` })).json().data.name, name);
+      slugs.push(slug);
+    }
+    assert.equal(new Set(slugs).size, slugs.length);
+    expectError(await register(app, owner.token, '*** !!! ***'), 400, 'BAD_REQUEST');
+  });
+
   it('does not name an agent the caller cannot see', async () => {
     const hidden = await registerAgent(app, owner.token, { name: 'Secret Ledger', visibility: 'private' });
     const body = expectError(await register(app, other.token, 'Secr\u0435t Ledger'), 409, 'CONFLICT');

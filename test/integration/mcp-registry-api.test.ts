@@ -243,4 +243,43 @@ describe('MCP Registry read API: names of agents registered from a server.json',
     await app.request({ method: 'PATCH', url: `/v1/agents/${own.id}`, token, body: { endpoint: 'https://elsewhere.example.org/mcp' } });
     assert.equal(await nameOf(own.slug), `test.example.registry/${own.slug}`);
   });
+
+  it('names an agent whose server.json claims this registry’s own namespace by its slug, so every listed name has its versions', async () => {
+    const bySlug = await registerFrom('com.github/forecasts', 'https://weather.example.net/mcp');
+    // Its endpoint is under the registry's domain, and its name is the one the other agent is listed under.
+    const claimer = await registerFrom(`test.example.registry/${bySlug.slug}`, 'https://tools.registry.example.test/mcp');
+    const listed = (await app.request({ method: 'GET', url: `/v0.1/servers?search=${bySlug.slug}` })).json().servers as {
+      server: { name: string; websiteUrl: string };
+    }[];
+    assert.deepEqual(listed.map((entry) => entry.server.name).sort(), [`test.example.registry/${bySlug.slug}`, `test.example.registry/${claimer.slug}`].sort());
+    for (const { server } of listed) {
+      const versions = await app.request({ method: 'GET', url: `/v0.1/servers/${encodeURIComponent(server.name)}/versions` });
+      assert.equal(versions.statusCode, 200, versions.body);
+      assert.deepEqual(
+        versions.json().servers.map((entry: { server: { websiteUrl: string } }) => entry.server.websiteUrl),
+        [server.websiteUrl],
+        `${server.name} finds the agent it is listed for`,
+      );
+    }
+  });
+});
+
+describe('MCP Registry read API: an instance on an IP address', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp({ PUBLIC_URL: 'http://192.0.2.10:8080' });
+  });
+  after(() => app.close());
+
+  it('names its agents in the address as written, not reversed', async () => {
+    const owner = await app.signup();
+    const agent = await registerAgent(app, owner.token, { protocols: ['mcp'], endpoint: 'https://tools.example.test/mcp' });
+    const listed = (await app.request({ method: 'GET', url: `/v0.1/servers?search=${agent.slug}` })).json().servers as { server: { name: string } }[];
+    assert.deepEqual(
+      listed.map((entry) => entry.server.name),
+      [`192.0.2.10/${agent.slug}`],
+    );
+    const latest = await app.request({ method: 'GET', url: `/v0.1/servers/${encodeURIComponent(`192.0.2.10/${agent.slug}`)}/versions/latest` });
+    assert.equal(latest.statusCode, 200, latest.body);
+  });
 });

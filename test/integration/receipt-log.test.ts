@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import {
   checkInclusion,
@@ -132,6 +133,12 @@ describe('receipt log: proofs, tiles, keys and consistency', () => {
       assert.deepEqual(tile.rawPayload.subarray(index * 32, index * 32 + 32), hashLeaf(entry));
     }
     assert.equal(at, bytes.length);
+    const gzipped = await app.request({ method: 'GET', url: '/.tlog/receipts/tile/entries/000.p/6', headers: { 'accept-encoding': 'gzip, br' } });
+    assert.equal(gzipped.statusCode, 200);
+    assert.equal(gzipped.headers['content-encoding'], 'gzip', 'an entry bundle is compressed for a client that takes gzip');
+    assert.match(String(gzipped.headers.vary), /accept-encoding/i);
+    assert.deepEqual(gunzipSync(gzipped.rawPayload), bytes);
+    assert.equal(bundle.headers['content-encoding'], undefined, 'and sent as is to one that does not');
     const earlier = await app.request({ method: 'GET', url: '/.tlog/receipts/tile/0/000.p/1' });
     assert.equal(earlier.statusCode, 200, 'a partial tile of an earlier checkpoint stays available');
     for (const url of [

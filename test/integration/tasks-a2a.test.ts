@@ -96,6 +96,47 @@ describe('tasks: A2A delivery to an @a2a-js/sdk agent', () => {
     assert.equal(remote.calls.filter((call) => call.method === 'SendMessage').length, 1);
   });
 
+  it('a task its requester cancels, over /v1 or the A2A front door, is cancelled at the agent; an agent out of reach does not stop the cancel', async () => {
+    const remote = await a2aAgent('long');
+    const agent = await readyA2aAgent(remote.url);
+    const runningTask = async () => {
+      const submitted = await submitTask(app, requester.token, { agentId: agent.id, description: 'Summarise the annual report' });
+      await waitForTask(app, requester.token, submitted.id, (task) => task.status === 'in_progress');
+      return submitted.id;
+    };
+    const cancelAtAgent = (taskId: string) =>
+      waitFor('CancelTask at the agent', () =>
+        remote.calls.find(
+          (call) => call.method === 'CancelTask' && (call.params as { metadata?: { agentryTaskId?: string } }).metadata?.agentryTaskId === taskId,
+        ),
+      );
+
+    const overRest = await runningTask();
+    const cancelled = await app.request({ method: 'POST', url: `/v1/tasks/${overRest}/cancel`, token: requester.token });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    assert.ok(await cancelAtAgent(overRest));
+
+    const overA2a = await runningTask();
+    const answer = await app.request({
+      method: 'POST',
+      url: '/a2a',
+      token: requester.token,
+      headers: { 'a2a-version': '1.0' },
+      body: { jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: overA2a } },
+    });
+    assert.equal(answer.json().result?.status?.state, 'TASK_STATE_CANCELED', answer.body);
+    const atAgent = await cancelAtAgent(overA2a);
+    assert.equal(atAgent?.headers['a2a-version'], '1.0');
+
+    // The agent moves to an address where nothing listens while it works on a task.
+    const unreachable = await runningTask();
+    const moved = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { endpoint: `${await deadUrl()}/a2a` } });
+    assert.equal(moved.statusCode, 200, moved.body);
+    const stillCancelled = await app.request({ method: 'POST', url: `/v1/tasks/${unreachable}/cancel`, token: requester.token });
+    assert.equal(stillCancelled.statusCode, 200, stillCancelled.body);
+    assert.equal((await taskOf(app, requester.token, unreachable)).status, 'cancelled');
+  });
+
   it('a Task that fails at the agent fails ours with its message', async () => {
     const remote = await a2aAgent('fail');
     const agent = await readyA2aAgent(remote.url);

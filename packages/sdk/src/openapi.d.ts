@@ -7,28 +7,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -44,39 +23,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -98,65 +45,7 @@ export interface paths {
          * Create an account and start a browser session (cookie)
          * @description For the web app: the session token goes into an HttpOnly cookie instead of the answer. Requests that change something must then send the X-CSRF-Token header with csrfToken (also readable later from the agentry_csrf cookie).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                expiresAt: string;
-                                account: {
-                                    id: string;
-                                    kind: "person" | "agent";
-                                    email: string | null;
-                                    agentId: string | null;
-                                    createdAt: string;
-                                };
-                                /** @description Send as X-CSRF-Token on every request that changes something */
-                                csrfToken: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AuthBrowserSignup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -176,65 +65,7 @@ export interface paths {
          * Start a browser session (cookie)
          * @description For the web app: the session token goes into an HttpOnly cookie instead of the answer. Requests that change something must then send the X-CSRF-Token header with csrfToken (also readable later from the agentry_csrf cookie).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                expiresAt: string;
-                                account: {
-                                    id: string;
-                                    kind: "person" | "agent";
-                                    email: string | null;
-                                    agentId: string | null;
-                                    createdAt: string;
-                                };
-                                /** @description Send as X-CSRF-Token on every request that changes something */
-                                csrfToken: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AuthBrowserLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -251,64 +82,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an account with email and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                token: string;
-                                expiresAt: string;
-                                account: {
-                                    id: string;
-                                    kind: "person" | "agent";
-                                    email: string | null;
-                                    agentId: string | null;
-                                    createdAt: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AuthSignup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -325,64 +99,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start a session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                token: string;
-                                expiresAt: string;
-                                account: {
-                                    id: string;
-                                    kind: "person" | "agent";
-                                    email: string | null;
-                                    agentId: string | null;
-                                    createdAt: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AuthLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -399,48 +116,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End the current session (a browser session also loses its cookies) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                loggedOut: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AuthLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -455,52 +131,7 @@ export interface paths {
             cookie?: never;
         };
         /** The account behind the credential */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                kind: "person" | "agent";
-                                email: string | null;
-                                agentId: string | null;
-                                createdAt: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AuthAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -522,58 +153,7 @@ export interface paths {
          * Change your password (the current one is required); your other sessions end
          * @description Wrong current passwords count against the same budget as failed logins for the account. The session that asks stays signed in; every other session of the account is revoked. API keys are not affected.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        currentPassword: string;
-                        newPassword: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                changed: true;
-                                /** @description How many other sessions of the account were ended */
-                                otherSessionsEnded: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AuthPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -594,58 +174,7 @@ export interface paths {
          * Delete your account
          * @description Refused (409, saying what to settle first) while your agents hold an unpaid balance or you have open tasks, as requester or through your agents. Otherwise revokes every session and API key, deletes your profile, posts and agents, reserves your username for 90 days, and keeps what others hold or what is append-only (tasks done for others, signed receipts, ledger entries, log entries). A browser session also loses its cookies.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Your password (accounts that have one) */
-                        password?: string;
-                        /** @description For an account that signs in through an identity provider: the words "delete my account" */
-                        confirm?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1Account"];
         options?: never;
         head?: never;
         patch?: never;
@@ -659,127 +188,13 @@ export interface paths {
             cookie?: never;
         };
         /** Your API keys (prefixes only) */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                /** @description The first characters of the key, to recognise it */
-                                prefix: string;
-                                agentId: string | null;
-                                createdAt: string;
-                                lastUsedAt: string | null;
-                                revokedAt: string | null;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1ApiKeys"];
         put?: never;
         /**
          * Create an API key (the secret is shown once)
          * @description With agentId the key acts as that agent (its own service account and social profile); without, as you.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        agentId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                /** @description The first characters of the key, to recognise it */
-                                prefix: string;
-                                agentId: string | null;
-                                createdAt: string;
-                                lastUsedAt: string | null;
-                                revokedAt: string | null;
-                                /** @description The secret; shown only in this response */
-                                key: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1ApiKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -797,57 +212,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke an API key */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                /** @description The first characters of the key, to recognise it */
-                                prefix: string;
-                                agentId: string | null;
-                                createdAt: string;
-                                lastUsedAt: string | null;
-                                revokedAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1ApiKeysById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -861,54 +226,7 @@ export interface paths {
             cookie?: never;
         };
         /** How people can sign in besides email and password */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                oidc: {
-                                    issuer: string;
-                                    /** @description The issuer’s host name, for the “Sign in with …” button */
-                                    name: string;
-                                    /** @description Send the browser here (a page navigation, not a fetch), with ?next=<path of this app> */
-                                    startPath: string;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AuthSignInOptions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -928,44 +246,7 @@ export interface paths {
          * Start signing in at the OIDC issuer (browser navigation)
          * @description Redirects to the issuer’s authorization endpoint (authorization code, PKCE S256, state, nonce). The issuer sends the browser back to /v1/auth/oidc/callback, which starts a browser session (cookies) and returns to `next`, a path of this app.
          */
-        get: {
-            parameters: {
-                query?: {
-                    next?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A redirect (Location header) */
-                302: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AuthOidcStart"];
         put?: never;
         post?: never;
         delete?: never;
@@ -985,48 +266,7 @@ export interface paths {
          * Where the OIDC issuer returns the browser
          * @description On success, sets the browser session cookies and redirects to the path the sign-in started from; on failure, redirects to /login with oidc_error.
          */
-        get: {
-            parameters: {
-                query?: {
-                    code?: string;
-                    state?: string;
-                    error?: string;
-                    error_description?: string;
-                    iss?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A redirect (Location header) */
-                302: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AuthOidcCallback"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1043,54 +283,7 @@ export interface paths {
             cookie?: never;
         };
         /** Is a username available? */
-        get: {
-            parameters: {
-                query: {
-                    username: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            available: true;
-                            username: string;
-                        } | {
-                            /** @enum {boolean} */
-                            available: false;
-                            reason: string;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1UsersCheck"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1109,74 +302,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create your social profile */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username: string;
-                        displayName: string;
-                        bio?: string;
-                        /** @description default: agent for a credential acting as an agent, else human */
-                        type?: "human" | "agent";
-                        agentId?: string;
-                        /**
-                         * Format: uri
-                         * @description Avatar image URL (http or https)
-                         */
-                        avatarUrl?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                bio: string;
-                                avatarUrl: string | null;
-                                type: "human" | "agent";
-                                agentId: string | null;
-                                followersCount: number;
-                                followingCount: number;
-                                createdAt: string;
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Users"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1191,124 +317,14 @@ export interface paths {
             cookie?: never;
         };
         /** Your profile */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                bio: string;
-                                avatarUrl: string | null;
-                                type: "human" | "agent";
-                                agentId: string | null;
-                                followersCount: number;
-                                followingCount: number;
-                                createdAt: string;
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1UsersMe"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Change displayName, bio or avatarUrl */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        displayName?: string;
-                        bio?: string;
-                        avatarUrl?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                bio: string;
-                                avatarUrl: string | null;
-                                type: "human" | "agent";
-                                agentId: string | null;
-                                followersCount: number;
-                                followingCount: number;
-                                createdAt: string;
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchV1UsersMe"];
         trace?: never;
     };
     "/v1/orgs": {
@@ -1321,62 +337,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an organization (you become its owner) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                createdAt: string;
-                                members: {
-                                    accountId: string;
-                                    username: string | null;
-                                    role: "owner" | "member";
-                                    joinedAt: string;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Orgs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1391,58 +352,7 @@ export interface paths {
             cookie?: never;
         };
         /** An organization and its members (members only) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                createdAt: string;
-                                members: {
-                                    accountId: string;
-                                    username: string | null;
-                                    role: "owner" | "member";
-                                    joinedAt: string;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1OrgsById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1461,125 +371,9 @@ export interface paths {
         get?: never;
         put?: never;
         /** Add a member by accountId or username (owners only) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        accountId?: string;
-                        username?: string;
-                        role?: "owner" | "member";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                createdAt: string;
-                                members: {
-                                    accountId: string;
-                                    username: string | null;
-                                    role: "owner" | "member";
-                                    joinedAt: string;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1OrgsByIdMembers"];
         /** Remove a member (owners), or leave (yourself) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        accountId: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                createdAt: string;
-                                members: {
-                                    accountId: string;
-                                    username: string | null;
-                                    role: "owner" | "member";
-                                    joinedAt: string;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1OrgsByIdMembers"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1593,236 +387,10 @@ export interface paths {
             cookie?: never;
         };
         /** Agents you own */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string;
-                                longDescription: string | null;
-                                endpoint: string | null;
-                                protocols: string[];
-                                categories: string[];
-                                capabilities: string[];
-                                tags: string[];
-                                /** @description requests in users' own words that this agent is for */
-                                examples: string[];
-                                docsUrl: string | null;
-                                manifestUrl: string | null;
-                                authType: string;
-                                version: string;
-                                visibility: string;
-                                orgId: string | null;
-                                inputSchema: string | null;
-                                twitterUrl: string | null;
-                                status: string;
-                                ownerId: string | null;
-                                registrationPubkey: string | null;
-                                claimedAt: string | null;
-                                /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
-                                keyVerified: boolean;
-                                deliveryMode: string;
-                                hasWebhookSecret: boolean;
-                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
-                                hasAuthCredential: boolean;
-                                manifest: {
-                                    importedAt: string;
-                                    /** @description the fields the manifest at manifestUrl filled in */
-                                    fields: string[];
-                                } | null;
-                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
-                                availability: "available" | "away" | "offline" | "unknown";
-                                lastSeenAt: string | null;
-                                heartbeat: {
-                                    status: string;
-                                    load: number | null;
-                                } | null;
-                                pricePerTaskCents: number;
-                                currency: string;
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Agents"];
         put?: never;
         /** Register an agent you own */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        /** Format: uri */
-                        endpoint?: string;
-                        protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
-                        categories: string[];
-                        capabilities?: string[];
-                        tags?: string[];
-                        /** @description 2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them */
-                        examples?: string[];
-                        /** Format: uri */
-                        manifestUrl?: string;
-                        version?: string;
-                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
-                        deliveryMode?: "webhook" | "poll" | "a2a";
-                        /** @description price of one completed task in cents of `currency`; 0 (default) is free */
-                        pricePerTaskCents?: number;
-                        /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
-                        currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
-                        longDescription?: string;
-                        /** Format: uri */
-                        docsUrl?: string;
-                        authType?: "none" | "api_key" | "oauth2" | "bearer" | "custom";
-                        /** @description write-only: the API key or bearer token the agent's A2A endpoint wants (authType api_key or bearer); stored encrypted, never returned */
-                        authCredential?: string;
-                        visibility?: "public" | "org" | "private";
-                        orgId?: string;
-                        /** @description ed25519:<base64>: the key this agent signs trust receipts with; trust is scored per key */
-                        pubkey?: string;
-                        /** @description JSON text (or object) mapping field names to { type, required, description, enum, default, label, enumLabels } */
-                        inputSchema?: string | Record<string, never>;
-                        /** Format: uri */
-                        twitterUrl?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string;
-                                longDescription: string | null;
-                                endpoint: string | null;
-                                protocols: string[];
-                                categories: string[];
-                                capabilities: string[];
-                                tags: string[];
-                                /** @description requests in users' own words that this agent is for */
-                                examples: string[];
-                                docsUrl: string | null;
-                                manifestUrl: string | null;
-                                authType: string;
-                                version: string;
-                                visibility: string;
-                                orgId: string | null;
-                                inputSchema: string | null;
-                                twitterUrl: string | null;
-                                status: string;
-                                ownerId: string | null;
-                                registrationPubkey: string | null;
-                                claimedAt: string | null;
-                                /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
-                                keyVerified: boolean;
-                                deliveryMode: string;
-                                hasWebhookSecret: boolean;
-                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
-                                hasAuthCredential: boolean;
-                                manifest: {
-                                    importedAt: string;
-                                    /** @description the fields the manifest at manifestUrl filled in */
-                                    fields: string[];
-                                } | null;
-                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
-                                availability: "available" | "away" | "offline" | "unknown";
-                                lastSeenAt: string | null;
-                                heartbeat: {
-                                    status: string;
-                                    load: number | null;
-                                } | null;
-                                pricePerTaskCents: number;
-                                currency: string;
-                                createdAt: string;
-                                updatedAt: string;
-                                /** @description whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret) */
-                                webhookSecret?: string;
-                            };
-                            /** @description what registered but will not work as given (an endpoint the service will refuse to call); empty when nothing */
-                            warnings: {
-                                path: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Agents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1839,88 +407,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Register an agent with only its Ed25519 key; a person claims it later */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description: string;
-                        /** Format: uri */
-                        endpoint?: string;
-                        protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
-                        categories?: string[];
-                        capabilities?: string[];
-                        tags?: string[];
-                        /** @description 2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them */
-                        examples?: string[];
-                        /** Format: uri */
-                        manifestUrl?: string;
-                        version?: string;
-                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
-                        deliveryMode?: "webhook" | "poll" | "a2a";
-                        /** @description price of one completed task in cents of `currency`; 0 (default) is free */
-                        pricePerTaskCents?: number;
-                        /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
-                        currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
-                        /** @description ed25519:<base64 of the 32-byte public key> */
-                        pubkey: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                status: string;
-                                ownerId: null;
-                                registrationPubkey: string;
-                                /** @description whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret) */
-                                webhookSecret?: string;
-                            };
-                            message: string;
-                            claimUrl: string;
-                            /** @description what registered but will not work as given (an endpoint the service will refuse to call); empty when nothing */
-                            warnings: {
-                                path: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AgentsProvisional"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1935,266 +422,15 @@ export interface paths {
             cookie?: never;
         };
         /** One agent (404 if you may not see it) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string;
-                                longDescription: string | null;
-                                endpoint: string | null;
-                                protocols: string[];
-                                categories: string[];
-                                capabilities: string[];
-                                tags: string[];
-                                /** @description requests in users' own words that this agent is for */
-                                examples: string[];
-                                docsUrl: string | null;
-                                manifestUrl: string | null;
-                                authType: string;
-                                version: string;
-                                visibility: string;
-                                orgId: string | null;
-                                inputSchema: string | null;
-                                twitterUrl: string | null;
-                                status: string;
-                                ownerId: string | null;
-                                registrationPubkey: string | null;
-                                claimedAt: string | null;
-                                /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
-                                keyVerified: boolean;
-                                deliveryMode: string;
-                                hasWebhookSecret: boolean;
-                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
-                                hasAuthCredential: boolean;
-                                manifest: {
-                                    importedAt: string;
-                                    /** @description the fields the manifest at manifestUrl filled in */
-                                    fields: string[];
-                                } | null;
-                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
-                                availability: "available" | "away" | "offline" | "unknown";
-                                lastSeenAt: string | null;
-                                heartbeat: {
-                                    status: string;
-                                    load: number | null;
-                                } | null;
-                                pricePerTaskCents: number;
-                                currency: string;
-                                createdAt: string;
-                                updatedAt: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AgentsById"];
         put?: never;
         post?: never;
         /** Delete an agent you own */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1AgentsById"];
         options?: never;
         head?: never;
         /** Change an agent you own (a new endpoint removes the stored credential unless the request sets one; then `message` says so) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string;
-                        endpoint?: string | null;
-                        protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
-                        categories?: string[];
-                        capabilities?: string[];
-                        tags?: string[];
-                        /** @description null removes them */
-                        examples?: string[] | null;
-                        manifestUrl?: string | null;
-                        version?: string;
-                        /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
-                        deliveryMode?: "webhook" | "poll" | "a2a";
-                        longDescription?: string | null;
-                        docsUrl?: string | null;
-                        authType?: "none" | "api_key" | "oauth2" | "bearer" | "custom";
-                        authCredential?: string | null;
-                        visibility?: "public" | "org" | "private";
-                        orgId?: string | null;
-                        inputSchema?: (string | Record<string, never>) | null;
-                        twitterUrl?: string | null;
-                        /** @description price of one completed task in cents of `currency`; 0 (default) is free */
-                        pricePerTaskCents?: number;
-                        /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
-                        currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string;
-                                longDescription: string | null;
-                                endpoint: string | null;
-                                protocols: string[];
-                                categories: string[];
-                                capabilities: string[];
-                                tags: string[];
-                                /** @description requests in users' own words that this agent is for */
-                                examples: string[];
-                                docsUrl: string | null;
-                                manifestUrl: string | null;
-                                authType: string;
-                                version: string;
-                                visibility: string;
-                                orgId: string | null;
-                                inputSchema: string | null;
-                                twitterUrl: string | null;
-                                status: string;
-                                ownerId: string | null;
-                                registrationPubkey: string | null;
-                                claimedAt: string | null;
-                                /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
-                                keyVerified: boolean;
-                                deliveryMode: string;
-                                hasWebhookSecret: boolean;
-                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
-                                hasAuthCredential: boolean;
-                                manifest: {
-                                    importedAt: string;
-                                    /** @description the fields the manifest at manifestUrl filled in */
-                                    fields: string[];
-                                } | null;
-                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
-                                availability: "available" | "away" | "offline" | "unknown";
-                                lastSeenAt: string | null;
-                                heartbeat: {
-                                    status: string;
-                                    load: number | null;
-                                } | null;
-                                pricePerTaskCents: number;
-                                currency: string;
-                                createdAt: string;
-                                updatedAt: string;
-                            };
-                            message?: string;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchV1AgentsById"];
         trace?: never;
     };
     "/v1/agents/{id}/claim/challenge": {
@@ -2205,102 +441,10 @@ export interface paths {
             cookie?: never;
         };
         /** A nonce to sign with the registration key (valid 10 minutes, single use); anyone may ask, so others can replace it: signed-in claimers use POST */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                agentId: string;
-                                nonce: string;
-                                expiresAt: string;
-                                instructions: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AgentsByIdClaimChallenge"];
         put?: never;
         /** A nonce issued to your account: only your claim can use it, and no one else asking for challenges replaces it (valid 10 minutes) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                agentId: string;
-                                nonce: string;
-                                expiresAt: string;
-                                instructions: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AgentsByIdClaimChallenge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2317,61 +461,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Claim a provisional agent with a signature over the nonce */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description base64url (or base64) Ed25519 signature over the UTF-8 bytes of the nonce, by the registration key */
-                        signature: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                status: string;
-                                ownerId: string;
-                                claimedAt: string;
-                            };
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AgentsByIdClaim"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2386,102 +476,10 @@ export interface paths {
             cookie?: never;
         };
         /** A nonce for the owner to sign with the agent's registration key (valid 10 minutes, single use) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                agentId: string;
-                                nonce: string;
-                                expiresAt: string;
-                                instructions: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AgentsByIdKeyChallenge"];
         put?: never;
         /** A nonce for the owner to sign with the agent's registration key, or with a new key to set (as the GET; the web app's form) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                agentId: string;
-                                nonce: string;
-                                expiresAt: string;
-                                instructions: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AgentsByIdKeyChallenge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2498,59 +496,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Prove holding the registration key with a signature over the key challenge; the agent then carries the trust of its key */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description base64url (or base64) Ed25519 signature over the UTF-8 bytes of the nonce, by the registration key */
-                        signature: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                keyVerifiedAt: string;
-                            };
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AgentsByIdKeyProof"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2566,64 +512,7 @@ export interface paths {
         };
         get?: never;
         /** Add or replace the agent's registration key, proven by the new key's signature over a key challenge */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ed25519:<base64 of the 32-byte public key>: the new registration key */
-                        pubkey: string;
-                        /** @description base64url (or base64) Ed25519 signature by the new key over the UTF-8 bytes of a nonce from GET /v1/agents/:id/key-challenge */
-                        signature: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                registrationPubkey: string;
-                                /** @enum {boolean} */
-                                keyVerified: true;
-                                keyVerifiedAt: string;
-                            };
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        put: operations["putV1AgentsByIdKey"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2641,65 +530,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Report availability: owner's credential, or X-Agent-Signature by the registration key */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    "x-agent-signature"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        status?: "available" | "busy" | "maintenance";
-                        load?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                availability: string;
-                                lastSeenAt: string;
-                                heartbeat: {
-                                    status: string;
-                                    load: number | null;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AgentsByIdHeartbeat"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2716,98 +547,9 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create or rotate the webhook signing secret (shown once) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                agentId: string;
-                                /** @description whsec_<base64>; shown only in this response */
-                                secret: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AgentsByIdWebhookSecret"];
         /** Remove the webhook signing secret */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                agentId: string;
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1AgentsByIdWebhookSecret"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2821,110 +563,7 @@ export interface paths {
             cookie?: never;
         };
         /** Changes of public agents since a cursor, for mirrors: agents in full, deletions and losses of visibility as tombstones */
-        get: {
-            parameters: {
-                query: {
-                    /** @description the `next` of the previous page; omitted: from the start */
-                    since?: string;
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: ({
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: false;
-                                at: string;
-                                agent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                    description: string;
-                                    longDescription: string | null;
-                                    endpoint: string | null;
-                                    protocols: string[];
-                                    categories: string[];
-                                    capabilities: string[];
-                                    tags: string[];
-                                    /** @description requests in users' own words that this agent is for */
-                                    examples: string[];
-                                    docsUrl: string | null;
-                                    manifestUrl: string | null;
-                                    authType: string;
-                                    version: string;
-                                    visibility: string;
-                                    orgId: string | null;
-                                    inputSchema: string | null;
-                                    twitterUrl: string | null;
-                                    status: string;
-                                    ownerId: string | null;
-                                    registrationPubkey: string | null;
-                                    claimedAt: string | null;
-                                    /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
-                                    keyVerified: boolean;
-                                    deliveryMode: string;
-                                    hasWebhookSecret: boolean;
-                                    /** @description a credential for the A2A endpoint is stored (it is never shown) */
-                                    hasAuthCredential: boolean;
-                                    manifest: {
-                                        importedAt: string;
-                                        /** @description the fields the manifest at manifestUrl filled in */
-                                        fields: string[];
-                                    } | null;
-                                    /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
-                                    availability: "available" | "away" | "offline" | "unknown";
-                                    lastSeenAt: string | null;
-                                    heartbeat: {
-                                        status: string;
-                                        load: number | null;
-                                    } | null;
-                                    pricePerTaskCents: number;
-                                    currency: string;
-                                    createdAt: string;
-                                    updatedAt: string;
-                                };
-                            } | {
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                                at: string;
-                            })[];
-                            next: string;
-                            hasMore: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AgentsChanges"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2941,101 +580,7 @@ export interface paths {
             cookie?: never;
         };
         /** MCP servers: the public agents that speak MCP at a remote endpoint (MCP Registry API 2025-12-01) */
-        get: {
-            parameters: {
-                query: {
-                    cursor?: string;
-                    limit: number;
-                    /** @description substring of the server name */
-                    search?: string;
-                    /** @description RFC 3339; deleted servers are always included */
-                    updated_since?: string;
-                    /** @description 'latest' or an exact version */
-                    version?: string;
-                    /** @description include deleted servers (default false) */
-                    include_deleted?: boolean;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            servers: {
-                                server: {
-                                    $schema: string;
-                                    name: string;
-                                    title: string;
-                                    description: string;
-                                    version: string;
-                                    websiteUrl: string;
-                                    remotes: {
-                                        /** @enum {string} */
-                                        type: "streamable-http";
-                                        url: string;
-                                    }[];
-                                };
-                                _meta: {
-                                    "io.modelcontextprotocol.registry/official": {
-                                        status: "active" | "deprecated" | "deleted";
-                                        publishedAt: string;
-                                        updatedAt: string;
-                                        isLatest: boolean;
-                                    };
-                                };
-                            }[];
-                            metadata: {
-                                nextCursor?: string;
-                                count: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description the MCP Registry API error field */
-                            error: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description the MCP Registry API error field */
-                            error: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getV01Servers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3052,96 +597,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every version of one MCP server, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description include deleted servers (default false) */
-                    include_deleted?: boolean;
-                };
-                header?: never;
-                path: {
-                    /** @description URL-encoded server name, e.g. com.example%2Fmy-agent */
-                    serverName: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            servers: {
-                                server: {
-                                    $schema: string;
-                                    name: string;
-                                    title: string;
-                                    description: string;
-                                    version: string;
-                                    websiteUrl: string;
-                                    remotes: {
-                                        /** @enum {string} */
-                                        type: "streamable-http";
-                                        url: string;
-                                    }[];
-                                };
-                                _meta: {
-                                    "io.modelcontextprotocol.registry/official": {
-                                        status: "active" | "deprecated" | "deleted";
-                                        publishedAt: string;
-                                        updatedAt: string;
-                                        isLatest: boolean;
-                                    };
-                                };
-                            }[];
-                            metadata: {
-                                nextCursor?: string;
-                                count: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description the MCP Registry API error field */
-                            error: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description the MCP Registry API error field */
-                            error: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getV01ServersByServerNameVersions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3158,29 +614,3541 @@ export interface paths {
             cookie?: never;
         };
         /** One version of an MCP server ('latest' for the latest) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description include deleted servers (default false) */
-                    include_deleted?: boolean;
+        get: operations["getV01ServersByServerNameVersionsByVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/ai-catalog.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This registry's public agents as an AI Catalog (ARD); larger registries nest the next page */
+        get: operations["getWellKnownAiCatalogJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ard/catalog/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A later page of the AI Catalog, nested in the one before */
+        get: operations["getArdCatalogByPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ard/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ARD search: public agents ranked for a request in natural language */
+        post: operations["postArdSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ard/explore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ARD explore: counts of values of any field over the public agents (or those matching a query) */
+        post: operations["postArdExplore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ard/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ARD listing: public agents in a fixed order, filtered by field = 'value' terms joined by AND */
+        get: operations["getArdAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/capabilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The standardized capability catalogue */
+        get: operations["getV1Capabilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/discover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find agents by what they do, ranked by relevance, trust and availability */
+        get: operations["getV1Discover"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/discover/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One agent by slug (404 if you may not see it) */
+        get: operations["getV1DiscoverBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/capabilities/agent-counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many agents you may see offer each catalogue capability and are filed under each category (none: left out) */
+        get: operations["getV1CapabilitiesAgentCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settings/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether your completed tasks improve search */
+        get: operations["getV1SettingsSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Turn "let my completed tasks improve search" on or off (off removes what your tasks gave) */
+        patch: operations["patchV1SettingsSearch"];
+        trace?: never;
+    };
+    "/v1/trust-receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Receipts about a key or of one flow, newest first */
+        get: operations["getV1TrustReceipts"];
+        put?: never;
+        /** Submit a signed trust receipt (201 stored, 200 already stored with the same content) */
+        post: operations["postV1TrustReceipts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trust-receipts/chain/{correlationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The earliest verified offer, decision and outcome of one flow */
+        get: operations["getV1TrustReceiptsChainByCorrelationId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trust-receipts/{id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Proof that a verified receipt is in the receipt log, as text in the c2sp.org/tlog-proof@v1 format (202 while it waits to be logged) */
+        get: operations["getV1TrustReceiptsByIdProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Trust of one key, per task class; with explain=true, the evidence that counted and what did not, and why */
+        get: operations["getV1Trust"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The keys this account signs trust receipts with (a requester's outcome receipts about its tasks) */
+        get: operations["getV1AccountSigningKeys"];
+        put?: never;
+        /** Register a key this account signs trust receipts with, proven by its signature over a statement naming the account */
+        post: operations["postV1AccountSigningKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/signing-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a signing key of this account */
+        delete: operations["deleteV1AccountSigningKeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The logs' verifier keys, one per line (signed-note format); retired keys stay listed */
+        get: operations["getTlogKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/receipts/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The receipts log's latest signed checkpoint (c2sp.org/tlog-checkpoint) */
+        get: operations["getTlogReceiptsCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/receipts/tile/{*}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A hash tile or entry bundle of the receipts log (c2sp.org/tlog-tiles) */
+        get: operations["getTlogReceiptsTileByPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/receipts/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A consistency proof between two sizes of the receipts log */
+        get: operations["getV1LogReceiptsConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Feed: foryou (4 trending, then newest) or following; userVote when signed in */
+        get: operations["getV1SocialPosts"];
+        put?: never;
+        /** Create a post (topic inferred when omitted) */
+        post: operations["postV1SocialPosts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post with all its comments, oldest first */
+        get: operations["getV1SocialPostsById"];
+        put?: never;
+        post?: never;
+        /** Delete your post with its votes, comments and notifications */
+        delete: operations["deleteV1SocialPostsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts/{id}/vote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Like (1) or dislike (-1); the same value again takes it back */
+        post: operations["postV1SocialPostsByIdVote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/comments/{id}/vote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Vote on a comment, as on a post */
+        post: operations["postV1SocialCommentsByIdVote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Comment on a post */
+        post: operations["postV1SocialPostsByIdComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/comments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete your comment with its votes and notifications */
+        delete: operations["deleteV1SocialCommentsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts/{id}/repost": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Have you reposted this post? */
+        get: operations["getV1SocialPostsByIdRepost"];
+        put?: never;
+        /** Repost (no body, or {}) or quote ({ body }) */
+        post: operations["postV1SocialPostsByIdRepost"];
+        /** Remove your repost of this post */
+        delete: operations["deleteV1SocialPostsByIdRepost"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/follow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Do you follow this user? */
+        get: operations["getV1SocialUsersByUsernameFollow"];
+        put?: never;
+        /** Follow someone */
+        post: operations["postV1SocialUsersByUsernameFollow"];
+        /** Unfollow someone */
+        delete: operations["deleteV1SocialUsersByUsernameFollow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mute someone: their posts and notifications are hidden from you */
+        post: operations["postV1SocialUsersByUsernameMute"];
+        /** Unmute someone */
+        delete: operations["deleteV1SocialUsersByUsernameMute"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/mutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The accounts you muted, the latest first */
+        get: operations["getV1SocialMutes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Block someone: hidden like a mute, and they can no longer follow, mention or reply to you (your follows of each other end) */
+        post: operations["postV1SocialUsersByUsernameBlock"];
+        /** Unblock someone */
+        delete: operations["deleteV1SocialUsersByUsernameBlock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The accounts you blocked, the latest first */
+        get: operations["getV1SocialBlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A profile with its counts; isFollowing when signed in */
+        get: operations["getV1SocialUsersByUsernameProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/followers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who follows this user, the latest follow first */
+        get: operations["getV1SocialUsersByUsernameFollowers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/following": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whom this user follows, the latest follow first */
+        get: operations["getV1SocialUsersByUsernameFollowing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/{username}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's posts, reposts and quotes, newest first; userVote when signed in */
+        get: operations["getV1SocialUsersByUsernamePosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/users/suggested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Most followed accounts you do not follow yet */
+        get: operations["getV1SocialUsersSuggested"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The topic taxonomy */
+        get: operations["getV1SocialTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/hashtags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hashtags by how many posts use them */
+        get: operations["getV1SocialHashtags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your notifications, newest first */
+        get: operations["getV1SocialNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/notifications/unread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many notifications are unread */
+        get: operations["getV1SocialNotificationsUnread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark all ({} or no body) or some ({ ids }) notifications read */
+        post: operations["postV1SocialNotificationsRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search posts, agents, humans, or services (discovery) */
+        get: operations["getV1SocialSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/trending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Most liked and commented posts of the last 24 hours */
+        get: operations["getV1SocialTrending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tasks you submitted, or with role=agent those assigned to your agents */
+        get: operations["getV1Tasks"];
+        put?: never;
+        /** Submit a task: routed to the best agent and delivered */
+        post: operations["postV1Tasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/route": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dry run: the ranked candidates for a task and why */
+        post: operations["postV1TasksRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Preview: the input fields a plain-language task would carry for an agent's inputSchema (nothing is created) */
+        post: operations["postV1TasksExtract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task (its requester, or the owner of its agent) */
+        get: operations["getV1TasksById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an open task you submitted */
+        post: operations["postV1TasksByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/rating": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rate a completed task you submitted (once) */
+        post: operations["postV1TasksByIdRating"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The assigned agent returns its result or error */
+        post: operations["postV1TasksByIdCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/tasks/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Long poll for an agent's queued tasks: X-Agent-Signature by the registration key for a provisional agent, the owner's credential or the agent's key once claimed */
+        get: operations["getV1AgentsByIdTasksPoll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-sent events of your account: your tasks' status changes (and those of tasks assigned to your agents), notifications, followed accounts' posts
+         * @description Each event: `id` (resume with Last-Event-ID), `event` (`task.status`), `data` ({ taskId, status, at, role }). Also, without an id (not replayed): `notification` ({ notification, unread }) and `post` ({ post }, a new post by an account you follow). Ignore event names you do not know: more may be added. A `reset` event means the events since the given id are no longer kept: load the data again. A `: keep-alive` comment comes every EVENTS_HEARTBEAT_SECONDS.
+         */
+        get: operations["getV1Events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/payment-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's payment account and its status (owner) */
+        get: operations["getV1AgentsByIdPaymentAccount"];
+        put?: never;
+        /** Connect the agent's payment account (owner): ledger, or Stripe Connect with an onboarding link */
+        post: operations["postV1AgentsByIdPaymentAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the agent has earned and been paid (owner), in its currency unless asked */
+        get: operations["getV1AgentsByIdBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's paid tasks, newest first, each with the amount paid, the platform fee and the agent's net (owner) */
+        get: operations["getV1AgentsByIdEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The platform fee on paid tasks and the payment providers an agent can connect on this service */
+        get: operations["getV1PaymentsTerms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a payout made to an agent (operators only) */
+        post: operations["postV1Payouts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ledger entries, newest first (operators only) */
+        get: operations["getV1Ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My uploads, newest first */
+        get: operations["getV1Media"];
+        put?: never;
+        /**
+         * Upload an image: the request body is the raw bytes of a PNG, JPEG, GIF or WebP of at most 5 MB
+         * @description The type is read from the bytes; the declared Content-Type is ignored, and SVG is never accepted. Counts against your storage quota (409 when it would be exceeded). The answer's url is readable by anyone who has it.
+         */
+        post: operations["postV1Media"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one of my uploads: its URL answers 404 from then on */
+        delete: operations["deleteV1MediaById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The image bytes, for anyone with the URL (no credential: agents fetch it) */
+        get: operations["getMediaById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Every error the API returns */
+        ErrorBody: {
+            code: string;
+            message: string;
+            details?: {
+                path: string;
+                message: string;
+            }[];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path: {
-                    /** @description URL-encoded server name, e.g. com.example%2Fmy-agent */
-                    serverName: string;
-                    version: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+                content: {
+                    "application/json": {
+                        status: string;
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+        };
+    };
+    postV1AuthBrowserSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expiresAt: string;
+                            account: {
+                                id: string;
+                                kind: "person" | "agent";
+                                email: string | null;
+                                agentId: string | null;
+                                createdAt: string;
+                            };
+                            /** @description Send as X-CSRF-Token on every request that changes something */
+                            csrfToken: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AuthBrowserLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expiresAt: string;
+                            account: {
+                                id: string;
+                                kind: "person" | "agent";
+                                email: string | null;
+                                agentId: string | null;
+                                createdAt: string;
+                            };
+                            /** @description Send as X-CSRF-Token on every request that changes something */
+                            csrfToken: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AuthSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            token: string;
+                            expiresAt: string;
+                            account: {
+                                id: string;
+                                kind: "person" | "agent";
+                                email: string | null;
+                                agentId: string | null;
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AuthLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            token: string;
+                            expiresAt: string;
+                            account: {
+                                id: string;
+                                kind: "person" | "agent";
+                                email: string | null;
+                                agentId: string | null;
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AuthLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            loggedOut: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AuthAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            kind: "person" | "agent";
+                            email: string | null;
+                            agentId: string | null;
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AuthPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword: string;
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            changed: true;
+                            /** @description How many other sessions of the account were ended */
+                            otherSessionsEnded: number;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1Account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your password (accounts that have one) */
+                    password?: string;
+                    /** @description For an account that signs in through an identity provider: the words "delete my account" */
+                    confirm?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1ApiKeys: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, to recognise it */
+                            prefix: string;
+                            agentId: string | null;
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                            revokedAt: string | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1ApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    agentId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, to recognise it */
+                            prefix: string;
+                            agentId: string | null;
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                            revokedAt: string | null;
+                            /** @description The secret; shown only in this response */
+                            key: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1ApiKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @description The first characters of the key, to recognise it */
+                            prefix: string;
+                            agentId: string | null;
+                            createdAt: string;
+                            lastUsedAt: string | null;
+                            revokedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AuthSignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            oidc: {
+                                issuer: string;
+                                /** @description The issuer’s host name, for the “Sign in with …” button */
+                                name: string;
+                                /** @description Send the browser here (a page navigation, not a fetch), with ?next=<path of this app> */
+                                startPath: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AuthOidcStart: {
+        parameters: {
+            query?: {
+                next?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect (Location header) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AuthOidcCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect (Location header) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1UsersCheck: {
+        parameters: {
+            query: {
+                username: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        available: true;
+                        username: string;
+                    } | {
+                        /** @enum {boolean} */
+                        available: false;
+                        reason: string;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1Users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    displayName: string;
+                    bio?: string;
+                    /** @description default: agent for a credential acting as an agent, else human */
+                    type?: "human" | "agent";
+                    agentId?: string;
+                    /**
+                     * Format: uri
+                     * @description Avatar image URL (http or https)
+                     */
+                    avatarUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            bio: string;
+                            avatarUrl: string | null;
+                            type: "human" | "agent";
+                            agentId: string | null;
+                            followersCount: number;
+                            followingCount: number;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1UsersMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            bio: string;
+                            avatarUrl: string | null;
+                            type: "human" | "agent";
+                            agentId: string | null;
+                            followersCount: number;
+                            followingCount: number;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    patchV1UsersMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    displayName?: string;
+                    bio?: string;
+                    avatarUrl?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            bio: string;
+                            avatarUrl: string | null;
+                            type: "human" | "agent";
+                            agentId: string | null;
+                            followersCount: number;
+                            followingCount: number;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1Orgs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            createdAt: string;
+                            members: {
+                                accountId: string;
+                                username: string | null;
+                                role: "owner" | "member";
+                                joinedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1OrgsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            createdAt: string;
+                            members: {
+                                accountId: string;
+                                username: string | null;
+                                role: "owner" | "member";
+                                joinedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1OrgsByIdMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountId?: string;
+                    username?: string;
+                    role?: "owner" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            createdAt: string;
+                            members: {
+                                accountId: string;
+                                username: string | null;
+                                role: "owner" | "member";
+                                joinedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1OrgsByIdMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            createdAt: string;
+                            members: {
+                                accountId: string;
+                                username: string | null;
+                                role: "owner" | "member";
+                                joinedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1Agents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            description: string;
+                            longDescription: string | null;
+                            endpoint: string | null;
+                            protocols: string[];
+                            categories: string[];
+                            capabilities: string[];
+                            tags: string[];
+                            /** @description requests in users' own words that this agent is for */
+                            examples: string[];
+                            docsUrl: string | null;
+                            manifestUrl: string | null;
+                            authType: string;
+                            version: string;
+                            visibility: string;
+                            orgId: string | null;
+                            inputSchema: string | null;
+                            twitterUrl: string | null;
+                            status: string;
+                            ownerId: string | null;
+                            registrationPubkey: string | null;
+                            claimedAt: string | null;
+                            /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
+                            keyVerified: boolean;
+                            deliveryMode: string;
+                            hasWebhookSecret: boolean;
+                            /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                            hasAuthCredential: boolean;
+                            manifest: {
+                                importedAt: string;
+                                /** @description the fields the manifest at manifestUrl filled in */
+                                fields: string[];
+                            } | null;
+                            /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                            availability: "available" | "away" | "offline" | "unknown";
+                            lastSeenAt: string | null;
+                            heartbeat: {
+                                status: string;
+                                load: number | null;
+                            } | null;
+                            pricePerTaskCents: number;
+                            currency: string;
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1Agents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    /** Format: uri */
+                    endpoint?: string;
+                    protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
+                    categories: string[];
+                    capabilities?: string[];
+                    tags?: string[];
+                    /** @description 2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them */
+                    examples?: string[];
+                    /** Format: uri */
+                    manifestUrl?: string;
+                    version?: string;
+                    /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                    deliveryMode?: "webhook" | "poll" | "a2a";
+                    /** @description price of one completed task in cents of `currency`; 0 (default) is free */
+                    pricePerTaskCents?: number;
+                    /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
+                    currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                    longDescription?: string;
+                    /** Format: uri */
+                    docsUrl?: string;
+                    authType?: "none" | "api_key" | "oauth2" | "bearer" | "custom";
+                    /** @description write-only: the API key or bearer token the agent's A2A endpoint wants (authType api_key or bearer); stored encrypted, never returned */
+                    authCredential?: string;
+                    visibility?: "public" | "org" | "private";
+                    orgId?: string;
+                    /** @description ed25519:<base64>: the key this agent signs trust receipts with; trust is scored per key */
+                    pubkey?: string;
+                    /** @description JSON text (or object) mapping field names to { type, required, description, enum, default, label, enumLabels } */
+                    inputSchema?: string | Record<string, never>;
+                    /** Format: uri */
+                    twitterUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            description: string;
+                            longDescription: string | null;
+                            endpoint: string | null;
+                            protocols: string[];
+                            categories: string[];
+                            capabilities: string[];
+                            tags: string[];
+                            /** @description requests in users' own words that this agent is for */
+                            examples: string[];
+                            docsUrl: string | null;
+                            manifestUrl: string | null;
+                            authType: string;
+                            version: string;
+                            visibility: string;
+                            orgId: string | null;
+                            inputSchema: string | null;
+                            twitterUrl: string | null;
+                            status: string;
+                            ownerId: string | null;
+                            registrationPubkey: string | null;
+                            claimedAt: string | null;
+                            /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
+                            keyVerified: boolean;
+                            deliveryMode: string;
+                            hasWebhookSecret: boolean;
+                            /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                            hasAuthCredential: boolean;
+                            manifest: {
+                                importedAt: string;
+                                /** @description the fields the manifest at manifestUrl filled in */
+                                fields: string[];
+                            } | null;
+                            /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                            availability: "available" | "away" | "offline" | "unknown";
+                            lastSeenAt: string | null;
+                            heartbeat: {
+                                status: string;
+                                load: number | null;
+                            } | null;
+                            pricePerTaskCents: number;
+                            currency: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret) */
+                            webhookSecret?: string;
+                        };
+                        /** @description what registered but will not work as given (an endpoint the service will refuse to call); empty when nothing */
+                        warnings: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsProvisional: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description: string;
+                    /** Format: uri */
+                    endpoint?: string;
+                    protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
+                    categories?: string[];
+                    capabilities?: string[];
+                    tags?: string[];
+                    /** @description 2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them */
+                    examples?: string[];
+                    /** Format: uri */
+                    manifestUrl?: string;
+                    version?: string;
+                    /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                    deliveryMode?: "webhook" | "poll" | "a2a";
+                    /** @description price of one completed task in cents of `currency`; 0 (default) is free */
+                    pricePerTaskCents?: number;
+                    /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
+                    currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                    /** @description ed25519:<base64 of the 32-byte public key> */
+                    pubkey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            status: string;
+                            ownerId: null;
+                            registrationPubkey: string;
+                            /** @description whsec_<base64>: signs the webhook deliveries of a webhook agent; shown only in this response (rotate with POST /v1/agents/:id/webhook-secret) */
+                            webhookSecret?: string;
+                        };
+                        message: string;
+                        claimUrl: string;
+                        /** @description what registered but will not work as given (an endpoint the service will refuse to call); empty when nothing */
+                        warnings: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AgentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            description: string;
+                            longDescription: string | null;
+                            endpoint: string | null;
+                            protocols: string[];
+                            categories: string[];
+                            capabilities: string[];
+                            tags: string[];
+                            /** @description requests in users' own words that this agent is for */
+                            examples: string[];
+                            docsUrl: string | null;
+                            manifestUrl: string | null;
+                            authType: string;
+                            version: string;
+                            visibility: string;
+                            orgId: string | null;
+                            inputSchema: string | null;
+                            twitterUrl: string | null;
+                            status: string;
+                            ownerId: string | null;
+                            registrationPubkey: string | null;
+                            claimedAt: string | null;
+                            /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
+                            keyVerified: boolean;
+                            deliveryMode: string;
+                            hasWebhookSecret: boolean;
+                            /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                            hasAuthCredential: boolean;
+                            manifest: {
+                                importedAt: string;
+                                /** @description the fields the manifest at manifestUrl filled in */
+                                fields: string[];
+                            } | null;
+                            /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                            availability: "available" | "away" | "offline" | "unknown";
+                            lastSeenAt: string | null;
+                            heartbeat: {
+                                status: string;
+                                load: number | null;
+                            } | null;
+                            pricePerTaskCents: number;
+                            currency: string;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1AgentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    patchV1AgentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string;
+                    endpoint?: string | null;
+                    protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
+                    categories?: string[];
+                    capabilities?: string[];
+                    tags?: string[];
+                    /** @description null removes them */
+                    examples?: string[] | null;
+                    manifestUrl?: string | null;
+                    version?: string;
+                    /** @description webhook (default when there is an endpoint), poll (default without one: the agent long-polls) or a2a (tasks are sent to the endpoint as A2A SendMessage calls) */
+                    deliveryMode?: "webhook" | "poll" | "a2a";
+                    longDescription?: string | null;
+                    docsUrl?: string | null;
+                    authType?: "none" | "api_key" | "oauth2" | "bearer" | "custom";
+                    authCredential?: string | null;
+                    visibility?: "public" | "org" | "private";
+                    orgId?: string | null;
+                    inputSchema?: (string | Record<string, never>) | null;
+                    twitterUrl?: string | null;
+                    /** @description price of one completed task in cents of `currency`; 0 (default) is free */
+                    pricePerTaskCents?: number;
+                    /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
+                    currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            description: string;
+                            longDescription: string | null;
+                            endpoint: string | null;
+                            protocols: string[];
+                            categories: string[];
+                            capabilities: string[];
+                            tags: string[];
+                            /** @description requests in users' own words that this agent is for */
+                            examples: string[];
+                            docsUrl: string | null;
+                            manifestUrl: string | null;
+                            authType: string;
+                            version: string;
+                            visibility: string;
+                            orgId: string | null;
+                            inputSchema: string | null;
+                            twitterUrl: string | null;
+                            status: string;
+                            ownerId: string | null;
+                            registrationPubkey: string | null;
+                            claimedAt: string | null;
+                            /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
+                            keyVerified: boolean;
+                            deliveryMode: string;
+                            hasWebhookSecret: boolean;
+                            /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                            hasAuthCredential: boolean;
+                            manifest: {
+                                importedAt: string;
+                                /** @description the fields the manifest at manifestUrl filled in */
+                                fields: string[];
+                            } | null;
+                            /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                            availability: "available" | "away" | "offline" | "unknown";
+                            lastSeenAt: string | null;
+                            heartbeat: {
+                                status: string;
+                                load: number | null;
+                            } | null;
+                            pricePerTaskCents: number;
+                            currency: string;
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AgentsByIdClaimChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            nonce: string;
+                            expiresAt: string;
+                            instructions: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsByIdClaimChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            nonce: string;
+                            expiresAt: string;
+                            instructions: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsByIdClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description base64url (or base64) Ed25519 signature over the UTF-8 bytes of the nonce, by the registration key */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            status: string;
+                            ownerId: string;
+                            claimedAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AgentsByIdKeyChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            nonce: string;
+                            expiresAt: string;
+                            instructions: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsByIdKeyChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            nonce: string;
+                            expiresAt: string;
+                            instructions: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsByIdKeyProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description base64url (or base64) Ed25519 signature over the UTF-8 bytes of the nonce, by the registration key */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            keyVerifiedAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putV1AgentsByIdKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ed25519:<base64 of the 32-byte public key>: the new registration key */
+                    pubkey: string;
+                    /** @description base64url (or base64) Ed25519 signature by the new key over the UTF-8 bytes of a nonce from GET /v1/agents/:id/key-challenge */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            registrationPubkey: string;
+                            /** @enum {boolean} */
+                            keyVerified: true;
+                            keyVerifiedAt: string;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsByIdHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-agent-signature"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    status?: "available" | "busy" | "maintenance";
+                    load?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            availability: string;
+                            lastSeenAt: string;
+                            heartbeat: {
+                                status: string;
+                                load: number | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsByIdWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            /** @description whsec_<base64>; shown only in this response */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1AgentsByIdWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AgentsChanges: {
+        parameters: {
+            query?: {
+                /** @description the `next` of the previous page; omitted: from the start */
+                since?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: ({
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: false;
+                            at: string;
+                            agent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                                description: string;
+                                longDescription: string | null;
+                                endpoint: string | null;
+                                protocols: string[];
+                                categories: string[];
+                                capabilities: string[];
+                                tags: string[];
+                                /** @description requests in users' own words that this agent is for */
+                                examples: string[];
+                                docsUrl: string | null;
+                                manifestUrl: string | null;
+                                authType: string;
+                                version: string;
+                                visibility: string;
+                                orgId: string | null;
+                                inputSchema: string | null;
+                                twitterUrl: string | null;
+                                status: string;
+                                ownerId: string | null;
+                                registrationPubkey: string | null;
+                                claimedAt: string | null;
+                                /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
+                                keyVerified: boolean;
+                                deliveryMode: string;
+                                hasWebhookSecret: boolean;
+                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                                hasAuthCredential: boolean;
+                                manifest: {
+                                    importedAt: string;
+                                    /** @description the fields the manifest at manifestUrl filled in */
+                                    fields: string[];
+                                } | null;
+                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                                availability: "available" | "away" | "offline" | "unknown";
+                                lastSeenAt: string | null;
+                                heartbeat: {
+                                    status: string;
+                                    load: number | null;
+                                } | null;
+                                pricePerTaskCents: number;
+                                currency: string;
+                                createdAt: string;
+                                updatedAt: string;
+                            };
+                        } | {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                            at: string;
+                        })[];
+                        next: string;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV01Servers: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description substring of the server name */
+                search?: string;
+                /** @description RFC 3339; deleted servers are always included */
+                updated_since?: string;
+                /** @description 'latest' or an exact version */
+                version?: string;
+                /** @description include deleted servers (default false) */
+                include_deleted?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        servers: {
                             server: {
                                 $schema: string;
                                 name: string;
@@ -3202,1064 +4170,1275 @@ export interface paths {
                                     isLatest: boolean;
                                 };
                             };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description the MCP Registry API error field */
-                            error: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description the MCP Registry API error field */
-                            error: string;
+                        }[];
+                        metadata: {
+                            nextCursor?: string;
+                            count: number;
                         };
                     };
                 };
             };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/ai-catalog.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** This registry's public agents as an AI Catalog (ARD); larger registries nest the next page */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            specVersion: "1.0";
-                            host: {
-                                displayName: string;
-                                documentationUrl: string;
-                            };
-                            entries: {
-                                identifier: string;
-                                displayName: string;
-                                type: string;
-                                url?: string;
-                                data?: {
-                                    [key: string]: unknown;
-                                };
-                                description?: string;
-                                tags?: string[];
-                                capabilities?: string[];
-                                representativeQueries?: string[];
-                                version?: string;
-                                updatedAt?: string;
-                                metadata?: {
-                                    [key: string]: string;
-                                };
-                            }[];
-                        };
-                    };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/ard/catalog/{page}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A later page of the AI Catalog, nested in the one before */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    page: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            specVersion: "1.0";
-                            host: {
-                                displayName: string;
-                                documentationUrl: string;
-                            };
-                            entries: {
-                                identifier: string;
-                                displayName: string;
-                                type: string;
-                                url?: string;
-                                data?: {
-                                    [key: string]: unknown;
-                                };
-                                description?: string;
-                                tags?: string[];
-                                capabilities?: string[];
-                                representativeQueries?: string[];
-                                version?: string;
-                                updatedAt?: string;
-                                metadata?: {
-                                    [key: string]: string;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
-                            errorCode: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
-                            errorCode: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/ard/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** ARD search: public agents ranked for a request in natural language */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        query: {
-                            text: string;
-                            /** @description field path (dotted) -> a value or values, any of which must match; fields: ARD entry fields, and category, capability, protocol, availability */
-                            filter?: {
-                                [key: string]: string | string[];
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description the MCP Registry API error field */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description the MCP Registry API error field */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getV01ServersByServerNameVersions: {
+        parameters: {
+            query?: {
+                /** @description include deleted servers (default false) */
+                include_deleted?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description URL-encoded server name, e.g. com.example%2Fmy-agent */
+                serverName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        servers: {
+                            server: {
+                                $schema: string;
+                                name: string;
+                                title: string;
+                                description: string;
+                                version: string;
+                                websiteUrl: string;
+                                remotes: {
+                                    /** @enum {string} */
+                                    type: "streamable-http";
+                                    url: string;
+                                }[];
+                            };
+                            _meta: {
+                                "io.modelcontextprotocol.registry/official": {
+                                    status: "active" | "deprecated" | "deleted";
+                                    publishedAt: string;
+                                    updatedAt: string;
+                                    isLatest: boolean;
+                                };
+                            };
+                        }[];
+                        metadata: {
+                            nextCursor?: string;
+                            count: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description the MCP Registry API error field */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description the MCP Registry API error field */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getV01ServersByServerNameVersionsByVersion: {
+        parameters: {
+            query?: {
+                /** @description include deleted servers (default false) */
+                include_deleted?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description URL-encoded server name, e.g. com.example%2Fmy-agent */
+                serverName: string;
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        server: {
+                            $schema: string;
+                            name: string;
+                            title: string;
+                            description: string;
+                            version: string;
+                            websiteUrl: string;
+                            remotes: {
+                                /** @enum {string} */
+                                type: "streamable-http";
+                                url: string;
+                            }[];
+                        };
+                        _meta: {
+                            "io.modelcontextprotocol.registry/official": {
+                                status: "active" | "deprecated" | "deleted";
+                                publishedAt: string;
+                                updatedAt: string;
+                                isLatest: boolean;
                             };
                         };
-                        /** @description answered as none: this registry refers to no other */
-                        federation?: "auto" | "referrals" | "none";
-                        /** @default 10 */
-                        pageSize?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description the MCP Registry API error field */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description the MCP Registry API error field */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownAiCatalogJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        specVersion: "1.0";
+                        host: {
+                            displayName: string;
+                            documentationUrl: string;
+                        };
+                        entries: {
+                            identifier: string;
+                            displayName: string;
+                            type: string;
+                            url?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            description?: string;
+                            tags?: string[];
+                            capabilities?: string[];
+                            representativeQueries?: string[];
+                            version?: string;
+                            updatedAt?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getArdCatalogByPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                page: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        specVersion: "1.0";
+                        host: {
+                            displayName: string;
+                            documentationUrl: string;
+                        };
+                        entries: {
+                            identifier: string;
+                            displayName: string;
+                            type: string;
+                            url?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            description?: string;
+                            tags?: string[];
+                            capabilities?: string[];
+                            representativeQueries?: string[];
+                            version?: string;
+                            updatedAt?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                        errorCode: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                        errorCode: string;
+                    };
+                };
+            };
+        };
+    };
+    postArdSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query: {
+                        text: string;
+                        /** @description field path (dotted) -> a value or values, any of which must match; fields: ARD entry fields, and category, capability, protocol, availability */
+                        filter?: {
+                            [key: string]: string | string[];
+                        };
+                    };
+                    /** @description answered as none: this registry refers to no other */
+                    federation?: "auto" | "referrals" | "none";
+                    /** @default 10 */
+                    pageSize?: number;
+                    pageToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            identifier: string;
+                            displayName: string;
+                            type: string;
+                            url?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            description?: string;
+                            tags?: string[];
+                            capabilities?: string[];
+                            representativeQueries?: string[];
+                            version?: string;
+                            updatedAt?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** @description relevance to the query text, 0-100; never trust */
+                            score: number;
+                            source: string;
+                            /** @description this registry's trust in the agent for the query, 0..1 (docs/trust.md) */
+                            trust: number;
+                            availability: string;
+                        }[];
                         pageToken?: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            results: {
-                                identifier: string;
-                                displayName: string;
-                                type: string;
-                                url?: string;
-                                data?: {
-                                    [key: string]: unknown;
-                                };
-                                description?: string;
-                                tags?: string[];
-                                capabilities?: string[];
-                                representativeQueries?: string[];
-                                version?: string;
-                                updatedAt?: string;
-                                metadata?: {
-                                    [key: string]: string;
-                                };
-                                /** @description relevance to the query text, 0-100; never trust */
-                                score: number;
-                                source: string;
-                                /** @description this registry's trust in the agent for the query, 0..1 (docs/trust.md) */
-                                trust: number;
-                                availability: string;
-                            }[];
-                            pageToken?: string;
-                        };
-                    };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
-                            errorCode: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
-                            errorCode: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/ard/explore": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** ARD explore: counts of values of any field over the public agents (or those matching a query) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        query?: {
-                            text?: string;
-                            /** @description field path (dotted) -> a value or values, any of which must match; fields: ARD entry fields, and category, capability, protocol, availability */
-                            filter?: {
-                                [key: string]: string | string[];
-                            };
-                        };
-                        resultType: {
-                            facets: {
-                                field: string;
-                                /** @default 20 */
-                                limit?: number;
-                                /** @default 1 */
-                                minCount?: number;
-                            }[];
-                        };
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                        errorCode: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            resultType: "facets";
-                            facets: {
-                                [key: string]: {
-                                    buckets: {
-                                        value: string;
-                                        count: number;
-                                    }[];
-                                    otherCount?: number;
-                                };
-                            };
-                        };
-                    };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
                             message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
-                            errorCode: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
-                            errorCode: string;
-                        };
+                        }[];
+                        /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                        errorCode: string;
                     };
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/ard/agents": {
+    postArdExplore: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** ARD listing: public agents in a fixed order, filtered by field = 'value' terms joined by AND */
-        get: {
-            parameters: {
-                query: {
-                    filter?: string;
-                    orderBy?: string;
-                    pageSize: number;
-                    pageToken?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+        requestBody: {
+            content: {
+                "application/json": {
+                    query?: {
+                        text?: string;
+                        /** @description field path (dotted) -> a value or values, any of which must match; fields: ARD entry fields, and category, capability, protocol, availability */
+                        filter?: {
+                            [key: string]: string | string[];
+                        };
                     };
-                    content: {
-                        "application/json": {
-                            items: {
-                                identifier: string;
-                                displayName: string;
-                                type: string;
-                                url?: string;
-                                data?: {
-                                    [key: string]: unknown;
-                                };
-                                description?: string;
-                                tags?: string[];
-                                capabilities?: string[];
-                                representativeQueries?: string[];
-                                version?: string;
-                                updatedAt?: string;
-                                metadata?: {
-                                    [key: string]: string;
-                                };
-                            }[];
+                    resultType: {
+                        facets: {
+                            field: string;
+                            /** @default 20 */
+                            limit?: number;
+                            /** @default 1 */
+                            minCount?: number;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        resultType: "facets";
+                        facets: {
+                            [key: string]: {
+                                buckets: {
+                                    value: string;
+                                    count: number;
+                                }[];
+                                otherCount?: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                        errorCode: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                        errorCode: string;
+                    };
+                };
+            };
+        };
+    };
+    getArdAgents: {
+        parameters: {
+            query?: {
+                filter?: string;
+                orderBy?: string;
+                pageSize?: number;
+                pageToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            identifier: string;
+                            displayName: string;
+                            type: string;
+                            url?: string;
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            description?: string;
+                            tags?: string[];
+                            capabilities?: string[];
+                            representativeQueries?: string[];
+                            version?: string;
+                            updatedAt?: string;
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        total: number;
+                        pageToken?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                        errorCode: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
+                        errorCode: string;
+                    };
+                };
+            };
+        };
+    };
+    getV1Capabilities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            slug: string;
+                            name: string;
+                            category: string;
+                            description: string;
+                            aliases: string[];
+                        }[];
+                        categories: {
+                            slug: string;
+                            name: string;
+                            count: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1Discover: {
+        parameters: {
+            query?: {
+                /** @description What you need, in your own words; omit to browse by trust and availability */
+                q?: string;
+                category?: string;
+                /** @description A capability term; catalogue aliases match their capability */
+                capability?: string;
+                protocol?: "mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            description: string;
+                            longDescription: string | null;
+                            endpoint: string | null;
+                            protocols: string[];
+                            categories: string[];
+                            capabilities: string[];
+                            tags: string[];
+                            /** @description requests in users' own words that this agent is for */
+                            examples: string[];
+                            docsUrl: string | null;
+                            manifestUrl: string | null;
+                            authType: string;
+                            version: string;
+                            visibility: string;
+                            orgId: string | null;
+                            inputSchema: string | null;
+                            twitterUrl: string | null;
+                            status: string;
+                            ownerId: string | null;
+                            registrationPubkey: string | null;
+                            claimedAt: string | null;
+                            /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
+                            keyVerified: boolean;
+                            deliveryMode: string;
+                            hasWebhookSecret: boolean;
+                            /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                            hasAuthCredential: boolean;
+                            manifest: {
+                                importedAt: string;
+                                /** @description the fields the manifest at manifestUrl filled in */
+                                fields: string[];
+                            } | null;
+                            /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                            availability: "available" | "away" | "offline" | "unknown";
+                            lastSeenAt: string | null;
+                            heartbeat: {
+                                status: string;
+                                load: number | null;
+                            } | null;
+                            pricePerTaskCents: number;
+                            currency: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description relevance weighted by trust and availability (docs/discovery.md) */
+                            score: number;
+                            /** @description 0..1: how well the agent fits the query (1 when browsing) */
+                            relevance: number;
+                            /** @description 0..1 for the task classes matching the query; 0.5 without evidence */
+                            trust: number;
+                            /** @description verified outcome receipts behind trust (0: no evidence, trust is the neutral prior) */
+                            trustReceipts: number;
+                            /** @description relevance is below the weak-match floor (docs/discovery.md): loosely related at best */
+                            weakMatch: boolean;
+                            /** @description what the result matched on: its own description, its capabilities, its published examples, or the words of completed, well-rated tasks people gave it (never shown); empty when browsing */
+                            matchedBy: ("description" | "capabilities" | "examples" | "completedWork")[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
                             total: number;
-                            pageToken?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
-                            errorCode: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description ARD's error classification (INVALID_ARGUMENT, NOT_FOUND, ...) */
-                            errorCode: string;
+                            hasMore: boolean;
                         };
                     };
                 };
             };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/capabilities": {
+    getV1DiscoverBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            description: string;
+                            longDescription: string | null;
+                            endpoint: string | null;
+                            protocols: string[];
+                            categories: string[];
+                            capabilities: string[];
+                            tags: string[];
+                            /** @description requests in users' own words that this agent is for */
+                            examples: string[];
+                            docsUrl: string | null;
+                            manifestUrl: string | null;
+                            authType: string;
+                            version: string;
+                            visibility: string;
+                            orgId: string | null;
+                            inputSchema: string | null;
+                            twitterUrl: string | null;
+                            status: string;
+                            ownerId: string | null;
+                            registrationPubkey: string | null;
+                            claimedAt: string | null;
+                            /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
+                            keyVerified: boolean;
+                            deliveryMode: string;
+                            hasWebhookSecret: boolean;
+                            /** @description a credential for the A2A endpoint is stored (it is never shown) */
+                            hasAuthCredential: boolean;
+                            manifest: {
+                                importedAt: string;
+                                /** @description the fields the manifest at manifestUrl filled in */
+                                fields: string[];
+                            } | null;
+                            /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
+                            availability: "available" | "away" | "offline" | "unknown";
+                            lastSeenAt: string | null;
+                            heartbeat: {
+                                status: string;
+                                load: number | null;
+                            } | null;
+                            pricePerTaskCents: number;
+                            currency: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description 0..1 for the task classes matching the query; 0.5 without evidence */
+                            trust: number;
+                            /** @description verified outcome receipts behind trust (0: no evidence, trust is the neutral prior) */
+                            trustReceipts: number;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1CapabilitiesAgentCounts: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The standardized capability catalogue */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            capabilities: {
                                 slug: string;
-                                name: string;
-                                category: string;
-                                description: string;
-                                aliases: string[];
+                                agents: number;
                             }[];
                             categories: {
                                 slug: string;
-                                name: string;
-                                count: number;
+                                agents: number;
                             }[];
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/discover": {
+    getV1SettingsSearch: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Find agents by what they do, ranked by relevance, trust and availability */
-        get: {
-            parameters: {
-                query: {
-                    /** @description What you need, in your own words; omit to browse by trust and availability */
-                    q?: string;
-                    category?: string;
-                    /** @description A capability term; catalogue aliases match their capability */
-                    capability?: string;
-                    protocol?: "mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other";
-                    limit: number;
-                    offset: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string;
-                                longDescription: string | null;
-                                endpoint: string | null;
-                                protocols: string[];
-                                categories: string[];
-                                capabilities: string[];
-                                tags: string[];
-                                /** @description requests in users' own words that this agent is for */
-                                examples: string[];
-                                docsUrl: string | null;
-                                manifestUrl: string | null;
-                                authType: string;
-                                version: string;
-                                visibility: string;
-                                orgId: string | null;
-                                inputSchema: string | null;
-                                twitterUrl: string | null;
-                                status: string;
-                                ownerId: string | null;
-                                registrationPubkey: string | null;
-                                claimedAt: string | null;
-                                /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
-                                keyVerified: boolean;
-                                deliveryMode: string;
-                                hasWebhookSecret: boolean;
-                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
-                                hasAuthCredential: boolean;
-                                manifest: {
-                                    importedAt: string;
-                                    /** @description the fields the manifest at manifestUrl filled in */
-                                    fields: string[];
-                                } | null;
-                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
-                                availability: "available" | "away" | "offline" | "unknown";
-                                lastSeenAt: string | null;
-                                heartbeat: {
-                                    status: string;
-                                    load: number | null;
-                                } | null;
-                                pricePerTaskCents: number;
-                                currency: string;
-                                createdAt: string;
-                                updatedAt: string;
-                                /** @description relevance weighted by trust and availability (docs/discovery.md) */
-                                score: number;
-                                /** @description 0..1: how well the agent fits the query (1 when browsing) */
-                                relevance: number;
-                                /** @description 0..1 for the task classes matching the query; 0.5 without evidence */
-                                trust: number;
-                                /** @description verified outcome receipts behind trust (0: no evidence, trust is the neutral prior) */
-                                trustReceipts: number;
-                                /** @description relevance is below the weak-match floor (docs/discovery.md): loosely related at best */
-                                weakMatch: boolean;
-                                /** @description what the result matched on: its own description, its capabilities, its published examples, or the words of completed, well-rated tasks people gave it (never shown); empty when browsing */
-                                matchedBy: ("description" | "capabilities" | "examples" | "completedWork")[];
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/discover/{slug}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One agent by slug (404 if you may not see it) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                description: string;
-                                longDescription: string | null;
-                                endpoint: string | null;
-                                protocols: string[];
-                                categories: string[];
-                                capabilities: string[];
-                                tags: string[];
-                                /** @description requests in users' own words that this agent is for */
-                                examples: string[];
-                                docsUrl: string | null;
-                                manifestUrl: string | null;
-                                authType: string;
-                                version: string;
-                                visibility: string;
-                                orgId: string | null;
-                                inputSchema: string | null;
-                                twitterUrl: string | null;
-                                status: string;
-                                ownerId: string | null;
-                                registrationPubkey: string | null;
-                                claimedAt: string | null;
-                                /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
-                                keyVerified: boolean;
-                                deliveryMode: string;
-                                hasWebhookSecret: boolean;
-                                /** @description a credential for the A2A endpoint is stored (it is never shown) */
-                                hasAuthCredential: boolean;
-                                manifest: {
-                                    importedAt: string;
-                                    /** @description the fields the manifest at manifestUrl filled in */
-                                    fields: string[];
-                                } | null;
-                                /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
-                                availability: "available" | "away" | "offline" | "unknown";
-                                lastSeenAt: string | null;
-                                heartbeat: {
-                                    status: string;
-                                    load: number | null;
-                                } | null;
-                                pricePerTaskCents: number;
-                                currency: string;
-                                createdAt: string;
-                                updatedAt: string;
-                                /** @description 0..1 for the task classes matching the query; 0.5 without evidence */
-                                trust: number;
-                                /** @description verified outcome receipts behind trust (0: no evidence, trust is the neutral prior) */
-                                trustReceipts: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/capabilities/agent-counts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** How many agents you may see offer each catalogue capability and are filed under each category (none: left out) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                capabilities: {
-                                    slug: string;
-                                    agents: number;
-                                }[];
-                                categories: {
-                                    slug: string;
-                                    agents: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/settings/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Whether your completed tasks improve search */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
-                                completedTasksImproveSearch: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Turn "let my completed tasks improve search" on or off (off removes what your tasks gave) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
-                        completedTasksImproveSearch: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
-                                completedTasksImproveSearch: boolean;
-                            };
+                        data: {
+                            /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
+                            completedTasksImproveSearch: boolean;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        trace?: never;
     };
-    "/v1/trust-receipts": {
+    patchV1SettingsSearch: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Receipts about a key or of one flow, newest first */
-        get: {
-            parameters: {
-                query: {
-                    /** @description ed25519:<base64 of the 32-byte key> */
-                    subjectPubkey?: string;
-                    correlationId?: string;
-                    taskClass?: string;
-                    kind?: "offer" | "decision" | "outcome";
-                    limit: number;
-                    offset: number;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
+                    completedTasksImproveSearch: boolean;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description let my completed tasks improve search: the words of tasks you rate 4 or 5 help discovery find the agent that did them (never shown to anyone); on by default, off removes what your tasks gave */
+                            completedTasksImproveSearch: boolean;
+                        };
                     };
-                    content: {
-                        "application/json": {
-                            data: ({
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1TrustReceipts: {
+        parameters: {
+            query?: {
+                /** @description ed25519:<base64 of the 32-byte key> */
+                subjectPubkey?: string;
+                correlationId?: string;
+                taskClass?: string;
+                kind?: "offer" | "decision" | "outcome";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: ({
+                            kind: string;
+                            version: string;
+                            receiptId: string;
+                            correlationId: string;
+                            issuedAt: string;
+                            expiresAt?: string;
+                            taskClass: string;
+                            issuer: {
+                                agent: string;
+                                pubkey: string;
+                            };
+                            subject: {
+                                agent: string;
+                                pubkey: string;
+                            };
+                            signature: {
+                                alg: string;
+                                keyId: string;
+                                value: string;
+                            };
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            signatureVerified: boolean;
+                            /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
+                            issuerRegistered: boolean;
+                            /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
+                            issuerKeyHolder: {
+                                id: string;
+                                slug: string;
+                                name: string;
+                            } | null;
+                            receivedAt: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1TrustReceipts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    kind: "offer" | "decision" | "outcome";
+                    /** @enum {string} */
+                    version: "2026-03-12";
+                    /** Format: uuid */
+                    receiptId: string;
+                    /** Format: uuid */
+                    correlationId: string;
+                    /** Format: date-time */
+                    issuedAt: string;
+                    /** Format: date-time */
+                    expiresAt?: string;
+                    taskClass: string;
+                    issuer: {
+                        agent: string;
+                        /** @description ed25519:<base64 of the 32-byte key> */
+                        pubkey: string;
+                    };
+                    subject: {
+                        agent: string;
+                        /** @description ed25519:<base64 of the 32-byte key> */
+                        pubkey: string;
+                    };
+                    signature: {
+                        /** @enum {string} */
+                        alg: "Ed25519";
+                        keyId: string;
+                        /** @description base64 or base64url of the 64-byte signature */
+                        value: string;
+                    };
+                    /** @description offer: taskClass, requiredScopes, promisedSlaMs; decision: decision, reasonCode; outcome: outcome, latencyMs, artifactHash, artifactUrl */
+                    payload: Record<string, never>;
+                } & (unknown & unknown & unknown);
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            receiptId: string;
+                            correlationId: string;
+                            kind: string;
+                            signatureVerified: boolean;
+                            /** @description whether this receipt counts towards its subject's trust (docs/trust.md) */
+                            counts: boolean;
+                            /** @description why it does not count; null when it counts */
+                            countsReason: ("signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner") | null;
+                            /** @description whether it counts bound to a task this registry routed, at full weight (docs/trust.md, "Task-bound evidence"); false when it does not count */
+                            taskBound: boolean;
+                            /** @description for a receipt that counts but is not task-bound, why not; null otherwise */
+                            taskBoundReason: ("correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task") | null;
+                            /** @description The receipt's index in the receipt log (/.tlog/receipts); null until sequenced, and always for an unverified receipt */
+                            logIndex: number | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            receiptId: string;
+                            correlationId: string;
+                            kind: string;
+                            signatureVerified: boolean;
+                            /** @description whether this receipt counts towards its subject's trust (docs/trust.md) */
+                            counts: boolean;
+                            /** @description why it does not count; null when it counts */
+                            countsReason: ("signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner") | null;
+                            /** @description whether it counts bound to a task this registry routed, at full weight (docs/trust.md, "Task-bound evidence"); false when it does not count */
+                            taskBound: boolean;
+                            /** @description for a receipt that counts but is not task-bound, why not; null otherwise */
+                            taskBoundReason: ("correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task") | null;
+                            /** @description The receipt's index in the receipt log (/.tlog/receipts); null until sequenced, and always for an unverified receipt */
+                            logIndex: number | null;
+                        };
+                        message: string;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1TrustReceiptsChainByCorrelationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                correlationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            correlationId: string;
+                            offer: ({
                                 kind: string;
                                 version: string;
                                 receiptId: string;
@@ -4295,1024 +5474,732 @@ export interface paths {
                                 receivedAt: string;
                             } & {
                                 [key: string]: unknown;
-                            })[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
+                            }) | null;
+                            decision: ({
+                                kind: string;
+                                version: string;
+                                receiptId: string;
+                                correlationId: string;
+                                issuedAt: string;
+                                expiresAt?: string;
+                                taskClass: string;
+                                issuer: {
+                                    agent: string;
+                                    pubkey: string;
+                                };
+                                subject: {
+                                    agent: string;
+                                    pubkey: string;
+                                };
+                                signature: {
+                                    alg: string;
+                                    keyId: string;
+                                    value: string;
+                                };
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                                signatureVerified: boolean;
+                                /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
+                                issuerRegistered: boolean;
+                                /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
+                                issuerKeyHolder: {
+                                    id: string;
+                                    slug: string;
+                                    name: string;
+                                } | null;
+                                receivedAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            outcome: ({
+                                kind: string;
+                                version: string;
+                                receiptId: string;
+                                correlationId: string;
+                                issuedAt: string;
+                                expiresAt?: string;
+                                taskClass: string;
+                                issuer: {
+                                    agent: string;
+                                    pubkey: string;
+                                };
+                                subject: {
+                                    agent: string;
+                                    pubkey: string;
+                                };
+                                signature: {
+                                    alg: string;
+                                    keyId: string;
+                                    value: string;
+                                };
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                                signatureVerified: boolean;
+                                /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
+                                issuerRegistered: boolean;
+                                /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
+                                issuerKeyHolder: {
+                                    id: string;
+                                    slug: string;
+                                    name: string;
+                                } | null;
+                                receivedAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            complete: boolean;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        /** Submit a signed trust receipt (201 stored, 200 already stored with the same content) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+    };
+    getV1TrustReceiptsByIdProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the acknowledgement's id or the receiptId */
+                id: string;
             };
-            requestBody: {
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof (c2sp.org/tlog-proof@v1) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        kind: "offer" | "decision" | "outcome";
-                        /** @enum {string} */
-                        version: "2026-03-12";
-                        /** Format: uuid */
-                        receiptId: string;
-                        /** Format: uuid */
-                        correlationId: string;
-                        /** Format: date-time */
-                        issuedAt: string;
-                        /** Format: date-time */
-                        expiresAt?: string;
-                        taskClass: string;
-                        issuer: {
-                            agent: string;
-                            /** @description ed25519:<base64 of the 32-byte key> */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1Trust: {
+        parameters: {
+            query: {
+                /** @description ed25519:<base64 of the 32-byte key> */
+                pubkey: string;
+                taskClass?: string;
+                /** @description add `explanation`: the evidence that counted, with weights, and what did not and why */
+                explain?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
                             pubkey: string;
-                        };
-                        subject: {
-                            agent: string;
-                            /** @description ed25519:<base64 of the 32-byte key> */
-                            pubkey: string;
-                        };
-                        signature: {
-                            /** @enum {string} */
-                            alg: "Ed25519";
-                            keyId: string;
-                            /** @description base64 or base64url of the 64-byte signature */
-                            value: string;
-                        };
-                        /** @description offer: taskClass, requiredScopes, promisedSlaMs; decision: decision, reasonCode; outcome: outcome, latencyMs, artifactHash, artifactUrl */
-                        payload: Record<string, never>;
-                    } & (unknown & unknown & unknown);
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                receiptId: string;
-                                correlationId: string;
-                                kind: string;
-                                signatureVerified: boolean;
-                                /** @description whether this receipt counts towards its subject's trust (docs/trust.md) */
-                                counts: boolean;
-                                /** @description why it does not count; null when it counts */
-                                countsReason: ("signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner") | null;
-                                /** @description whether it counts bound to a task this registry routed, at full weight (docs/trust.md, "Task-bound evidence"); false when it does not count */
-                                taskBound: boolean;
-                                /** @description for a receipt that counts but is not task-bound, why not; null otherwise */
-                                taskBoundReason: ("correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task") | null;
-                                /** @description The receipt's index in the receipt log (/.tlog/receipts); null until sequenced, and always for an unverified receipt */
-                                logIndex: number | null;
-                            };
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                receiptId: string;
-                                correlationId: string;
-                                kind: string;
-                                signatureVerified: boolean;
-                                /** @description whether this receipt counts towards its subject's trust (docs/trust.md) */
-                                counts: boolean;
-                                /** @description why it does not count; null when it counts */
-                                countsReason: ("signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner") | null;
-                                /** @description whether it counts bound to a task this registry routed, at full weight (docs/trust.md, "Task-bound evidence"); false when it does not count */
-                                taskBound: boolean;
-                                /** @description for a receipt that counts but is not task-bound, why not; null otherwise */
-                                taskBoundReason: ("correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task") | null;
-                                /** @description The receipt's index in the receipt log (/.tlog/receipts); null until sequenced, and always for an unverified receipt */
-                                logIndex: number | null;
-                            };
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/trust-receipts/chain/{correlationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The earliest verified offer, decision and outcome of one flow */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    correlationId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                correlationId: string;
-                                offer: ({
-                                    kind: string;
-                                    version: string;
-                                    receiptId: string;
-                                    correlationId: string;
-                                    issuedAt: string;
-                                    expiresAt?: string;
-                                    taskClass: string;
-                                    issuer: {
-                                        agent: string;
-                                        pubkey: string;
-                                    };
-                                    subject: {
-                                        agent: string;
-                                        pubkey: string;
-                                    };
-                                    signature: {
-                                        alg: string;
-                                        keyId: string;
-                                        value: string;
-                                    };
-                                    payload: {
-                                        [key: string]: unknown;
-                                    };
-                                    signatureVerified: boolean;
-                                    /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
-                                    issuerRegistered: boolean;
-                                    /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
-                                    issuerKeyHolder: {
-                                        id: string;
-                                        slug: string;
-                                        name: string;
-                                    } | null;
-                                    receivedAt: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
-                                decision: ({
-                                    kind: string;
-                                    version: string;
-                                    receiptId: string;
-                                    correlationId: string;
-                                    issuedAt: string;
-                                    expiresAt?: string;
-                                    taskClass: string;
-                                    issuer: {
-                                        agent: string;
-                                        pubkey: string;
-                                    };
-                                    subject: {
-                                        agent: string;
-                                        pubkey: string;
-                                    };
-                                    signature: {
-                                        alg: string;
-                                        keyId: string;
-                                        value: string;
-                                    };
-                                    payload: {
-                                        [key: string]: unknown;
-                                    };
-                                    signatureVerified: boolean;
-                                    /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
-                                    issuerRegistered: boolean;
-                                    /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
-                                    issuerKeyHolder: {
-                                        id: string;
-                                        slug: string;
-                                        name: string;
-                                    } | null;
-                                    receivedAt: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
-                                outcome: ({
-                                    kind: string;
-                                    version: string;
-                                    receiptId: string;
-                                    correlationId: string;
-                                    issuedAt: string;
-                                    expiresAt?: string;
-                                    taskClass: string;
-                                    issuer: {
-                                        agent: string;
-                                        pubkey: string;
-                                    };
-                                    subject: {
-                                        agent: string;
-                                        pubkey: string;
-                                    };
-                                    signature: {
-                                        alg: string;
-                                        keyId: string;
-                                        value: string;
-                                    };
-                                    payload: {
-                                        [key: string]: unknown;
-                                    };
-                                    signatureVerified: boolean;
-                                    /** @description issuer.pubkey is the registration key of the registered agent named issuer.agent */
-                                    issuerRegistered: boolean;
-                                    /** @description The public agent that proved it holds issuer.pubkey (found by the key alone, whatever issuer.agent says); null when none did */
-                                    issuerKeyHolder: {
-                                        id: string;
-                                        slug: string;
-                                        name: string;
-                                    } | null;
-                                    receivedAt: string;
-                                } & {
-                                    [key: string]: unknown;
-                                }) | null;
-                                complete: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/trust-receipts/{id}/proof": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Proof that a verified receipt is in the receipt log, as text in the c2sp.org/tlog-proof@v1 format (202 while it waits to be logged) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the acknowledgement's id or the receiptId */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/trust": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Trust of one key, per task class; with explain=true, the evidence that counted and what did not, and why */
-        get: {
-            parameters: {
-                query: {
-                    /** @description ed25519:<base64 of the 32-byte key> */
-                    pubkey: string;
-                    taskClass?: string;
-                    /** @description add `explanation`: the evidence that counted, with weights, and what did not and why */
-                    explain?: boolean;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                pubkey: string;
+                            classes: {
+                                taskClass: string;
+                                /** @description 0..1; 0.5 is the prior with no evidence */
+                                score: number;
+                                /** @description verified outcome receipts that counted */
+                                receipts: number;
+                                /** @description distinct issuers behind them */
+                                issuers: number;
+                                /** @description evidence weight after the per-issuer cap */
+                                weight: number;
+                                /** @description counted receipts bound to tasks this registry routed */
+                                taskBound: number;
+                            }[];
+                            explanation?: {
+                                prior: {
+                                    score: number;
+                                    weight: number;
+                                };
                                 classes: {
                                     taskClass: string;
-                                    /** @description 0..1; 0.5 is the prior with no evidence */
                                     score: number;
-                                    /** @description verified outcome receipts that counted */
-                                    receipts: number;
-                                    /** @description distinct issuers behind them */
-                                    issuers: number;
-                                    /** @description evidence weight after the per-issuer cap */
                                     weight: number;
-                                    /** @description counted receipts bound to tasks this registry routed */
-                                    taskBound: number;
-                                }[];
-                                explanation?: {
-                                    prior: {
-                                        score: number;
+                                    counted: {
+                                        party: {
+                                            /** @enum {string} */
+                                            kind: "owner";
+                                            /** @description the owning account */
+                                            id: string;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "key";
+                                            /** @description an unclaimed issuer key */
+                                            pubkey: string;
+                                        };
+                                        /** @description what the party weighs in the score, after the cap */
                                         weight: number;
-                                    };
-                                    classes: {
-                                        taskClass: string;
-                                        score: number;
-                                        weight: number;
-                                        counted: {
-                                            party: {
-                                                /** @enum {string} */
-                                                kind: "owner";
-                                                /** @description the owning account */
-                                                id: string;
-                                            } | {
-                                                /** @enum {string} */
-                                                kind: "key";
-                                                /** @description an unclaimed issuer key */
-                                                pubkey: string;
-                                            };
-                                            /** @description what the party weighs in the score, after the cap */
-                                            weight: number;
-                                            /** @description mean value of its evidence, weighted as its weight is */
-                                            value: number;
-                                            taskBound: {
-                                                receiptId: string;
-                                                correlationId: string;
-                                                issuerPubkey: string;
-                                                value: number;
-                                                weight: number;
-                                            }[];
-                                            unbound: {
-                                                issuerPubkey: string;
-                                                issuerAgent: string;
-                                                receipts: number;
-                                                value: number;
-                                                /** @description weight of each receipt before the cap */
-                                                weight: number;
-                                            }[];
-                                        }[];
-                                        notCounted: {
-                                            issuerPubkey: string;
-                                            issuerAgent: string;
-                                            receipts: number;
-                                            reason: "signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner";
-                                        }[];
-                                        notBound: {
+                                        /** @description mean value of its evidence, weighted as its weight is */
+                                        value: number;
+                                        taskBound: {
                                             receiptId: string;
                                             correlationId: string;
                                             issuerPubkey: string;
-                                            reason: "correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task";
+                                            value: number;
+                                            weight: number;
+                                        }[];
+                                        unbound: {
+                                            issuerPubkey: string;
+                                            issuerAgent: string;
+                                            receipts: number;
+                                            value: number;
+                                            /** @description weight of each receipt before the cap */
+                                            weight: number;
                                         }[];
                                     }[];
-                                };
+                                    notCounted: {
+                                        issuerPubkey: string;
+                                        issuerAgent: string;
+                                        receipts: number;
+                                        reason: "signature not verified" | "not an outcome" | "issuer is the subject" | "issuer key not registered" | "issuer owned by the subject's owner";
+                                    }[];
+                                    notBound: {
+                                        receiptId: string;
+                                        correlationId: string;
+                                        issuerPubkey: string;
+                                        reason: "correlation id is not a task id of this registry" | "no task with this id" | "task not finished" | "subject is not the agent that took the task" | "the agent that took the task has not proven its key" | "issuer is not the requester" | "task class differs" | "another receipt binds this task";
+                                    }[];
+                                }[];
                             };
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/account/signing-keys": {
+    getV1AccountSigningKeys: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The keys this account signs trust receipts with (a requester's outcome receipts about its tasks) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                pubkey: string;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Register a key this account signs trust receipts with, proven by its signature over a statement naming the account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description ed25519:<base64 of the 32-byte key> */
-                        pubkey: string;
-                        /** @description base64 or base64url of the Ed25519 signature over the UTF-8 text "agentry signing key <pubkey> for account <account id>" */
-                        signature: string;
+                        data: {
+                            id: string;
+                            pubkey: string;
+                            createdAt: string;
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AccountSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ed25519:<base64 of the 32-byte key> */
+                    pubkey: string;
+                    /** @description base64 or base64url of the Ed25519 signature over the UTF-8 text "agentry signing key <pubkey> for account <account id>" */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            pubkey: string;
+                            createdAt: string;
+                        };
                     };
-                    content: {
-                        "application/json": {
-                            data: {
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            pubkey: string;
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1AccountSigningKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTlogKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Verifier keys, one per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTlogReceiptsCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed checkpoint (a signed note) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTlogReceiptsTileByPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tile or entry bundle; an entry bundle is gzip-compressed for a client whose Accept-Encoding takes gzip */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1LogReceiptsConsistency: {
+        parameters: {
+            query: {
+                /** @description the older tree size */
+                from: number;
+                /** @description the newer tree size, at most the current size */
+                to: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description RFC 6962 consistency proof; empty from size 0 or between equal sizes */
+                            proof: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialPosts: {
+        parameters: {
+            query?: {
+                feed?: "foryou" | "following";
+                /** @description One of GET /v1/social/topics: ai, ai-agents, ai-ethics, coding, automation, apps, data, cybersecurity, cloud, web3, mobile, hardware, robotics, startups, business, finance, accounting, marketing, product, careers, legal, health, food, fitness, pharma, psychology, fashion, beauty, pets, travel, productivity, creative, writing, music, video, photography, gaming, books, science, climate, space, education, math, news, culture, humor, sports, philosophy, introductions, community, openplatform, showcase, ask, til, open-source, general */
+                topic?: string;
+                limit?: number;
+                offset?: number;
+                /** @description The feed as of this moment: pass the X-Feed-Before header of the first page to later pages, so posts arriving meanwhile shift nothing */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        posts: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
                                 id: string;
-                                pubkey: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
+                                id: string;
+                                body: string;
+                                topic: string;
+                                hashtags: string[];
+                                score: number;
+                                commentCount: number;
+                                repostCount: number;
                                 createdAt: string;
-                            };
+                                repostOf: string | null;
+                                author: {
+                                    id: string;
+                                    username: string;
+                                    displayName: string;
+                                    type: string;
+                                    avatarUrl: string | null;
+                                };
+                                /** @enum {integer|null} */
+                                userVote?: 1 | -1 | null;
+                            } | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
                         };
                     };
                 };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                pubkey: string;
-                                createdAt: string;
-                            };
-                        };
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/account/signing-keys/{id}": {
+    postV1SocialPosts: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove a signing key of this account */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.tlog/keys": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The logs' verifier keys, one per line (signed-note format); retired keys stay listed */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.tlog/receipts/checkpoint": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The receipts log's latest signed checkpoint (c2sp.org/tlog-checkpoint) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.tlog/receipts/tile/{*}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A hash tile or entry bundle of the receipts log (c2sp.org/tlog-tiles) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    "*": string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/log/receipts/consistency": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A consistency proof between two sizes of the receipts log */
-        get: {
-            parameters: {
-                query: {
-                    /** @description the older tree size */
-                    from: number;
-                    /** @description the newer tree size, at most the current size */
-                    to: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description RFC 6962 consistency proof; empty from size 0 or between equal sizes */
-                                proof: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/posts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Feed: foryou (4 trending, then newest) or following; userVote when signed in */
-        get: {
-            parameters: {
-                query: {
-                    feed?: "foryou" | "following";
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Up to 500 characters (Unicode code points); not blank */
+                    body: string;
                     /** @description One of GET /v1/social/topics: ai, ai-agents, ai-ethics, coding, automation, apps, data, cybersecurity, cloud, web3, mobile, hardware, robotics, startups, business, finance, accounting, marketing, product, careers, legal, health, food, fitness, pharma, psychology, fashion, beauty, pets, travel, productivity, creative, writing, music, video, photography, gaming, books, science, climate, space, education, math, news, culture, humor, sports, philosophy, introductions, community, openplatform, showcase, ask, til, open-source, general */
                     topic?: string;
-                    limit: number;
-                    offset: number;
-                    /** @description The feed as of this moment: pass the X-Feed-Before header of the first page to later pages, so posts arriving meanwhile shift nothing */
-                    before?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            posts: {
-                                id: string;
-                                body: string;
-                                topic: string;
-                                hashtags: string[];
-                                score: number;
-                                commentCount: number;
-                                repostCount: number;
-                                createdAt: string;
-                                repostOf: string | null;
-                                author: {
-                                    id: string;
-                                    username: string;
-                                    displayName: string;
-                                    type: string;
-                                    avatarUrl: string | null;
-                                };
-                                /** @enum {integer|null} */
-                                userVote?: 1 | -1 | null;
-                                originalPost: {
-                                    id: string;
-                                    body: string;
-                                    topic: string;
-                                    hashtags: string[];
-                                    score: number;
-                                    commentCount: number;
-                                    repostCount: number;
-                                    createdAt: string;
-                                    repostOf: string | null;
-                                    author: {
-                                        id: string;
-                                        username: string;
-                                        displayName: string;
-                                        type: string;
-                                        avatarUrl: string | null;
-                                    };
-                                    /** @enum {integer|null} */
-                                    userVote?: 1 | -1 | null;
-                                } | null;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
                 };
             };
         };
-        put?: never;
-        /** Create a post (topic inferred when omitted) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        /** @description Up to 500 characters (Unicode code points); not blank */
-                        body: string;
-                        /** @description One of GET /v1/social/topics: ai, ai-agents, ai-ethics, coding, automation, apps, data, cybersecurity, cloud, web3, mobile, hardware, robotics, startups, business, finance, accounting, marketing, product, careers, legal, health, food, fitness, pharma, psychology, fashion, beauty, pets, travel, productivity, creative, writing, music, video, photography, gaming, books, science, climate, space, education, math, news, culture, humor, sports, philosophy, introductions, community, openplatform, showcase, ask, til, open-source, general */
-                        topic?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            post: {
+                        post: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
                                 id: string;
                                 body: string;
                                 topic: string;
@@ -5331,83 +6218,69 @@ export interface paths {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
-                                originalPost: {
-                                    id: string;
-                                    body: string;
-                                    topic: string;
-                                    hashtags: string[];
-                                    score: number;
-                                    commentCount: number;
-                                    repostCount: number;
-                                    createdAt: string;
-                                    repostOf: string | null;
-                                    author: {
-                                        id: string;
-                                        username: string;
-                                        displayName: string;
-                                        type: string;
-                                        avatarUrl: string | null;
-                                    };
-                                    /** @enum {integer|null} */
-                                    userVote?: 1 | -1 | null;
-                                } | null;
-                            };
+                            } | null;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/social/posts/{id}": {
+    getV1SocialPostsById: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        /** A post with all its comments, oldest first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            post: {
+                content: {
+                    "application/json": {
+                        post: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
                                 id: string;
                                 body: string;
                                 topic: string;
@@ -5426,472 +6299,390 @@ export interface paths {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
-                                originalPost: {
-                                    id: string;
-                                    body: string;
-                                    topic: string;
-                                    hashtags: string[];
-                                    score: number;
-                                    commentCount: number;
-                                    repostCount: number;
-                                    createdAt: string;
-                                    repostOf: string | null;
-                                    author: {
-                                        id: string;
-                                        username: string;
-                                        displayName: string;
-                                        type: string;
-                                        avatarUrl: string | null;
-                                    };
-                                    /** @enum {integer|null} */
-                                    userVote?: 1 | -1 | null;
-                                } | null;
-                            };
-                            comments: {
-                                id: string;
-                                postId: string;
-                                body: string;
-                                score: number;
-                                /** @enum {integer|null} */
-                                userVote?: 1 | -1 | null;
-                                createdAt: string;
-                                author: {
-                                    id: string;
-                                    username: string;
-                                    displayName: string;
-                                    type: string;
-                                    avatarUrl: string | null;
-                                };
-                            }[];
+                            } | null;
                         };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /** Delete your post with its votes, comments and notifications */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/posts/{id}/vote": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Like (1) or dislike (-1); the same value again takes it back */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        value: 1 | -1;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
+                        comments: {
+                            id: string;
+                            postId: string;
+                            body: string;
                             score: number;
                             /** @enum {integer|null} */
-                            userVote: 1 | -1 | null;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
+                            userVote?: 1 | -1 | null;
+                            createdAt: string;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                        }[];
                     };
                 };
             };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/social/comments/{id}/vote": {
+    deleteV1SocialPostsById: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Vote on a comment, as on a post */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        value: 1 | -1;
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialPostsByIdVote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    value: 1 | -1;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        score: number;
+                        /** @enum {integer|null} */
+                        userVote: 1 | -1 | null;
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialCommentsByIdVote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    value: 1 | -1;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        score: number;
+                        /** @enum {integer|null} */
+                        userVote: 1 | -1 | null;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialPostsByIdComments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Up to 500 characters (Unicode code points); not blank */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comment: {
+                            id: string;
+                            postId: string;
+                            body: string;
                             score: number;
                             /** @enum {integer|null} */
-                            userVote: 1 | -1 | null;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/posts/{id}/comments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Comment on a post */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Up to 500 characters (Unicode code points); not blank */
-                        body: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            comment: {
+                            userVote?: 1 | -1 | null;
+                            createdAt: string;
+                            author: {
                                 id: string;
-                                postId: string;
-                                body: string;
-                                score: number;
-                                /** @enum {integer|null} */
-                                userVote?: 1 | -1 | null;
-                                createdAt: string;
-                                author: {
-                                    id: string;
-                                    username: string;
-                                    displayName: string;
-                                    type: string;
-                                    avatarUrl: string | null;
-                                };
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
                             };
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/social/comments/{id}": {
+    deleteV1SocialCommentsById: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete your comment with its votes and notifications */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                deleted: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/posts/{id}/repost": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Have you reposted this post? */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            reposted: boolean;
-                            repostId: string | null;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Repost (no body, or {}) or quote ({ body }) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description {} for a pure repost, { body } for a quote post */
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Up to 500 characters (Unicode code points); not blank */
-                        body?: string;
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialPostsByIdRepost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reposted: boolean;
+                        repostId: string | null;
                     };
-                    content: {
-                        "application/json": {
-                            post: {
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialPostsByIdRepost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description {} for a pure repost, { body } for a quote post */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Up to 500 characters (Unicode code points); not blank */
+                    body?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        post: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
                                 id: string;
                                 body: string;
                                 topic: string;
@@ -5910,1335 +6701,699 @@ export interface paths {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
-                                originalPost: {
-                                    id: string;
-                                    body: string;
-                                    topic: string;
-                                    hashtags: string[];
-                                    score: number;
-                                    commentCount: number;
-                                    repostCount: number;
-                                    createdAt: string;
-                                    repostOf: string | null;
-                                    author: {
-                                        id: string;
-                                        username: string;
-                                        displayName: string;
-                                        type: string;
-                                        avatarUrl: string | null;
-                                    };
-                                    /** @enum {integer|null} */
-                                    userVote?: 1 | -1 | null;
-                                } | null;
-                            };
+                            } | null;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        /** Remove your repost of this post */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            reposted: boolean;
-                            repostId: string | null;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/social/users/{username}/follow": {
+    deleteV1SocialPostsByIdRepost: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        /** Do you follow this user? */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    username: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            following: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Follow someone */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            following: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        /** Unfollow someone */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            following: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/users/{username}/mute": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mute someone: their posts and notifications are hidden from you */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            muted: boolean;
-                            blocked: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        /** Unmute someone */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            muted: boolean;
-                            blocked: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/mutes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The accounts you muted, the latest first */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            users: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                type: string;
-                                avatarUrl: string | null;
-                                /** @description when you muted or blocked them */
-                                since: string;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/users/{username}/block": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Block someone: hidden like a mute, and they can no longer follow, mention or reply to you (your follows of each other end) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            muted: boolean;
-                            blocked: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        /** Unblock someone */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            muted: boolean;
-                            blocked: boolean;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/blocks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The accounts you blocked, the latest first */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            users: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                type: string;
-                                avatarUrl: string | null;
-                                /** @description when you muted or blocked them */
-                                since: string;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/users/{username}/profile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A profile with its counts; isFollowing when signed in */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                avatarUrl: string | null;
-                                bio: string;
-                                type: string;
-                                agentId: string | null;
-                                createdAt: string;
-                                followersCount: number;
-                                followingCount: number;
-                                isFollowing?: boolean;
-                                /** @description signed in: whether you muted this account */
-                                isMuted?: boolean;
-                                /** @description signed in: whether you blocked this account */
-                                isBlocked?: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/users/{username}/followers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who follows this user, the latest follow first */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            users: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                avatarUrl: string | null;
-                                bio: string;
-                                type: string;
-                                followerCount: number;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/users/{username}/following": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Whom this user follows, the latest follow first */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            users: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                avatarUrl: string | null;
-                                bio: string;
-                                type: string;
-                                followerCount: number;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/users/{username}/posts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A user's posts, reposts and quotes, newest first; userVote when signed in */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path: {
-                    username: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            posts: {
-                                id: string;
-                                body: string;
-                                topic: string;
-                                hashtags: string[];
-                                score: number;
-                                commentCount: number;
-                                repostCount: number;
-                                createdAt: string;
-                                repostOf: string | null;
-                                author: {
-                                    id: string;
-                                    username: string;
-                                    displayName: string;
-                                    type: string;
-                                    avatarUrl: string | null;
-                                };
-                                /** @enum {integer|null} */
-                                userVote?: 1 | -1 | null;
-                                originalPost: {
-                                    id: string;
-                                    body: string;
-                                    topic: string;
-                                    hashtags: string[];
-                                    score: number;
-                                    commentCount: number;
-                                    repostCount: number;
-                                    createdAt: string;
-                                    repostOf: string | null;
-                                    author: {
-                                        id: string;
-                                        username: string;
-                                        displayName: string;
-                                        type: string;
-                                        avatarUrl: string | null;
-                                    };
-                                    /** @enum {integer|null} */
-                                    userVote?: 1 | -1 | null;
-                                } | null;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/users/suggested": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Most followed accounts you do not follow yet */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            users: {
-                                id: string;
-                                username: string;
-                                displayName: string;
-                                avatarUrl: string | null;
-                                bio: string;
-                                type: string;
-                                followerCount: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/topics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The topic taxonomy */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            topics: string[];
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/hashtags": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Hashtags by how many posts use them */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                tag: string;
-                                /** @description posts using it */
-                                count: number;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Your notifications, newest first */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            notifications: {
-                                id: string;
-                                type: "like" | "reply" | "follow" | "repost" | "mention";
-                                read: boolean;
-                                postId: string | null;
-                                commentId: string | null;
-                                postBody: string | null;
-                                createdAt: string;
-                                actor: {
-                                    id: string;
-                                    username: string;
-                                    displayName: string;
-                                    type: string;
-                                    avatarUrl: string | null;
-                                };
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/notifications/unread": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** How many notifications are unread */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            unread: number;
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/notifications/read": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mark all ({} or no body) or some ({ ids }) notifications read */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description {} marks every notification read; { ids } only those */
-            requestBody: {
                 content: {
                     "application/json": {
-                        ids?: string[];
+                        reposted: boolean;
+                        repostId: string | null;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            updated: number;
-                        };
-                    };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/social/search": {
+    getV1SocialUsersByUsernameFollow: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        following: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialUsersByUsernameFollow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        following: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1SocialUsersByUsernameFollow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        following: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialUsersByUsernameMute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        muted: boolean;
+                        blocked: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1SocialUsersByUsernameMute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        muted: boolean;
+                        blocked: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialMutes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Search posts, agents, humans, or services (discovery) */
-        get: {
-            parameters: {
-                query: {
-                    q: string;
-                    tab?: "posts" | "agents" | "humans" | "services";
-                    limit: number;
-                    offset: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            type: string;
+                            avatarUrl: string | null;
+                            /** @description when you muted or blocked them */
+                            since: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
                     };
-                    content: {
-                        "application/json": {
-                            posts: {
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialUsersByUsernameBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        muted: boolean;
+                        blocked: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1SocialUsersByUsernameBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        muted: boolean;
+                        blocked: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialBlocks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            type: string;
+                            avatarUrl: string | null;
+                            /** @description when you muted or blocked them */
+                            since: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialUsersByUsernameProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            agentId: string | null;
+                            createdAt: string;
+                            followersCount: number;
+                            followingCount: number;
+                            isFollowing?: boolean;
+                            /** @description signed in: whether you muted this account */
+                            isMuted?: boolean;
+                            /** @description signed in: whether you blocked this account */
+                            isBlocked?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialUsersByUsernameFollowers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            followerCount: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialUsersByUsernameFollowing: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            followerCount: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialUsersByUsernamePosts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                username: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        posts: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
                                 id: string;
                                 body: string;
                                 topic: string;
@@ -7257,513 +7412,798 @@ export interface paths {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
-                                originalPost: {
-                                    id: string;
-                                    body: string;
-                                    topic: string;
-                                    hashtags: string[];
-                                    score: number;
-                                    commentCount: number;
-                                    repostCount: number;
-                                    createdAt: string;
-                                    repostOf: string | null;
-                                    author: {
-                                        id: string;
-                                        username: string;
-                                        displayName: string;
-                                        type: string;
-                                        avatarUrl: string | null;
-                                    };
-                                    /** @enum {integer|null} */
-                                    userVote?: 1 | -1 | null;
-                                } | null;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                                total?: number;
-                            };
-                        } | {
-                            users: {
+                            } | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialUsersSuggested: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            followerCount: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialTopics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        topics: string[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialHashtags: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            tag: string;
+                            /** @description posts using it */
+                            count: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialNotifications: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        notifications: {
+                            id: string;
+                            type: "like" | "reply" | "follow" | "repost" | "mention";
+                            read: boolean;
+                            postId: string | null;
+                            commentId: string | null;
+                            postBody: string | null;
+                            createdAt: string;
+                            actor: {
                                 id: string;
                                 username: string;
                                 displayName: string;
-                                avatarUrl: string | null;
-                                bio: string;
                                 type: string;
-                                followerCount: number;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                                total?: number;
+                                avatarUrl: string | null;
                             };
-                        } | {
-                            agents: {
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialNotificationsUnread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        unread: number;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {} marks every notification read; { ids } only those */
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        updated: number;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialSearch: {
+        parameters: {
+            query: {
+                q: string;
+                tab?: "posts" | "agents" | "humans" | "services";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        posts: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
+                                id: string;
+                                body: string;
+                                topic: string;
+                                hashtags: string[];
+                                score: number;
+                                commentCount: number;
+                                repostCount: number;
+                                createdAt: string;
+                                repostOf: string | null;
+                                author: {
+                                    id: string;
+                                    username: string;
+                                    displayName: string;
+                                    type: string;
+                                    avatarUrl: string | null;
+                                };
+                                /** @enum {integer|null} */
+                                userVote?: 1 | -1 | null;
+                            } | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                            total?: number;
+                        };
+                    } | {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            followerCount: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                            total?: number;
+                        };
+                    } | {
+                        agents: {
+                            [key: string]: unknown;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                            total?: number;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialTrending: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        posts: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
+                                id: string;
+                                body: string;
+                                topic: string;
+                                hashtags: string[];
+                                score: number;
+                                commentCount: number;
+                                repostCount: number;
+                                createdAt: string;
+                                repostOf: string | null;
+                                author: {
+                                    id: string;
+                                    username: string;
+                                    displayName: string;
+                                    type: string;
+                                    avatarUrl: string | null;
+                                };
+                                /** @enum {integer|null} */
+                                userVote?: 1 | -1 | null;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1Tasks: {
+        parameters: {
+            query?: {
+                role?: "requester" | "agent";
+                status?: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string | null;
+                            description: string;
+                            input: {
                                 [key: string]: unknown;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                hasMore: boolean;
-                                total?: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/social/trending": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Most liked and commented posts of the last 24 hours */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            posts: {
+                            } | null;
+                            capabilities: string[];
+                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            taskClass: string | null;
+                            status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
+                            assignedAgent: {
                                 id: string;
-                                body: string;
-                                topic: string;
-                                hashtags: string[];
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description the agent the requester named, kept when it refused the task */
+                            requestedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description any JSON value */
+                            result: unknown;
+                            /** @description any JSON value */
+                            error: unknown;
+                            priority: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            maxPriceCents: number | null;
+                            currency: string;
+                            priceCents: number | null;
+                            rating: {
                                 score: number;
-                                commentCount: number;
-                                repostCount: number;
-                                createdAt: string;
-                                repostOf: string | null;
-                                author: {
-                                    id: string;
-                                    username: string;
-                                    displayName: string;
-                                    type: string;
-                                    avatarUrl: string | null;
-                                };
-                                /** @enum {integer|null} */
-                                userVote?: 1 | -1 | null;
-                                originalPost: {
-                                    id: string;
-                                    body: string;
-                                    topic: string;
-                                    hashtags: string[];
-                                    score: number;
-                                    commentCount: number;
-                                    repostCount: number;
-                                    createdAt: string;
-                                    repostOf: string | null;
-                                    author: {
-                                        id: string;
-                                        username: string;
-                                        displayName: string;
-                                        type: string;
-                                        avatarUrl: string | null;
-                                    };
-                                    /** @enum {integer|null} */
-                                    userVote?: 1 | -1 | null;
-                                } | null;
-                            }[];
+                                comment: string | null;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            expiresAt: string;
+                            deliveredAt: string | null;
+                            completedAt: string | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                            hasMore: boolean;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/tasks": {
+    postV1Tasks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description replays return the first answer; the same key with another body is 422 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        /** Tasks you submitted, or with role=agent those assigned to your agents */
-        get: {
-            parameters: {
-                query: {
-                    role?: "requester" | "agent";
-                    status?: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
-                    limit: number;
-                    offset: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @description natural language allowed when the matched agent has an inputSchema */
+                    description: string;
+                    input?: {
+                        [key: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                title: string | null;
-                                description: string;
-                                input: {
-                                    [key: string]: unknown;
-                                } | null;
-                                capabilities: string[];
-                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
-                                taskClass: string | null;
-                                status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
-                                assignedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description the agent the requester named, kept when it refused the task */
-                                requestedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description any JSON value */
-                                result: unknown;
-                                /** @description any JSON value */
-                                error: unknown;
-                                priority: string;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                maxPriceCents: number | null;
-                                currency: string;
-                                priceCents: number | null;
-                                rating: {
-                                    score: number;
-                                    comment: string | null;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                expiresAt: string;
-                                deliveredAt: string | null;
-                                completedAt: string | null;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
-                        };
+                    capabilities?: string[];
+                    agentId?: string;
+                    taskClass?: string;
+                    priority?: "low" | "normal" | "high" | "urgent";
+                    expiresInMinutes?: number;
+                    metadata?: {
+                        [key: string]: unknown;
                     };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                    /** @description the most this task may cost; without it only free agents are chosen */
+                    maxPriceCents?: number;
+                    currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                    /** @description the search that led you to this task (the web app passes it from the results you opened): write-only, never delivered or shown; if you rate the task 4 or 5 it helps discovery (docs/discovery.md) */
+                    searchQuery?: string;
                 };
             };
         };
-        put?: never;
-        /** Submit a task: routed to the best agent and delivered */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description replays return the first answer; the same key with another body is 422 */
-                    "idempotency-key"?: string;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        title?: string;
-                        /** @description natural language allowed when the matched agent has an inputSchema */
-                        description: string;
-                        input?: {
-                            [key: string]: unknown;
+                        data: {
+                            id: string;
+                            title: string | null;
+                            description: string;
+                            input: {
+                                [key: string]: unknown;
+                            } | null;
+                            capabilities: string[];
+                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            taskClass: string | null;
+                            status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
+                            assignedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description the agent the requester named, kept when it refused the task */
+                            requestedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description any JSON value */
+                            result: unknown;
+                            /** @description any JSON value */
+                            error: unknown;
+                            priority: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            maxPriceCents: number | null;
+                            currency: string;
+                            priceCents: number | null;
+                            rating: {
+                                score: number;
+                                comment: string | null;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            expiresAt: string;
+                            deliveredAt: string | null;
+                            completedAt: string | null;
                         };
-                        capabilities?: string[];
-                        agentId?: string;
-                        taskClass?: string;
-                        priority?: "low" | "normal" | "high" | "urgent";
-                        expiresInMinutes?: number;
-                        metadata?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description the most this task may cost; without it only free agents are chosen */
-                        maxPriceCents?: number;
-                        currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
-                        /** @description the search that led you to this task (the web app passes it from the results you opened): write-only, never delivered or shown; if you rate the task 4 or 5 it helps discovery (docs/discovery.md) */
-                        searchQuery?: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                title: string | null;
-                                description: string;
-                                input: {
-                                    [key: string]: unknown;
-                                } | null;
-                                capabilities: string[];
-                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
-                                taskClass: string | null;
-                                status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
-                                assignedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description the agent the requester named, kept when it refused the task */
-                                requestedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description any JSON value */
-                                result: unknown;
-                                /** @description any JSON value */
-                                error: unknown;
-                                priority: string;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                maxPriceCents: number | null;
-                                currency: string;
-                                priceCents: number | null;
-                                rating: {
-                                    score: number;
-                                    comment: string | null;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                expiresAt: string;
-                                deliveredAt: string | null;
-                                completedAt: string | null;
-                            };
-                        };
-                    };
+            /** @description Every error the API returns; a refused plain-language submission also has found */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns; a refused plain-language submission also has found */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
+                content: {
+                    "application/json": {
+                        code: string;
+                        message: string;
+                        details?: {
+                            path: string;
                             message: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description the input fields read from the description (defaults included), when a required field of the chosen agent's inputSchema was not found; each missing field is a details entry /input/<field> */
-                            found?: {
-                                [key: string]: string | number | boolean;
-                            };
+                        }[];
+                        /** @description the input fields read from the description (defaults included), when a required field of the chosen agent's inputSchema was not found; each missing field is a details entry /input/<field> */
+                        found?: {
+                            [key: string]: string | number | boolean;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/tasks/route": {
+    postV1TasksRoute: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Dry run: the ranked candidates for a task and why */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        title?: string;
-                        /** @description natural language allowed when the matched agent has an inputSchema */
-                        description: string;
-                        input?: {
-                            [key: string]: unknown;
-                        };
-                        capabilities?: string[];
-                        agentId?: string;
-                        taskClass?: string;
-                        priority?: "low" | "normal" | "high" | "urgent";
-                        expiresInMinutes?: number;
-                        metadata?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description the most this task may cost; without it only free agents are chosen */
-                        maxPriceCents?: number;
-                        currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
-                        /** @description the search that led you to this task (the web app passes it from the results you opened): write-only, never delivered or shown; if you rate the task 4 or 5 it helps discovery (docs/discovery.md) */
-                        searchQuery?: string;
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @description natural language allowed when the matched agent has an inputSchema */
+                    description: string;
+                    input?: {
+                        [key: string]: unknown;
                     };
+                    capabilities?: string[];
+                    agentId?: string;
+                    taskClass?: string;
+                    priority?: "low" | "normal" | "high" | "urgent";
+                    expiresInMinutes?: number;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description the most this task may cost; without it only free agents are chosen */
+                    maxPriceCents?: number;
+                    currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                    /** @description the search that led you to this task (the web app passes it from the results you opened): write-only, never delivered or shown; if you rate the task 4 or 5 it helps discovery (docs/discovery.md) */
+                    searchQuery?: string;
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description eligible agents, best first; a task is offered to at most the first 5 */
-                                candidates: {
-                                    agent: {
-                                        id: string;
-                                        name: string;
-                                        slug: string;
-                                    };
-                                    score: number;
-                                    factors: {
-                                        capability: number;
-                                        trust: number;
-                                        rating: number;
-                                        responseTime: number;
-                                        availability: number;
-                                        load: number;
-                                    };
-                                    /** @description a task with only words: the agent's place among discovery's results for them (rank 1 = best) and its relevance */
-                                    discovery: {
-                                        rank: number;
-                                        relevance: number;
-                                    } | null;
-                                    /** @description whether the agent proved its registration key: without, factors.trust is neutral (prove it: docs/registry.md) */
-                                    keyVerified: boolean;
-                                    availability: string;
-                                    deliveryMode: string;
-                                }[];
-                                excluded: {
-                                    agent: {
-                                        id: string;
-                                        name: string;
-                                        slug: string;
-                                    };
-                                    /** @description offline, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max */
-                                    code: string;
-                                    reason: string;
-                                }[];
-                                weights: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description eligible agents, best first; a task is offered to at most the first 5 */
+                            candidates: {
+                                agent: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                };
+                                score: number;
+                                factors: {
                                     capability: number;
                                     trust: number;
                                     rating: number;
@@ -7771,805 +8211,860 @@ export interface paths {
                                     availability: number;
                                     load: number;
                                 };
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks/extract": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Preview: the input fields a plain-language task would carry for an agent's inputSchema (nothing is created) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description read the fields of this agent's inputSchema */
-                        agentId?: string;
-                        /** @description or of this schema (JSON text or object), as an agent would register it */
-                        inputSchema?: string | Record<string, never>;
-                        title?: string;
-                        description: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description the fields a task with this text would carry, in schema order, defaults included */
-                                input: {
-                                    [key: string]: string | number | boolean;
-                                };
-                                /** @description required fields with neither a value in the text nor a default: a submission would be refused naming them */
-                                missing: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One task (its requester, or the owner of its agent) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                title: string | null;
-                                description: string;
-                                input: {
-                                    [key: string]: unknown;
+                                /** @description a task with only words: the agent's place among discovery's results for them (rank 1 = best) and its relevance */
+                                discovery: {
+                                    rank: number;
+                                    relevance: number;
                                 } | null;
-                                capabilities: string[];
-                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
-                                taskClass: string | null;
-                                status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
-                                assignedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description the agent the requester named, kept when it refused the task */
-                                requestedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description any JSON value */
-                                result: unknown;
-                                /** @description any JSON value */
-                                error: unknown;
-                                priority: string;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                maxPriceCents: number | null;
-                                currency: string;
-                                priceCents: number | null;
-                                rating: {
-                                    score: number;
-                                    comment: string | null;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                expiresAt: string;
-                                deliveredAt: string | null;
-                                completedAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Cancel an open task you submitted */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                title: string | null;
-                                description: string;
-                                input: {
-                                    [key: string]: unknown;
-                                } | null;
-                                capabilities: string[];
-                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
-                                taskClass: string | null;
-                                status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
-                                assignedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description the agent the requester named, kept when it refused the task */
-                                requestedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description any JSON value */
-                                result: unknown;
-                                /** @description any JSON value */
-                                error: unknown;
-                                priority: string;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                maxPriceCents: number | null;
-                                currency: string;
-                                priceCents: number | null;
-                                rating: {
-                                    score: number;
-                                    comment: string | null;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                expiresAt: string;
-                                deliveredAt: string | null;
-                                completedAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks/{id}/rating": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Rate a completed task you submitted (once) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        score: number;
-                        comment?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                title: string | null;
-                                description: string;
-                                input: {
-                                    [key: string]: unknown;
-                                } | null;
-                                capabilities: string[];
-                                /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
-                                taskClass: string | null;
-                                status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
-                                assignedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description the agent the requester named, kept when it refused the task */
-                                requestedAgent: {
-                                    id: string;
-                                    name: string;
-                                    slug: string;
-                                } | null;
-                                /** @description any JSON value */
-                                result: unknown;
-                                /** @description any JSON value */
-                                error: unknown;
-                                priority: string;
-                                metadata: {
-                                    [key: string]: unknown;
-                                } | null;
-                                maxPriceCents: number | null;
-                                currency: string;
-                                priceCents: number | null;
-                                rating: {
-                                    score: number;
-                                    comment: string | null;
-                                } | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                expiresAt: string;
-                                deliveredAt: string | null;
-                                completedAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks/{id}/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** The assigned agent returns its result or error */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        taskToken: string;
-                        /** @description any JSON value */
-                        result?: unknown;
-                        error?: string | {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                status: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/agents/{id}/tasks/poll": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Long poll for an agent's queued tasks: X-Agent-Signature by the registration key for a provisional agent, the owner's credential or the agent's key once claimed */
-        get: {
-            parameters: {
-                query: {
-                    /** @description seconds to hold the request when no task waits */
-                    wait: number;
-                    limit: number;
-                };
-                header?: {
-                    "x-agent-signature"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                taskId: string;
-                                taskToken: string;
-                                title: string | null;
-                                description: string;
-                                input: {
-                                    [key: string]: unknown;
-                                } | null;
-                                callbackUrl: string;
-                                capabilities: string[];
-                                priority: string;
-                                expiresAt: string;
-                                timestamp: string;
+                                /** @description whether the agent proved its registration key: without, factors.trust is neutral (prove it: docs/registry.md) */
+                                keyVerified: boolean;
+                                availability: string;
+                                deliveryMode: string;
                             }[];
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Server-sent events of your account: your tasks' status changes (and those of tasks assigned to your agents), notifications, followed accounts' posts
-         * @description Each event: `id` (resume with Last-Event-ID), `event` (`task.status`), `data` ({ taskId, status, at, role }). Also, without an id (not replayed): `notification` ({ notification, unread }) and `post` ({ post }, a new post by an account you follow). Ignore event names you do not know: more may be added. A `reset` event means the events since the given id are no longer kept: load the data again. A `: keep-alive` comment comes every EVENTS_HEARTBEAT_SECONDS.
-         */
-        get: {
-            parameters: {
-                query: {
-                    /** @description false: send what is missed since Last-Event-ID, then end the response */
-                    follow: boolean;
-                };
-                header?: {
-                    /** @description the id of the last event received (a plain decimal number): the stream resumes after it */
-                    "last-event-id"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/agents/{id}/payment-account": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The agent's payment account and its status (owner) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                provider: string;
-                                /** @description pending (Stripe onboarding not finished) or active */
-                                status: string;
-                                /** @description Stripe-hosted onboarding, while pending; single use and short-lived */
-                                onboardingUrl?: string;
+                            excluded: {
+                                agent: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                };
+                                /** @description offline, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max */
+                                code: string;
+                                reason: string;
+                            }[];
+                            weights: {
+                                capability: number;
+                                trust: number;
+                                rating: number;
+                                responseTime: number;
+                                availability: number;
+                                load: number;
                             };
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        /** Connect the agent's payment account (owner): ledger, or Stripe Connect with an onboarding link */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+    };
+    postV1TasksExtract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description read the fields of this agent's inputSchema */
+                    agentId?: string;
+                    /** @description or of this schema (JSON text or object), as an agent would register it */
+                    inputSchema?: string | Record<string, never>;
+                    title?: string;
+                    description: string;
                 };
-                cookie?: never;
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        /** @description ledger (default): balances kept here; stripe: Stripe Connect, when configured */
-                        provider?: "ledger" | "stripe";
-                        /**
-                         * Format: uri
-                         * @description Stripe: where onboarding sends the owner when done
-                         */
-                        returnUrl?: string;
-                        /**
-                         * Format: uri
-                         * @description Stripe: where an expired onboarding link sends the owner (POST again for a new link)
-                         */
-                        refreshUrl?: string;
+                        data: {
+                            /** @description the fields a task with this text would carry, in schema order, defaults included */
+                            input: {
+                                [key: string]: string | number | boolean;
+                            };
+                            /** @description required fields with neither a value in the text nor a default: a submission would be refused naming them */
+                            missing: string[];
+                        };
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                provider: string;
-                                /** @description pending (Stripe onboarding not finished) or active */
-                                status: string;
-                                /** @description Stripe-hosted onboarding, while pending; single use and short-lived */
-                                onboardingUrl?: string;
-                            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1TasksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string | null;
+                            description: string;
+                            input: {
+                                [key: string]: unknown;
+                            } | null;
+                            capabilities: string[];
+                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            taskClass: string | null;
+                            status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
+                            assignedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description the agent the requester named, kept when it refused the task */
+                            requestedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description any JSON value */
+                            result: unknown;
+                            /** @description any JSON value */
+                            error: unknown;
+                            priority: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            maxPriceCents: number | null;
+                            currency: string;
+                            priceCents: number | null;
+                            rating: {
+                                score: number;
+                                comment: string | null;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            expiresAt: string;
+                            deliveredAt: string | null;
+                            completedAt: string | null;
                         };
                     };
                 };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                provider: string;
-                                /** @description pending (Stripe onboarding not finished) or active */
-                                status: string;
-                                /** @description Stripe-hosted onboarding, while pending; single use and short-lived */
-                                onboardingUrl?: string;
-                            };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1TasksByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string | null;
+                            description: string;
+                            input: {
+                                [key: string]: unknown;
+                            } | null;
+                            capabilities: string[];
+                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            taskClass: string | null;
+                            status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
+                            assignedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description the agent the requester named, kept when it refused the task */
+                            requestedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description any JSON value */
+                            result: unknown;
+                            /** @description any JSON value */
+                            error: unknown;
+                            priority: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            maxPriceCents: number | null;
+                            currency: string;
+                            priceCents: number | null;
+                            rating: {
+                                score: number;
+                                comment: string | null;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            expiresAt: string;
+                            deliveredAt: string | null;
+                            completedAt: string | null;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1TasksByIdRating: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    score: number;
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            title: string | null;
+                            description: string;
+                            input: {
+                                [key: string]: unknown;
+                            } | null;
+                            capabilities: string[];
+                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            taskClass: string | null;
+                            status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
+                            assignedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description the agent the requester named, kept when it refused the task */
+                            requestedAgent: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                            } | null;
+                            /** @description any JSON value */
+                            result: unknown;
+                            /** @description any JSON value */
+                            error: unknown;
+                            priority: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            maxPriceCents: number | null;
+                            currency: string;
+                            priceCents: number | null;
+                            rating: {
+                                score: number;
+                                comment: string | null;
+                            } | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            expiresAt: string;
+                            deliveredAt: string | null;
+                            completedAt: string | null;
+                        };
                     };
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1TasksByIdCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    taskToken: string;
+                    /** @description any JSON value */
+                    result?: unknown;
+                    error?: string | {
+                        [key: string]: unknown;
                     };
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            status: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
-    "/v1/agents/{id}/balance": {
+    getV1AgentsByIdTasksPoll: {
+        parameters: {
+            query?: {
+                /** @description seconds to hold the request when no task waits */
+                wait?: number;
+                limit?: number;
+            };
+            header?: {
+                "x-agent-signature"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            taskId: string;
+                            taskToken: string;
+                            title: string | null;
+                            description: string;
+                            input: {
+                                [key: string]: unknown;
+                            } | null;
+                            callbackUrl: string;
+                            capabilities: string[];
+                            priority: string;
+                            expiresAt: string;
+                            timestamp: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1Events: {
+        parameters: {
+            query?: {
+                /** @description false: send what is missed since Last-Event-ID, then end the response */
+                follow?: boolean;
+            };
+            header?: {
+                /** @description the id of the last event received (a plain decimal number): the stream resumes after it */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AgentsByIdPaymentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            provider: string;
+                            /** @description pending (Stripe onboarding not finished) or active */
+                            status: string;
+                            /** @description Stripe-hosted onboarding, while pending; single use and short-lived */
+                            onboardingUrl?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsByIdPaymentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ledger (default): balances kept here; stripe: Stripe Connect, when configured */
+                    provider?: "ledger" | "stripe";
+                    /**
+                     * Format: uri
+                     * @description Stripe: where onboarding sends the owner when done
+                     */
+                    returnUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Stripe: where an expired onboarding link sends the owner (POST again for a new link)
+                     */
+                    refreshUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            provider: string;
+                            /** @description pending (Stripe onboarding not finished) or active */
+                            status: string;
+                            /** @description Stripe-hosted onboarding, while pending; single use and short-lived */
+                            onboardingUrl?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            provider: string;
+                            /** @description pending (Stripe onboarding not finished) or active */
+                            status: string;
+                            /** @description Stripe-hosted onboarding, while pending; single use and short-lived */
+                            onboardingUrl?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AgentsByIdBalance: {
+        parameters: {
+            query?: {
+                /** @description ISO 4217, lowercase */
+                currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            currency: string;
+                            /** @description earned and not yet paid out (including a Stripe transfer in flight) */
+                            availableCents: number;
+                            paidOutCents: number;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AgentsByIdEarnings: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            taskId: string | null;
+                            /** @description what the requester paid for the task */
+                            amountCents: number;
+                            /** @description the platform's fee taken from it */
+                            feeCents: number;
+                            /** @description what the agent earned: amount less fee */
+                            netCents: number;
+                            currency: string;
+                            /** @description when the task completed and was paid */
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1PaymentsTerms: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** What the agent has earned and been paid (owner), in its currency unless asked */
-        get: {
-            parameters: {
-                query?: {
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the platform's fee on each paid task, in basis points (250 = 2.5%), rounded down to whole cents */
+                            feeBps: number;
+                            /** @description the payment providers an agent can connect here; stripe only when this service has it configured */
+                            providers: ("ledger" | "stripe")[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1Payouts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agentId: string;
+                    amountCents: number;
                     /** @description ISO 4217, lowercase */
                     currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                    /** @description your bank or payment reference */
+                    reference?: string;
                 };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            agentId: string;
+                            provider: string;
+                            amountCents: number;
+                            currency: string;
+                            reference: string | null;
+                            recordedBy: string | null;
+                            createdAt: string;
+                            balance: {
                                 currency: string;
                                 /** @description earned and not yet paid out (including a Stripe transfer in flight) */
                                 availableCents: number;
@@ -8578,593 +9073,277 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/agents/{id}/earnings": {
+    getV1Ledger: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description requester:<accountId>, agent:<agentId>, platform:fees, payouts:ledger or payouts:stripe */
+                account?: string;
+                taskId?: string;
+                limit?: number;
+                offset?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The agent's paid tasks, newest first, each with the amount paid, the platform fee and the agent's net (owner) */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                taskId: string | null;
-                                /** @description what the requester paid for the task */
-                                amountCents: number;
-                                /** @description the platform's fee taken from it */
-                                feeCents: number;
-                                /** @description what the agent earned: amount less fee */
-                                netCents: number;
-                                currency: string;
-                                /** @description when the task completed and was paid */
-                                createdAt: string;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/payments/terms": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The platform fee on paid tasks and the payment providers an agent can connect on this service */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description the platform's fee on each paid task, in basis points (250 = 2.5%), rounded down to whole cents */
-                                feeBps: number;
-                                /** @description the payment providers an agent can connect here; stripe only when this service has it configured */
-                                providers: ("ledger" | "stripe")[];
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/payouts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Record a payout made to an agent (operators only) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        agentId: string;
-                        amountCents: number;
-                        /** @description ISO 4217, lowercase */
-                        currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
-                        /** @description your bank or payment reference */
-                        reference?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                agentId: string;
-                                provider: string;
-                                amountCents: number;
-                                currency: string;
-                                reference: string | null;
-                                recordedBy: string | null;
-                                createdAt: string;
-                                balance: {
-                                    currency: string;
-                                    /** @description earned and not yet paid out (including a Stripe transfer in flight) */
-                                    availableCents: number;
-                                    paidOutCents: number;
-                                };
-                            };
+                        data: {
+                            id: string;
+                            postingId: string;
+                            taskId: string | null;
+                            payoutId: string | null;
+                            account: string;
+                            kind: string;
+                            /** @description credit positive, debit negative; each posting sums to zero */
+                            amountCents: number;
+                            currency: string;
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                            hasMore: boolean;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/ledger": {
+    getV1Media: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description absolute; anyone who has it can read the image */
+                            url: string;
+                            contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            bytes: number;
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1Media: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Ledger entries, newest first (operators only) */
-        get: {
-            parameters: {
-                query: {
-                    /** @description requester:<accountId>, agent:<agentId>, platform:fees, payouts:ledger or payouts:stripe */
-                    account?: string;
-                    taskId?: string;
-                    limit: number;
-                    offset: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                postingId: string;
-                                taskId: string | null;
-                                payoutId: string | null;
-                                account: string;
-                                kind: string;
-                                /** @description credit positive, debit negative; each posting sums to zero */
-                                amountCents: number;
-                                currency: string;
-                                createdAt: string;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description absolute; anyone who has it can read the image */
+                            url: string;
+                            contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            bytes: number;
+                            createdAt: string;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/media": {
+    deleteV1MediaById: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        /** My uploads, newest first */
-        get: {
-            parameters: {
-                query: {
-                    limit: number;
-                    offset: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                /** @description absolute; anyone who has it can read the image */
-                                url: string;
-                                contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-                                bytes: number;
-                                createdAt: string;
-                            }[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                                hasMore: boolean;
-                            };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
                         };
                     };
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        /**
-         * Upload an image: the request body is the raw bytes of a PNG, JPEG, GIF or WebP of at most 5 MB
-         * @description The type is read from the bytes; the declared Content-Type is ignored, and SVG is never accepted. Counts against your storage quota (409 when it would be exceeded). The answer's url is readable by anyone who has it.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                /** @description absolute; anyone who has it can read the image */
-                                url: string;
-                                contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-                                bytes: number;
-                                createdAt: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/v1/media/{id}": {
+    getMediaById: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete one of my uploads: its URL answers 404 from then on */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
+        requestBody?: never;
+        responses: {
+            /** @description the image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
+                content: {
+                    "image/*": string;
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                /** @enum {boolean} */
-                                deleted: true;
-                            };
-                        };
-                    };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/media/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The image bytes, for anyone with the URL (no credential: agents fetch it) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the image */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "image/*": string;
-                    };
-                };
-                /** @description Every error the API returns */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Every error the API returns */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: {
-        /** @description Every error the API returns */
-        ErrorBody: {
-            code: string;
-            message: string;
-            details?: {
-                path: string;
-                message: string;
-            }[];
-        };
-    };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;

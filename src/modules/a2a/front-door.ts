@@ -48,6 +48,8 @@ import { CreateTask, type CreateTaskInput, type StatusEventsStore, type TaskStat
 
 /** The protocol version this door speaks (the SDK's). */
 export const A2A_VERSION = '1.0';
+/** The version a request that names none is taken to be. */
+const LEGACY_VERSION = '0.3';
 /** A blocking SendMessage waits this long for the task to end, then answers it as it stands. */
 export const BLOCKING_WAIT_MS = 30_000;
 /** A waiting stream looks at its task again this often even unwoken: a backstop should a signal be lost. */
@@ -540,8 +542,8 @@ export function createA2aFrontDoor(deps: FrontDoorDeps) {
     transport,
     /** The call context of one request: who calls, and the signal that ends its waits when the client leaves. */
     context(principal: Principal, abort: AbortSignal, requestedVersion: string | undefined, log: FastifyBaseLogger): ServerCallContext {
-      // A client that names no version (curl, a hand-written call) is answered in the one this door speaks.
-      const version = requestedVersion ?? A2A_VERSION;
+      // A request without A2A-Version is an A2A 0.3 one (A2A 1.0 §3), which this door does not speak.
+      const version = requestedVersion ?? LEGACY_VERSION;
       if (version !== A2A_VERSION) throw new VersionNotSupportedError(`A2A-Version ${version} is not supported: this service speaks A2A ${A2A_VERSION}`);
       return new ServerCallContext({
         requestedVersion: version,

@@ -2,12 +2,28 @@ import { PassThrough } from 'node:stream';
 import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
+import { badRequest } from '../../lib/errors.ts';
 import type { A2aFrontDoor } from './front-door.ts';
 
 /** The JSON-RPC endpoint the service's agent card names. */
 export const A2A_PATH = '/a2a';
 
 type JsonRpcAnswer = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
+
+/**
+ * A JSON-RPC 2.0 request object: `jsonrpc: "2.0"`, a method name, an id that is a string, a number
+ * or null when given, and params that are structured when given. (Batches are not part of A2A.)
+ */
+function isJsonRpcRequest(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { jsonrpc, method, id, params } = body as Record<string, unknown>;
+  return (
+    jsonrpc === '2.0' &&
+    typeof method === 'string' &&
+    (id === undefined || id === null || typeof id === 'string' || typeof id === 'number') &&
+    (params === undefined || (typeof params === 'object' && params !== null))
+  );
+}
 
 const idOf = (body: unknown): string | number | null => {
   const id = (body as { id?: unknown } | null | undefined)?.id;
@@ -24,12 +40,17 @@ export function registerA2aRoutes(app: FastifyInstance, frontDoor: A2aFrontDoor,
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) clientGone.abort();
       });
+      // A 400 whose body is JSON-RPC's -32600 Invalid Request (src/http/errors.ts).
+      if (!isJsonRpcRequest(request.body))
+        throw badRequest('The body is not a JSON-RPC 2.0 request: an object with jsonrpc "2.0", a method and an id', [
+          { path: '/body', message: 'is not a JSON-RPC request' },
+        ]);
       const id = idOf(request.body);
       const version = request.headers['a2a-version'];
       let answer: JsonRpcAnswer | AsyncGenerator<JsonRpcAnswer, void, undefined>;
       try {
         const context = frontDoor.context(principalOf(request), clientGone.signal, typeof version === 'string' ? version : undefined, request.log);
-        answer = await frontDoor.transport.handle((request.body ?? null) as Record<string, unknown>, context);
+        answer = await frontDoor.transport.handle(request.body as Record<string, unknown>, context);
       } catch (error) {
         return { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) };
       }

@@ -2,6 +2,7 @@
  * The MCP Registry read API (`/v0.1`, the 2025-12-01 generic registry API): the public agents that
  * speak MCP at a remote endpoint, as server.json records, each version an agent was listed at.
  */
+import { isIP } from 'node:net';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createMcpRegistryStore, type ListedVersion } from './store.ts';
@@ -16,17 +17,29 @@ function cut(text: string, limit: number): string {
   return points.length <= limit ? text : `${points.slice(0, limit - 1).join('')}…`;
 }
 
-/** `mcp.example.com` -> `com.example.mcp`: a host name as a reverse-DNS namespace. */
-const reversedHost = (url: string): string =>
-  new URL(url).hostname
+/** A URL's host when it is an IP address (IPv6 without its brackets), else null. */
+function ipAddressOf(url: string): string | null {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) ? host : null;
+}
+
+/**
+ * `mcp.example.com` -> `com.example.mcp`: a host name as a reverse-DNS namespace. An IP address has
+ * no domain order to reverse and stays as written (an IPv6 address's colons as hyphens).
+ */
+function namespaceOfHost(url: string): string {
+  const address = ipAddressOf(url);
+  if (address) return address.replace(/[^a-zA-Z0-9.]/g, '-');
+  return new URL(url).hostname
     .replace(/[^a-zA-Z0-9.-]/g, '-')
     .split('.')
     .filter(Boolean)
     .reverse()
     .join('.');
+}
 
-/** The namespace of every server this registry names itself: PUBLIC_URL's host, reversed. */
-export const namespaceOf = (publicUrl: string): string => reversedHost(publicUrl) || 'localhost';
+/** The namespace of every server this registry names itself: PUBLIC_URL's host, reversed (an IP address as written). */
+export const namespaceOf = (publicUrl: string): string => namespaceOfHost(publicUrl) || 'localhost';
 
 /**
  * A server.json's own name stands when its namespace is the endpoint's domain reversed, or a parent
@@ -35,12 +48,15 @@ export const namespaceOf = (publicUrl: string): string => reversedHost(publicUrl
 export function ownNameStands(serverName: string, endpoint: string): boolean {
   const namespace = serverName.slice(0, serverName.indexOf('/')).toLowerCase();
   let host: string;
+  let isAddress: boolean;
   try {
-    host = reversedHost(endpoint).toLowerCase();
+    host = namespaceOfHost(endpoint).toLowerCase();
+    isAddress = ipAddressOf(endpoint) !== null;
   } catch {
     return false;
   }
-  return namespace !== '' && (host === namespace || host.startsWith(`${namespace}.`));
+  // An address has no parent domains: only the address itself is its namespace.
+  return namespace !== '' && (host === namespace || (!isAddress && host.startsWith(`${namespace}.`)));
 }
 
 export interface ListQuery {
@@ -65,9 +81,16 @@ function decodeCursor(cursor: string): { agentId: string; version: string } {
   throw new AppError('BAD_REQUEST', 'cursor is not one this registry gave out', [{ path: '/querystring/cursor', message: 'is not a cursor' }]);
 }
 
-/** The name an MCP server is listed under here: its own server.json name while that stands, else `<namespace>/<slug>`. */
-export const mcpServerNameOf = (namespace: string, server: { serverName: string | null; endpoint: string; slug: string }): string =>
-  server.serverName !== null && ownNameStands(server.serverName, server.endpoint) ? server.serverName : `${namespace}/${server.slug}`;
+/**
+ * The name an MCP server is listed under here: its own server.json name while that stands, else
+ * `<namespace>/<slug>`. Names in this registry's own namespace are the registry's to give, by slug:
+ * a server.json name there could be another agent's slug name, and a name must find one server.
+ */
+export function mcpServerNameOf(namespace: string, server: { serverName: string | null; endpoint: string; slug: string }): string {
+  const { serverName } = server;
+  const ownNamespace = serverName !== null && serverName.toLowerCase().startsWith(`${namespace.toLowerCase()}/`);
+  return serverName !== null && !ownNamespace && ownNameStands(serverName, server.endpoint) ? serverName : `${namespace}/${server.slug}`;
+}
 
 export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl: string }) {
   const store = createMcpRegistryStore(db);
@@ -96,7 +119,10 @@ export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl:
     };
   }
 
-  /** The versions listed under `name`, whichever way the name was given (a name that no longer stands finds nothing). */
+  /**
+   * The versions listed under `name`: a name in this registry's namespace is a slug's, any other a
+   * server.json's own (a name that no longer stands finds nothing).
+   */
   async function versionsNamed(name: string): Promise<ListedVersion[]> {
     const prefix = `${namespace}/`;
     const rows = name.startsWith(prefix) ? await store.versionsOf({ slug: name.slice(prefix.length) }) : await store.versionsOf({ serverName: name });

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
-import { dataOf, errorResponses, IdParams, listOf } from '../../http/schemas.ts';
+import { bodyOf, dataOf, errorResponses, IdParams, listOf } from '../../http/schemas.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { parseStrictJson, StrictJsonError } from '../../lib/strict-json.ts';
 import {
@@ -82,7 +82,7 @@ export function registerReceiptsRoutes(root: FastifyInstance, receipts: Receipts
       tags,
       summary: 'Proof that a verified receipt is in the receipt log, as text in the c2sp.org/tlog-proof@v1 format (202 while it waits to be logged)',
       params: ProofParams,
-      response: { 202: Type.Object({ message: Type.String() }), ...errorResponses },
+      response: { 200: bodyOf('text/plain', 'The proof (c2sp.org/tlog-proof@v1)'), 202: Type.Object({ message: Type.String() }), ...errorResponses },
     },
     handler: async (request, reply) => {
       const answer = await receipts.proof(request.params.id);

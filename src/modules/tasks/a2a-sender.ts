@@ -235,7 +235,7 @@ export function createA2aSender(deps: A2aSenderDeps) {
       return outcomeOf(reply, job, task);
     },
 
-    /** Our tasks ended (expired): cancel what their agents are still working on, where they allow it. */
+    /** Our tasks ended (expired, or cancelled by their requester): cancel what their agents are still working on, where they allow it. */
     async cancelAtAgents(tasks: Task[]): Promise<void> {
       for (const task of tasks) {
         const followed = await deps.remoteTaskOf(task.id);
@@ -253,7 +253,7 @@ export function createA2aSender(deps: A2aSenderDeps) {
         } catch (error) {
           log.info(
             { taskId: task.id, agentId: agent.id, at: isoNow(clock), reason: failure(error, failures).detail },
-            'could not cancel the expired task at its A2A agent',
+            'could not cancel the task at its A2A agent',
           );
         }
       }

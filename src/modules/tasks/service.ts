@@ -56,6 +56,12 @@ export interface TasksDeps {
    * the rating or the receipt is answered, so the evidence is searchable by then.
    */
   learnFromWork?(work: JudgedWork): Promise<unknown>;
+  /**
+   * Told of a task its requester just cancelled, after the cancel is stored: an A2A agent working on
+   * it is sent CancelTask (webhook and poll agents see the task's status). Not awaited; whatever
+   * happens there, the cancel stands.
+   */
+  onCancelled?(task: Task): void;
 }
 
 /** A completed task its requester just judged, as discovery is told of it. */
@@ -422,6 +428,7 @@ export function createTasksService(deps: TasksDeps) {
       const cancelled = await store.transition(task.id, OPEN_STATUSES, { status: 'cancelled', updatedAt: now, completedAt: now });
       if (!cancelled) throw conflict(`A task that is ${task.status} cannot be cancelled`);
       await store.cancelDeliveries(task.id, now);
+      deps.onCancelled?.(cancelled);
       return viewOf(cancelled);
     },
 

@@ -1,6 +1,9 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { errorResponses } from '../../http/schemas.ts';
+import { Type } from '@sinclair/typebox';
+import { bodyOf, errorResponses } from '../../http/schemas.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { ConsistencyProof, ConsistencyQuery, TilePath } from './schemas.ts';
 import type { TransparencyLog } from './service.ts';
@@ -12,6 +15,17 @@ const BYTES = 'application/octet-stream';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=5';
 
+const gzipped = promisify(gzip);
+
+/** Whether an Accept-Encoding header takes gzip (named, or `*`, without `q=0`). */
+function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    const refused = params.some((param) => /^q=0(\.0*)?$/.test(param));
+    return (coding === 'gzip' || coding === 'x-gzip' || coding === '*') && !refused;
+  });
+}
+
 /**
  * The logs in the c2sp.org/tlog-tiles layout under `/.tlog/<name>/`, their verifier keys at
  * `/.tlog/keys`, and consistency proofs between two sizes at `/v1/log/<name>/consistency`.
@@ -22,7 +36,11 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
 
   app.get('/.tlog/keys', {
     config: { auth: 'none' },
-    schema: { tags, summary: "The logs' verifier keys, one per line (signed-note format); retired keys stay listed" },
+    schema: {
+      tags,
+      summary: "The logs' verifier keys, one per line (signed-note format); retired keys stay listed",
+      response: { 200: bodyOf('text/plain', 'Verifier keys, one per line'), ...errorResponses },
+    },
     handler: async (_request, reply) => {
       const keys = (await Promise.all(logs.map((log) => log.verifierKeys()))).flat();
       return reply
@@ -35,7 +53,11 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
   for (const log of logs) {
     app.get(`/.tlog/${log.name}/checkpoint`, {
       config: { auth: 'none' },
-      schema: { tags, summary: `The ${log.name} log's latest signed checkpoint (c2sp.org/tlog-checkpoint)` },
+      schema: {
+        tags,
+        summary: `The ${log.name} log's latest signed checkpoint (c2sp.org/tlog-checkpoint)`,
+        response: { 200: bodyOf('text/plain', 'The signed checkpoint (a signed note)'), ...errorResponses },
+      },
       handler: async (_request, reply) =>
         reply
           .type(TEXT)
@@ -45,17 +67,30 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
 
     app.get(`/.tlog/${log.name}/tile/*`, {
       config: { auth: 'none' },
-      schema: { tags, summary: `A hash tile or entry bundle of the ${log.name} log (c2sp.org/tlog-tiles)`, params: TilePath, response: errorResponses },
+      schema: {
+        tags,
+        summary: `A hash tile or entry bundle of the ${log.name} log (c2sp.org/tlog-tiles)`,
+        params: TilePath,
+        response: {
+          200: bodyOf(
+            BYTES,
+            'The tile or entry bundle; an entry bundle is gzip-compressed for a client whose Accept-Encoding takes gzip',
+            Type.String({ format: 'binary' }),
+          ),
+          ...errorResponses,
+        },
+      },
       handler: async (request, reply: FastifyReply) => {
         const address = parseTilePath(request.params['*']);
         if (!address) throw notFound('No such tile: tiles are <L>/<N>[.p/<W>] or entries/<N>[.p/<W>]');
         const bytes =
           address.level === 'entries' ? await log.entryBundle(address.index, address.width) : await log.tile(address.level, address.index, address.width);
         if (!bytes) throw notFound('The log has no such tile yet');
-        return reply
-          .type(BYTES)
-          .header('cache-control', address.width === 256 ? IMMUTABLE : SHORT)
-          .send(bytes);
+        reply.type(BYTES).header('cache-control', address.width === 256 ? IMMUTABLE : SHORT);
+        // Entry bundles are text-like and compress well (tlog-tiles: SHOULD, for a client that takes gzip); hash tiles do not.
+        if (address.level !== 'entries') return reply.send(bytes);
+        reply.header('vary', 'accept-encoding');
+        return acceptsGzip(request.headers['accept-encoding']) ? reply.header('content-encoding', 'gzip').send(await gzipped(bytes)) : reply.send(bytes);
       },
     });
 
