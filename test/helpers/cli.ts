@@ -18,3 +18,23 @@ export async function runAgentry(args: string[], env: Record<string, string | un
   });
   return { code, stdout, stderr };
 }
+
+/** A long-running command (`listen`, `logs`) started in-process: its output so far, read while it runs, and `stop()` to end it as Ctrl-C would. */
+export function startAgentry(args: string[], env: Record<string, string | undefined>) {
+  const output = { stdout: '', stderr: '' };
+  const controller = new AbortController();
+  const done = runCli(args, {
+    stdout: (text) => void (output.stdout += text),
+    stderr: (text) => void (output.stderr += text),
+    env,
+    signal: controller.signal,
+  });
+  return {
+    output,
+    done,
+    async stop(): Promise<CliResult> {
+      controller.abort();
+      return { code: await done, ...output };
+    },
+  };
+}

@@ -237,6 +237,26 @@ async function queuedTask(world: World, agentOverrides: Record<string, unknown> 
   return { agent, task, snapshot: () => read(world, `/v1/tasks/${task.id}`, requester) };
 }
 
+/** A `listen` session of the member's webhook agent (taking its deliveries, or ending the session): its operator's only. */
+async function listenCase(world: World, query: string): Promise<Case> {
+  const agent = await registerAgent(world.app, world.member.token, { deliveryMode: 'webhook', protocols: ['webhook'] });
+  const hidden = await registerAgent(world.app, world.member.token, { deliveryMode: 'webhook', protocols: ['webhook'], visibility: 'private' });
+  const at = (id: string) => `/v1/agents/${id}/webhooks/listen${query}`;
+  return {
+    url: at(agent.id),
+    anonymous: 401,
+    outsiders: [
+      { as: 'stranger', status: 403 },
+      { as: 'strangerAgentKey', status: 403 },
+      { as: 'owner', status: 403 },
+      { as: 'stranger', status: 404, url: at(hidden.id) },
+      { as: 'owner', status: 404, url: at(hidden.id) },
+    ],
+    snapshot: async () => [await read(world, `/v1/agents/${agent.id}`, world.member.token), await read(world, `/v1/agents/${hidden.id}`, world.member.token)],
+    success: { as: 'member', status: 200 },
+  };
+}
+
 /** A task of the owner, taken by the member's polling agent: its id and its callback token. */
 async function takenTask(world: World) {
   const agent = await pollingAgent(world.app, world.member.token);
@@ -1572,6 +1592,13 @@ const FIXTURES: Record<string, Fixture> = {
         success: { as: 'member', status: 200, present: [task.id] },
       };
     },
+  },
+
+  'GET /v1/agents/:id/webhooks/listen': {
+    build: (world) => listenCase(world, '?wait=0&limit=5'),
+  },
+  'DELETE /v1/agents/:id/webhooks/listen': {
+    build: (world) => listenCase(world, ''),
   },
 
   // --- payments

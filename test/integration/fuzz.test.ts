@@ -186,7 +186,7 @@ describe('fuzz: every route, generated from its schemas', () => {
     return null;
   }
 
-  /** Long polls hold a request up to 30 s: generated ones never wait. */
+  /** Long polls (an agent's, a listen session's) hold a request up to 30 s: generated ones never wait. */
   function noWaiting(route: RouteEntry, request: HostileInput): HostileInput {
     // The event stream answers without following, so the response ends (a second `follow` is a 400, which ends it too).
     if (route.url === EVENT_STREAM) {
@@ -194,7 +194,7 @@ describe('fuzz: every route, generated from its schemas', () => {
         ? { ...request, rawQuery: `${request.rawQuery}&follow=false` }
         : { ...request, query: { ...request.query, follow: 'false' } };
     }
-    if (!route.url.endsWith('/tasks/poll')) return request;
+    if (!route.url.endsWith('/tasks/poll') && !route.url.endsWith('/webhooks/listen')) return request;
     if (request.rawQuery !== null) return { ...request, rawQuery: request.rawQuery.replace(/(^|&)wait=\d+/g, '$1wait=0') };
     const wait = request.query.wait;
     return typeof wait === 'string' && /^\d+$/.test(wait.trim()) ? { ...request, query: { ...request.query, wait: '0' } } : request;

@@ -33,6 +33,7 @@ import {
 } from '@agentry/sdk';
 import type { TestApp } from '../helpers/app.ts';
 import { builtAgentryBin } from '../helpers/built-packages.ts';
+import { runAgentry, startAgentry } from '../helpers/cli.ts';
 import { deadUrl, startListeningApp } from '../helpers/listening.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -146,11 +147,13 @@ describe('client and runner against the service', () => {
   let app: TestApp;
   let url: string;
   let owner: AgentryClient;
+  let ownerToken: string;
 
   before(async () => {
     ({ app, url } = await startListeningApp({ ALLOW_PRIVATE_ENDPOINTS: 'true' }));
     owner = new AgentryClient({ baseUrl: url });
     const session = await owner.signup(`sdk-${process.pid}-${Date.now()}@example.test`, 'correct horse battery');
+    ownerToken = session.token;
     owner.setToken(session.token);
   });
   after(() => app.close());
@@ -166,6 +169,30 @@ describe('client and runner against the service', () => {
       owner.registerAgent({ name: '', description: 'x' } as never),
       (error: unknown) => error instanceof AgentryError && error.status === 400 && (error.details?.length ?? 0) > 0,
     );
+  });
+
+  test('a list call is the first page when awaited and every item, page after page, with for await', async () => {
+    const names = ['one', 'two', 'three'].map((word) => `Paged ${word} ${process.pid} ${Date.now()}`);
+    const registered = [];
+    for (const name of names)
+      registered.push(
+        (await owner.registerAgent({ name, description: 'paged', deliveryMode: 'poll', protocols: ['rest'], categories: ['productivity'] } as never)).agent,
+      );
+    const first = await owner.listAgents({ limit: 2 });
+    assert.equal(first.data.length, 2);
+    assert.equal(first.pagination.hasMore, true);
+    const seen: string[] = [];
+    for await (const agent of owner.listAgents({ limit: 2 })) seen.push(agent.id);
+    assert.equal(seen.length, first.pagination.total, 'every agent of the account, each once');
+    assert.equal(new Set(seen).size, seen.length);
+    for (const agent of registered) assert.ok(seen.includes(agent.id), `${agent.name} is listed`);
+    const tasks = [];
+    for (const word of ['a', 'b', 'c']) tasks.push((await owner.submitTask({ description: `paged ${word}`, agentId: registered[0]!.id } as never)).id);
+    const listedTasks: string[] = [];
+    for await (const task of owner.listTasks({ limit: 1, role: 'requester' })) listedTasks.push(task.id);
+    assert.equal(listedTasks.length, (await owner.listTasks({ limit: 1, role: 'requester' })).pagination.total);
+    assert.equal(new Set(listedTasks).size, listedTasks.length);
+    for (const id of tasks) assert.ok(listedTasks.includes(id));
   });
 
   test('an unreachable service is an AgentryNetworkError', async () => {
@@ -281,6 +308,117 @@ describe('client and runner against the service', () => {
     } finally {
       await runner.stop();
     }
+  });
+
+  test("agentry listen takes a webhook agent's deliveries while it runs and forwards them signed; trigger task and logs show them", async () => {
+    // The agent's real endpoint, which must get nothing while the session runs and the deliveries after.
+    const endpointHits: string[] = [];
+    const endpoint = createServer((request, response) => {
+      endpointHits.push(request.url ?? '');
+      response.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', () => resolve()));
+    const registered = await owner.registerAgent({
+      name: `Listened ${process.pid} ${Date.now()}`,
+      description: 'webhook under development',
+      endpoint: `http://127.0.0.1:${(endpoint.address() as { port: number }).port}/hook`,
+      deliveryMode: 'webhook',
+      protocols: ['webhook'],
+      categories: ['productivity'],
+    } as never);
+    const agent = registered.agent;
+    const secret = registered.webhookSecret!;
+    // The author's local handler, written for real webhooks: it verifies the signature, answers 204, then calls back.
+    const verified: unknown[] = [];
+    const handler = createServer((request, response) => {
+      void readWebhookRequest(request, secret).then(async (read) => {
+        response.writeHead(read.status).end();
+        if (!read.ok) return;
+        verified.push(read.delivery);
+        await owner.callback(read.delivery.taskId, { taskToken: read.delivery.taskToken, result: { heard: read.delivery.input } });
+      });
+    });
+    await new Promise<void>((resolve) => handler.listen(0, '127.0.0.1', () => resolve()));
+    const env = { XDG_CONFIG_HOME: join(dir, `listen-${Date.now()}`), AGENTRY_URL: url, AGENTRY_TOKEN: ownerToken };
+    const hook = `http://127.0.0.1:${(handler.address() as { port: number }).port}/hook`;
+    const listening = startAgentry(['listen', '--agent', agent.id, '--forward-to', hook], env);
+    const logs = startAgentry(['logs', '--agent', agent.id], env);
+    try {
+      await waitFor(
+        'the listen session to start',
+        () => listening.output.stderr,
+        (text) => /listening for agent/.test(text),
+      );
+      await waitFor(
+        'logs to follow',
+        () => logs.output.stderr,
+        (text) => /following/.test(text),
+      );
+      const triggered = await runAgentry(['trigger', 'task', '--agent', agent.id, '--input', '{"text":"hi"}'], env);
+      assert.equal(triggered.code, 0, triggered.stderr);
+      const taskId = /submitted task (\S+)/.exec(triggered.stdout)?.[1];
+      assert.match(triggered.stdout, /completed: \{"heard":\{"text":"hi"\}\}/);
+      assert.equal(verified.length, 1, "the handler verified one delivery with the agent's own secret");
+      assert.equal((verified[0] as { taskId: string }).taskId, taskId);
+      assert.deepEqual(endpointHits, [], 'the endpoint got nothing while the session ran');
+      await waitFor(
+        'listen to print the answer',
+        () => listening.output.stdout,
+        (text) => text.includes(`<-- 204 No Content for task ${taskId}`),
+      );
+      assert.match(listening.output.stdout, new RegExp(`--> task ${taskId} \\(\\S+\\) \\{"text":"hi"\\}`));
+      await waitFor(
+        'logs to show the outcome',
+        () => logs.output.stdout,
+        (text) => text.includes(`task ${taskId} completed: {"heard":{"text":"hi"}}`),
+      );
+    } finally {
+      const stopped = await listening.stop();
+      await logs.stop();
+      handler.close();
+      assert.equal(stopped.code, 0, stopped.stderr);
+      assert.match(stopped.stderr, /stopped listening/);
+    }
+    // Session over: the endpoint gets the agent's deliveries again.
+    await owner.submitTask({ description: 'after the session', agentId: agent.id } as never);
+    await waitFor(
+      'the endpoint to be sent the delivery',
+      () => endpointHits.length,
+      (hits) => hits > 0,
+      { timeoutMs: 20_000 },
+    );
+    endpoint.close();
+  });
+
+  test('listen is for the owner of a webhook agent only', async () => {
+    const registered = await owner.registerAgent({
+      name: `Guarded ${process.pid} ${Date.now()}`,
+      description: 'webhook',
+      endpoint: 'http://127.0.0.1:9/',
+      deliveryMode: 'webhook',
+      protocols: ['webhook'],
+      categories: ['productivity'],
+    } as never);
+    const stranger = new AgentryClient({ baseUrl: url });
+    stranger.setToken((await stranger.signup(`stranger-${process.pid}-${Date.now()}@example.test`, 'correct horse battery')).token);
+    await assert.rejects(
+      new AgentryClient({ baseUrl: url }).listenWebhooks(registered.agent.id, { wait: 0 }),
+      (error: unknown) => (error as AgentryError).status === 401,
+    );
+    await assert.rejects(stranger.listenWebhooks(registered.agent.id, { wait: 0 }), (error: unknown) => (error as AgentryError).status === 403);
+    await assert.rejects(stranger.stopListening(registered.agent.id), (error: unknown) => (error as AgentryError).status === 403);
+    const polled = (
+      await owner.registerAgent({
+        name: `Polled ${process.pid} ${Date.now()}`,
+        description: 'poll',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+      } as never)
+    ).agent;
+    await assert.rejects(owner.listenWebhooks(polled.id, { wait: 0 }), (error: unknown) => (error as AgentryError).status === 409);
+    assert.deepEqual(await owner.listenWebhooks(registered.agent.id, { wait: 0 }), []);
+    assert.deepEqual(await owner.stopListening(registered.agent.id), { agentId: registered.agent.id, listening: false });
   });
 
   test('stop() gives tasks in hand the grace period, then fails them with agent_shutdown', async () => {

@@ -31,6 +31,7 @@ import {
   type TaskDelivery,
 } from '@agentry/sdk';
 import { configPath, readConfig, removeToken, writeConfig } from './config.ts';
+import { registerWebhookDevCommands } from './commands/webhook-dev.ts';
 import { initProject } from './init.ts';
 import { checkpointFromFile, originOf, rememberCheckpoint, rememberedCheckpoint, verifyCheckpoint, verifyConsistency } from './log.ts';
 
@@ -878,6 +879,18 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
           : posts.map((post) => `${String((post.author as { username?: string } | undefined)?.username ?? '?')}: ${String(post.body)}\n`).join(''),
       );
     });
+
+  registerWebhookDevCommands(program, {
+    client,
+    loggedIn: () => token() !== null,
+    key,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    json,
+    signal: io.signal,
+    usage: (message) => new UsageError(message),
+    authNeeded: (message) => new AuthNeeded(message),
+  });
 
   async function watchTask(api: AgentryClient, id: string) {
     for (;;) {

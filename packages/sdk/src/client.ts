@@ -9,6 +9,7 @@ import { parseEventStream, type AgentryEvent } from './events.ts';
 import type { InputSchema } from './input-schema.ts';
 import type { KeyObject } from 'node:crypto';
 import { publicKeyString, signText } from './keys.ts';
+import { PagedList, type Paginated } from './paging.ts';
 import { buildReceipt, signReceipt } from './receipts.ts';
 import type { components, paths } from './openapi.d.ts';
 
@@ -113,6 +114,24 @@ export class AgentryClient {
     this.token = token;
   }
 
+  /**
+   * A list call that pages through itself (see `PagedList`): `get(offset, carry)` asks for the page
+   * at `offset`, `items` picks its items, `carry` reads what later pages must send from an answer.
+   */
+  private paged<Answer extends { data?: unknown; error?: unknown; response: Response }, T>(
+    startOffset: number | undefined,
+    get: (offset: number, carry: Record<string, string>) => Promise<Answer>,
+    items: (page: NonNullable<Answer['data']>) => readonly T[],
+    carry: (response: Response) => Record<string, string> = () => ({}),
+  ): PagedList<T, NonNullable<Answer['data']>> {
+    return new PagedList(async (offset, sent) => {
+      const { data, error, response } = await get(offset, sent);
+      if (!response.ok) throw new AgentryError(response.status, error);
+      const page = data as NonNullable<Answer['data']>;
+      return { page, items: items(page), pagination: (page as Paginated).pagination, carry: carry(response) };
+    }, startOffset ?? 0);
+  }
+
   /** Unwraps an openapi-fetch answer: the body on success, `AgentryError` otherwise. */
   private async unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
     const { data, error, response } = await call;
@@ -136,8 +155,13 @@ export class AgentryClient {
   async createApiKey(body: paths['/v1/api-keys']['post']['requestBody']['content']['application/json']) {
     return (await this.unwrap(this.api.POST('/v1/api-keys', { body }))).data;
   }
-  async listApiKeys() {
-    return await this.unwrap(this.api.GET('/v1/api-keys', { params: { query: {} as never } }));
+  /** The account's API keys: awaited, the first page; with `for await`, every key. */
+  listApiKeys(query: Partial<NonNullable<Params<'/v1/api-keys', 'get'>>> = {}) {
+    return this.paged(
+      query.offset,
+      (offset) => this.api.GET('/v1/api-keys', { params: { query: { ...query, offset } as Params<'/v1/api-keys', 'get'> } }),
+      (page) => page.data,
+    );
   }
   async revokeApiKey(id: string) {
     await this.unwrap(this.api.DELETE('/v1/api-keys/{id}', { params: { path: { id } } }));
@@ -168,8 +192,13 @@ export class AgentryClient {
   async getAgent(id: string) {
     return (await this.unwrap(this.api.GET('/v1/agents/{id}', { params: { path: { id } } }))).data;
   }
-  async listAgents(query: Params<'/v1/agents', 'get'> = {} as Params<'/v1/agents', 'get'>) {
-    return await this.unwrap(this.api.GET('/v1/agents', { params: { query } }));
+  /** Your agents: awaited, the first page; with `for await`, every agent. */
+  listAgents(query: Partial<NonNullable<Params<'/v1/agents', 'get'>>> = {}) {
+    return this.paged(
+      query.offset,
+      (offset) => this.api.GET('/v1/agents', { params: { query: { ...query, offset } as Params<'/v1/agents', 'get'> } }),
+      (page) => page.data,
+    );
   }
   async updateAgent(id: string, body: AgentChanges) {
     return (await this.unwrap(this.api.PATCH('/v1/agents/{id}', { params: { path: { id } }, body: body as JsonBody<'/v1/agents/{id}', 'patch'> }))).data;
@@ -227,6 +256,30 @@ export class AgentryClient {
     ).data;
   }
 
+  /**
+   * A `listen` session's long poll for a webhook agent (owner's credential, or `agentSignature`):
+   * while it polls, the agent's deliveries come here instead of to its endpoint, each the exact body
+   * and headers (Standard Webhooks, signed with the agent's secret) the endpoint would have got.
+   */
+  async listenWebhooks(id: string, options: { wait?: number; limit?: number; agentSignature?: string; signal?: AbortSignal } = {}) {
+    const headers: Record<string, string> = options.agentSignature ? { 'x-agent-signature': options.agentSignature } : {};
+    const query = { wait: options.wait ?? 30, limit: options.limit ?? 1 };
+    return (
+      await this.unwrap(
+        this.api.GET('/v1/agents/{id}/webhooks/listen', {
+          params: { path: { id }, query: query as Params<'/v1/agents/{id}/webhooks/listen', 'get'> },
+          headers,
+          ...(options.signal ? { signal: options.signal } : {}),
+        }),
+      )
+    ).data;
+  }
+  /** Ends a `listen` session: the agent's endpoint gets its deliveries again, those held back for the session first. */
+  async stopListening(id: string, options: { agentSignature?: string } = {}) {
+    const headers: Record<string, string> = options.agentSignature ? { 'x-agent-signature': options.agentSignature } : {};
+    return (await this.unwrap(this.api.DELETE('/v1/agents/{id}/webhooks/listen', { params: { path: { id } }, headers }))).data;
+  }
+
   // Tasks
   /** Submits a task; an idempotency key is generated when not given, so a retried submission creates one task. */
   async submitTask(body: paths['/v1/tasks']['post']['requestBody']['content']['application/json'], options: { idempotencyKey?: string } = {}) {
@@ -236,8 +289,13 @@ export class AgentryClient {
   async getTask(id: string) {
     return (await this.unwrap(this.api.GET('/v1/tasks/{id}', { params: { path: { id } } }))).data;
   }
-  async listTasks(query: Params<'/v1/tasks', 'get'> = {} as Params<'/v1/tasks', 'get'>) {
-    return await this.unwrap(this.api.GET('/v1/tasks', { params: { query } }));
+  /** Tasks you submitted or your agents took: awaited, the first page; with `for await`, every task. */
+  listTasks(query: Partial<NonNullable<Params<'/v1/tasks', 'get'>>> = {}) {
+    return this.paged(
+      query.offset,
+      (offset) => this.api.GET('/v1/tasks', { params: { query: { ...query, offset } as Params<'/v1/tasks', 'get'> } }),
+      (page) => page.data,
+    );
   }
   async cancelTask(id: string) {
     return (await this.unwrap(this.api.POST('/v1/tasks/{id}/cancel', { params: { path: { id } } }))).data;
@@ -306,14 +364,16 @@ export class AgentryClient {
    * The account's live events (GET /v1/events) as an async iterator: `task.status` for your tasks and
    * those assigned to your agents, `reset` when the events since `lastEventId` are no longer kept.
    * Event names this SDK does not know are skipped. Ends when the signal aborts or the stream closes.
+   * `onOpen` is called once the service has answered: every event from then on is yielded.
    */
-  async *events(options: { signal?: AbortSignal; lastEventId?: string } = {}): AsyncGenerator<AgentryEvent> {
+  async *events(options: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void } = {}): AsyncGenerator<AgentryEvent> {
     if (options.signal?.aborted) return;
     const request = new AbortController();
     const onAbort = () => request.abort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const body = await this.openEvents({ ...options, signal: request.signal });
+      options.onOpen?.();
       yield* parseEventStream(body, () => request.abort());
     } catch (error) {
       if (options.signal?.aborted) return;
@@ -401,10 +461,12 @@ export class AgentryClient {
   async explainTrust(pubkey: string, taskClass?: string) {
     return (await this.unwrap(this.api.GET('/v1/trust', { params: { query: { pubkey, explain: true, ...(taskClass ? { taskClass } : {}) } } }))).data;
   }
-  /** Receipts about a key or of one flow, newest first. */
-  async listReceipts(query: Partial<NonNullable<Params<'/v1/trust-receipts', 'get'>>>) {
-    return await this.unwrap(
-      this.api.GET('/v1/trust-receipts', { params: { query: { limit: 20, offset: 0, ...query } as Params<'/v1/trust-receipts', 'get'> } }),
+  /** Receipts about a key or of one flow, newest first: awaited, the first page; with `for await`, every receipt. */
+  listReceipts(query: Partial<NonNullable<Params<'/v1/trust-receipts', 'get'>>>) {
+    return this.paged(
+      query.offset,
+      (offset) => this.api.GET('/v1/trust-receipts', { params: { query: { limit: 20, ...query, offset } as Params<'/v1/trust-receipts', 'get'> } }),
+      (page) => page.data,
     );
   }
   /** The earliest verified offer, decision and outcome of one flow. */
@@ -455,8 +517,13 @@ export class AgentryClient {
   }
 
   // Discovery and social
-  async discover(query: Partial<NonNullable<Params<'/v1/discover', 'get'>>>) {
-    return await this.unwrap(this.api.GET('/v1/discover', { params: { query: query as Params<'/v1/discover', 'get'> } }));
+  /** Agents ranked for what you need: awaited, the first page; with `for await`, every match. */
+  discover(query: Partial<NonNullable<Params<'/v1/discover', 'get'>>>) {
+    return this.paged(
+      query.offset,
+      (offset) => this.api.GET('/v1/discover', { params: { query: { ...query, offset } as Params<'/v1/discover', 'get'> } }),
+      (page) => page.data,
+    );
   }
   /** A social profile for the credential (a person, or the agent an agent-bound key acts as). */
   async createProfile(body: paths['/v1/users']['post']['requestBody']['content']['application/json']) {
@@ -465,7 +532,19 @@ export class AgentryClient {
   async createPost(content: string) {
     return await this.unwrap(this.api.POST('/v1/social/posts', { body: { body: content } as never }));
   }
-  async feed(query: Partial<NonNullable<Params<'/v1/social/posts', 'get'>>> = {}) {
-    return await this.unwrap(this.api.GET('/v1/social/posts', { params: { query: query as Params<'/v1/social/posts', 'get'> } }));
+  /**
+   * The feed: awaited, the first page; with `for await`, every post, later pages taken as of the
+   * first (its `X-Feed-Before`), so posts arriving meanwhile shift nothing.
+   */
+  feed(query: Partial<NonNullable<Params<'/v1/social/posts', 'get'>>> = {}) {
+    return this.paged(
+      query.offset,
+      (offset, carry) => this.api.GET('/v1/social/posts', { params: { query: { ...query, ...carry, offset } as Params<'/v1/social/posts', 'get'> } }),
+      (page) => page.posts,
+      (response): Record<string, string> => {
+        const before = response.headers.get('x-feed-before');
+        return before ? { before } : {};
+      },
+    );
   }
 }

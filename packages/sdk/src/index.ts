@@ -9,6 +9,7 @@ export {
   type paths,
 } from './client.ts';
 export type { AgentryEvent, ResetEvent, TaskStatusEvent } from './events.ts';
+export { PagedList, type PageAnswer, type Paginated } from './paging.ts';
 export { checkInput, inputSchema, type InputField, type InputOf, type InputSchema, type TypedInputSchema } from './input-schema.ts';
 export { AgentryError, AgentryNetworkError } from './errors.ts';
 export {

@@ -1502,6 +1502,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{id}/webhooks/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Long poll of a `listen` session for a webhook agent: while it polls, the agent's deliveries come here, signed as its endpoint would get them, instead of to its endpoint */
+        get: operations["getV1AgentsByIdWebhooksListen"];
+        put?: never;
+        post?: never;
+        /** End a `listen` session: the agent's endpoint gets its deliveries again, those held back for the session first */
+        delete: operations["deleteV1AgentsByIdWebhooksListen"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/tasks/poll": {
         parameters: {
             query?: never;
@@ -8612,6 +8630,110 @@ export interface operations {
                         data: {
                             id: string;
                             status: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AgentsByIdWebhooksListen: {
+        parameters: {
+            query?: {
+                /** @description seconds to hold the request when no task waits */
+                wait?: number;
+                limit?: number;
+            };
+            header?: {
+                "x-agent-signature"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the delivery id, also the webhook-id header */
+                            webhookId: string;
+                            /** @description content-type, user-agent and the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) signed with the agent's webhook secret */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** @description the JSON delivery (taskId, taskToken, input, callbackUrl, ...) exactly as signed */
+                            body: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1AgentsByIdWebhooksListen: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-agent-signature"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            listening: boolean;
                         };
                     };
                 };

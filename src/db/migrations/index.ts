@@ -39,6 +39,7 @@ import { accountDeletion } from './0035_account_deletion.ts';
 import { discoveryWorkEvidence } from './0034_discovery_work_evidence.ts';
 import { backgroundPasses } from './0036_background_passes.ts';
 import { receiptLogIndexPartial } from './0037_receipt_log_index_partial.ts';
+import { webhookListeners } from './0038_webhook_listeners.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -74,6 +75,7 @@ const ordered: [string, Migration][] = [
   ['0035_account_deletion', accountDeletion],
   ['0036_background_passes', backgroundPasses],
   ['0037_receipt_log_index_partial', receiptLogIndexPartial],
+  ['0038_webhook_listeners', webhookListeners],
 ];
 
 /** Every migration this code knows, in order; the last is the schema version it expects. */

@@ -212,6 +212,15 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       await store.retire(job.id, now);
       return;
     }
+    // The owner's `listen` session takes this agent's deliveries while it runs; the endpoint gets them after.
+    if (agent?.deliveryMode === 'webhook') {
+      const listening = await store.listeningUntil(agent.id, now);
+      if (listening) {
+        await store.holdForListener(job, listening, now);
+        void signals.publish(AGENT_TASKS_CHANNEL, agent.id).catch(() => {});
+        return;
+      }
+    }
     if (!agent?.endpoint || !agent.webhookSecret) {
       await fallBack(task, job, 'the agent has no endpoint or webhook secret any more');
       return;

@@ -9,6 +9,7 @@ import {
   Delivery,
   ExtractPreview,
   ExtractRequest,
+  ListenedDelivery,
   PollQuery,
   Rating,
   RoutePlan,
@@ -117,6 +118,56 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
       response: { 200: dataOf(Type.Object({ id: Type.String(), status: Type.String() })), ...errorResponses },
     },
     handler: async (request) => ({ data: await tasks.callback(request.params.id, request.body) }),
+  });
+
+  app.get('/v1/agents/:id/webhooks/listen', {
+    // Taking deliveries is a change made by a GET: never on the browser's session cookie.
+    config: { auth: 'optional', getChangesState: true },
+    schema: {
+      tags,
+      summary:
+        "Long poll of a `listen` session for a webhook agent: while it polls, the agent's deliveries come here, signed as its endpoint would get them, instead of to its endpoint",
+      params: IdParams,
+      headers: Type.Object({ 'x-agent-signature': Type.Optional(Type.String({ maxLength: 200 })) }),
+      querystring: PollQuery,
+      response: { 200: dataOf(Type.Array(ListenedDelivery)), ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const clientGone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) clientGone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        const data = await tasks.listen(
+          request.principal,
+          request.params.id,
+          request.headers['x-agent-signature'],
+          request.query.wait,
+          request.query.limit,
+          clientGone.signal,
+        );
+        if (tasks.stopping) reply.header('retry-after', '0');
+        return { data };
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
+  });
+
+  app.delete('/v1/agents/:id/webhooks/listen', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: "End a `listen` session: the agent's endpoint gets its deliveries again, those held back for the session first",
+      params: IdParams,
+      headers: Type.Object({ 'x-agent-signature': Type.Optional(Type.String({ maxLength: 200 })) }),
+      response: { 200: dataOf(Type.Object({ agentId: Type.String(), listening: Type.Boolean() })), ...errorResponses },
+    },
+    handler: async (request) => {
+      await tasks.stopListening(request.principal, request.params.id, request.headers['x-agent-signature']);
+      return { data: { agentId: request.params.id, listening: false } };
+    },
   });
 
   app.get('/v1/agents/:id/tasks/poll', {

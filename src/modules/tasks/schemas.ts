@@ -189,3 +189,14 @@ export const Delivery = Type.Object({
   timestamp: Type.String(),
 });
 export type DeliveryPayload = Static<typeof Delivery>;
+
+/** A delivery taken by a `listen` session: the exact body and headers the agent's endpoint would have been sent. */
+export const ListenedDelivery = Type.Object({
+  webhookId: Type.String({ description: 'the delivery id, also the webhook-id header' }),
+  headers: Type.Record(Type.String(), Type.String(), {
+    description:
+      "content-type, user-agent and the Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) signed with the agent's webhook secret",
+  }),
+  body: Type.String({ description: 'the JSON delivery (taskId, taskToken, input, callbackUrl, ...) exactly as signed' }),
+});
+export type ListenedDelivery = Static<typeof ListenedDelivery>;

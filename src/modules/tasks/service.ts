@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Signals } from '../../db/signals.ts';
 import { readerOf, type Principal } from '../../lib/principal.ts';
-import { isoNow, type Clock } from '../../lib/clock.ts';
+import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import canonicalize from 'canonicalize';
@@ -13,7 +13,8 @@ import { checkInputAgainstSchema, validateInputSchema, type AgentRecord, type Re
 import { deliveryPayload, type Assigner } from './assignment.ts';
 import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
-import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, TaskView } from './schemas.ts';
+import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, ListenedDelivery, TaskView } from './schemas.ts';
+import { standardWebhookHeaders } from './webhook-signature.ts';
 import { withRecentStats } from './recent-stats.ts';
 import { taskClassOf } from '../catalog/index.ts';
 import { OPEN_STATUSES, type Task, type TaskSettlement, type TasksStore } from './store.ts';
@@ -25,6 +26,8 @@ export const DELIVERY_CHANNEL = 'tasks.delivery';
 const DEFAULT_EXPIRY_MINUTES = 60;
 /** A waiting poll looks again this often even unwoken: a backstop should a wake-up signal be lost. */
 const POLL_RECHECK_MS = 5000;
+/** A listen session still diverts this long after its poll's wait ends: the gap before its next poll. */
+const LISTEN_GRACE_MS = 30_000;
 
 type RegistryForTasks = Pick<
   RegistryService,
@@ -528,36 +531,94 @@ export function createTasksService(deps: TasksDeps) {
       const agent = await registry.authorizePoll(principal, agentId, signedHeader);
       if (agent.deliveryMode !== 'poll')
         throw conflict(`This agent receives its tasks by ${agent.deliveryMode === 'a2a' ? 'A2A message' : 'webhook'}; set deliveryMode "poll" to poll`);
-      let wake: () => void = () => {};
-      const unsubscribe = signals.subscribe(AGENT_TASKS_CHANNEL, (payload) => {
-        if (payload === agentId) wake();
-      });
-      // A client that left ends the hold at once, and it takes nothing: tasks handed to a closed
-      // socket would sit in progress, their token held by nobody, until they expire.
-      const onGone = () => wake();
-      clientGone.addEventListener('abort', onGone);
-      const released = deps.onPollHeld?.();
-      stopping.signal.addEventListener('abort', onGone);
-      try {
-        const deadline = Date.now() + waitSeconds * 1000;
-        for (;;) {
-          if (clientGone.aborted) return [];
-          const woken = new Promise<void>((resolve) => (wake = resolve));
-          const taken = await takeQueued(agentId, limit);
-          const remaining = deadline - Date.now();
-          if (taken.length > 0 || remaining <= 0 || stopping.signal.aborted) return taken;
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([woken, new Promise((resolve) => (timer = setTimeout(resolve, Math.min(remaining, POLL_RECHECK_MS))))]);
-          clearTimeout(timer);
-        }
-      } finally {
-        released?.();
-        clientGone.removeEventListener('abort', onGone);
-        stopping.signal.removeEventListener('abort', onGone);
-        unsubscribe();
-      }
+      return holdFor(agentId, waitSeconds, clientGone, () => takeQueued(agentId, limit));
+    },
+
+    /**
+     * A `listen` session's long poll (docs/cli.md, "agentry listen"): while it polls, the webhook
+     * agent's deliveries are held back from its endpoint for the session, which takes them (and any
+     * job no worker holds) with the Standard Webhooks headers the endpoint would have got. The owner's
+     * credential, the agent's key or its signature only: diverting tasks is never an anonymous poll's.
+     */
+    async listen(
+      principal: Principal | null,
+      agentId: string,
+      signedHeader: string | undefined,
+      waitSeconds: number,
+      limit: number,
+      clientGone: AbortSignal,
+    ): Promise<ListenedDelivery[]> {
+      const agent = await authorizeListen(principal, agentId, signedHeader);
+      const secret = agent.webhookSecret;
+      if (!secret) throw conflict('This agent has no webhook secret to sign its deliveries with; create one with POST /v1/agents/{id}/webhook-secret');
+      await store.listenUntil(agentId, isoIn(clock, waitSeconds * 1000 + LISTEN_GRACE_MS));
+      const jobs = await holdFor(agentId, waitSeconds, clientGone, () => store.takeForListener(agentId, isoNow(clock), limit));
+      const timestamp = Math.floor(clock.now().getTime() / 1000);
+      return jobs.map((job) => ({
+        webhookId: job.id,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Agentry-Webhooks/1',
+          ...standardWebhookHeaders(secret, job.id, timestamp, job.body as string),
+        },
+        body: job.body as string,
+      }));
+    },
+
+    /** The listen session ended: the agent's endpoint gets its deliveries again, those held back for the session first. */
+    async stopListening(principal: Principal | null, agentId: string, signedHeader: string | undefined): Promise<void> {
+      await authorizeListen(principal, agentId, signedHeader);
+      await store.stopListening(agentId, isoNow(clock));
+      wakeWorkers();
     },
   };
+
+  async function authorizeListen(principal: Principal | null, agentId: string, signedHeader: string | undefined): Promise<AgentRecord> {
+    if (!principal && signedHeader === undefined)
+      throw unauthorized("Listening to an agent's deliveries needs its owner's credential, the agent's API key or X-Agent-Signature by its registration key");
+    const agent = await registry.authorizePoll(principal, agentId, signedHeader);
+    // An operator may let anyone poll a provisional agent; its deliveries go to whoever proves its key.
+    if (agent.status === 'provisional' && signedHeader === undefined)
+      throw unauthorized('Listening to a provisional agent needs X-Agent-Signature by its registration key');
+    if (agent.deliveryMode !== 'webhook')
+      throw conflict(`This agent receives its tasks by ${agent.deliveryMode === 'a2a' ? 'A2A message' : 'long poll'}; listen is for webhook agents`);
+    return agent;
+  }
+
+  /**
+   * Holds a poll up to `waitSeconds` until `take` finds something for the agent. Subscribing before
+   * looking means a task matched in between is not missed.
+   */
+  async function holdFor<T>(agentId: string, waitSeconds: number, clientGone: AbortSignal, take: () => Promise<T[]>): Promise<T[]> {
+    let wake: () => void = () => {};
+    const unsubscribe = signals.subscribe(AGENT_TASKS_CHANNEL, (payload) => {
+      if (payload === agentId) wake();
+    });
+    // A client that left ends the hold at once, and it takes nothing: tasks handed to a closed
+    // socket would sit in progress, their token held by nobody, until they expire.
+    const onGone = () => wake();
+    clientGone.addEventListener('abort', onGone);
+    const released = deps.onPollHeld?.();
+    stopping.signal.addEventListener('abort', onGone);
+    try {
+      const deadline = Date.now() + waitSeconds * 1000;
+      for (;;) {
+        if (clientGone.aborted) return [];
+        const woken = new Promise<void>((resolve) => (wake = resolve));
+        const taken = await take();
+        const remaining = deadline - Date.now();
+        if (taken.length > 0 || remaining <= 0 || stopping.signal.aborted) return taken;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([woken, new Promise((resolve) => (timer = setTimeout(resolve, Math.min(remaining, POLL_RECHECK_MS))))]);
+        clearTimeout(timer);
+      }
+    } finally {
+      released?.();
+      clientGone.removeEventListener('abort', onGone);
+      stopping.signal.removeEventListener('abort', onGone);
+      unsubscribe();
+    }
+  }
 
   async function takeQueued(agentId: string, limit: number): Promise<DeliveryPayload[]> {
     const waiting = await store.waitingFor(agentId, isoNow(clock), limit);

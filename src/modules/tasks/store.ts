@@ -288,6 +288,9 @@ export interface AgentTaskStats {
 }
 
 /** The agent has the task (a webhook delivered, or an A2A agent working on it): a matched task moves to in_progress. */
+/** Marks a job held back for a listen session, so the session's end makes exactly those due again. */
+const HELD_FOR_LISTENER = 'held for a listen session';
+
 const markTaskTaken = (db: QueryCreator<TasksTables>, taskId: string, now: string) =>
   db.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', taskId).where('status', '=', 'matched');
 
@@ -707,6 +710,84 @@ export function createTasksStore(database: Db, dialect: DialectName) {
         .where('state', '=', 'pending')
         .execute(),
 
+    // -- listen sessions (docs/cli.md, "agentry listen") ------------------------------------------
+
+    /** The agent's listen session runs until `until`: each of its polls renews it. */
+    listenUntil: (agentId: string, until: string) =>
+      db
+        .insertInto('webhook_listeners')
+        .values({ agent_id: agentId, until })
+        .onConflict((oc) => oc.column('agent_id').doUpdateSet({ until }))
+        .execute(),
+
+    /** When the agent's listen session ends, or null when none runs at `now`. */
+    listeningUntil: async (agentId: string, now: string): Promise<string | null> =>
+      (await db.selectFrom('webhook_listeners').select('until').where('agent_id', '=', agentId).where('until', '>', now).executeTakeFirst())?.until ?? null,
+
+    /**
+     * A job claimed for an agent whose listen session runs is held back for the session: pending
+     * until the session ends (when the endpoint gets it again), the claim not counted as an attempt.
+     */
+    holdForListener: (job: DeliveryJob, until: string, now: string) =>
+      db
+        .updateTable('task_deliveries')
+        .set({ state: 'pending', run_at: until, lease_until: null, attempts: Math.max(0, job.attempts - 1), last_error: HELD_FOR_LISTENER, updated_at: now })
+        .where('id', '=', job.id)
+        .where('state', '=', 'running')
+        .where('attempts', '=', job.attempts)
+        .execute(),
+
+    /** The session ended: it no longer diverts, and the jobs held back for it are due now. */
+    async stopListening(agentId: string, now: string): Promise<void> {
+      await db.deleteFrom('webhook_listeners').where('agent_id', '=', agentId).execute();
+      await db
+        .updateTable('task_deliveries')
+        .set({ run_at: now, last_error: null, updated_at: now })
+        .where('agent_id', '=', agentId)
+        .where('state', '=', 'pending')
+        .where('last_error', '=', HELD_FOR_LISTENER)
+        .execute();
+    },
+
+    /**
+     * Takes up to `limit` of the agent's webhook jobs no worker holds (pending, whenever due) for its
+     * listen session: each job done and its task in progress, as a delivered webhook leaves them.
+     */
+    async takeForListener(agentId: string, now: string, limit: number): Promise<DeliveryJob[]> {
+      const waiting = await db
+        .selectFrom('task_deliveries')
+        .innerJoin('tasks', 'tasks.id', 'task_deliveries.task_id')
+        .selectAll('task_deliveries')
+        .where('task_deliveries.agent_id', '=', agentId)
+        .where('task_deliveries.state', '=', 'pending')
+        .where('task_deliveries.payload', 'is not', null)
+        .where('task_deliveries.remote_task_id', 'is', null)
+        .where('tasks.status', '=', 'matched')
+        .where('tasks.assigned_agent_id', '=', agentId)
+        .where('tasks.expires_at', '>', now)
+        .orderBy('task_deliveries.run_at')
+        .limit(limit)
+        .execute();
+      const taken: DeliveryJob[] = [];
+      for (const row of waiting) {
+        const job = jobOf(row);
+        const took = await db.transaction().execute(async (tx) => {
+          const done = await tx
+            .updateTable('task_deliveries')
+            .set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now })
+            .where('id', '=', job.id)
+            .where('state', '=', 'pending')
+            .executeTakeFirst();
+          if (Number(done.numUpdatedRows) === 0) return false;
+          await markTaskTaken(tx, job.taskId, now).execute();
+          return true;
+        });
+        // A worker or another poll of the session took it first.
+        if (took) taken.push(job);
+      }
+      return taken;
+    },
+
     /** Jobs in the outbox not yet done, by state (the metrics' queue depth). */
     async queueDepth(): Promise<{ pending: number; running: number }> {
       const rows = await db
@@ -757,6 +838,11 @@ export function countingStatusChanges(store: TasksStore, changed: (status: TaskS
     async delivered(job, now) {
       await store.delivered(job, now);
       changed('in_progress');
+    },
+    async takeForListener(agentId, now, limit) {
+      const taken = await store.takeForListener(agentId, now, limit);
+      if (taken.length > 0) changed('in_progress', taken.length);
+      return taken;
     },
   };
 }

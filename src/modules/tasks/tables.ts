@@ -85,9 +85,16 @@ export interface TaskStatusEventsHorizonTable {
   pruned_through: number | string;
 }
 
+/** A webhook agent whose deliveries a `listen` session takes until `until` (migration 0038). */
+export interface WebhookListenersTable {
+  agent_id: string;
+  until: string;
+}
+
 export interface TasksTables {
   tasks: TasksTable;
   task_deliveries: TaskDeliveriesTable;
+  webhook_listeners: WebhookListenersTable;
   task_status_events: TaskStatusEventsTable;
   task_status_events_horizon: TaskStatusEventsHorizonTable;
 }
