@@ -2,11 +2,10 @@
  * `npm run backup -- <file>`: backs up the database DATABASE_URL names while the service runs.
  * SQLite: an online copy through SQLite's backup API, with the key files kept beside the database
  * (`secrets.key`) copied beside the backup. PostgreSQL: `pg_dump --format=custom` into <file>.
- * Either way it says which keys a restore needs that the backup does not hold.
+ * Either way the backup is 0600, and it says which keys a restore needs that the backup does not hold.
  */
-import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { backupSqlite } from '../src/db/backup.ts';
+import { backupPostgres, backupSqlite } from '../src/db/backup.ts';
 import { dialectOf, sqlitePath } from '../src/db/dialect.ts';
 
 const target = process.argv[2];
@@ -26,11 +25,10 @@ function warnAboutKeysInEnvironment(): void {
 }
 
 if (dialectOf(databaseUrl) === 'postgres') {
-  const dumped = spawnSync('pg_dump', ['--format=custom', '--no-owner', `--file=${resolve(target)}`, databaseUrl], { stdio: 'inherit' });
-  if (dumped.error || dumped.status !== 0) {
-    console.error(
-      `pg_dump failed${dumped.error ? `: ${dumped.error.message}` : ''}; is the PostgreSQL client (pg_dump) installed and of the server's major version or newer?`,
-    );
+  try {
+    await backupPostgres(databaseUrl, resolve(target));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);
   }
   console.log(`backed up ${databaseUrl.replace(/\/\/[^@/]*@/, '//…@')} to ${resolve(target)} (restore with pg_restore; docs/operations.md)`);

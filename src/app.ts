@@ -52,6 +52,7 @@ import { createTransparencyLog, registerTlogRoutes } from './modules/tlog/index.
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import {
   createAgentFeed,
+  createFeedCursors,
   createFeedStore,
   createManifestImporter,
   createRegistryService,
@@ -503,7 +504,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   registerAgentFeedRoute(
     server,
-    createAgentFeed({ feed: createFeedStore(database.db, database.dialect), findMany: registryStore.findMany, view: registry.view }),
+    createAgentFeed({
+      feed: createFeedStore(database.db, database.dialect),
+      findMany: registryStore.findMany,
+      view: registry.view,
+      cursors: createFeedCursors(secretsKey.key),
+    }),
   );
   registerMcpRegistryRoutes(server, createMcpRegistryService({ db: database.db, publicUrl: config.publicUrl }));
   registerArdRoutes(

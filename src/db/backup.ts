@@ -1,9 +1,11 @@
 /**
- * Online backups of a SQLite database while the service runs on it, through SQLite's backup API
- * (never a file copy, which can catch the database between a write and its WAL checkpoint), with the
- * key files a restore needs besides the database.
+ * Online backups while the service runs: of a SQLite database through SQLite's backup API (never a
+ * file copy, which can catch the database between a write and its WAL checkpoint), with the key files
+ * a restore needs besides the database; of a PostgreSQL database through pg_dump. Either way the
+ * backup is readable by its owner only (0600): it holds webhook secrets and sealed credentials.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, closeSync, copyFileSync, existsSync, fchmodSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 
@@ -27,7 +29,8 @@ export async function backupSqlite(source: string, target: string): Promise<Back
   if (!existsSync(source)) throw new Error(`no SQLite database at ${source}`);
   mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
   const partial = `${target}.partial`;
-  rmSync(partial, { force: true });
+  // A run cut short may have left these: an old -wal beside the new copy would be replayed into it.
+  for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) rmSync(leftover, { force: true });
   const database = new SQLite(source, { readonly: true, fileMustExist: true });
   let pages = 0;
   try {
@@ -38,8 +41,11 @@ export async function backupSqlite(source: string, target: string): Promise<Back
     database.close();
   }
   chmodSync(partial, 0o600);
-  const check = new SQLite(partial, { readonly: true });
+  const check = new SQLite(partial);
   try {
+    // The copy keeps the source's WAL mode, whose -wal and -shm files a reader leaves beside it: as a
+    // rollback-journal database it is one file (the service turns WAL back on when it opens it).
+    check.pragma('journal_mode = DELETE');
     const [row] = check.pragma('quick_check') as { quick_check: string }[];
     if (row?.quick_check !== 'ok') throw new Error(`the backup failed its integrity check: ${row?.quick_check}`);
   } finally {
@@ -56,6 +62,38 @@ export async function backupSqlite(source: string, target: string): Promise<Back
     keyFiles.push(copy);
   }
   return { file: target, pages, keyFiles };
+}
+
+/**
+ * `pg_dump --format=custom` of `databaseUrl` (only `schema`, when given) into `target`, written as
+ * `<target>.partial` (created 0600, whatever the umask) and renamed once pg_dump succeeded.
+ */
+export async function backupPostgres(databaseUrl: string, target: string, options: { schema?: string } = {}): Promise<{ file: string }> {
+  mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+  const partial = `${target}.partial`;
+  rmSync(partial, { force: true });
+  const fd = openSync(partial, 'wx', 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    const args = ['--format=custom', '--no-owner', ...(options.schema ? [`--schema=${options.schema}`] : []), databaseUrl];
+    const child = spawn('pg_dump', args, { stdio: ['ignore', fd, 'pipe'] });
+    let errors = '';
+    child.stderr?.on('data', (chunk) => (errors += chunk));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    }).catch((error: Error) => {
+      throw new Error(`pg_dump could not run: ${error.message}; is the PostgreSQL client (pg_dump) installed?`);
+    });
+    if (code !== 0) throw new Error(`pg_dump failed (exit code ${code}): ${errors.trim()}; is pg_dump of the server's major version or newer?`);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, target);
+  return { file: target };
 }
 
 /** A scheduled backup's file name: sortable by time, so the oldest are the first to go. */

@@ -128,14 +128,26 @@ describe('agents: GET /v1/agents/changes', () => {
   });
 
   it('refuses cursors it did not give out and limits out of range', async () => {
+    const given = ((await app.request({ method: 'GET', url: '/v1/agents/changes' })).json() as { next: string }).next;
+    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/changes?since=${given}` })).statusCode, 200);
+    // Made up in the shape of a real cursor, or a real one altered: neither was given out.
+    const forged = (position: string) => Buffer.from(position).toString('base64url');
+    const at = given.length - 5;
+    const altered = given.slice(0, at) + (given[at] === 'A' ? 'B' : 'A') + given.slice(at + 1);
     for (const url of [
+      '/v1/agents/changes?since=',
+      `/v1/agents/changes?since=${forged('0.0')}`,
+      `/v1/agents/changes?since=${forged('999999.999999')}`,
+      `/v1/agents/changes?since=${altered}`,
       '/v1/agents/changes?since=bm9wZQ',
       '/v1/agents/changes?since=%20',
       '/v1/agents/changes?limit=0',
       '/v1/agents/changes?limit=501',
       '/v1/agents/changes?since=a&since=b',
     ]) {
-      expectError(await app.request({ method: 'GET', url }), 400, 'BAD_REQUEST');
+      const refused = await app.request({ method: 'GET', url });
+      expectError(refused, 400, 'BAD_REQUEST');
+      if (url.includes('since=') && !url.includes('&since')) assert.match(refused.json().message, /since/, url);
     }
   });
 

@@ -744,14 +744,18 @@ const FIXTURES: Record<string, Fixture> = {
     async build(world) {
       const key = newAgentKey();
       const signature = key.sign(`agentry signing key ${key.pubkey} for account ${world.owner.accountId}`);
+      // Which keys sign for an account is the owner's decision: an agent's key is refused even for its own account.
+      const agentAccountId = ((await read(world, '/v1/auth/account', world.ownerAgentKey)).body as { data: { id: string } }).data.id;
+      const agentSigned = { pubkey: key.pubkey, signature: key.sign(`agentry signing key ${key.pubkey} for account ${agentAccountId}`) };
       // The signature names the owner's account: for anyone else's account it proves nothing.
       return {
         url: '/v1/account/signing-keys',
         body: { pubkey: key.pubkey, signature },
-        snapshot: () => signingKeysOf(world, world.owner.accountId),
+        snapshot: async () => [await signingKeysOf(world, world.owner.accountId), await signingKeysOf(world, agentAccountId)],
         outsiders: [
           { as: 'stranger', status: 400 },
-          { as: 'ownerAgentKey', status: 400 },
+          { as: 'ownerAgentKey', status: 403 },
+          { as: 'ownerAgentKey', status: 403, body: agentSigned },
         ],
         success: { as: 'owner', status: 201 },
       };
@@ -777,8 +781,8 @@ const FIXTURES: Record<string, Fixture> = {
         url: `/v1/account/signing-keys/${key.id}`,
         outsiders: [
           { as: 'stranger', status: 404 },
-          { as: 'strangerAgentKey', status: 404 },
-          { as: 'ownerAgentKey', status: 404 },
+          { as: 'strangerAgentKey', status: 403 },
+          { as: 'ownerAgentKey', status: 403 },
         ],
         snapshot: () => signingKeysOf(world, world.owner.accountId),
         success: { as: 'owner', status: 200 },

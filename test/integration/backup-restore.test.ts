@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { backupPostgres } from '../../src/db/backup.ts';
 import { createSecretBox, keyFromFile, parseSecretsKey } from '../../src/lib/secret-box.ts';
 import { asTestApp, startTestApp, testDatabaseUrl, TEST_SECRETS_KEY, withSchemaLock, type TestApp } from '../helpers/app.ts';
 import { newAgentKey, registerAgent } from '../helpers/agents.ts';
@@ -116,14 +117,17 @@ describe(`backup and restore (${testDatabaseUrl ? 'PostgreSQL: pg_dump and pg_re
     const writing = keepWriting(app, writer.token);
 
     const backupFile = join(work, testDatabaseUrl ? 'agentry.dump' : 'agentry-backup.db');
-    let output: string;
     if (testDatabaseUrl) {
-      output = await run('pg_dump', ['--format=custom', '--no-owner', `--schema=${app.databaseSchema}`, `--file=${backupFile}`, testDatabaseUrl]);
+      // What `npm run backup` runs on PostgreSQL, kept to this test's schema.
+      await backupPostgres(testDatabaseUrl, backupFile, { schema: app.databaseSchema! });
+      assert.deepEqual(readdirSync(work), ['agentry.dump']);
     } else {
-      output = await run(process.execPath, ['--import', 'tsx', 'scripts/backup.ts', backupFile], { DATABASE_URL: `sqlite:${app.database.sqliteFile}` });
+      const output = await run(process.execPath, ['--import', 'tsx', 'scripts/backup.ts', backupFile], { DATABASE_URL: `sqlite:${app.database.sqliteFile}` });
       assert.match(output, /key file copied to .*agentry-backup\.db\.secrets\.key/);
-      assert.equal(statSync(backupFile).mode & 0o777, 0o600);
+      assert.deepEqual(readdirSync(work).sort(), ['agentry-backup.db', 'agentry-backup.db.secrets.key']);
     }
+    // It holds webhook secrets and sealed credentials: its owner's alone, whatever the umask.
+    assert.equal(statSync(backupFile).mode & 0o777, 0o600);
     const written = await writing.stop();
     assert.ok(written > 0, 'posts were written while the backup ran');
     const before = await filled.readAll(app, filled.owner.token);

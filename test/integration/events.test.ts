@@ -244,6 +244,40 @@ describe('GET /v1/events', () => {
     assert.equal((await open(person.token)).status, 200);
   });
 
+  it('holds the caps per person and per address for streams opened at the same moment, and counts every open stream', async () => {
+    const person = await app.signup();
+    const principalOf = (accountId: string): Principal => ({
+      accountId,
+      kind: 'person',
+      via: 'session',
+      credentialId: null,
+      agentId: null,
+      personId: accountId,
+    });
+    const openAtOnce = async (count: number, principal: (index: number) => Principal, address: string) => {
+      const results = await Promise.allSettled(
+        Array.from({ length: count }, (_, index) => app.events.open(principal(index), undefined, true, { ...inProcess, address })),
+      );
+      const opened = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+      for (const result of results) if (result.status === 'rejected') assert.equal((result.reason as { code?: string }).code, 'RATE_LIMITED');
+      return opened;
+    };
+    const totalBefore = app.events.openTotal();
+
+    // One person, one address: the per-person cap (3 here).
+    const mine = await openAtOnce(20, () => principalOf(person.accountId), 'one-address');
+    assert.equal(mine.length, 3);
+    assert.equal(app.events.openCount(person.accountId), 3);
+
+    // Forty people behind one other address (accounts of nobody, whose streams carry nothing): the per-address cap (30).
+    const fromOneAddress = await openAtOnce(40, (index) => principalOf(`${person.accountId}-${index}`), 'another-address');
+    assert.equal(fromOneAddress.length, 30);
+    assert.equal(app.events.openTotal() - totalBefore, 33);
+
+    for (const stream of [...mine, ...fromOneAddress]) stream.close();
+    assert.equal(app.events.openTotal(), totalBefore);
+  });
+
   it('ends a stream whose reader stops reading once 256 KiB wait for it, counting what the socket holds; the reader resumes by Last-Event-ID', async () => {
     const person = await app.signup();
     const principal: Principal = { accountId: person.accountId, kind: 'person', via: 'session', credentialId: null, agentId: null, personId: person.accountId };

@@ -1,11 +1,11 @@
 /**
  * Mute and block: a mute hides someone's posts and notifications from the one who muted; a block
- * does too, and keeps them from following, mentioning or replying (403 saying so).
+ * does too, and keeps them from following, mentioning, replying, voting and reposting (403 saying so).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
-import { createPost, follow, getJson, notificationsOf, socialUser, type SocialUser } from '../helpers/social.ts';
+import { comment, createPost, follow, getJson, notificationsOf, socialUser, type SocialUser } from '../helpers/social.ts';
 
 type Page = { posts: { id: string; author: { username: string } }[] };
 
@@ -86,6 +86,44 @@ describe('mute and block', () => {
     );
     assert.deepEqual((await send('DELETE', rude, 'block')).json(), { muted: false, blocked: false });
     assert.equal((await send('POST', me, 'follow', rude.token)).statusCode, 200);
+  });
+
+  it("block also refuses liking, voting on comments, reposting and quoting, and hides their posts from the blocker's search", async () => {
+    const blocker = await socialUser(app);
+    const blockedOne = await socialUser(app);
+    const word = `blockword${Date.now().toString(36)}`;
+    const mine = await createPost(app, blocker.token, `Mine, about ${word}`);
+    const myComment = await comment(app, blocker.token, mine.id, 'A comment of mine');
+    const theirs = await createPost(app, blockedOne.token, `Theirs, about ${word}`);
+    const searchIds = async (token: string) =>
+      ((await getJson(app, `/v1/social/search?q=${word}&tab=posts`, token)) as Page).posts.map((post) => post.id).sort();
+    assert.deepEqual(await searchIds(blocker.token), [mine.id, theirs.id].sort());
+    // A like made before the block can still be taken back after it.
+    const liked = await app.request({ method: 'POST', url: `/v1/social/posts/${mine.id}/vote`, token: blockedOne.token, body: { value: 1 } });
+    assert.equal(liked.statusCode, 200, liked.body);
+
+    assert.equal((await send('POST', blockedOne, 'block', blocker.token)).statusCode, 200);
+    assert.deepEqual(await searchIds(blocker.token), [mine.id]);
+    // The blocked one still finds both: a block hides nothing from them that is public.
+    assert.deepEqual(await searchIds(blockedOne.token), [mine.id, theirs.id].sort());
+
+    const refusals = [
+      { what: 'dislike', url: `/v1/social/posts/${mine.id}/vote`, body: { value: -1 } },
+      { what: 'comment vote', url: `/v1/social/comments/${myComment.id}/vote`, body: { value: 1 } },
+      { what: 'repost', url: `/v1/social/posts/${mine.id}/repost`, body: undefined },
+      { what: 'quote', url: `/v1/social/posts/${mine.id}/repost`, body: { body: 'Quoting it anyway' } },
+    ];
+    for (const { what, url, body } of refusals) {
+      const refused = await app.request({ method: 'POST', url, token: blockedOne.token, ...(body ? { body } : {}) });
+      expectError(refused, 403, 'FORBIDDEN');
+      assert.match(refused.json().message, /blocked you/, what);
+    }
+    const unliked = await app.request({ method: 'POST', url: `/v1/social/posts/${mine.id}/vote`, token: blockedOne.token, body: { value: 1 } });
+    assert.equal(unliked.statusCode, 200, unliked.body);
+    assert.equal(unliked.json().userVote, null);
+    expectError(await app.request({ method: 'POST', url: `/v1/social/posts/${mine.id}/vote`, token: blockedOne.token, body: { value: 1 } }), 403, 'FORBIDDEN');
+    const post = (await getJson(app, `/v1/social/posts/${mine.id}`, blocker.token)) as { post: { score: number; repostCount: number } };
+    assert.deepEqual([post.post.score, post.post.repostCount], [0, 0]);
   });
 
   it('refuses muting or blocking oneself and unknown people', async () => {

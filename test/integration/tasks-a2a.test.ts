@@ -212,6 +212,31 @@ describe('tasks: A2A delivery to an @a2a-js/sdk agent', () => {
       'BAD_REQUEST',
     );
     expectError(await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { authCredential: '' } }), 400, 'BAD_REQUEST');
+    // It goes into a header of every call: a line break (or another control character) is refused, at update and at registration.
+    for (const credential of ['key-123\r\nX-Injected: yes', 'key\n123', 'key\r', 'key\u0000', 'key\u2028']) {
+      const refused = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { authCredential: credential } });
+      expectError(refused, 400, 'BAD_REQUEST');
+      assert.equal(refused.json().details[0].path, '/body/authCredential');
+    }
+    expectError(
+      await app.request({
+        method: 'POST',
+        url: '/v1/agents',
+        token: owner.token,
+        body: {
+          name: 'Header Injection',
+          description: 'x',
+          protocols: ['a2a'],
+          categories: ['productivity'],
+          deliveryMode: 'a2a',
+          endpoint: 'https://agent.example.test/a2a',
+          authType: 'bearer',
+          authCredential: 'token\nX-Injected: yes',
+        },
+      }),
+      400,
+      'BAD_REQUEST',
+    );
     expectError(
       await app.request({
         method: 'POST',

@@ -36,6 +36,36 @@ describe('login throttle', () => {
     });
   }
 
+  for (const store of ['memory', 'redis'] as const) {
+    it(`runs the delay from the answer to the last free attempt, so a slow check lets no extra guess through (${store})`, async () => {
+      const clock = new TestClock();
+      const redis = store === 'redis' ? new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 }) : null;
+      const throttle = createLoginThrottle({ rule, clock, redis, prefix: `agentry-login-test:${process.pid}:${Date.now()}:slow:` });
+      try {
+        const email = 'slow@example.test';
+        for (let i = 1; i <= rule.freeFailures; i++) {
+          const admission = await throttle.admit(email, '203.0.113.9');
+          assert.ok(admission.admitted, `free attempt ${i}`);
+          // Each wrong password takes 1.5 s to check: longer than the first delay.
+          clock.advance(1500);
+          await throttle.failed(email, '203.0.113.9', admission.budget);
+        }
+        assert.deepEqual(await throttle.admit(email, '203.0.113.9'), { admitted: false, waitMs: 1000 });
+        clock.advance(999);
+        assert.deepEqual(await throttle.admit(email, '203.0.113.9'), { admitted: false, waitMs: 1 });
+        clock.advance(1);
+        const next = await throttle.admit(email, '203.0.113.9');
+        assert.ok(next.admitted);
+        clock.advance(1500);
+        await throttle.failed(email, '203.0.113.9', next.budget);
+        assert.deepEqual(await throttle.admit(email, '203.0.113.9'), { admitted: false, waitMs: 2000 });
+      } finally {
+        throttle.close();
+        redis?.disconnect();
+      }
+    });
+  }
+
   it('throttles on this node while Redis is unreachable, and reports it once a minute', async () => {
     const clock = new TestClock();
     // Nothing listens on port 1; without an offline queue every command fails at once.

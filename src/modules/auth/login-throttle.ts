@@ -15,7 +15,10 @@ import type { Clock } from '../../lib/clock.ts';
  * account, so guesses from elsewhere never delay the owner where they logged in before.
  *
  * Every attempt is counted when it is admitted (before the password is checked), so parallel
- * guesses cannot all pass a check that reads a count not yet written; success takes it back.
+ * guesses cannot all pass a check that reads a count not yet written; success takes it back. A
+ * failure starts its delay again from the moment it is known: checking a password takes time (more on
+ * a loaded server), and a delay counted from the admission alone could be over before the answer,
+ * letting one more guess through at once than `freeFailures`.
  * Emails without an account are counted the same way, so a 429 says nothing about which exist.
  */
 
@@ -35,6 +38,8 @@ export interface LoginThrottle {
   admit(email: string, address: string): Promise<Admission>;
   /** The admitted attempt was right: clear its budget and remember the address for this account. */
   succeeded(email: string, address: string, budget: string): Promise<void>;
+  /** The admitted attempt was wrong: a delay it started runs from now. */
+  failed(email: string, address: string, budget: string): Promise<void>;
   close(): void;
 }
 
@@ -49,6 +54,7 @@ interface Budget {
 interface ThrottleStore {
   admit(account: string, address: string, now: number): Admission | Promise<Admission>;
   succeeded(account: string, address: string, budget: string, now: number): void | Promise<void>;
+  failed(account: string, address: string, budget: string, now: number): void | Promise<void>;
   close(): void;
 }
 
@@ -60,9 +66,19 @@ const MAX_DOUBLINGS = 40;
  */
 function afterAttempt(budget: Budget | undefined, now: number, rule: LoginThrottleRule): Budget {
   const attempts = (budget && budget.expiresAt > now ? budget.attempts : 0) + 1;
-  const free = Math.max(rule.freeFailures, 1);
-  const nextAt = attempts >= free ? now + Math.min(rule.delayMaxMs, rule.delayBaseMs * 2 ** Math.min(attempts - free, MAX_DOUBLINGS)) : 0;
+  const nextAt = attempts >= Math.max(rule.freeFailures, 1) ? now + delayAfter(attempts, rule) : 0;
   return { attempts, nextAt, expiresAt: Math.max(nextAt, now) + rule.failureWindowMs };
+}
+
+/** The wait after the `attempts`-th attempt, once the free ones are spent. */
+const delayAfter = (attempts: number, rule: LoginThrottleRule) =>
+  Math.min(rule.delayMaxMs, rule.delayBaseMs * 2 ** Math.min(attempts - Math.max(rule.freeFailures, 1), MAX_DOUBLINGS));
+
+/** The budget once its last attempt failed at `now`: a delay it started runs from then. */
+function afterFailure(budget: Budget, now: number, rule: LoginThrottleRule): Budget {
+  if (budget.nextAt === 0 || budget.expiresAt <= now) return budget;
+  const nextAt = Math.max(budget.nextAt, now + delayAfter(budget.attempts, rule));
+  return { ...budget, nextAt, expiresAt: Math.max(budget.expiresAt, nextAt + rule.failureWindowMs) };
 }
 
 /** The account part of every key: emails are not kept in clear in the counters. */
@@ -101,6 +117,11 @@ function createMemoryThrottleStore(rule: LoginThrottleRule, now: () => number): 
       budgets.delete(budget === 'address' ? `${account} ${address}` : account);
       if (rule.knownAddressMs > 0) put(known, `${account} ${address}`, t + rule.knownAddressMs);
     },
+    failed(account, address, budget, t) {
+      const key = budget === 'address' ? `${account} ${address}` : account;
+      const current = budgets.get(key);
+      if (current) budgets.set(key, afterFailure(current, t, rule));
+    },
     close: () => clearInterval(sweep),
   };
 }
@@ -136,7 +157,25 @@ redis.call('HSET', key, 'attempts', attempts, 'nextAt', nextAt, 'expiresAt', exp
 redis.call('PEXPIRE', key, expiresAt - now)
 return {1, 0, budget}`;
 
-type RedisWithAdmit = Redis & { agentryLoginAdmit(...args: (string | number)[]): Promise<[number, number, string]> };
+// As afterFailure(): a delay the failed attempt started runs from now.
+const failScript = `
+local now = tonumber(ARGV[1])
+local state = redis.call('HMGET', KEYS[1], 'attempts', 'nextAt', 'expiresAt')
+local attempts = tonumber(state[1])
+local nextAt = tonumber(state[2]) or 0
+local expiresAt = tonumber(state[3]) or 0
+if not attempts or nextAt == 0 or expiresAt <= now then return 0 end
+local free = math.max(tonumber(ARGV[2]), 1)
+nextAt = math.max(nextAt, now + math.floor(math.min(tonumber(ARGV[4]), tonumber(ARGV[3]) * 2 ^ math.min(attempts - free, ${MAX_DOUBLINGS}))))
+expiresAt = math.max(expiresAt, nextAt + tonumber(ARGV[5]))
+redis.call('HSET', KEYS[1], 'nextAt', nextAt, 'expiresAt', expiresAt)
+redis.call('PEXPIRE', KEYS[1], expiresAt - now)
+return 1`;
+
+type RedisWithAdmit = Redis & {
+  agentryLoginAdmit(...args: (string | number)[]): Promise<[number, number, string]>;
+  agentryLoginFailed(...args: (string | number)[]): Promise<number>;
+};
 
 /** Marks a budget counted on this node while Redis was unreachable. */
 const LOCAL = 'local:';
@@ -148,6 +187,7 @@ function createRedisThrottleStore(redis: Redis, rule: LoginThrottleRule, now: ()
   // While Redis is unreachable each node throttles on its own, so the limit still holds per node.
   const local = createMemoryThrottleStore(rule, now);
   redis.defineCommand('agentryLoginAdmit', { numberOfKeys: 3, lua: admitScript });
+  redis.defineCommand('agentryLoginFailed', { numberOfKeys: 1, lua: failScript });
   let reportedAt = -Infinity;
   const report = (error: unknown) => {
     if (now() - reportedAt < REPORT_EVERY_MS) return;
@@ -194,6 +234,22 @@ function createRedisThrottleStore(redis: Redis, rule: LoginThrottleRule, now: ()
         report(error);
       }
     },
+    async failed(account, address, budget, t) {
+      if (budget.startsWith(LOCAL)) return local.failed(account, address, budget.slice(LOCAL.length), t);
+      const k = keys(account, address);
+      try {
+        await (redis as RedisWithAdmit).agentryLoginFailed(
+          budget === 'address' ? k.address : k.account,
+          t,
+          rule.freeFailures,
+          rule.delayBaseMs,
+          rule.delayMaxMs,
+          rule.failureWindowMs,
+        );
+      } catch (error) {
+        report(error);
+      }
+    },
     close: () => local.close(),
   };
 }
@@ -213,6 +269,7 @@ export function createLoginThrottle({ rule, clock, redis, prefix = 'agentry-logi
   return {
     admit: async (email, address) => store.admit(accountKey(email), address, now()),
     succeeded: async (email, address, budget) => store.succeeded(accountKey(email), address, budget, now()),
+    failed: async (email, address, budget) => store.failed(accountKey(email), address, budget, now()),
     close: () => store.close(),
   };
 }

@@ -135,6 +135,7 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
       throw new RateLimitedError(`Too many wrong passwords for this account; retry in ${seconds} s`, seconds);
     }
     if (!account.password_hash || !(await verifyPassword(password, account.password_hash))) {
+      await loginThrottle.failed(email, clientAddress, admission.budget);
       throw new AppError('FORBIDDEN', 'The current password is wrong', [{ path, message: 'This is not your current password' }]);
     }
     await loginThrottle.succeeded(email, clientAddress, admission.budget);
@@ -188,7 +189,10 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
       }
       const account = await store.findAccountByEmail(normalized);
       const valid = await verifyPassword(password, account?.password_hash ?? dummyPasswordHash);
-      if (!account || !account.password_hash || !valid) throw unauthorized('Invalid email or password');
+      if (!account || !account.password_hash || !valid) {
+        await loginThrottle.failed(normalized, clientAddress, admission.budget);
+        throw unauthorized('Invalid email or password');
+      }
       await loginThrottle.succeeded(normalized, clientAddress, admission.budget);
       return startSession(account);
     },

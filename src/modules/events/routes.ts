@@ -5,7 +5,7 @@ import { credentialTokenOf, principalOf } from '../../http/auth.ts';
 import { clientAddressKey } from '../../http/client-address.ts';
 import type { Authenticator } from '../../lib/principal.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import type { EventsService } from './service.ts';
+import type { EventStream, EventsService } from './service.ts';
 
 const EventsQuery = Type.Object(
   {
@@ -43,7 +43,14 @@ export function registerEventsRoutes(root: FastifyInstance, events: EventsServic
     handler: async (request, reply) => {
       const principal = principalOf(request);
       const token = credentialTokenOf(request);
-      const stream = await events.open(principal, request.headers['last-event-id'], request.query.follow, {
+      // Listening before the stream is opened: a client that leaves while it opens must still let its place go.
+      let left = false;
+      let stream: EventStream | null = null;
+      reply.raw.once('close', () => {
+        left = true;
+        stream?.close();
+      });
+      stream = await events.open(principal, request.headers['last-event-id'], request.query.follow, {
         address: clientAddressKey(request.ip),
         // The credential is checked again while the stream is open, so revoking a key or logging out ends it.
         async stillValid() {
@@ -54,8 +61,7 @@ export function registerEventsRoutes(root: FastifyInstance, events: EventsServic
         // What Node holds for the client beyond the stream's own buffer: the socket's unsent bytes.
         socketBytes: () => request.raw.socket?.writableLength ?? 0,
       });
-      // The response closing before it finished is the client leaving.
-      reply.raw.once('close', () => stream.close());
+      if (left) stream.close();
       return (
         reply
           .header('content-type', 'text/event-stream; charset=utf-8')

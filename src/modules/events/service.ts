@@ -97,11 +97,88 @@ const frame = (fields: Record<string, string | number>): string =>
     .map(([name, value]) => `${name}: ${value}`)
     .join('\n')}\n\n`;
 
+/** A place a stream holds on this node, counted against its person and its client address. */
+interface StreamSlot {
+  /** Ends the stream holding the place: at once, or as soon as it is attached (the way to end a person's streams from outside). */
+  end(): void;
+  /** Attaches the stream's close, which releases the place. */
+  attach(close: () => void): void;
+  /** Gives the place back (idempotent). */
+  release(): void;
+}
+
+/**
+ * The streams open on this node, by person (sessions, keys and agents' keys together) and by client
+ * address: every admission and release goes through here. A place is taken synchronously, before
+ * the stream's first await, so streams opened at the same moment each see the ones before them.
+ */
+function createStreamSlots(limits: { perPerson: number; perAddress: number }) {
+  const byPerson = new Map<string, Set<StreamSlot>>();
+  const byAddress = new Map<string, Set<StreamSlot>>();
+  const add = (map: Map<string, Set<StreamSlot>>, key: string, slot: StreamSlot) => {
+    const held = map.get(key);
+    if (held) held.add(slot);
+    else map.set(key, new Set([slot]));
+  };
+  const remove = (map: Map<string, Set<StreamSlot>>, key: string, slot: StreamSlot) => {
+    const held = map.get(key);
+    if (!held) return;
+    held.delete(slot);
+    if (held.size === 0) map.delete(key);
+  };
+  return {
+    /** Takes a place for a stream of `personId` from `address`; a stream that stays open (`capped`) is refused past the limits. */
+    admit(personId: string, address: string, capped: boolean): StreamSlot {
+      const mine = byPerson.get(personId)?.size ?? 0;
+      const fromAddress = byAddress.get(address)?.size ?? 0;
+      if (capped && mine >= limits.perPerson) {
+        throw new AppError(
+          'RATE_LIMITED',
+          `This account (with its agents' keys) already has ${mine} open event streams on this server, the most allowed; close one first`,
+        );
+      }
+      if (capped && fromAddress >= limits.perAddress) {
+        throw new AppError('RATE_LIMITED', `Your address already has ${fromAddress} open event streams on this server, the most allowed; close one first`);
+      }
+      let released = false;
+      let ended = false;
+      let close: (() => void) | null = null;
+      const slot: StreamSlot = {
+        end() {
+          ended = true;
+          close?.();
+        },
+        attach(streamClose) {
+          close = streamClose;
+          if (ended) close();
+        },
+        release() {
+          if (released) return;
+          released = true;
+          remove(byPerson, personId, slot);
+          remove(byAddress, address, slot);
+        },
+      };
+      add(byPerson, personId, slot);
+      add(byAddress, address, slot);
+      return slot;
+    },
+    count: (personId: string) => byPerson.get(personId)?.size ?? 0,
+    total(): number {
+      let total = 0;
+      for (const held of byPerson.values()) total += held.size;
+      return total;
+    },
+    /** Ends every stream on this node. */
+    endAll(): void {
+      for (const slot of [...byPerson.values()].flatMap((held) => [...held])) slot.end();
+    },
+  };
+}
+
 export function createEventsService(options: EventsOptions) {
   const { log, signals, clock } = options;
-  /** Open streams by person (sessions, keys and agents' keys together) and by client address. */
-  const openStreams = new Map<string, Set<EventStream>>();
-  const byAddress = new Map<string, Set<EventStream>>();
+  const slots = createStreamSlots({ perPerson: options.maxStreamsPerAccount, perAddress: options.maxStreamsPerAddress });
   let pruneTimer: NodeJS.Timeout | null = null;
   /** Set by stop(): the node is shutting down, and a stream asked for now ends once caught up. */
   let stopped = false;
@@ -130,162 +207,21 @@ export function createEventsService(options: EventsOptions) {
      * when they are no longer kept), then, with `follow`, new ones as they happen.
      */
     async open(principal: Principal, lastEventId: string | undefined, follow: boolean, connection: StreamConnection): Promise<EventStream> {
-      const accountId = principal.accountId;
-      const { cursor, reset } = await startingPoint(lastEventId);
-      // Counted after the await, so streams opening at the same moment all see each other.
-      const mine = openStreams.get(principal.personId) ?? new Set<EventStream>();
-      const fromAddress = byAddress.get(connection.address) ?? new Set<EventStream>();
-      if (follow && mine.size >= options.maxStreamsPerAccount) {
-        throw new AppError(
-          'RATE_LIMITED',
-          `This account (with its agents' keys) already has ${mine.size} open event streams on this server, the most allowed; close one first`,
-        );
+      // Before any await: see createStreamSlots.
+      const slot = slots.admit(principal.personId, connection.address, follow);
+      try {
+        return await openIn(slot, principal.accountId, lastEventId, follow, connection);
+      } catch (error) {
+        slot.release();
+        throw error;
       }
-      if (follow && fromAddress.size >= options.maxStreamsPerAddress) {
-        throw new AppError('RATE_LIMITED', `Your address already has ${fromAddress.size} open event streams on this server, the most allowed; close one first`);
-      }
-      const body = new PassThrough();
-      let closed = false;
-      let floor = cursor;
-      /** Ids sent within the late-commit window, with when. */
-      const recent = new Map<number, number>();
-      // Everything written that the client has not taken yet, in the stream and in the socket.
-      const unsent = () => body.writableLength + body.readableLength + connection.socketBytes();
-      const write = (text: string) => {
-        if (closed) return;
-        body.write(text);
-        if (unsent() > MAX_BUFFERED_BYTES) stream.close();
-      };
-      const send = (event: TaskStatusEvent) => {
-        recent.set(event.id, Date.now());
-        write(frame({ id: event.id, event: event.type, data: JSON.stringify(event.data) }));
-      };
-
-      const watch = follow && options.live ? await options.live.follow(accountId) : null;
-
-      async function readNew(): Promise<void> {
-        await readLog();
-        if (watch && !closed) for (const item of await watch.next()) write(frame({ event: item.event, data: JSON.stringify(item.data) }));
-      }
-
-      async function readLog(): Promise<void> {
-        for (;;) {
-          const rows = await log.after(accountId, floor, READ_BATCH);
-          for (const row of rows) if (!recent.has(row.id)) send(row);
-          const settled = Date.now() - LATE_COMMIT_WINDOW_MS;
-          for (const [id, sentAt] of recent) {
-            if (sentAt > settled) continue;
-            floor = Math.max(floor, id);
-            recent.delete(id);
-          }
-          if (rows.length < READ_BATCH || closed) return;
-          // A full batch of rows already sent: move on past them.
-          floor = Math.max(floor, rows[rows.length - 1]!.id);
-        }
-      }
-
-      // One read at a time; a wake during a read makes one more read after it.
-      let reading: Promise<void> | null = null;
-      let again = false;
-      const wake = () => {
-        if (closed) return;
-        if (reading) {
-          again = true;
-          return;
-        }
-        reading = readNew()
-          .catch(options.onError)
-          .finally(() => {
-            reading = null;
-            if (again) {
-              again = false;
-              wake();
-            }
-          });
-      };
-      // Written as a function so the type checker does not take `reading` as still null after wake().
-      const readsSettled = async () => {
-        while (reading) await reading;
-      };
-
-      const unsubscribe = [
-        signals.subscribe(EVENTS_CHANNEL, (payload) => {
-          if (payload === accountId || payload === '') wake();
-        }),
-        signals.subscribe(RESYNC_CHANNEL, () => {
-          watch?.lookAgain();
-          wake();
-        }),
-        ...(watch && options.live
-          ? options.live.channels.map((channel) =>
-              signals.subscribe(channel, (payload) => {
-                if (watch.concerns(channel, payload)) wake();
-              }),
-            )
-          : []),
-      ];
-      let checkingCredential = false;
-      const recheck = setInterval(() => {
-        watch?.lookAgain();
-        wake();
-        if (checkingCredential) return;
-        checkingCredential = true;
-        Promise.resolve(connection.stillValid())
-          .then((valid) => {
-            if (!valid) stream.close();
-          }, options.onError)
-          .finally(() => (checkingCredential = false));
-      }, RECHECK_MS);
-      const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatSeconds * 1000);
-      recheck.unref();
-      heartbeat.unref();
-
-      const stream: EventStream = {
-        body,
-        close() {
-          if (closed) return;
-          closed = true;
-          for (const stop of unsubscribe) stop();
-          clearInterval(recheck);
-          clearInterval(heartbeat);
-          mine.delete(stream);
-          if (mine.size === 0) openStreams.delete(principal.personId);
-          fromAddress.delete(stream);
-          if (fromAddress.size === 0) byAddress.delete(connection.address);
-          body.end();
-        },
-      };
-      mine.add(stream);
-      openStreams.set(principal.personId, mine);
-      fromAddress.add(stream);
-      byAddress.set(connection.address, fromAddress);
-
-      // The id line sets the client's Last-Event-ID, so a reconnect resumes from here.
-      write(`retry: ${RETRY_MS}\n`);
-      write(
-        reset
-          ? frame({ id: cursor, event: 'reset', data: JSON.stringify({ reason: 'The events since that id are no longer kept; load the data again' }) })
-          : frame({ id: cursor }),
-      );
-      if (!reset) {
-        wake();
-        await readsSettled();
-      }
-      // A stream asked for while the node shuts down sends what was missed and its retry hint, then
-      // ends: the client reconnects, through the proxy to another node, and resumes from the id.
-      if (!follow || stopped) stream.close();
-      return stream;
     },
 
     /** Streams open on this node for a person, their agents' keys included (the per-account cap counts them). */
-    openCount: (personId: string) => openStreams.get(personId)?.size ?? 0,
+    openCount: slots.count,
 
     /** Streams open on this node, everyone's (the metrics). */
-    openTotal(): number {
-      let total = 0;
-      for (const streams of openStreams.values()) total += streams.size;
-      return total;
-    },
+    openTotal: slots.total,
 
     /** Deletes events past the retention; runs once a minute on one of the nodes, and in tests on demand. */
     prune(): Promise<void> {
@@ -311,11 +247,147 @@ export function createEventsService(options: EventsOptions) {
       stopped = true;
       if (pruneTimer) clearInterval(pruneTimer);
       pruneTimer = null;
-      for (const streams of [...openStreams.values()]) for (const stream of [...streams]) stream.close();
+      slots.endAll();
       await scheduling;
       await pruning;
     },
   };
+
+  /** The stream itself, in the place `slot` holds for it; closing it gives the place back. */
+  async function openIn(
+    slot: StreamSlot,
+    accountId: string,
+    lastEventId: string | undefined,
+    follow: boolean,
+    connection: StreamConnection,
+  ): Promise<EventStream> {
+    const { cursor, reset } = await startingPoint(lastEventId);
+    const body = new PassThrough();
+    let closed = false;
+    let floor = cursor;
+    /** Ids sent within the late-commit window, with when. */
+    const recent = new Map<number, number>();
+    // Everything written that the client has not taken yet, in the stream and in the socket.
+    const unsent = () => body.writableLength + body.readableLength + connection.socketBytes();
+    const write = (text: string) => {
+      if (closed) return;
+      body.write(text);
+      if (unsent() > MAX_BUFFERED_BYTES) stream.close();
+    };
+    const send = (event: TaskStatusEvent) => {
+      recent.set(event.id, Date.now());
+      write(frame({ id: event.id, event: event.type, data: JSON.stringify(event.data) }));
+    };
+
+    const watch = follow && options.live ? await options.live.follow(accountId) : null;
+
+    async function readNew(): Promise<void> {
+      await readLog();
+      if (watch && !closed) for (const item of await watch.next()) write(frame({ event: item.event, data: JSON.stringify(item.data) }));
+    }
+
+    async function readLog(): Promise<void> {
+      for (;;) {
+        const rows = await log.after(accountId, floor, READ_BATCH);
+        for (const row of rows) if (!recent.has(row.id)) send(row);
+        const settled = Date.now() - LATE_COMMIT_WINDOW_MS;
+        for (const [id, sentAt] of recent) {
+          if (sentAt > settled) continue;
+          floor = Math.max(floor, id);
+          recent.delete(id);
+        }
+        if (rows.length < READ_BATCH || closed) return;
+        // A full batch of rows already sent: move on past them.
+        floor = Math.max(floor, rows[rows.length - 1]!.id);
+      }
+    }
+
+    // One read at a time; a wake during a read makes one more read after it.
+    let reading: Promise<void> | null = null;
+    let again = false;
+    const wake = () => {
+      if (closed) return;
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = readNew()
+        .catch(options.onError)
+        .finally(() => {
+          reading = null;
+          if (again) {
+            again = false;
+            wake();
+          }
+        });
+    };
+    // Written as a function so the type checker does not take `reading` as still null after wake().
+    const readsSettled = async () => {
+      while (reading) await reading;
+    };
+
+    const unsubscribe = [
+      signals.subscribe(EVENTS_CHANNEL, (payload) => {
+        if (payload === accountId || payload === '') wake();
+      }),
+      signals.subscribe(RESYNC_CHANNEL, () => {
+        watch?.lookAgain();
+        wake();
+      }),
+      ...(watch && options.live
+        ? options.live.channels.map((channel) =>
+            signals.subscribe(channel, (payload) => {
+              if (watch.concerns(channel, payload)) wake();
+            }),
+          )
+        : []),
+    ];
+    let checkingCredential = false;
+    const recheck = setInterval(() => {
+      watch?.lookAgain();
+      wake();
+      if (checkingCredential) return;
+      checkingCredential = true;
+      Promise.resolve(connection.stillValid())
+        .then((valid) => {
+          if (!valid) stream.close();
+        }, options.onError)
+        .finally(() => (checkingCredential = false));
+    }, RECHECK_MS);
+    const heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatSeconds * 1000);
+    recheck.unref();
+    heartbeat.unref();
+
+    const stream: EventStream = {
+      body,
+      close() {
+        if (closed) return;
+        closed = true;
+        for (const stop of unsubscribe) stop();
+        clearInterval(recheck);
+        clearInterval(heartbeat);
+        slot.release();
+        body.end();
+      },
+    };
+    slot.attach(() => stream.close());
+
+    // The id line sets the client's Last-Event-ID, so a reconnect resumes from here.
+    write(`retry: ${RETRY_MS}\n`);
+    write(
+      reset
+        ? frame({ id: cursor, event: 'reset', data: JSON.stringify({ reason: 'The events since that id are no longer kept; load the data again' }) })
+        : frame({ id: cursor }),
+    );
+    if (!reset) {
+      wake();
+      await readsSettled();
+    }
+    // A stream asked for while the node shuts down sends what was missed and its retry hint, then
+    // ends: the client reconnects, through the proxy to another node, and resumes from the id.
+    if (!follow || stopped) stream.close();
+    return stream;
+  }
 }
 
 export type EventsService = ReturnType<typeof createEventsService>;

@@ -130,7 +130,7 @@ export function registerReceiptsRoutes(root: FastifyInstance, receipts: Receipts
       response: { 200: dataOf(SigningKey), 201: dataOf(SigningKey), ...errorResponses },
     },
     handler: async (request, reply) => {
-      const { key, created } = await receipts.addSigningKey(principalOf(request).accountId, request.body.pubkey, request.body.signature);
+      const { key, created } = await receipts.addSigningKey(principalOf(request), request.body.pubkey, request.body.signature);
       return reply.status(created ? 201 : 200).send({ data: key });
     },
   });
@@ -144,7 +144,7 @@ export function registerReceiptsRoutes(root: FastifyInstance, receipts: Receipts
       response: { 200: dataOf(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses },
     },
     handler: async (request) => {
-      await receipts.removeSigningKey(principalOf(request).accountId, request.params.id);
+      await receipts.removeSigningKey(principalOf(request), request.params.id);
       return { data: { id: request.params.id, deleted: true } };
     },
   });

@@ -1,7 +1,8 @@
 import type { Clock } from '../../lib/clock.ts';
 import { parsePublicKey, tryParseSignature } from '../../lib/ed25519.ts';
 import type { SignatureVerifier } from './signature-verifier.ts';
-import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import type { Principal } from '../../lib/principal.ts';
 import { MAX_ENTRY_BYTES, type TransparencyLog } from '../tlog/index.ts';
 import { newTimeOrderedId } from '../../lib/ids.ts';
 import { createTurnLoader } from '../../lib/turn-loader.ts';
@@ -347,7 +348,9 @@ export function createReceiptsService(deps: {
     },
 
     /** Registers a key the account signs receipts with: `signatureText` is the key's signature over signingKeyStatement. */
-    async addSigningKey(accountId: string, pubkeyText: string, signatureText: string) {
+    async addSigningKey(principal: Principal, pubkeyText: string, signatureText: string) {
+      refuseAgentKey(principal);
+      const accountId = principal.accountId;
       const pubkey = parsePublicKey(pubkeyText, 'pubkey');
       const signature = parseSignature(signatureText, 'signature');
       if (!verifyStrict(pubkey.raw, Buffer.from(signingKeyStatement(accountId, pubkey.canonical), 'utf8'), signature))
@@ -365,10 +368,16 @@ export function createReceiptsService(deps: {
 
     signingKeys: async (accountId: string) => (await store.signingKeysOf(accountId)).map(signingKeyView),
 
-    async removeSigningKey(accountId: string, id: string) {
-      if (!(await store.removeSigningKey(accountId, id))) throw notFound('No such signing key on this account');
+    async removeSigningKey(principal: Principal, id: string) {
+      refuseAgentKey(principal);
+      if (!(await store.removeSigningKey(principal.accountId, id))) throw notFound('No such signing key on this account');
     },
   };
+}
+
+/** Which keys sign for an account is its owner's decision, never one of an agent's own key. */
+function refuseAgentKey(principal: Principal): void {
+  if (principal.kind === 'agent') throw forbidden("This is for the account's owner; a key acting as an agent cannot do it");
 }
 
 const signingKeyView = (row: { id: string; pubkey: string; created_at: string }) => ({ id: row.id, pubkey: row.pubkey, createdAt: row.created_at });

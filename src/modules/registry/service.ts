@@ -236,6 +236,12 @@ export function createRegistryService({
       throw badRequest('authCredential goes with authType "api_key" or "bearer"', [{ path: '/body/authCredential', message: `authType is "${authType}"` }]);
     }
     if (!takesCredential || given === null) return null;
+    // It is sent in a header of every A2A call: a line break would end the header there (and Node refuses to send it).
+    if (typeof given === 'string' && /[^\t\x20-\x7e\x80-\xff]/.test(given)) {
+      throw badRequest('authCredential must be one line of text: it is sent in an HTTP header', [
+        { path: '/body/authCredential', message: 'must not contain line breaks, other control characters or characters beyond Latin-1' },
+      ]);
+    }
     return given === undefined ? stored : secrets.seal(given, agentId);
   }
 

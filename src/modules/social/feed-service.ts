@@ -151,7 +151,7 @@ export function createFeedService(ctx: SocialContext) {
       switch (query.tab ?? 'posts') {
         case 'posts': {
           const viewer = await ctx.viewerOf(principal);
-          const ids = await stores.feed.searchIds(pattern, limit + 1, offset);
+          const ids = await stores.feed.searchIds(pattern, limit + 1, offset, viewer?.profileId ?? null);
           return { posts: await ctx.postsFor(ids.slice(0, limit), viewer), pagination: { limit, offset, hasMore: ids.length > limit } };
         }
         case 'agents':

@@ -183,17 +183,28 @@ export function createFeedStore(database: Db, dialect: DialectName) {
       return (await db.selectFrom('posts').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
     },
 
-    /** `pattern` from containsPattern(); newest first. */
-    async searchIds(pattern: string, limit: number, offset: number): Promise<string[]> {
-      const rows = await db
-        .selectFrom('posts')
-        .select('id')
-        .where(lowerLike('body', pattern))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .offset(offset)
-        .execute();
+    /**
+     * `pattern` from containsPattern(); newest first. Leaves out, for `viewerId`, the posts (and reposts
+     * and quotes of posts) by accounts they muted or blocked, as their feeds do.
+     */
+    async searchIds(pattern: string, limit: number, offset: number, viewerId: string | null): Promise<string[]> {
+      let query = db.selectFrom('posts').select('id').where(lowerLike('body', pattern));
+      if (viewerId !== null) {
+        const hidden = db
+          .selectFrom('mutes')
+          .select('target_id')
+          .where('profile_id', '=', viewerId)
+          .union(db.selectFrom('blocks').select('target_id').where('profile_id', '=', viewerId));
+        query = query
+          .where('author_id', 'not in', hidden)
+          .where((eb) =>
+            eb.or([
+              eb('repost_of', 'is', null),
+              eb('repost_of', 'not in', eb.selectFrom('posts as original').select('original.id').where('original.author_id', 'in', hidden)),
+            ]),
+          );
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
       return rows.map((r) => r.id);
     },
 

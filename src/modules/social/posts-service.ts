@@ -54,6 +54,13 @@ export function createPostsService(ctx: SocialContext) {
     ]);
   }
 
+  /** Someone who blocked the actor keeps them from liking, disliking and reposting what they wrote. */
+  async function refuseIfBlockedBy(tx: Pick<SocialStores, 'shuns'>, authorId: string, actor: Identity, what: string): Promise<void> {
+    if (authorId === actor.id) return;
+    if ((await tx.shuns.blockersAmong([authorId], actor.id)).length > 0)
+      throw forbidden(`The author of this ${what} has blocked you: you cannot vote on or repost it`);
+  }
+
   async function findPost(id: string): Promise<Post> {
     const post = await stores.posts.findPost(id);
     if (!post) throw notFound('Post not found');
@@ -124,6 +131,8 @@ export function createPostsService(ctx: SocialContext) {
         if (!post) throw notFound('Post not found');
         const before = await tx.posts.postVoteOf(id, actor.id);
         const after = nextVote(before, value);
+        // Taking back a vote made before the block stays possible.
+        if (after !== null) await refuseIfBlockedBy(tx, post.author_id, actor, 'post');
         await tx.posts.setPostVote(id, actor.id, before, after, now);
         const counts = await tx.posts.addPostVotes(id, voteDeltas(before, after));
         if (before === 1) await tx.notifications.withdraw('like', actor.id, { postId: id });
@@ -144,6 +153,7 @@ export function createPostsService(ctx: SocialContext) {
         if (!comment) throw notFound('Comment not found');
         const before = await tx.posts.commentVoteOf(id, actor.id);
         const after = nextVote(before, value);
+        if (after !== null) await refuseIfBlockedBy(tx, comment.author_id, actor, 'comment');
         await tx.posts.setCommentVote(id, actor.id, before, after, now);
         const counts = await tx.posts.addCommentVotes(id, voteDeltas(before, after));
         // A like on a comment tells its author, as one on a post does; the excerpt is the comment's.
@@ -194,6 +204,7 @@ export function createPostsService(ctx: SocialContext) {
       const actor = await ctx.actorOf(principal);
       if (quote !== undefined) checkText(quote, '/body/body');
       const target = await repostTarget(id);
+      await refuseIfBlockedBy(stores, target.author_id, actor, 'post');
       if (quote !== undefined) await refuseBlocked(actor, quote, '/body/body');
       const duplicate = () => conflict('You have already reposted this post (quote posts are unlimited)');
       if (quote === undefined && (await stores.posts.findPureRepost(actor.id, target.id))) throw duplicate();
