@@ -308,6 +308,57 @@ describe('agentry CLI against the service', () => {
     assert.deepEqual(JSON.parse(chosen.stdout).agent.protocols, ['rest', 'mcp']);
   });
 
+  test('-q register prints the id and the webhook secret, one a line; a loopback endpoint registers with a warning naming agentry listen', async () => {
+    const { run } = workspace(url);
+    await run('signup', '--email', `cli-quiet-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const quiet = await run(
+      '-q',
+      'register',
+      '--name',
+      `Quiet ${process.pid} ${Date.now()}`,
+      '--description',
+      'x',
+      '--endpoint',
+      'https://agent.example.com/hook',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(quiet.code, 0, quiet.stderr);
+    const [id, secret, ...rest] = quiet.stdout.split('\n');
+    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${id}` })).statusCode, 200, quiet.stdout);
+    assert.match(secret!, /^whsec_[A-Za-z0-9+/=]+$/);
+    assert.deepEqual(rest, ['']);
+    const polled = await run(
+      '-q',
+      'register',
+      '--name',
+      `Quiet poll ${process.pid} ${Date.now()}`,
+      '--description',
+      'x',
+      '--delivery-mode',
+      'poll',
+      '--categories',
+      'productivity',
+    );
+    assert.match(polled.stdout, /^\S+\n$/, 'a poll agent has no secret: the id alone');
+
+    const local = await run(
+      'register',
+      '--name',
+      `Loopback ${process.pid} ${Date.now()}`,
+      '--description',
+      'x',
+      '--endpoint',
+      'http://127.0.0.1:3000/',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(local.code, 0, local.stderr);
+    const localId = /Registered agent (\S+)/.exec(local.stdout)![1]!;
+    assert.match(local.stderr, /^warning: .*will fail: .*/m);
+    assert.ok(local.stderr.includes(`agentry listen --agent ${localId} --forward-to http://127.0.0.1:3000/`), local.stderr);
+  });
+
   test("tasks serve --mode webhook listens on a free port (not the service's 8080) and prints its URL", async () => {
     const { run, env } = workspace(url);
     await run('signup', '--email', `cli-port-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');

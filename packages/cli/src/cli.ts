@@ -297,9 +297,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       const secretLine = (secret: string | null) =>
         secret ? `Webhook secret (shown once; store it now, \`agentry agents webhook-secret\` rotates it): ${secret}\n` : '';
+      /**
+       * Quiet mode prints the id and, for a webhook agent, the secret on the next line: the secret is
+       * shown only once, so a script must be able to keep it. Warnings go to stderr in every mode.
+       */
+      const report = (answer: { agent: { id: string }; webhookSecret: string | null; warnings: { message: string }[] }, human: () => string) => {
+        for (const warning of answer.warnings) io.stderr(`warning: ${warning.message}\n`);
+        if (globals().quiet) io.stdout(`${answer.agent.id}\n${answer.webhookSecret ? `${answer.webhookSecret}\n` : ''}`);
+        else out(answer, human);
+      };
       if (options.provisional) {
         const answer = await progress('registering', client().registerProvisional(body as never));
-        out(
+        report(
           answer,
           () =>
             `Registered provisional agent ${answer.agent.id} (${answer.agent.slug})\n` +
@@ -308,7 +317,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         );
       } else {
         const answer = await progress('registering', client({ auth: true }).registerAgent(body as never));
-        out(answer, () => `Registered agent ${answer.agent.id} (${answer.agent.slug})\n${secretLine(answer.webhookSecret)}`);
+        report(answer, () => `Registered agent ${answer.agent.id} (${answer.agent.slug})\n${secretLine(answer.webhookSecret)}`);
       }
     });
 

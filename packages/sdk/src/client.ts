@@ -144,15 +144,20 @@ export class AgentryClient {
   }
 
   // Registry
-  /** Registers an owned agent: the record, and beside it the `whsec_` secret (webhook agents; shown once, else null). */
+  /**
+   * Registers an owned agent: the record, and beside it the `whsec_` secret (webhook agents; shown
+   * once, else null) and the service's warnings (what will not work as registered, e.g. an endpoint it
+   * will not call).
+   */
   async registerAgent(body: AgentBody) {
-    const { data } = await this.unwrap(this.api.POST('/v1/agents', { body: body as JsonBody<'/v1/agents', 'post'> }));
-    const { webhookSecret, ...agent } = data;
-    return { agent, webhookSecret: webhookSecret ?? null };
+    const answer = await this.unwrap(this.api.POST('/v1/agents', { body: body as JsonBody<'/v1/agents', 'post'> }));
+    const { webhookSecret, ...agent } = answer.data;
+    return { agent, webhookSecret: webhookSecret ?? null, warnings: answer.warnings ?? [] };
   }
   /**
    * Registers an agent without an account: the record, and beside it the service's message, the
-   * absolute `claimUrl` (the API's claim challenge) and `claimPageUrl` (the web page where a person claims it).
+   * absolute `claimUrl` (the API's claim challenge), `claimPageUrl` (the web page where a person claims
+   * it) and the service's warnings.
    */
   async registerProvisional(body: ProvisionalBody) {
     const answer = await this.unwrap(this.api.POST('/v1/agents/provisional', { body: body as JsonBody<'/v1/agents/provisional', 'post'> }));
@@ -163,6 +168,7 @@ export class AgentryClient {
       message: answer.message,
       claimUrl: new URL(answer.claimUrl, `${this.baseUrl}/`).toString(),
       claimPageUrl: `${this.baseUrl}/claim/${encodeURIComponent(agent.id)}`,
+      warnings: answer.warnings ?? [],
     };
   }
   async getAgent(id: string) {

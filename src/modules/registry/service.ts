@@ -292,15 +292,17 @@ export function createRegistryService({
   }
 
   /** Warnings for a registration the service accepts but will not be able to deliver to as given. */
-  function warningsFor(endpoint: string | null): RegistrationWarning[] {
-    const refusal = endpoint ? endpointRefusal(endpoint) : null;
+  function warningsFor(row: AgentRow): RegistrationWarning[] {
+    const refusal = row.endpoint ? endpointRefusal(row.endpoint) : null;
     if (!refusal) return [];
     return [
       {
         path: '/body/endpoint',
         message:
-          `Registered, but tasks sent to this endpoint will fail: ${refusal}. For local development the operator sets ` +
-          'ALLOW_PRIVATE_ENDPOINTS=true; otherwise give a public address, or use deliveryMode "poll".',
+          `Registered, but tasks sent to this endpoint will fail: ${refusal}, so this service will not call it. ` +
+          `To take them on this machine, run \`agentry listen --agent ${row.id} --forward-to ${row.endpoint}\`, which fetches them ` +
+          'from the service and forwards each to that URL; or give a public address, or use deliveryMode "poll" ' +
+          '(for local development the operator may set ALLOW_PRIVATE_ENDPOINTS=true).',
       },
     ];
   }
@@ -407,7 +409,7 @@ export function createRegistryService({
         },
         principal.personId,
       );
-      return { data: { ...view(agentRecordOf(row)), ...webhookSecretOf(row) }, warnings: warningsFor(row.endpoint) };
+      return { data: { ...view(agentRecordOf(row)), ...webhookSecretOf(row) }, warnings: warningsFor(row) };
     },
 
     async registerProvisional(input: CreateProvisionalAgentInput) {
@@ -437,7 +439,7 @@ export function createRegistryService({
       );
       return {
         data: { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey, ...webhookSecretOf(row) },
-        warnings: warningsFor(row.endpoint),
+        warnings: warningsFor(row),
       };
     },
 
