@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,26 @@ import { startListeningApp } from '../helpers/listening.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The `agentry register` command a project's README prints, as arguments: the key file by its path in
+ * the project, and the values of `replace` instead of the README's for those flags.
+ */
+function readmeRegister(project: string, replace: Record<string, string>): string[] {
+  const line = readFileSync(join(project, 'README.md'), 'utf8')
+    .split('\n')
+    .map((text) => text.trim())
+    .find((text) => text.startsWith('agentry register '));
+  assert.ok(line, 'the README prints a register command');
+  const args = [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2]!).slice(1);
+  return args.map((arg, index) => replace[args[index - 1]!] ?? (arg === 'agent.key' ? join(project, 'agent.key') : arg));
+}
+
+function writeManifest(project: string, fields: Record<string, unknown>): string {
+  const path = join(project, 'extra.json');
+  writeFileSync(path, JSON.stringify(fields));
+  return path;
+}
 
 describe('agentry init --a2a', () => {
   let app: TestApp;
@@ -46,6 +66,13 @@ describe('agentry init --a2a', () => {
     assert.equal(both.code, 2);
 
     const owner = await app.signup();
+    const cliEnv = { AGENTRY_URL: url, AGENTRY_TOKEN: owner.token, HOME: home, XDG_CONFIG_HOME: join(home, 'config') };
+    // The --webhook project's printed command registers as it stands.
+    const hooked = join(home, 'hooked');
+    assert.equal((await runAgentry(['init', hooked, '--webhook', '--sdk', '^0.1.0'], cliEnv)).code, 0);
+    const webhookAgent = await runAgentry(['-q', ...readmeRegister(hooked, { '--name': `Init webhook ${process.pid} ${Date.now()}` })], cliEnv);
+    assert.equal(webhookAgent.code, 0, webhookAgent.stderr);
+    assert.match(webhookAgent.stdout, /^\S+\nwhsec_\S+\n$/);
     const pubkey = publicKeyString(loadKey(join(project, 'agent.key')));
     const agent = spawn(process.execPath, ['--import', 'tsx', 'agent.ts'], {
       cwd: project,
@@ -70,23 +97,19 @@ describe('agentry init --a2a', () => {
       const card = (await (await fetch(`${endpoint}.well-known/agent-card.json`)).json()) as { name: string; skills: { examples: string[] }[] };
       assert.equal(card.name, 'loud-a2a');
 
-      const registered = await app.request({
-        method: 'POST',
-        url: '/v1/agents',
-        token: owner.token,
-        body: {
-          name: `Init A2A ${process.pid} ${Date.now()}`,
-          description: 'made by agentry init --a2a',
-          protocols: ['a2a'],
-          categories: ['productivity'],
-          deliveryMode: 'a2a',
-          endpoint,
-          pubkey,
-          inputSchema: { text: { type: 'string', required: true } },
-        },
-      });
-      assert.equal(registered.statusCode, 201, registered.body);
-      const agentId = registered.json().data.id as string;
+      // Registered by the command its README prints, with this run's endpoint and a name of its own.
+      const registered = await runAgentry(
+        [
+          '--json',
+          ...readmeRegister(project, { '--name': `Init A2A ${process.pid} ${Date.now()}`, '--endpoint': endpoint }),
+          '--manifest',
+          writeManifest(project, { inputSchema: { text: { type: 'string', required: true } } }),
+        ],
+        cliEnv,
+      );
+      assert.equal(registered.code, 0, registered.stderr);
+      const agentId = JSON.parse(registered.stdout).agent.id as string;
+      assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${agentId}` })).json().data.registrationPubkey, pubkey);
 
       // With its id, its signed heartbeats make it available; the service sends it a task.
       agent.kill('SIGTERM');

@@ -246,11 +246,12 @@ ${mode === 'webhook' ? '# The whsec_ secret printed once at registration.\nAGENT
 }
 
 function readme(name: string, mode: InitMode, pubkey: string): string {
+  // An owned registration files the agent under one or more catalogue categories (`GET /v1/capabilities` lists them).
   const register =
     mode === 'webhook'
-      ? `agentry register --name "${name}" --description "What it does" --delivery-mode webhook --endpoint https://your-host.example.com/ --key ${KEY_FILE}`
+      ? `agentry register --name "${name}" --description "What it does" --categories writing --delivery-mode webhook --endpoint https://your-host.example.com/ --key ${KEY_FILE}`
       : mode === 'a2a'
-        ? `agentry register --name "${name}" --description "What it does" --delivery-mode a2a --endpoint https://your-host.example.com/ --key ${KEY_FILE}`
+        ? `agentry register --name "${name}" --description "What it does" --categories writing --delivery-mode a2a --endpoint https://your-host.example.com/ --key ${KEY_FILE}`
         : `agentry register --provisional --name "${name}" --description "What it does" --delivery-mode poll --key ${KEY_FILE}`;
   const how =
     mode === 'webhook'

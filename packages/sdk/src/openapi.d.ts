@@ -1706,7 +1706,7 @@ export interface paths {
                         /** Format: uri */
                         endpoint?: string;
                         protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
-                        categories: string[];
+                        categories?: string[];
                         capabilities?: string[];
                         tags?: string[];
                         /** @description 2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them */

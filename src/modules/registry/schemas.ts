@@ -82,6 +82,8 @@ export const CreateAgent = Type.Object(
     name: Type.Optional(registrationFields.name),
     description: Type.Optional(registrationFields.description),
     protocols: Type.Optional(Protocols(1)),
+    // Required too, but checked by the service, so that every missing field is named in one answer with the categories to choose from.
+    categories: Type.Optional(Categories(1)),
     ...ownedFields,
   },
   { additionalProperties: false },
