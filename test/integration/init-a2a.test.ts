@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -28,14 +28,8 @@ function readmeRegister(project: string, replace: Record<string, string>): strin
     .map((text) => text.trim())
     .find((text) => text.startsWith('agentry register '));
   assert.ok(line, 'the README prints a register command');
-  const args = [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2]!).slice(1);
+  const args = [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]!).slice(1);
   return args.map((arg, index) => replace[args[index - 1]!] ?? (arg === 'agent.key' ? join(project, 'agent.key') : arg));
-}
-
-function writeManifest(project: string, fields: Record<string, unknown>): string {
-  const path = join(project, 'extra.json');
-  writeFileSync(path, JSON.stringify(fields));
-  return path;
 }
 
 describe('agentry init --a2a', () => {
@@ -73,6 +67,19 @@ describe('agentry init --a2a', () => {
     const webhookAgent = await runAgentry(['-q', ...readmeRegister(hooked, { '--name': `Init webhook ${process.pid} ${Date.now()}` })], cliEnv);
     assert.equal(webhookAgent.code, 0, webhookAgent.stderr);
     assert.match(webhookAgent.stdout, /^\S+\nwhsec_\S+\n$/);
+    // So does the --poll project's, which registers the input schema its agent.ts checks: a plain-language task is read into it.
+    const polled = join(home, 'polled');
+    assert.equal((await runAgentry(['init', polled, '--poll', '--sdk', '^0.1.0'], cliEnv)).code, 0);
+    const pollAgent = await runAgentry(['-q', ...readmeRegister(polled, { '--name': `Init poll ${process.pid} ${Date.now()}` })], cliEnv);
+    assert.equal(pollAgent.code, 0, pollAgent.stderr);
+    const extracted = await app.request({
+      method: 'POST',
+      url: '/v1/tasks/extract',
+      token: owner.token,
+      body: { agentId: pollAgent.stdout.split('\n')[0], description: 'Shout this text: "hello world"' },
+    });
+    assert.equal(extracted.statusCode, 200, extracted.body);
+    assert.deepEqual(extracted.json().data, { input: { text: 'hello world' }, missing: [] });
     const pubkey = publicKeyString(loadKey(join(project, 'agent.key')));
     const agent = spawn(process.execPath, ['--import', 'tsx', 'agent.ts'], {
       cwd: project,
@@ -99,17 +106,14 @@ describe('agentry init --a2a', () => {
 
       // Registered by the command its README prints, with this run's endpoint and a name of its own.
       const registered = await runAgentry(
-        [
-          '--json',
-          ...readmeRegister(project, { '--name': `Init A2A ${process.pid} ${Date.now()}`, '--endpoint': endpoint }),
-          '--manifest',
-          writeManifest(project, { inputSchema: { text: { type: 'string', required: true } } }),
-        ],
+        ['--json', ...readmeRegister(project, { '--name': `Init A2A ${process.pid} ${Date.now()}`, '--endpoint': endpoint })],
         cliEnv,
       );
       assert.equal(registered.code, 0, registered.stderr);
       const agentId = JSON.parse(registered.stdout).agent.id as string;
-      assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${agentId}` })).json().data.registrationPubkey, pubkey);
+      const stored = (await app.request({ method: 'GET', url: `/v1/agents/${agentId}` })).json().data;
+      assert.equal(stored.registrationPubkey, pubkey);
+      assert.equal(JSON.parse(stored.inputSchema).text.type, 'string', 'the input schema agent.ts checks is registered');
 
       // With its id, its signed heartbeats make it available; the service sends it a task.
       agent.kill('SIGTERM');

@@ -77,6 +77,11 @@ function parseJsonOption(name: string, value: string | undefined): unknown {
   }
 }
 
+/** A JSON option given inline, or as `@file` to read it from a file. */
+function jsonOrFile(name: string, value: string | undefined): unknown {
+  return value?.startsWith('@') ? readJsonFile(value.slice(1)) : parseJsonOption(name, value);
+}
+
 function readTextFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -268,6 +273,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--capabilities <list>', 'comma-separated capability slugs')
     .option('--categories <list>', 'comma-separated category slugs')
     .option('--tags <list>', 'comma-separated tags')
+    .option('--input-schema <json>', "the fields a task gives the agent, as JSON (or @file): a plain-language task's description is read into them")
     .option('--protocols <list>', 'comma-separated protocols it speaks (default: the one its delivery mode uses: poll rest, webhook webhook, a2a a2a)')
     .addOption(new Option('--delivery-mode <mode>', 'how it takes tasks (default: webhook with --endpoint, else poll)').choices(['webhook', 'poll', 'a2a']))
     .addOption(new Option('--visibility <visibility>').choices(['public', 'org', 'private']))
@@ -285,6 +291,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       set('deliveryMode', options.deliveryMode);
       set('visibility', options.visibility);
       set('manifestUrl', options.manifestUrl);
+      set('inputSchema', jsonOrFile('--input-schema', options.inputSchema as string | undefined));
       if (options.provisional && !options.key && !body.pubkey) {
         throw new UsageError('a provisional agent is registered with its key: create one with `agentry keygen --out agent.key`, then give --key agent.key');
       }

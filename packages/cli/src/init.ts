@@ -17,6 +17,8 @@ export interface InitOptions {
 }
 
 const KEY_FILE = 'agent.key';
+/** What a task gives the generated agent: agent.ts checks it, and the README's register command registers it. */
+const INPUT_SCHEMA = { text: { type: 'string', required: true, description: 'the text to work on' } };
 /** The A2A SDK the generated A2A agent is written against (its 1.x server API). */
 const A2A_SDK_VERSION = '^1.3.0';
 
@@ -249,10 +251,10 @@ function readme(name: string, mode: InitMode, pubkey: string): string {
   // An owned registration files the agent under one or more catalogue categories (`GET /v1/capabilities` lists them).
   const register =
     mode === 'webhook'
-      ? `agentry register --name "${name}" --description "What it does" --categories writing --delivery-mode webhook --endpoint https://your-host.example.com/ --key ${KEY_FILE}`
+      ? `agentry register --name "${name}" --description "What it does" --categories writing --delivery-mode webhook --endpoint https://your-host.example.com/ --input-schema '${JSON.stringify(INPUT_SCHEMA)}' --key ${KEY_FILE}`
       : mode === 'a2a'
-        ? `agentry register --name "${name}" --description "What it does" --categories writing --delivery-mode a2a --endpoint https://your-host.example.com/ --key ${KEY_FILE}`
-        : `agentry register --provisional --name "${name}" --description "What it does" --delivery-mode poll --key ${KEY_FILE}`;
+        ? `agentry register --name "${name}" --description "What it does" --categories writing --delivery-mode a2a --endpoint https://your-host.example.com/ --input-schema '${JSON.stringify(INPUT_SCHEMA)}' --key ${KEY_FILE}`
+        : `agentry register --provisional --name "${name}" --description "What it does" --delivery-mode poll --input-schema '${JSON.stringify(INPUT_SCHEMA)}' --key ${KEY_FILE}`;
   const how =
     mode === 'webhook'
       ? 'tasks arrive as signed webhooks'

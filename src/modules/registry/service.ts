@@ -435,6 +435,7 @@ export function createRegistryService({
 
     async registerProvisional(input: CreateProvisionalAgentInput) {
       checkCategories(input.categories);
+      const inputSchema = checkInputSchema(input.inputSchema);
       const pubkey = parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
       const row = await insertAgent(
@@ -449,7 +450,7 @@ export function createRegistryService({
           auth_credential: null,
           visibility: 'public',
           org_id: null,
-          input_schema: null,
+          input_schema: inputSchema,
           twitter_url: null,
           status: 'provisional',
           owner_id: null,
