@@ -1868,6 +1868,8 @@ export interface paths {
                         pricePerTaskCents?: number;
                         /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
                         currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                        /** @description JSON text (or object) mapping field names to { type, required, description, enum, default, label, enumLabels } */
+                        inputSchema?: string | Record<string, never>;
                         /** @description ed25519:<base64 of the 32-byte public key> */
                         pubkey: string;
                     };
