@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { TestApp } from '../helpers/app.ts';
 import { runAgentry } from '../helpers/cli.ts';
 import { deadUrl, startListeningApp } from '../helpers/listening.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const root = new URL('../../', import.meta.url);
 
@@ -174,6 +175,70 @@ describe('agentry CLI against the service', () => {
     assert.equal(task.status, 'failed');
     assert.match(JSON.stringify(task.error), /broken on purpose/);
     assert.equal((await serving).code, 0);
+  });
+
+  test('a task cancelled while its command runs: the command is stopped and serve says "cancelled"', async () => {
+    const { run, env, path } = workspace(url);
+    await run('signup', '--email', `cli-cancel-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const created = await run(
+      '-q',
+      'register',
+      '--name',
+      `CLI Cancel ${process.pid} ${Date.now()}`,
+      '--description',
+      'Slow',
+      '--delivery-mode',
+      'poll',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const agentId = created.stdout.trim();
+    // The command notes its pid, then would work for ten minutes.
+    const slow = `${JSON.stringify(process.execPath)} -e "require('fs').writeFileSync(${JSON.stringify(JSON.stringify(path('pid')))}, String(process.pid)); setTimeout(() => console.log('{}'), 600000)"`;
+    const serving = runAgentry(['tasks', 'serve', '--agent', agentId, '--once', '--cancel-check', '0.1', '--exec', slow], env);
+    assert.equal((await run('agents', 'wait', agentId)).code, 0);
+    const submitted = await run('-q', 'tasks', 'submit', '--agent', agentId, '--description', 'take your time');
+    const taskId = submitted.stdout.trim();
+    const pid = Number(
+      await waitFor('the command to start', () => (existsSync(path('pid')) ? readFileSync(path('pid'), 'utf8') : ''), Boolean, { timeoutMs: 60_000 }),
+    );
+    assert.equal((await run('tasks', 'cancel', taskId)).code, 0);
+    const served = await serving;
+    assert.equal(served.code, 0, served.stderr);
+    assert.match(served.stderr, new RegExp(`^task ${taskId} cancelled$`, 'm'));
+    assert.doesNotMatch(served.stderr, /completed|callback/);
+    await waitFor('the command to stop', () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    assert.equal(JSON.parse((await run('--json', 'tasks', 'get', taskId)).stdout).status, 'cancelled');
+  });
+
+  test('tasks serve on a webhook agent says how to serve it, without a stack trace', async () => {
+    const { run, env } = workspace(url);
+    await run('signup', '--email', `cli-hookserve-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const created = await run(
+      '-q',
+      'register',
+      '--name',
+      `CLI Hook ${process.pid} ${Date.now()}`,
+      '--description',
+      'Webhook',
+      '--endpoint',
+      'https://agent.example.com/hook',
+      '--categories',
+      'productivity',
+    );
+    const agentId = created.stdout.split('\n')[0]!;
+    const served = await runAgentry(['tasks', 'serve', '--agent', agentId, '--exec', 'cat'], env);
+    assert.equal(served.code, 1, served.stderr);
+    assert.match(served.stderr, new RegExp(`^error: agent ${agentId} takes its tasks by webhook .*--mode webhook --webhook-secret`, 'm'));
+    assert.doesNotMatch(served.stderr, /\n\s+at /);
   });
 
   test('API keys: create, list, use with login --token, revoke', async () => {

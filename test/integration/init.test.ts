@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { loadKey, publicKeyString } from '@agentry/sdk';
 import type { TestApp } from '../helpers/app.ts';
-import { builtAgentryBin, freshShellEnv, packKit } from '../helpers/built-packages.ts';
+import { freshShellEnv, packKit } from '../helpers/built-packages.ts';
 import { startListeningApp } from '../helpers/listening.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -28,15 +28,18 @@ describe('agentry init, installed from the npm pack tarballs', () => {
   });
   after(() => app.close());
 
-  test('init --poll writes a project that installs, starts and completes a task; a second init refuses without --force', async () => {
+  test('init --poll, by an agentry installed from the tarballs, writes a project that installs the SDK the same way, starts and completes a task; a second init refuses without --force', async () => {
     const home = mkdtempSync(join(tmpdir(), 'agentry-init-'));
     const project = join(home, 'shouter');
-    const env = freshShellEnv(home, { AGENTRY_KIT: kit.folder });
-    const agentry = (...args: string[]) => run(process.execPath, [builtAgentryBin(), ...args], { cwd: home, env });
+    // No AGENTRY_KIT: the CLI finds where its own SDK came from.
+    const env = freshShellEnv(home);
+    await run('npm', ['install', kit.sdk, kit.cli], { cwd: home, env, timeout: 180_000 });
+    const agentry = (...args: string[]) => run(join(home, 'node_modules', '.bin', 'agentry'), args, { cwd: home, env });
     await run('mkdir', [project]);
 
     const made = await agentry('init', 'shouter', '--poll');
     assert.match(made.stdout, /^pubkey: ed25519:/m);
+    assert.ok(made.stdout.includes(`@agentry/sdk: file:${kit.sdk} (`), made.stdout);
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     assert.equal(manifest.type, 'module');
     assert.ok(manifest.devDependencies.tsx);

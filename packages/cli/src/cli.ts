@@ -11,6 +11,7 @@ import { resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
   AgentRunner,
+  AgentRunnerError,
   AgentryClient,
   AgentryError,
   AgentryNetworkError,
@@ -32,6 +33,7 @@ import {
 } from '@agentry/sdk';
 import { configPath, readConfig, removeToken, writeConfig } from './config.ts';
 import { initProject } from './init.ts';
+import { installedSdkSource } from './sdk-source.ts';
 import { checkpointFromFile, originOf, rememberCheckpoint, rememberedCheckpoint, verifyCheckpoint, verifyConsistency } from './log.ts';
 
 export interface CliIo {
@@ -52,6 +54,8 @@ const PROTOCOLS_BY_DELIVERY_MODE: Record<string, string[]> = { poll: ['rest'], w
 
 class UsageError extends Error {}
 class AuthNeeded extends Error {}
+/** The service refused what the command needs, for a reason the message explains (exit 1). */
+class ServiceRefused extends Error {}
 
 interface GlobalOptions {
   url?: string;
@@ -242,22 +246,38 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--poll', 'the agent long-polls for tasks (default)')
     .option('--webhook', 'tasks arrive as signed webhooks')
     .option('--a2a', 'tasks arrive as A2A messages (an @a2a-js/sdk server)')
-    .option('--sdk <spec>', "package.json's spec for @agentry/sdk (default: the tarball in $AGENTRY_KIT, else the CLI's version)")
+    .option(
+      '--sdk <spec>',
+      "package.json's spec for @agentry/sdk (default: the tarball in $AGENTRY_KIT, else the tarball or folder this agentry's SDK was installed from)",
+    )
     .option('--force', 'overwrite existing files, the key file included')
     .action((dir: string, options: { poll?: boolean; webhook?: boolean; a2a?: boolean; sdk?: string; force?: boolean }) => {
       if ([options.poll, options.webhook, options.a2a].filter(Boolean).length > 1) throw new UsageError('choose one of --poll, --webhook and --a2a');
+      const mode = options.webhook ? 'webhook' : options.a2a ? 'a2a' : 'poll';
       const kit = io.env.AGENTRY_KIT;
-      const sdkSpec = options.sdk ?? (kit ? `file:${resolvePath(kit, `agentry-sdk-${VERSION}.tgz`)}` : `^${VERSION}`);
+      const sdk = options.sdk
+        ? { spec: options.sdk, from: '--sdk' }
+        : kit
+          ? { spec: `file:${resolvePath(kit, `agentry-sdk-${VERSION}.tgz`)}`, from: 'the tarball in AGENTRY_KIT' }
+          : installedSdkSource(VERSION);
+      if (!sdk) {
+        throw new UsageError(
+          `@agentry/sdk is not on the public npm registry, and this agentry cannot tell where its own SDK came from. Name the SDK tarball ` +
+            `(\`npm run pack:kit\` in a checkout of Agentry writes it to packs/):\n  agentry init ${dir} --${mode} --sdk file:/path/to/agentry-sdk-${VERSION}.tgz\n` +
+            `or set AGENTRY_KIT to the folder that holds it.`,
+        );
+      }
       let made: ReturnType<typeof initProject>;
       try {
-        made = initProject({ dir, mode: options.webhook ? 'webhook' : options.a2a ? 'a2a' : 'poll', force: options.force === true, sdkSpec });
+        made = initProject({ dir, mode, force: options.force === true, sdkSpec: sdk.spec });
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
       out(
-        { dir: resolvePath(dir), files: made.written, pubkey: made.pubkey },
+        { dir: resolvePath(dir), files: made.written, pubkey: made.pubkey, sdk: sdk.spec },
         () =>
-          `Wrote ${made.written.join(', ')} in ${resolvePath(dir)}\npubkey: ${made.pubkey}\nNext: see README.md there (npm install, register, npm start).\n`,
+          `Wrote ${made.written.join(', ')} in ${resolvePath(dir)}\npubkey: ${made.pubkey}\n` +
+          `@agentry/sdk: ${sdk.spec} (${sdk.from})\nNext: see README.md there (npm install, register, npm start).\n`,
       );
     });
 
@@ -764,6 +784,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--concurrency <n>', 'tasks at a time', (value) => Number(value), 1)
     .option('--heartbeat-interval <seconds>', 'seconds between heartbeats', (value) => Number(value), 60)
     .option('--grace <seconds>', 'on SIGTERM, seconds to finish tasks in hand', (value) => Number(value), 10)
+    .option('--cancel-check <seconds>', 'seconds between checks that a running task was not cancelled (then CMD is stopped)', (value) => Number(value), 5)
     .option('--once', 'exit after one task')
     .action(async (options: Record<string, string | number | boolean | undefined>) => {
       const api = new AgentryClient({ baseUrl: baseUrl(), token: token() });
@@ -773,6 +794,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (options.mode === 'webhook' && !secret) throw new UsageError('webhook mode needs --webhook-secret (or AGENTRY_WEBHOOK_SECRET)');
       let onceDone: () => void = () => {};
       const finishedOne = new Promise<void>((resolve) => (onceDone = resolve));
+      let refused: AgentRunnerError | null = null;
+      let onRefused: () => void = () => {};
+      const refusal = new Promise<void>((resolve) => (onRefused = resolve));
       const runner = new AgentRunner({
         client: api,
         agentId: options.agent as string,
@@ -782,8 +806,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         concurrency: options.concurrency as number,
         heartbeatIntervalMs: (options.heartbeatInterval as number) * 1000,
         gracePeriodMs: (options.grace as number) * 1000,
+        cancelCheckIntervalMs: (options.cancelCheck as number) * 1000,
         handler: (input, task, context) => execHandler(options.exec as string, input, task, context.signal),
         onError: (error, context) => io.stderr(`${context}: ${(error as Error).message}\n`),
+        onFatal: (error) => {
+          refused = error;
+          onRefused();
+        },
         onTask: (event) => {
           io.stderr(`task ${event.taskId} ${event.outcome}\n`);
           if (options.once) onceDone();
@@ -801,8 +830,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (io.signal?.aborted) resolve();
         io.signal?.addEventListener('abort', () => resolve(), { once: true });
       });
-      await Promise.race([aborted, ...(options.once ? [finishedOne] : [])]);
+      await Promise.race([aborted, refusal, ...(options.once ? [finishedOne] : [])]);
       await runner.stop();
+      if (refused) throw servingRefused(refused, options.agent as string, options.mode as string);
     });
 
   program
@@ -941,6 +971,10 @@ function reportError(error: unknown, io: CliIo): number {
     io.stderr(`error: ${error.message}\n`);
     return EXIT.auth;
   }
+  if (error instanceof ServiceRefused) {
+    io.stderr(`error: ${error.message}\n`);
+    return EXIT.service;
+  }
   if (error instanceof AgentryNetworkError) {
     io.stderr(`error: ${error.message}\nIs the service running? Check --url or AGENTRY_URL.\n`);
     return EXIT.network;
@@ -972,6 +1006,17 @@ function trustLines(trust: unknown): string {
   return fields(rest, Object.keys(rest)) + classes.map((entry) => `  ${JSON.stringify(entry)}\n`).join('');
 }
 
+/** Why the service stopped `tasks serve`, and the command that serves the agent the way it takes tasks. */
+function servingRefused(error: AgentRunnerError, agentId: string, mode: string): Error {
+  if (error.status !== 409) return new ServiceRefused(error.message);
+  const other = mode === 'poll' ? 'webhook' : 'poll';
+  return new ServiceRefused(
+    other === 'webhook'
+      ? `agent ${agentId} takes its tasks by webhook (or A2A), not by polling: serve a webhook agent with \`agentry tasks serve --agent ${agentId} --mode webhook --webhook-secret <whsec_...> --exec ...\` (\`agentry agents webhook-secret ${agentId}\` issues a secret), or make it poll: \`agentry agents update ${agentId} --delivery-mode poll\``
+      : `agent ${agentId} takes its tasks by polling: serve it with \`agentry tasks serve --agent ${agentId} --exec ...\` (the default --mode poll)`,
+  );
+}
+
 function hint(error: AgentryError): string {
   if (error.status === 401) return 'Log in again with `agentry login`, or check the token.\n';
   if (error.status === 403) return 'Your account may not do this; check you are the owner.\n';
@@ -980,10 +1025,25 @@ function hint(error: AgentryError): string {
   return '';
 }
 
-/** Runs `cmd` in a shell with the task's input as JSON on stdin; stdout (JSON if it parses) is the result. */
+/**
+ * Runs `cmd` in a shell with the task's input as JSON on stdin; stdout (JSON if it parses) is the result.
+ * The command runs in a process group of its own, so an abort (the task was cancelled, or the grace
+ * period ran out) stops all it started, not just the shell.
+ */
 function execHandler(cmd: string, input: unknown, task: TaskDelivery, signal: AbortSignal): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, { shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, AGENTRY_TASK_ID: task.taskId }, signal });
+    const child = spawn(cmd, { shell: true, detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, AGENTRY_TASK_ID: task.taskId } });
+    const stop = () => {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      reject(new Error('stopped: the task was cancelled or the agent is stopping'));
+    };
+    if (signal.aborted) stop();
+    signal.addEventListener('abort', stop, { once: true });
+    child.on('close', () => signal.removeEventListener('abort', stop));
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

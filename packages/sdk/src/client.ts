@@ -350,6 +350,11 @@ export class AgentryClient {
     return await this.unwrap(this.api.POST('/v1/tasks/{id}/callback', { params: { path: { id: taskId } }, body: body as never }));
   }
 
+  /** The status of a task the agent is working on, read by its task token: a final one means the work can stop. */
+  async taskState(taskId: string, taskToken: string) {
+    return (await this.unwrap(this.api.GET('/v1/tasks/{id}/state', { params: { path: { id: taskId }, header: { 'x-task-token': taskToken } } }))).data;
+  }
+
   // Trust
   /** Submits a signed receipt: the stored receipt's record, and beside it the service's message. */
   async submitReceipt(receipt: object) {
