@@ -217,6 +217,9 @@ describe('agentry CLI against the service', () => {
       }
     });
     assert.equal(JSON.parse((await run('--json', 'tasks', 'get', taskId)).stdout).status, 'cancelled');
+    const shown = (await run('tasks', 'get', taskId)).stdout;
+    assert.match(shown, /^status: cancelled$/m);
+    assert.doesNotMatch(shown, /: null$/m, 'an untitled task shows no "title: null" line');
   });
 
   test('tasks serve on a webhook agent says how to serve it, without a stack trace', async () => {
@@ -501,6 +504,11 @@ describe('agentry CLI against the service', () => {
     const after = await run('trust', id);
     assert.doesNotMatch(after.stdout, /keyVerified: false/);
     assert.match(after.stdout, /^pubkey: ed25519:/m);
+    assert.equal(after.stdout.split(/ed25519:/).length, 2, `the key once: ${after.stdout}`);
+    assert.doesNotMatch(after.stdout, /[{[]"/, 'no raw JSON');
+    const explained = await run('trust', id, '--explain');
+    assert.equal(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /^No counted evidence yet/m);
     const next = JSON.parse((await run('--json', 'keygen', '--out', path('next.key'))).stdout).pubkey as string;
     const set = await run('agents', 'key', 'set', id, '--key', path('next.key'));
     assert.equal(set.code, 0, set.stderr);

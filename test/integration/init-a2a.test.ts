@@ -55,7 +55,7 @@ describe('agentry init --a2a', () => {
     assert.equal(manifest.type, 'module');
     assert.ok(manifest.dependencies['@a2a-js/sdk']);
     assert.match(readFileSync(join(project, 'README.md'), 'utf8'), /--delivery-mode a2a/);
-    assert.match(readFileSync(join(project, '.env.example'), 'utf8'), /^PUBLIC_URL=$/m);
+    assert.match(readFileSync(join(project, '.env.example'), 'utf8'), /^PORT=3000\nPUBLIC_URL=http:\/\/127\.0\.0\.1:3000\/$/m);
     const both = await runAgentry(['init', join(home, 'other'), '--a2a', '--poll'], { HOME: home });
     assert.equal(both.code, 2);
 
@@ -83,7 +83,7 @@ describe('agentry init --a2a', () => {
     const pubkey = publicKeyString(loadKey(join(project, 'agent.key')));
     const agent = spawn(process.execPath, ['--import', 'tsx', 'agent.ts'], {
       cwd: project,
-      env: { ...process.env, AGENTRY_URL: url, AGENT_ID: '', AGENTRY_TOKEN: '', PORT: '0' },
+      env: { ...process.env, AGENTRY_URL: url, AGENT_ID: '', AGENTRY_TOKEN: '', PORT: '0', PUBLIC_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -101,8 +101,12 @@ describe('agentry init --a2a', () => {
         },
       );
       const endpoint = /A2A endpoint on (http:\S+\/) /.exec(output)![1]!;
-      const card = (await (await fetch(`${endpoint}.well-known/agent-card.json`)).json()) as { name: string; skills: { examples: string[] }[] };
+      const card = (await (await fetch(`${endpoint}.well-known/agent-card.json`)).json()) as {
+        name: string;
+        supportedInterfaces: { url: string }[];
+      };
       assert.equal(card.name, 'loud-a2a');
+      assert.equal(card.supportedInterfaces[0]!.url, endpoint, 'an empty PUBLIC_URL is no address: the card gives the one it listens on');
 
       // Registered by the command its README prints, with this run's endpoint and a name of its own.
       const registered = await runAgentry(

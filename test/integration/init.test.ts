@@ -43,6 +43,8 @@ describe('agentry init, installed from the npm pack tarballs', () => {
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     assert.equal(manifest.type, 'module');
     assert.ok(manifest.devDependencies.tsx);
+    assert.match(manifest.scripts.start, /^node /, 'npm start runs node itself, so a SIGTERM reaches the agent');
+    assert.deepEqual(readFileSync(join(project, '.gitignore'), 'utf8').split('\n').filter(Boolean).slice(0, 3), ['node_modules/', '.env', 'agent.key']);
     assert.equal(manifest.dependencies['@agentry/sdk'], `file:${kit.sdk}`);
     assert.equal(statSync(join(project, 'agent.key')).mode & 0o777, 0o600, 'the key is made as keygen makes it');
     const pubkey = publicKeyString(loadKey(join(project, 'agent.key')));
@@ -52,7 +54,7 @@ describe('agentry init, installed from the npm pack tarballs', () => {
 
     const again = await agentry('init', 'shouter').catch((error: { code: number; stderr: string }) => error);
     assert.equal((again as { code: number }).code, 2);
-    assert.match((again as { stderr: string }).stderr, /package\.json, agent\.key, .* already exist .*--force/);
+    assert.match((again as { stderr: string }).stderr, /package\.json, agent\.key, .*\.gitignore.* already exist .*--force/);
     assert.equal(publicKeyString(loadKey(join(project, 'agent.key'))), pubkey, 'the key is untouched');
 
     await run('npm', ['install'], { cwd: project, env, timeout: 180_000 });

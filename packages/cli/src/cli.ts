@@ -117,9 +117,10 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return line(columns.map((column) => column.toUpperCase())) + rows.map((row) => line(columns.map((column) => cell(row[column])))).join('');
 }
 
+/** `name: value` lines; a field without a value (null, as an untitled task's title) is left out rather than printed as "null". */
 function fields(record: Record<string, unknown>, names: string[]): string {
   return names
-    .filter((name) => record[name] !== undefined)
+    .filter((name) => record[name] !== undefined && record[name] !== null)
     .map((name) => `${name}: ${typeof record[name] === 'object' && record[name] !== null ? JSON.stringify(record[name]) : String(record[name])}\n`)
     .join('');
 }
@@ -378,7 +379,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('trust')
     .description("a key's trust per task class: give its ed25519: public key, or an agent id to read its registration key")
     .argument('<pubkey|agent>')
-    .action(async (subject: string) => {
+    .option('--explain', 'why: the evidence that counted, with its weight, and what did not count and why')
+    .option('--task-class <class>', 'only this task class')
+    .action(async (subject: string, options: { explain?: boolean; taskClass?: string }) => {
       const api = client();
       let pubkey = subject;
       let agent: Awaited<ReturnType<AgentryClient['getAgent']>> | null = null;
@@ -387,14 +390,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (!agent.registrationPubkey) throw new UsageError(`agent ${subject} has no registration key, so no trust of its own`);
         pubkey = agent.registrationPubkey;
       }
-      const trust = await progress('reading trust', api.trust(pubkey));
+      const trust = await progress('reading trust', options.explain || options.taskClass ? api.explainTrust(pubkey, options.taskClass) : api.trust(pubkey));
       const unproven =
         agent && agent.keyVerified === false
           ? `keyVerified: false: discovery and routing do not count this trust until the owner proves the key (\`agentry agents key prove ${agent.id} --key <file>\`, or a heartbeat signed by the key)\n`
           : '';
       out(
         { pubkey, ...(agent ? { agentId: agent.id, keyVerified: agent.keyVerified } : {}), trust },
-        () => `pubkey: ${pubkey}\n${unproven}${trustLines(trust)}`,
+        () => `pubkey: ${pubkey}\n${unproven}${trustLines(trust as never)}`,
       );
     });
 
@@ -998,12 +1001,29 @@ function reportError(error: unknown, io: CliIo): number {
   return EXIT.service;
 }
 
-/** A trust answer as lines: the overall score, then one line per task class. */
-function trustLines(trust: unknown): string {
-  const record = (trust ?? {}) as Record<string, unknown>;
-  const classes = Array.isArray(record.classes) ? (record.classes as Record<string, unknown>[]) : [];
-  const rest = Object.fromEntries(Object.entries(record).filter(([name]) => name !== 'classes'));
-  return fields(rest, Object.keys(rest)) + classes.map((entry) => `  ${JSON.stringify(entry)}\n`).join('');
+interface ExplainedClass {
+  taskClass: string;
+  counted: { party: { kind: string; id?: string; pubkey?: string }; weight: number; value: number; taskBound: unknown[]; unbound: { receipts: number }[] }[];
+  notCounted: { issuerAgent: string; issuerPubkey: string; receipts: number; reason: string }[];
+  notBound: { receiptId: string; reason: string }[];
+}
+
+/** A trust answer as a table, one row per task class; with an explanation, each class's evidence after it. */
+function trustLines(trust: { classes: Record<string, unknown>[]; explanation?: { prior: { score: number }; classes: ExplainedClass[] } }): string {
+  if (trust.classes.length === 0) return 'No counted evidence yet: every task class is at the prior score, 0.5.\n';
+  let text = table(trust.classes, ['taskClass', 'score', 'receipts', 'issuers', 'weight', 'taskBound']);
+  for (const explained of trust.explanation?.classes ?? []) {
+    text += `\n${explained.taskClass}:\n`;
+    for (const party of explained.counted) {
+      const who = party.party.kind === 'owner' ? `owner ${party.party.id}` : `key ${party.party.pubkey}`;
+      const unbound = party.unbound.reduce((sum, entry) => sum + entry.receipts, 0);
+      text += `  counted: ${who}, weight ${party.weight}, value ${party.value} (${party.taskBound.length} task-bound, ${unbound} other receipts)\n`;
+    }
+    for (const skipped of explained.notCounted)
+      text += `  not counted: ${skipped.receipts} from ${skipped.issuerAgent} (${skipped.issuerPubkey}): ${skipped.reason}\n`;
+    for (const loose of explained.notBound) text += `  not task-bound: receipt ${loose.receiptId}: ${loose.reason}\n`;
+  }
+  return text;
 }
 
 /** Why the service stopped `tasks serve`, and the command that serves the agent the way it takes tasks. */
