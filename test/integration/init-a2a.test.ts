@@ -55,7 +55,7 @@ describe('agentry init --a2a', () => {
     assert.equal(manifest.type, 'module');
     assert.ok(manifest.dependencies['@a2a-js/sdk']);
     assert.match(readFileSync(join(project, 'README.md'), 'utf8'), /--delivery-mode a2a/);
-    assert.match(readFileSync(join(project, '.env.example'), 'utf8'), /^PORT=3000\nPUBLIC_URL=http:\/\/127\.0\.0\.1:3000\/$/m);
+    assert.match(readFileSync(join(project, '.env.example'), 'utf8'), /^PUBLIC_URL=http:\/\/127\.0\.0\.1:3000\/$/m);
     const both = await runAgentry(['init', join(home, 'other'), '--a2a', '--poll'], { HOME: home });
     assert.equal(both.code, 2);
 
