@@ -79,7 +79,7 @@ export async function seed(app: TestApp, options: { hostile?: boolean } = {}): P
     {
       name: 'PR Reviewer',
       description: 'Reviews pull requests for bugs, style and missing tests',
-      categories: ['development'],
+      categories: ['coding'],
       capabilities: ['code-review', 'testing'],
       protocols: ['a2a'],
     },

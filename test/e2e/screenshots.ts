@@ -50,7 +50,7 @@ async function myAgents(token: string) {
     longDescription: 'Reads **contracts** and lists the clauses that carry risk.',
     endpoint: 'https://clauses.example.com/tasks',
     protocols: ['rest', 'mcp'],
-    categories: ['legal', 'contract-law'],
+    categories: ['legal'],
     capabilities: ['legal-review', 'clause-extraction'],
     tags: ['contracts'],
     version: '1.4.0',

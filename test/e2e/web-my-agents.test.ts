@@ -662,7 +662,7 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
       longDescription: `${hostile.script} [x](${hostile.link})`,
       endpoint: 'https://hostile.example.com/tasks',
       protocols: ['rest'],
-      categories: ['security-research'],
+      categories: ['security'],
       capabilities: [hostile.img.slice(0, 60)],
       tags: [hostile.script],
       inputSchema: JSON.stringify({ probe: { type: 'string', description: hostile.img, enum: [hostile.script, 'b'] } }),

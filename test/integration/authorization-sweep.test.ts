@@ -457,8 +457,9 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/capabilities/agent-counts': {
     // How many agents the caller may see offer each capability: a private agent counts only for its owner.
     async build(world) {
-      const category = `sweepcounts${process.pid}`;
-      await registerAgent(world.app, world.owner.token, { visibility: 'private', categories: [category] });
+      // A catalogue category no other agent of this world (a database of its own) is filed under.
+      const category = '"slug":"gaming"';
+      await registerAgent(world.app, world.owner.token, { visibility: 'private', categories: ['gaming'] });
       return {
         url: '/v1/capabilities/agent-counts',
         anonymous: 200,
@@ -1572,6 +1573,27 @@ const FIXTURES: Record<string, Fixture> = {
         ],
         snapshot: async () => [await first.snapshot(), await second.snapshot()],
         success: { as: 'anonymous', status: 200 },
+      };
+    },
+  },
+  'GET /v1/tasks/:id/state': {
+    guardedBy: 'the task token in X-Task-Token, good for its own task only',
+    async build(world) {
+      const first = await takenTask(world);
+      const second = await takenTask(world);
+      const at = (id: string) => `/v1/tasks/${id}/state`;
+      return {
+        url: at(first.id),
+        headers: { 'x-task-token': first.token },
+        outsiders: [
+          { as: 'anonymous', status: 401, headers: { 'x-task-token': second.token } },
+          { as: 'anonymous', status: 401, url: at(second.id), headers: { 'x-task-token': first.token } },
+          { as: 'anonymous', status: 401, headers: { 'x-task-token': 'tkt_not-a-real-token' } },
+          // A bearer credential is no substitute for the task token.
+          { as: 'owner', status: 401, headers: { 'x-task-token': `${first.token}x` } },
+        ],
+        snapshot: async () => [await first.snapshot(), await second.snapshot()],
+        success: { as: 'anonymous', status: 200, present: ['in_progress'] },
       };
     },
   },

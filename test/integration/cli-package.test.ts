@@ -136,6 +136,18 @@ describe('the packed @agentry/sdk and @agentry/cli', () => {
     assert.equal(mine.json().data.name, `Packed Agent ${process.pid}`);
   });
 
+  test('init without AGENTRY_KIT, when nothing says where the SDK came from, stops with the command to run; AGENTRY_KIT names it', async () => {
+    // Unpacked by hand: no lockfile records where the packages came from.
+    const refused = await agentry(['init', 'somewhere', '--webhook']).catch((error: { code: number; stderr: string }) => error);
+    assert.equal((refused as { code: number }).code, 2);
+    assert.match(
+      (refused as { stderr: string }).stderr,
+      /not on the public npm registry.*\n {2}agentry init somewhere --webhook --sdk file:\/path\/to\/agentry-sdk-0\.1\.0\.tgz\n.*AGENTRY_KIT/s,
+    );
+    const made = await agentry(['init', 'elsewhere'], { AGENTRY_KIT: '/opt/kit' });
+    assert.match(made.stdout, /^@agentry\/sdk: file:\/opt\/kit\/agentry-sdk-0\.1\.0\.tgz \(the tarball in AGENTRY_KIT\)$/m);
+  });
+
   test("the SDK's entry points import on plain Node; /mcp only once the MCP SDK is installed beside it", async () => {
     const importBoth =
       "const sdk = await import('@agentry/sdk'); console.log(typeof sdk.AgentRunner); const mcp = await import('@agentry/sdk/mcp').catch((e) => e); console.log(typeof mcp.createAgentryMcpServer === 'function' ? 'mcp' : mcp.code);";

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { TestApp } from '../helpers/app.ts';
 import { runAgentry } from '../helpers/cli.ts';
 import { deadUrl, startListeningApp } from '../helpers/listening.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const root = new URL('../../', import.meta.url);
 
@@ -176,6 +177,73 @@ describe('agentry CLI against the service', () => {
     assert.equal((await serving).code, 0);
   });
 
+  test('a task cancelled while its command runs: the command is stopped and serve says "cancelled"', async () => {
+    const { run, env, path } = workspace(url);
+    await run('signup', '--email', `cli-cancel-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const created = await run(
+      '-q',
+      'register',
+      '--name',
+      `CLI Cancel ${process.pid} ${Date.now()}`,
+      '--description',
+      'Slow',
+      '--delivery-mode',
+      'poll',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const agentId = created.stdout.trim();
+    // The command notes its pid, then would work for ten minutes.
+    const slow = `${JSON.stringify(process.execPath)} -e "require('fs').writeFileSync(${JSON.stringify(JSON.stringify(path('pid')))}, String(process.pid)); setTimeout(() => console.log('{}'), 600000)"`;
+    const serving = runAgentry(['tasks', 'serve', '--agent', agentId, '--once', '--cancel-check', '0.1', '--exec', slow], env);
+    assert.equal((await run('agents', 'wait', agentId)).code, 0);
+    const submitted = await run('-q', 'tasks', 'submit', '--agent', agentId, '--description', 'take your time');
+    const taskId = submitted.stdout.trim();
+    const pid = Number(
+      await waitFor('the command to start', () => (existsSync(path('pid')) ? readFileSync(path('pid'), 'utf8') : ''), Boolean, { timeoutMs: 60_000 }),
+    );
+    assert.equal((await run('tasks', 'cancel', taskId)).code, 0);
+    const served = await serving;
+    assert.equal(served.code, 0, served.stderr);
+    assert.match(served.stderr, new RegExp(`^task ${taskId} cancelled$`, 'm'));
+    assert.doesNotMatch(served.stderr, /completed|callback/);
+    await waitFor('the command to stop', () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    assert.equal(JSON.parse((await run('--json', 'tasks', 'get', taskId)).stdout).status, 'cancelled');
+    const shown = (await run('tasks', 'get', taskId)).stdout;
+    assert.match(shown, /^status: cancelled$/m);
+    assert.doesNotMatch(shown, /: null$/m, 'an untitled task shows no "title: null" line');
+  });
+
+  test('tasks serve on a webhook agent says how to serve it, without a stack trace', async () => {
+    const { run, env } = workspace(url);
+    await run('signup', '--email', `cli-hookserve-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const created = await run(
+      '-q',
+      'register',
+      '--name',
+      `CLI Hook ${process.pid} ${Date.now()}`,
+      '--description',
+      'Webhook',
+      '--endpoint',
+      'https://agent.example.com/hook',
+      '--categories',
+      'productivity',
+    );
+    const agentId = created.stdout.split('\n')[0]!;
+    const served = await runAgentry(['tasks', 'serve', '--agent', agentId, '--exec', 'cat'], env);
+    assert.equal(served.code, 1, served.stderr);
+    assert.match(served.stderr, new RegExp(`^error: agent ${agentId} takes its tasks by webhook .*--mode webhook --webhook-secret`, 'm'));
+    assert.doesNotMatch(served.stderr, /\n\s+at /);
+  });
+
   test('API keys: create, list, use with login --token, revoke', async () => {
     const { run } = workspace(url);
     await run('signup', '--email', `cli-keys-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
@@ -308,6 +376,57 @@ describe('agentry CLI against the service', () => {
     assert.deepEqual(JSON.parse(chosen.stdout).agent.protocols, ['rest', 'mcp']);
   });
 
+  test('-q register prints the id and the webhook secret, one a line; a loopback endpoint registers with a warning naming agentry listen', async () => {
+    const { run } = workspace(url);
+    await run('signup', '--email', `cli-quiet-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
+    const quiet = await run(
+      '-q',
+      'register',
+      '--name',
+      `Quiet ${process.pid} ${Date.now()}`,
+      '--description',
+      'x',
+      '--endpoint',
+      'https://agent.example.com/hook',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(quiet.code, 0, quiet.stderr);
+    const [id, secret, ...rest] = quiet.stdout.split('\n');
+    assert.equal((await app.request({ method: 'GET', url: `/v1/agents/${id}` })).statusCode, 200, quiet.stdout);
+    assert.match(secret!, /^whsec_[A-Za-z0-9+/=]+$/);
+    assert.deepEqual(rest, ['']);
+    const polled = await run(
+      '-q',
+      'register',
+      '--name',
+      `Quiet poll ${process.pid} ${Date.now()}`,
+      '--description',
+      'x',
+      '--delivery-mode',
+      'poll',
+      '--categories',
+      'productivity',
+    );
+    assert.match(polled.stdout, /^\S+\n$/, 'a poll agent has no secret: the id alone');
+
+    const local = await run(
+      'register',
+      '--name',
+      `Loopback ${process.pid} ${Date.now()}`,
+      '--description',
+      'x',
+      '--endpoint',
+      'http://127.0.0.1:3000/',
+      '--categories',
+      'productivity',
+    );
+    assert.equal(local.code, 0, local.stderr);
+    const localId = /Registered agent (\S+)/.exec(local.stdout)![1]!;
+    assert.match(local.stderr, /^warning: .*will fail: .*/m);
+    assert.ok(local.stderr.includes(`agentry listen --agent ${localId} --forward-to http://127.0.0.1:3000/`), local.stderr);
+  });
+
   test("tasks serve --mode webhook listens on a free port (not the service's 8080) and prints its URL", async () => {
     const { run, env } = workspace(url);
     await run('signup', '--email', `cli-port-${process.pid}-${Date.now()}@example.test`, '--password', 'correct horse battery');
@@ -385,6 +504,11 @@ describe('agentry CLI against the service', () => {
     const after = await run('trust', id);
     assert.doesNotMatch(after.stdout, /keyVerified: false/);
     assert.match(after.stdout, /^pubkey: ed25519:/m);
+    assert.equal(after.stdout.split(/ed25519:/).length, 2, `the key once: ${after.stdout}`);
+    assert.doesNotMatch(after.stdout, /[{[]"/, 'no raw JSON');
+    const explained = await run('trust', id, '--explain');
+    assert.equal(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /^No counted evidence yet/m);
     const next = JSON.parse((await run('--json', 'keygen', '--out', path('next.key'))).stdout).pubkey as string;
     const set = await run('agents', 'key', 'set', id, '--key', path('next.key'));
     assert.equal(set.code, 0, set.stderr);

@@ -79,10 +79,9 @@ describe('discovery relevance (fixture set)', () => {
 });
 
 /**
- * The issue's target is 0.8; with the sentence encoder, the query map and the lexical signal scaled
- * by query coverage the method measures 0.698 on this set on SQLite (0.644 without the map;
- * docs/discovery.md, "Session 6"). The gate sits below what is measured so that a change making
- * relevance worse fails here, and so does a missing or stale query map; raise it with the method,
- * never lower it to pass.
+ * The target is 0.8; with the sentence encoder, the query map and the lexical signal scaled by query
+ * coverage the method measures 0.698 on this set on SQLite (0.644 without the map; docs/discovery.md
+ * gives the figures). The gate sits below what is measured so that a change making relevance worse
+ * fails here, and so does a missing or stale query map; raise it with the method, never lower it to pass.
  */
 const MRR_GATE = 0.67;

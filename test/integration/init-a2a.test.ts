@@ -18,6 +18,20 @@ import { waitFor } from '../helpers/wait.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * The `agentry register` command a project's README prints, as arguments: the key file by its path in
+ * the project, and the values of `replace` instead of the README's for those flags.
+ */
+function readmeRegister(project: string, replace: Record<string, string>): string[] {
+  const line = readFileSync(join(project, 'README.md'), 'utf8')
+    .split('\n')
+    .map((text) => text.trim())
+    .find((text) => text.startsWith('agentry register '));
+  assert.ok(line, 'the README prints a register command');
+  const args = [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3]!).slice(1);
+  return args.map((arg, index) => replace[args[index - 1]!] ?? (arg === 'agent.key' ? join(project, 'agent.key') : arg));
+}
+
 describe('agentry init --a2a', () => {
   let app: TestApp;
   let url: string;
@@ -41,15 +55,35 @@ describe('agentry init --a2a', () => {
     assert.equal(manifest.type, 'module');
     assert.ok(manifest.dependencies['@a2a-js/sdk']);
     assert.match(readFileSync(join(project, 'README.md'), 'utf8'), /--delivery-mode a2a/);
-    assert.match(readFileSync(join(project, '.env.example'), 'utf8'), /^PUBLIC_URL=$/m);
+    assert.match(readFileSync(join(project, '.env.example'), 'utf8'), /^PUBLIC_URL=http:\/\/127\.0\.0\.1:3000\/$/m);
     const both = await runAgentry(['init', join(home, 'other'), '--a2a', '--poll'], { HOME: home });
     assert.equal(both.code, 2);
 
     const owner = await app.signup();
+    const cliEnv = { AGENTRY_URL: url, AGENTRY_TOKEN: owner.token, HOME: home, XDG_CONFIG_HOME: join(home, 'config') };
+    // The --webhook project's printed command registers as it stands.
+    const hooked = join(home, 'hooked');
+    assert.equal((await runAgentry(['init', hooked, '--webhook', '--sdk', '^0.1.0'], cliEnv)).code, 0);
+    const webhookAgent = await runAgentry(['-q', ...readmeRegister(hooked, { '--name': `Init webhook ${process.pid} ${Date.now()}` })], cliEnv);
+    assert.equal(webhookAgent.code, 0, webhookAgent.stderr);
+    assert.match(webhookAgent.stdout, /^\S+\nwhsec_\S+\n$/);
+    // So does the --poll project's, which registers the input schema its agent.ts checks: a plain-language task is read into it.
+    const polled = join(home, 'polled');
+    assert.equal((await runAgentry(['init', polled, '--poll', '--sdk', '^0.1.0'], cliEnv)).code, 0);
+    const pollAgent = await runAgentry(['-q', ...readmeRegister(polled, { '--name': `Init poll ${process.pid} ${Date.now()}` })], cliEnv);
+    assert.equal(pollAgent.code, 0, pollAgent.stderr);
+    const extracted = await app.request({
+      method: 'POST',
+      url: '/v1/tasks/extract',
+      token: owner.token,
+      body: { agentId: pollAgent.stdout.split('\n')[0], description: 'Shout this text: "hello world"' },
+    });
+    assert.equal(extracted.statusCode, 200, extracted.body);
+    assert.deepEqual(extracted.json().data, { input: { text: 'hello world' }, missing: [] });
     const pubkey = publicKeyString(loadKey(join(project, 'agent.key')));
     const agent = spawn(process.execPath, ['--import', 'tsx', 'agent.ts'], {
       cwd: project,
-      env: { ...process.env, AGENTRY_URL: url, AGENT_ID: '', AGENTRY_TOKEN: '', PORT: '0' },
+      env: { ...process.env, AGENTRY_URL: url, AGENT_ID: '', AGENTRY_TOKEN: '', PORT: '0', PUBLIC_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -67,26 +101,23 @@ describe('agentry init --a2a', () => {
         },
       );
       const endpoint = /A2A endpoint on (http:\S+\/) /.exec(output)![1]!;
-      const card = (await (await fetch(`${endpoint}.well-known/agent-card.json`)).json()) as { name: string; skills: { examples: string[] }[] };
+      const card = (await (await fetch(`${endpoint}.well-known/agent-card.json`)).json()) as {
+        name: string;
+        supportedInterfaces: { url: string }[];
+      };
       assert.equal(card.name, 'loud-a2a');
+      assert.equal(card.supportedInterfaces[0]!.url, endpoint, 'an empty PUBLIC_URL is no address: the card gives the one it listens on');
 
-      const registered = await app.request({
-        method: 'POST',
-        url: '/v1/agents',
-        token: owner.token,
-        body: {
-          name: `Init A2A ${process.pid} ${Date.now()}`,
-          description: 'made by agentry init --a2a',
-          protocols: ['a2a'],
-          categories: ['productivity'],
-          deliveryMode: 'a2a',
-          endpoint,
-          pubkey,
-          inputSchema: { text: { type: 'string', required: true } },
-        },
-      });
-      assert.equal(registered.statusCode, 201, registered.body);
-      const agentId = registered.json().data.id as string;
+      // Registered by the command its README prints, with this run's endpoint and a name of its own.
+      const registered = await runAgentry(
+        ['--json', ...readmeRegister(project, { '--name': `Init A2A ${process.pid} ${Date.now()}`, '--endpoint': endpoint })],
+        cliEnv,
+      );
+      assert.equal(registered.code, 0, registered.stderr);
+      const agentId = JSON.parse(registered.stdout).agent.id as string;
+      const stored = (await app.request({ method: 'GET', url: `/v1/agents/${agentId}` })).json().data;
+      assert.equal(stored.registrationPubkey, pubkey);
+      assert.equal(JSON.parse(stored.inputSchema).text.type, 'string', 'the input schema agent.ts checks is registered');
 
       // With its id, its signed heartbeats make it available; the service sends it a task.
       agent.kill('SIGTERM');

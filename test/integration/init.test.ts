@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { loadKey, publicKeyString } from '@agentry/sdk';
 import type { TestApp } from '../helpers/app.ts';
-import { builtAgentryBin, freshShellEnv, packKit } from '../helpers/built-packages.ts';
+import { freshShellEnv, packKit } from '../helpers/built-packages.ts';
 import { startListeningApp } from '../helpers/listening.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -28,18 +28,23 @@ describe('agentry init, installed from the npm pack tarballs', () => {
   });
   after(() => app.close());
 
-  test('init --poll writes a project that installs, starts and completes a task; a second init refuses without --force', async () => {
+  test('init --poll, by an agentry installed from the tarballs, writes a project that installs the SDK the same way, starts and completes a task; a second init refuses without --force', async () => {
     const home = mkdtempSync(join(tmpdir(), 'agentry-init-'));
     const project = join(home, 'shouter');
-    const env = freshShellEnv(home, { AGENTRY_KIT: kit.folder });
-    const agentry = (...args: string[]) => run(process.execPath, [builtAgentryBin(), ...args], { cwd: home, env });
+    // No AGENTRY_KIT: the CLI finds where its own SDK came from.
+    const env = freshShellEnv(home);
+    await run('npm', ['install', kit.sdk, kit.cli], { cwd: home, env, timeout: 180_000 });
+    const agentry = (...args: string[]) => run(join(home, 'node_modules', '.bin', 'agentry'), args, { cwd: home, env });
     await run('mkdir', [project]);
 
     const made = await agentry('init', 'shouter', '--poll');
     assert.match(made.stdout, /^pubkey: ed25519:/m);
+    assert.ok(made.stdout.includes(`@agentry/sdk: file:${kit.sdk} (`), made.stdout);
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     assert.equal(manifest.type, 'module');
     assert.ok(manifest.devDependencies.tsx);
+    assert.match(manifest.scripts.start, /^node /, 'npm start runs node itself, so a SIGTERM reaches the agent');
+    assert.deepEqual(readFileSync(join(project, '.gitignore'), 'utf8').split('\n').filter(Boolean).slice(0, 3), ['node_modules/', '.env', 'agent.key']);
     assert.equal(manifest.dependencies['@agentry/sdk'], `file:${kit.sdk}`);
     assert.equal(statSync(join(project, 'agent.key')).mode & 0o777, 0o600, 'the key is made as keygen makes it');
     const pubkey = publicKeyString(loadKey(join(project, 'agent.key')));
@@ -49,7 +54,7 @@ describe('agentry init, installed from the npm pack tarballs', () => {
 
     const again = await agentry('init', 'shouter').catch((error: { code: number; stderr: string }) => error);
     assert.equal((again as { code: number }).code, 2);
-    assert.match((again as { stderr: string }).stderr, /package\.json, agent\.key, .* already exist .*--force/);
+    assert.match((again as { stderr: string }).stderr, /package\.json, agent\.key, .*\.gitignore.* already exist .*--force/);
     assert.equal(publicKeyString(loadKey(join(project, 'agent.key'))), pubkey, 'the key is untouched');
 
     await run('npm', ['install'], { cwd: project, env, timeout: 180_000 });

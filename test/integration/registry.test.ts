@@ -82,6 +82,36 @@ describe('registry: POST /v1/agents', () => {
       ['/body/name', '/body/description', '/body/protocols'],
     );
     assert.match(missing.message, /name, description, protocols are required/);
+    // Categories too, with the ones there are to choose from; a category that is not one of them is refused, listing them.
+    const nothing = expectError(await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: {} }), 400, 'BAD_REQUEST');
+    assert.deepEqual(
+      nothing.details?.map((d) => d.path),
+      ['/body/name', '/body/description', '/body/protocols', '/body/categories'],
+    );
+    assert.match(nothing.message, /name, description, protocols, categories are required.*the categories are: coding, data, .*productivity/);
+    const made = await registerAgent(app, owner.token);
+    for (const [method, url, body] of [
+      ['POST', '/v1/agents', agentBody({ categories: ['productivity', 'development'] })],
+      [
+        'POST',
+        '/v1/agents/provisional',
+        { name: uniqueName(), description: 'd', deliveryMode: 'poll', pubkey: newAgentKey().pubkey, categories: ['productivity', 'development'] },
+      ],
+      ['PATCH', `/v1/agents/${made.id}`, { categories: ['productivity', 'development'] }],
+    ] as const) {
+      const unknown = expectError(await app.request({ method, url, token: owner.token, body }), 400, 'BAD_REQUEST');
+      assert.deepEqual(
+        unknown.details?.map((d) => d.path),
+        ['/body/categories/1'],
+        `${method} ${url}`,
+      );
+      assert.match(unknown.message, /"development" is not a category; the categories are: coding, data, /, `${method} ${url}`);
+    }
+    assert.deepEqual(
+      (await app.request({ method: 'GET', url: `/v1/agents/${made.id}` })).json().data.categories,
+      made.categories,
+      'the refused change left it as it was',
+    );
     // Schema-level: two wrong fields and an unknown one in one request are all named.
     const wrong = expectError(
       await app.request({ method: 'POST', url: '/v1/agents', token: owner.token, body: { ...agentBody(), version: 7, protocols: 'rest', colour: 'blue' } }),
@@ -299,7 +329,8 @@ describe('registry: provisional registration and claims', () => {
 
   it('refuses fields only owners set, and a webhook agent without endpoint; without one the agent polls', async () => {
     const key = newAgentKey();
-    for (const extra of [{ visibility: 'private' }, { inputSchema: '{}' }, { ownerId: 'x' }]) {
+    // inputSchema is not one of them: a provisional agent's tasks are read into its fields too.
+    for (const extra of [{ visibility: 'private' }, { ownerId: 'x' }, { inputSchema: '{"text":{"type":"date"}}' }]) {
       expectError(
         await app.request({
           method: 'POST',

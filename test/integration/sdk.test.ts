@@ -29,6 +29,7 @@ import {
   signReceipt,
   verifyReceipt,
   verifyWebhook,
+  type TaskDelivery,
   WebhookVerificationError,
 } from '@agentry/sdk';
 import type { TestApp } from '../helpers/app.ts';
@@ -106,7 +107,11 @@ describe('webhooks', () => {
   test('a Standard Webhooks signature verifies; a changed body, another secret or an old timestamp do not', () => {
     const now = new Date();
     const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signed('msg_1', now) };
-    assert.deepEqual(verifyWebhook({ secret, headers, body }), JSON.parse(body));
+    const delivery: TaskDelivery = verifyWebhook({ secret, headers, body });
+    assert.deepEqual(delivery, JSON.parse(body));
+    const notATask = JSON.stringify({ hello: 'world' });
+    const notATaskHeaders = { ...headers, 'webhook-signature': new Webhook(secret).sign('msg_1', now, notATask) };
+    assert.throws(() => verifyWebhook({ secret, headers: notATaskHeaders, body: notATask }), /not a task delivery/);
     assert.throws(() => verifyWebhook({ secret, headers, body: body.replace('t1', 't2') }), WebhookVerificationError);
     assert.throws(() => verifyWebhook({ secret: `whsec_${Buffer.alloc(32, 8).toString('base64')}`, headers, body }), WebhookVerificationError);
     const old = new Date(now.getTime() - 600_000);

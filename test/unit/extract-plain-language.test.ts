@@ -43,6 +43,10 @@ const shipping: InputSchema = {
   tracking: { type: 'boolean', default: true },
 };
 
+const logo: InputSchema = {
+  width: { type: 'number', description: 'Pixels' },
+  background: { type: 'string', default: 'white' },
+};
 const cases: [string, InputSchema, string, Record<string, unknown>, string[]][] = [
   [
     'the only amount goes to the amount field, with its currency word',
@@ -62,6 +66,10 @@ const cases: [string, InputSchema, string, Record<string, unknown>, string[]][] 
     [],
   ],
   ['a budget said another way', lodging, 'three nights in lisbon, money no object', { city: 'lisbon', nights: 3, price_level: 'high' }, []],
+  ['money is no object', lodging, 'two nights in Porto, money is no object', { city: 'Porto', nights: 2, price_level: 'high' }, []],
+  ['nothing fancy', lodging, 'four nights in Seville, nothing fancy', { city: 'Seville', nights: 4, price_level: 'low' }, []],
+  ['a transparent background named in words', logo, 'a fox logo 512 pixels wide on a transparent background', { width: 512, background: 'transparent' }, []],
+  ['a background colour named before the word', logo, 'an owl logo, dark blue background', { background: 'dark blue' }, ['width']],
   [
     'see-through',
     cutout,

@@ -11,6 +11,7 @@ import { resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
   AgentRunner,
+  AgentRunnerError,
   AgentryClient,
   AgentryError,
   AgentryNetworkError,
@@ -33,6 +34,7 @@ import {
 import { configPath, readConfig, removeToken, writeConfig } from './config.ts';
 import { registerWebhookDevCommands } from './commands/webhook-dev.ts';
 import { initProject } from './init.ts';
+import { installedSdkSource } from './sdk-source.ts';
 import { checkpointFromFile, originOf, rememberCheckpoint, rememberedCheckpoint, verifyCheckpoint, verifyConsistency } from './log.ts';
 
 export interface CliIo {
@@ -53,6 +55,8 @@ const PROTOCOLS_BY_DELIVERY_MODE: Record<string, string[]> = { poll: ['rest'], w
 
 class UsageError extends Error {}
 class AuthNeeded extends Error {}
+/** The service refused what the command needs, for a reason the message explains (exit 1). */
+class ServiceRefused extends Error {}
 
 interface GlobalOptions {
   url?: string;
@@ -76,6 +80,11 @@ function parseJsonOption(name: string, value: string | undefined): unknown {
   } catch {
     throw new UsageError(`${name} is not valid JSON`);
   }
+}
+
+/** A JSON option given inline, or as `@file` to read it from a file. */
+function jsonOrFile(name: string, value: string | undefined): unknown {
+  return value?.startsWith('@') ? readJsonFile(value.slice(1)) : parseJsonOption(name, value);
 }
 
 function readTextFile(path: string): string {
@@ -109,9 +118,10 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return line(columns.map((column) => column.toUpperCase())) + rows.map((row) => line(columns.map((column) => cell(row[column])))).join('');
 }
 
+/** `name: value` lines; a field without a value (null, as an untitled task's title) is left out rather than printed as "null". */
 function fields(record: Record<string, unknown>, names: string[]): string {
   return names
-    .filter((name) => record[name] !== undefined)
+    .filter((name) => record[name] !== undefined && record[name] !== null)
     .map((name) => `${name}: ${typeof record[name] === 'object' && record[name] !== null ? JSON.stringify(record[name]) : String(record[name])}\n`)
     .join('');
 }
@@ -238,22 +248,38 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--poll', 'the agent long-polls for tasks (default)')
     .option('--webhook', 'tasks arrive as signed webhooks')
     .option('--a2a', 'tasks arrive as A2A messages (an @a2a-js/sdk server)')
-    .option('--sdk <spec>', "package.json's spec for @agentry/sdk (default: the tarball in $AGENTRY_KIT, else the CLI's version)")
+    .option(
+      '--sdk <spec>',
+      "package.json's spec for @agentry/sdk (default: the tarball in $AGENTRY_KIT, else the tarball or folder this agentry's SDK was installed from)",
+    )
     .option('--force', 'overwrite existing files, the key file included')
     .action((dir: string, options: { poll?: boolean; webhook?: boolean; a2a?: boolean; sdk?: string; force?: boolean }) => {
       if ([options.poll, options.webhook, options.a2a].filter(Boolean).length > 1) throw new UsageError('choose one of --poll, --webhook and --a2a');
+      const mode = options.webhook ? 'webhook' : options.a2a ? 'a2a' : 'poll';
       const kit = io.env.AGENTRY_KIT;
-      const sdkSpec = options.sdk ?? (kit ? `file:${resolvePath(kit, `agentry-sdk-${VERSION}.tgz`)}` : `^${VERSION}`);
+      const sdk = options.sdk
+        ? { spec: options.sdk, from: '--sdk' }
+        : kit
+          ? { spec: `file:${resolvePath(kit, `agentry-sdk-${VERSION}.tgz`)}`, from: 'the tarball in AGENTRY_KIT' }
+          : installedSdkSource(VERSION);
+      if (!sdk) {
+        throw new UsageError(
+          `@agentry/sdk is not on the public npm registry, and this agentry cannot tell where its own SDK came from. Name the SDK tarball ` +
+            `(\`npm run pack:kit\` in a checkout of Agentry writes it to packs/):\n  agentry init ${dir} --${mode} --sdk file:/path/to/agentry-sdk-${VERSION}.tgz\n` +
+            `or set AGENTRY_KIT to the folder that holds it.`,
+        );
+      }
       let made: ReturnType<typeof initProject>;
       try {
-        made = initProject({ dir, mode: options.webhook ? 'webhook' : options.a2a ? 'a2a' : 'poll', force: options.force === true, sdkSpec });
+        made = initProject({ dir, mode, force: options.force === true, sdkSpec: sdk.spec });
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
       out(
-        { dir: resolvePath(dir), files: made.written, pubkey: made.pubkey },
+        { dir: resolvePath(dir), files: made.written, pubkey: made.pubkey, sdk: sdk.spec },
         () =>
-          `Wrote ${made.written.join(', ')} in ${resolvePath(dir)}\npubkey: ${made.pubkey}\nNext: see README.md there (npm install, register, npm start).\n`,
+          `Wrote ${made.written.join(', ')} in ${resolvePath(dir)}\npubkey: ${made.pubkey}\n` +
+          `@agentry/sdk: ${sdk.spec} (${sdk.from})\nNext: see README.md there (npm install, register, npm start).\n`,
       );
     });
 
@@ -269,6 +295,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--capabilities <list>', 'comma-separated capability slugs')
     .option('--categories <list>', 'comma-separated category slugs')
     .option('--tags <list>', 'comma-separated tags')
+    .option('--input-schema <json>', "the fields a task gives the agent, as JSON (or @file): a plain-language task's description is read into them")
     .option('--protocols <list>', 'comma-separated protocols it speaks (default: the one its delivery mode uses: poll rest, webhook webhook, a2a a2a)')
     .addOption(new Option('--delivery-mode <mode>', 'how it takes tasks (default: webhook with --endpoint, else poll)').choices(['webhook', 'poll', 'a2a']))
     .addOption(new Option('--visibility <visibility>').choices(['public', 'org', 'private']))
@@ -286,6 +313,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       set('deliveryMode', options.deliveryMode);
       set('visibility', options.visibility);
       set('manifestUrl', options.manifestUrl);
+      set('inputSchema', jsonOrFile('--input-schema', options.inputSchema as string | undefined));
       if (options.provisional && !options.key && !body.pubkey) {
         throw new UsageError('a provisional agent is registered with its key: create one with `agentry keygen --out agent.key`, then give --key agent.key');
       }
@@ -298,9 +326,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       const secretLine = (secret: string | null) =>
         secret ? `Webhook secret (shown once; store it now, \`agentry agents webhook-secret\` rotates it): ${secret}\n` : '';
+      /**
+       * Quiet mode prints the id and, for a webhook agent, the secret on the next line: the secret is
+       * shown only once, so a script must be able to keep it. Warnings go to stderr in every mode.
+       */
+      const report = (answer: { agent: { id: string }; webhookSecret: string | null; warnings: { message: string }[] }, human: () => string) => {
+        for (const warning of answer.warnings) io.stderr(`warning: ${warning.message}\n`);
+        if (globals().quiet) io.stdout(`${answer.agent.id}\n${answer.webhookSecret ? `${answer.webhookSecret}\n` : ''}`);
+        else out(answer, human);
+      };
       if (options.provisional) {
         const answer = await progress('registering', client().registerProvisional(body as never));
-        out(
+        report(
           answer,
           () =>
             `Registered provisional agent ${answer.agent.id} (${answer.agent.slug})\n` +
@@ -309,7 +346,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         );
       } else {
         const answer = await progress('registering', client({ auth: true }).registerAgent(body as never));
-        out(answer, () => `Registered agent ${answer.agent.id} (${answer.agent.slug})\n${secretLine(answer.webhookSecret)}`);
+        report(answer, () => `Registered agent ${answer.agent.id} (${answer.agent.slug})\n${secretLine(answer.webhookSecret)}`);
       }
     });
 
@@ -343,7 +380,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('trust')
     .description("a key's trust per task class: give its ed25519: public key, or an agent id to read its registration key")
     .argument('<pubkey|agent>')
-    .action(async (subject: string) => {
+    .option('--explain', 'why: the evidence that counted, with its weight, and what did not count and why')
+    .option('--task-class <class>', 'only this task class')
+    .action(async (subject: string, options: { explain?: boolean; taskClass?: string }) => {
       const api = client();
       let pubkey = subject;
       let agent: Awaited<ReturnType<AgentryClient['getAgent']>> | null = null;
@@ -352,14 +391,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (!agent.registrationPubkey) throw new UsageError(`agent ${subject} has no registration key, so no trust of its own`);
         pubkey = agent.registrationPubkey;
       }
-      const trust = await progress('reading trust', api.trust(pubkey));
+      const trust = await progress('reading trust', options.explain || options.taskClass ? api.explainTrust(pubkey, options.taskClass) : api.trust(pubkey));
       const unproven =
         agent && agent.keyVerified === false
           ? `keyVerified: false: discovery and routing do not count this trust until the owner proves the key (\`agentry agents key prove ${agent.id} --key <file>\`, or a heartbeat signed by the key)\n`
           : '';
       out(
         { pubkey, ...(agent ? { agentId: agent.id, keyVerified: agent.keyVerified } : {}), trust },
-        () => `pubkey: ${pubkey}\n${unproven}${trustLines(trust)}`,
+        () => `pubkey: ${pubkey}\n${unproven}${trustLines(trust as never)}`,
       );
     });
 
@@ -749,6 +788,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--concurrency <n>', 'tasks at a time', (value) => Number(value), 1)
     .option('--heartbeat-interval <seconds>', 'seconds between heartbeats', (value) => Number(value), 60)
     .option('--grace <seconds>', 'on SIGTERM, seconds to finish tasks in hand', (value) => Number(value), 10)
+    .option('--cancel-check <seconds>', 'seconds between checks that a running task was not cancelled (then CMD is stopped)', (value) => Number(value), 5)
     .option('--once', 'exit after one task')
     .action(async (options: Record<string, string | number | boolean | undefined>) => {
       const api = new AgentryClient({ baseUrl: baseUrl(), token: token() });
@@ -758,6 +798,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (options.mode === 'webhook' && !secret) throw new UsageError('webhook mode needs --webhook-secret (or AGENTRY_WEBHOOK_SECRET)');
       let onceDone: () => void = () => {};
       const finishedOne = new Promise<void>((resolve) => (onceDone = resolve));
+      let refused: AgentRunnerError | null = null;
+      let onRefused: () => void = () => {};
+      const refusal = new Promise<void>((resolve) => (onRefused = resolve));
       const runner = new AgentRunner({
         client: api,
         agentId: options.agent as string,
@@ -767,8 +810,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         concurrency: options.concurrency as number,
         heartbeatIntervalMs: (options.heartbeatInterval as number) * 1000,
         gracePeriodMs: (options.grace as number) * 1000,
+        cancelCheckIntervalMs: (options.cancelCheck as number) * 1000,
         handler: (input, task, context) => execHandler(options.exec as string, input, task, context.signal),
         onError: (error, context) => io.stderr(`${context}: ${(error as Error).message}\n`),
+        onFatal: (error) => {
+          refused = error;
+          onRefused();
+        },
         onTask: (event) => {
           io.stderr(`task ${event.taskId} ${event.outcome}\n`);
           if (options.once) onceDone();
@@ -786,8 +834,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (io.signal?.aborted) resolve();
         io.signal?.addEventListener('abort', () => resolve(), { once: true });
       });
-      await Promise.race([aborted, ...(options.once ? [finishedOne] : [])]);
+      await Promise.race([aborted, refusal, ...(options.once ? [finishedOne] : [])]);
       await runner.stop();
+      if (refused) throw servingRefused(refused, options.agent as string, options.mode as string);
     });
 
   program
@@ -938,6 +987,10 @@ function reportError(error: unknown, io: CliIo): number {
     io.stderr(`error: ${error.message}\n`);
     return EXIT.auth;
   }
+  if (error instanceof ServiceRefused) {
+    io.stderr(`error: ${error.message}\n`);
+    return EXIT.service;
+  }
   if (error instanceof AgentryNetworkError) {
     io.stderr(`error: ${error.message}\nIs the service running? Check --url or AGENTRY_URL.\n`);
     return EXIT.network;
@@ -961,12 +1014,40 @@ function reportError(error: unknown, io: CliIo): number {
   return EXIT.service;
 }
 
-/** A trust answer as lines: the overall score, then one line per task class. */
-function trustLines(trust: unknown): string {
-  const record = (trust ?? {}) as Record<string, unknown>;
-  const classes = Array.isArray(record.classes) ? (record.classes as Record<string, unknown>[]) : [];
-  const rest = Object.fromEntries(Object.entries(record).filter(([name]) => name !== 'classes'));
-  return fields(rest, Object.keys(rest)) + classes.map((entry) => `  ${JSON.stringify(entry)}\n`).join('');
+interface ExplainedClass {
+  taskClass: string;
+  counted: { party: { kind: string; id?: string; pubkey?: string }; weight: number; value: number; taskBound: unknown[]; unbound: { receipts: number }[] }[];
+  notCounted: { issuerAgent: string; issuerPubkey: string; receipts: number; reason: string }[];
+  notBound: { receiptId: string; reason: string }[];
+}
+
+/** A trust answer as a table, one row per task class; with an explanation, each class's evidence after it. */
+function trustLines(trust: { classes: Record<string, unknown>[]; explanation?: { prior: { score: number }; classes: ExplainedClass[] } }): string {
+  if (trust.classes.length === 0) return 'No counted evidence yet: every task class is at the prior score, 0.5.\n';
+  let text = table(trust.classes, ['taskClass', 'score', 'receipts', 'issuers', 'weight', 'taskBound']);
+  for (const explained of trust.explanation?.classes ?? []) {
+    text += `\n${explained.taskClass}:\n`;
+    for (const party of explained.counted) {
+      const who = party.party.kind === 'owner' ? `owner ${party.party.id}` : `key ${party.party.pubkey}`;
+      const unbound = party.unbound.reduce((sum, entry) => sum + entry.receipts, 0);
+      text += `  counted: ${who}, weight ${party.weight}, value ${party.value} (${party.taskBound.length} task-bound, ${unbound} other receipts)\n`;
+    }
+    for (const skipped of explained.notCounted)
+      text += `  not counted: ${skipped.receipts} from ${skipped.issuerAgent} (${skipped.issuerPubkey}): ${skipped.reason}\n`;
+    for (const loose of explained.notBound) text += `  not task-bound: receipt ${loose.receiptId}: ${loose.reason}\n`;
+  }
+  return text;
+}
+
+/** Why the service stopped `tasks serve`, and the command that serves the agent the way it takes tasks. */
+function servingRefused(error: AgentRunnerError, agentId: string, mode: string): Error {
+  if (error.status !== 409) return new ServiceRefused(error.message);
+  const other = mode === 'poll' ? 'webhook' : 'poll';
+  return new ServiceRefused(
+    other === 'webhook'
+      ? `agent ${agentId} takes its tasks by webhook (or A2A), not by polling: serve a webhook agent with \`agentry tasks serve --agent ${agentId} --mode webhook --webhook-secret <whsec_...> --exec ...\` (\`agentry agents webhook-secret ${agentId}\` issues a secret), or make it poll: \`agentry agents update ${agentId} --delivery-mode poll\``
+      : `agent ${agentId} takes its tasks by polling: serve it with \`agentry tasks serve --agent ${agentId} --exec ...\` (the default --mode poll)`,
+  );
 }
 
 function hint(error: AgentryError): string {
@@ -977,10 +1058,25 @@ function hint(error: AgentryError): string {
   return '';
 }
 
-/** Runs `cmd` in a shell with the task's input as JSON on stdin; stdout (JSON if it parses) is the result. */
+/**
+ * Runs `cmd` in a shell with the task's input as JSON on stdin; stdout (JSON if it parses) is the result.
+ * The command runs in a process group of its own, so an abort (the task was cancelled, or the grace
+ * period ran out) stops all it started, not just the shell.
+ */
 function execHandler(cmd: string, input: unknown, task: TaskDelivery, signal: AbortSignal): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, { shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, AGENTRY_TASK_ID: task.taskId }, signal });
+    const child = spawn(cmd, { shell: true, detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, AGENTRY_TASK_ID: task.taskId } });
+    const stop = () => {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      reject(new Error('stopped: the task was cancelled or the agent is stopping'));
+    };
+    if (signal.aborted) stop();
+    signal.addEventListener('abort', stop, { once: true });
+    child.on('close', () => signal.removeEventListener('abort', stop));
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

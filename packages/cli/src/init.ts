@@ -17,6 +17,10 @@ export interface InitOptions {
 }
 
 const KEY_FILE = 'agent.key';
+/** What a task gives the generated agent: agent.ts checks it, and the README's register command registers it. */
+const INPUT_SCHEMA = { text: { type: 'string', required: true, description: 'the text to work on' } };
+/** The key is the agent's identity and .env holds its credentials: neither belongs in version control. */
+const GITIGNORE = `node_modules/\n.env\n${KEY_FILE}\n*.key\n*.pem\n`;
 /** The A2A SDK the generated A2A agent is written against (its 1.x server API). */
 const A2A_SDK_VERSION = '^1.3.0';
 
@@ -30,7 +34,8 @@ function packageJson(name: string, sdkSpec: string, mode: InitMode): string {
     version: '0.1.0',
     private: true,
     type: 'module',
-    scripts: { start: 'tsx --env-file=.env agent.ts' },
+    // node itself, not the tsx command (which runs the agent in a child process): a SIGTERM to npm start reaches the agent, which finishes its tasks in hand.
+    scripts: { start: 'node --env-file=.env --import tsx agent.ts' },
     dependencies: { '@agentry/sdk': sdkSpec, ...(mode === 'a2a' ? { '@a2a-js/sdk': A2A_SDK_VERSION } : {}) },
     devDependencies: { tsx: '^4.23.15', typescript: '~5.9.0', '@types/node': '^20.19.0' },
   };
@@ -103,7 +108,8 @@ const executor: AgentExecutor = {
 const port = Number(process.env.PORT ?? 0);
 const host = process.env.HOST ?? '127.0.0.1';
 const server = createServer((req, res) => {
-  const publicUrl = process.env.PUBLIC_URL ?? \`http://\${host}:\${(server.address() as AddressInfo).port}/\`;
+  // An empty PUBLIC_URL (as a copied .env may have it) is no address: the card then gives the one it listens on.
+  const publicUrl = process.env.PUBLIC_URL || \`http://\${host}:\${(server.address() as AddressInfo).port}/\`;
   if (req.method === 'GET' && req.url === '/.well-known/agent-card.json') {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(cardFor(publicUrl)));
     return;
@@ -242,16 +248,17 @@ AGENT_ID=
 # The owner's API key (\`agentry keys create --name my-agent\`); leave empty for a provisional agent, which signs with its key alone.
 AGENTRY_TOKEN=
 AGENT_KEY_FILE=${KEY_FILE}
-${mode === 'webhook' ? '# The whsec_ secret printed once at registration.\nAGENTRY_WEBHOOK_SECRET=\n# Where the agent listens; the registered endpoint must reach it.\nPORT=3000\n' : ''}${mode === 'a2a' ? "# Where the A2A endpoint listens; the registered endpoint must reach it.\nPORT=3000\n# The endpoint's public address, as the agent card gives it (default: the address it listens on).\nPUBLIC_URL=\n" : ''}`;
+${mode === 'webhook' ? '# The whsec_ secret printed once at registration.\nAGENTRY_WEBHOOK_SECRET=\n# Where the agent listens; the registered endpoint must reach it.\nPORT=3000\n' : ''}${mode === 'a2a' ? "# Where the A2A endpoint listens; the registered endpoint must reach it.\nPORT=3000\n# The endpoint's public address, as the agent card gives it and the registered endpoint names (empty: the address it listens on).\nPUBLIC_URL=http://127.0.0.1:3000/\n" : ''}`;
 }
 
 function readme(name: string, mode: InitMode, pubkey: string): string {
+  // An owned registration files the agent under one or more catalogue categories (`GET /v1/capabilities` lists them).
   const register =
     mode === 'webhook'
-      ? `agentry register --name "${name}" --description "What it does" --delivery-mode webhook --endpoint https://your-host.example.com/ --key ${KEY_FILE}`
+      ? `agentry register --name "${name}" --description "What it does" --categories writing --delivery-mode webhook --endpoint https://your-host.example.com/ --input-schema '${JSON.stringify(INPUT_SCHEMA)}' --key ${KEY_FILE}`
       : mode === 'a2a'
-        ? `agentry register --name "${name}" --description "What it does" --delivery-mode a2a --endpoint https://your-host.example.com/ --key ${KEY_FILE}`
-        : `agentry register --provisional --name "${name}" --description "What it does" --delivery-mode poll --key ${KEY_FILE}`;
+        ? `agentry register --name "${name}" --description "What it does" --categories writing --delivery-mode a2a --endpoint https://your-host.example.com/ --input-schema '${JSON.stringify(INPUT_SCHEMA)}' --key ${KEY_FILE}`
+        : `agentry register --provisional --name "${name}" --description "What it does" --delivery-mode poll --input-schema '${JSON.stringify(INPUT_SCHEMA)}' --key ${KEY_FILE}`;
   const how =
     mode === 'webhook'
       ? 'tasks arrive as signed webhooks'
@@ -283,7 +290,7 @@ control; losing it loses the agent's identity and the trust it earned.
 export function initProject(options: InitOptions): { written: string[]; pubkey: string } {
   const dir = resolve(options.dir);
   const name = basename(dir);
-  const files = ['package.json', KEY_FILE, 'agent.ts', '.env.example', 'README.md'];
+  const files = ['package.json', KEY_FILE, 'agent.ts', '.env.example', '.gitignore', 'README.md'];
   const existing = files.filter((file) => existsSync(join(dir, file)));
   if (existing.length > 0 && !options.force) {
     throw new Error(
@@ -297,6 +304,7 @@ export function initProject(options: InitOptions): { written: string[]; pubkey: 
   writeFileSync(join(dir, 'package.json'), packageJson(name, options.sdkSpec, options.mode));
   writeFileSync(join(dir, 'agent.ts'), agentSource(options.mode, name));
   writeFileSync(join(dir, '.env.example'), envExample(options.mode));
+  writeFileSync(join(dir, '.gitignore'), GITIGNORE);
   writeFileSync(join(dir, 'README.md'), readme(name, options.mode, pubkey));
   return { written: files, pubkey };
 }

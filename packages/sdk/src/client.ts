@@ -168,15 +168,20 @@ export class AgentryClient {
   }
 
   // Registry
-  /** Registers an owned agent: the record, and beside it the `whsec_` secret (webhook agents; shown once, else null). */
+  /**
+   * Registers an owned agent: the record, and beside it the `whsec_` secret (webhook agents; shown
+   * once, else null) and the service's warnings (what will not work as registered, e.g. an endpoint it
+   * will not call).
+   */
   async registerAgent(body: AgentBody) {
-    const { data } = await this.unwrap(this.api.POST('/v1/agents', { body: body as JsonBody<'/v1/agents', 'post'> }));
-    const { webhookSecret, ...agent } = data;
-    return { agent, webhookSecret: webhookSecret ?? null };
+    const answer = await this.unwrap(this.api.POST('/v1/agents', { body: body as JsonBody<'/v1/agents', 'post'> }));
+    const { webhookSecret, ...agent } = answer.data;
+    return { agent, webhookSecret: webhookSecret ?? null, warnings: answer.warnings ?? [] };
   }
   /**
    * Registers an agent without an account: the record, and beside it the service's message, the
-   * absolute `claimUrl` (the API's claim challenge) and `claimPageUrl` (the web page where a person claims it).
+   * absolute `claimUrl` (the API's claim challenge), `claimPageUrl` (the web page where a person claims
+   * it) and the service's warnings.
    */
   async registerProvisional(body: ProvisionalBody) {
     const answer = await this.unwrap(this.api.POST('/v1/agents/provisional', { body: body as JsonBody<'/v1/agents/provisional', 'post'> }));
@@ -187,6 +192,7 @@ export class AgentryClient {
       message: answer.message,
       claimUrl: new URL(answer.claimUrl, `${this.baseUrl}/`).toString(),
       claimPageUrl: `${this.baseUrl}/claim/${encodeURIComponent(agent.id)}`,
+      warnings: answer.warnings ?? [],
     };
   }
   async getAgent(id: string) {
@@ -402,6 +408,11 @@ export class AgentryClient {
   /** Reports a task's result or error; the task token is the credential. */
   async callback(taskId: string, body: { taskToken: string; result?: Json; error?: string | Record<string, Json> }) {
     return await this.unwrap(this.api.POST('/v1/tasks/{id}/callback', { params: { path: { id: taskId } }, body: body as never }));
+  }
+
+  /** The status of a task the agent is working on, read by its task token: a final one means the work can stop. */
+  async taskState(taskId: string, taskToken: string) {
+    return (await this.unwrap(this.api.GET('/v1/tasks/{id}/state', { params: { path: { id: taskId }, header: { 'x-task-token': taskToken } } }))).data;
   }
 
   // Trust

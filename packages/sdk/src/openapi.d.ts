@@ -1520,6 +1520,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The assigned agent reads its task's status by its task token: a task cancelled or expired meanwhile takes no result, so the work can stop */
+        get: operations["getV1TasksByIdState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/tasks/poll": {
         parameters: {
             query?: never;
@@ -3078,7 +3095,7 @@ export interface operations {
                     /** Format: uri */
                     endpoint?: string;
                     protocols?: ("mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other")[];
-                    categories: string[];
+                    categories?: string[];
                     capabilities?: string[];
                     tags?: string[];
                     /** @description 2-10 requests in users' own words that this agent is for (3-200 characters each, no control characters); discovery uses them */
@@ -3224,6 +3241,8 @@ export interface operations {
                     pricePerTaskCents?: number;
                     /** @description ISO 4217, lowercase; currencies with two decimal places only (default usd) */
                     currency?: "usd" | "eur" | "gbp" | "cad" | "aud" | "nzd" | "chf" | "sek" | "nok" | "dkk" | "pln" | "sgd" | "hkd" | "mxn" | "brl";
+                    /** @description JSON text (or object) mapping field names to { type, required, description, enum, default, label, enumLabels } */
+                    inputSchema?: string | Record<string, never>;
                     /** @description ed25519:<base64 of the 32-byte public key> */
                     pubkey: string;
                 };
@@ -8734,6 +8753,53 @@ export interface operations {
                         data: {
                             agentId: string;
                             listening: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1TasksByIdState: {
+        parameters: {
+            query?: never;
+            header: {
+                "x-task-token": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            status: string;
                         };
                     };
                 };

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
-import { AgentryClient } from './client.ts';
+import { AgentryClient, FINAL_TASK_STATUSES } from './client.ts';
 import { AgentryError, AgentryNetworkError } from './errors.ts';
 import { checkInput, type TypedInputSchema } from './input-schema.ts';
 import { agentSignatureHeader, publicKeyString } from './keys.ts';
@@ -51,6 +51,11 @@ export interface AgentRunnerOptions<TInput = unknown, TOutput = unknown> {
   concurrency?: number;
   /** On stop, how long tasks in hand may take to finish before they are failed (default 10 s). */
   gracePeriodMs?: number;
+  /**
+   * While a task is in hand, how often to ask the service whether it still waits for the result
+   * (default 5 s): a task cancelled or expired meanwhile has its handler's signal aborted, and no callback.
+   */
+  cancelCheckIntervalMs?: number;
   /** Attempts at a callback that meets network errors (default 5). */
   callbackAttempts?: number;
   /** Install SIGTERM/SIGINT handlers that stop gracefully (default false). */
@@ -62,7 +67,12 @@ export interface AgentRunnerOptions<TInput = unknown, TOutput = unknown> {
    * the fix. Default: throw it (an uncaught error, which ends the process unless handled).
    */
   onFatal?: (error: AgentRunnerError) => void;
-  onTask?: (event: { taskId: string; outcome: 'completed' | 'failed' | 'abandoned' }) => void;
+  /**
+   * A task ended at the runner: `completed` or `failed` (the callback was sent), `cancelled` (the
+   * requester cancelled it while it ran), `abandoned` (the runner stopped before it finished, or the
+   * service stopped waiting for it: it expired).
+   */
+  onTask?: (event: { taskId: string; outcome: 'completed' | 'failed' | 'cancelled' | 'abandoned' }) => void;
 }
 
 interface InHand {
@@ -70,6 +80,8 @@ interface InHand {
   controller: AbortController;
   done: Promise<void>;
   reported: boolean;
+  /** Set when the service no longer waits for the task's result: `cancelled`, or `abandoned` (expired, or taken back). */
+  ended?: 'cancelled' | 'abandoned';
 }
 
 const logToStderr = (error: unknown, context: string) => {
@@ -83,7 +95,15 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
   private readonly options: Required<
     Pick<
       AgentRunnerOptions<TInput, TOutput>,
-      'mode' | 'heartbeatIntervalMs' | 'pollWaitSeconds' | 'concurrency' | 'gracePeriodMs' | 'callbackAttempts' | 'onError' | 'onFatal'
+      | 'mode'
+      | 'heartbeatIntervalMs'
+      | 'pollWaitSeconds'
+      | 'concurrency'
+      | 'gracePeriodMs'
+      | 'cancelCheckIntervalMs'
+      | 'callbackAttempts'
+      | 'onError'
+      | 'onFatal'
     >
   > &
     AgentRunnerOptions<TInput, TOutput>;
@@ -104,6 +124,7 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
       pollWaitSeconds: 30,
       concurrency: 1,
       gracePeriodMs: 10_000,
+      cancelCheckIntervalMs: 5000,
       callbackAttempts: 5,
       onError: logToStderr,
       onFatal: rethrow,
@@ -299,33 +320,72 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
   private async run(task: InHand): Promise<void> {
     let outcome: { result: unknown } | { error: { code: string; message: string } };
     const problems = this.options.inputSchema ? checkInput(this.options.inputSchema, task.delivery.input) : [];
+    const watch = setInterval(() => void this.checkStillWaited(task), this.options.cancelCheckIntervalMs);
+    watch.unref();
+    // A handler that ignores its signal still frees its place once the task has ended at the service.
+    const ended = new Promise<never>((_, reject) =>
+      task.controller.signal.addEventListener('abort', () => task.ended && reject(new Error(`the task was ${task.ended}`)), { once: true }),
+    );
+    ended.catch(() => {});
     try {
       if (problems.length > 0) {
         outcome = { error: { code: 'invalid_input', message: `the input does not match the agent's input schema: ${problems.join('; ')}`.slice(0, 3900) } };
       } else {
-        const result = await this.options.handler(task.delivery.input as TInput, task.delivery, { signal: task.controller.signal });
+        const result = await Promise.race([this.options.handler(task.delivery.input as TInput, task.delivery, { signal: task.controller.signal }), ended]);
         outcome = { result: result === undefined ? null : result };
       }
     } catch (error) {
       outcome = { error: { code: 'handler_error', message: (error instanceof Error ? error.message : String(error)).slice(0, 3900) || 'the handler failed' } };
+    } finally {
+      clearInterval(watch);
     }
     if (task.reported) return;
     task.reported = true;
-    await this.reportOutcome(task.delivery, outcome);
-    this.options.onTask?.({ taskId: task.delivery.taskId, outcome: 'result' in outcome ? 'completed' : 'failed' });
+    const refused = task.ended ? null : await this.reportOutcome(task.delivery, outcome);
+    if (refused) {
+      await this.checkStillWaited(task);
+      if (task.ended !== 'cancelled') this.options.onError(refused, `callback for task ${task.delivery.taskId}`);
+      task.ended ??= 'abandoned';
+    }
+    this.options.onTask?.({ taskId: task.delivery.taskId, outcome: task.ended ?? ('result' in outcome ? 'completed' : 'failed') });
   }
 
-  /** Calls back, retrying network errors with backoff; the service's refusals (401, 409) are final. */
-  private async reportOutcome(delivery: TaskDelivery, outcome: { result: unknown } | { error: { code: string; message: string } }): Promise<void> {
+  /** Asks the service whether the task still waits for its result; when it does not, aborts the handler. */
+  private async checkStillWaited(task: InHand): Promise<void> {
+    if (task.ended) return;
+    try {
+      const state = await this.options.client.taskState(task.delivery.taskId, task.delivery.taskToken);
+      if (!FINAL_TASK_STATUSES.includes(state.status)) return;
+      task.ended = state.status === 'cancelled' ? 'cancelled' : 'abandoned';
+    } catch (error) {
+      // The token no longer counts: the task expired, or was taken back from this agent.
+      if (error instanceof AgentryError && error.status === 401) task.ended = 'abandoned';
+      else {
+        this.options.onError(error, `checking task ${task.delivery.taskId}`);
+        return;
+      }
+    }
+    task.controller.abort();
+  }
+
+  /**
+   * Calls back, retrying network errors with backoff; the service's refusals (401, 409) are final.
+   * Answers the service's 409 when the task no longer takes an outcome (cancelled, expired), else null.
+   */
+  private async reportOutcome(
+    delivery: TaskDelivery,
+    outcome: { result: unknown } | { error: { code: string; message: string } },
+  ): Promise<AgentryError | null> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.options.client.callback(delivery.taskId, { taskToken: delivery.taskToken, ...outcome } as never);
-        return;
+        return null;
       } catch (error) {
+        if (error instanceof AgentryError && error.status === 409) return error;
         const retryable = error instanceof AgentryNetworkError || (error instanceof AgentryError && error.status >= 500);
         if (!retryable || attempt >= this.options.callbackAttempts) {
           this.options.onError(error, `callback for task ${delivery.taskId}`);
-          return;
+          return null;
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** (attempt - 1), 10_000)));
       }

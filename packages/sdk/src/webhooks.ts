@@ -49,8 +49,8 @@ function secretBytes(secret: string): Buffer {
   return bytes;
 }
 
-/** Checks a delivery and returns its parsed JSON body; throws `WebhookVerificationError` otherwise. */
-export function verifyWebhook(options: VerifyWebhookOptions): unknown {
+/** Checks a delivery and returns the task it carries; throws `WebhookVerificationError` otherwise. */
+export function verifyWebhook(options: VerifyWebhookOptions): TaskDelivery {
   const id = header(options.headers, 'webhook-id');
   const timestamp = header(options.headers, 'webhook-timestamp');
   const signatures = header(options.headers, 'webhook-signature');
@@ -70,11 +70,17 @@ export function verifyWebhook(options: VerifyWebhookOptions): unknown {
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
   if (!matches) throw new WebhookVerificationError('no webhook-signature matches');
+  let delivery: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    delivery = JSON.parse(body.toString('utf8'));
   } catch {
     throw new WebhookVerificationError('the body is not JSON');
   }
+  const task = delivery as Partial<TaskDelivery> | null;
+  if (!task || typeof task !== 'object' || typeof task.taskId !== 'string' || typeof task.taskToken !== 'string') {
+    throw new WebhookVerificationError('the body is not a task delivery (no taskId and taskToken)');
+  }
+  return task as TaskDelivery;
 }
 
 export type WebhookResult = { ok: true; status: 204; id: string; delivery: TaskDelivery } | { ok: false; status: 400 | 401 | 405 | 413; error: string };

@@ -160,7 +160,8 @@ const SIZE_ADJECTIVES: [string, string][] = [
 
 // Words of a field's name or description that say what it holds.
 const ROLE_WORDS: [Role, string[]][] = [
-  ['color', ['color', 'colour']],
+  // A background is named by its colour ("on a transparent background", "dark blue background").
+  ['color', ['color', 'colour', 'background', 'backdrop']],
   ['date', ['date', 'day', 'checkin', 'checkout']],
   ['time', ['time', 'hour', 'clock']],
   ['place', ['city', 'place', 'location', 'destination', 'country', 'town', 'where']],

@@ -152,8 +152,8 @@ export const UNITS: Record<string, { dimension: 'time' | 'mass' | 'pixels' | 'ch
  * spellings.
  */
 export const OPTION_PHRASES: Record<string, string[]> = {
-  low: ['cheap', 'cheapest', 'budget', 'inexpensive', 'affordable', 'economy', 'low cost', 'hostel'],
-  high: ['luxury', 'luxurious', 'high end', 'upscale', 'premium', 'money no object', 'fancy', 'splurge', 'five star', '5 star'],
+  low: ['cheap', 'cheapest', 'budget', 'inexpensive', 'affordable', 'economy', 'low cost', 'hostel', 'nothing fancy', 'no frills', 'shoestring'],
+  high: ['luxury', 'luxurious', 'high end', 'upscale', 'premium', 'money no object', 'money is no object', 'fancy', 'splurge', 'five star', '5 star'],
   medium: ['mid range', 'midrange', 'moderate', 'mid priced', 'reasonable', 'average', 'normal', 'standard', 'mid length', 'middle'],
   imperial: ['fahrenheit', 'mph', 'miles', 'us units'],
   metric: ['celsius', 'centigrade', 'kmh', 'km h'],

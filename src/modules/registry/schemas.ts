@@ -82,6 +82,8 @@ export const CreateAgent = Type.Object(
     name: Type.Optional(registrationFields.name),
     description: Type.Optional(registrationFields.description),
     protocols: Type.Optional(Protocols(1)),
+    // Required too, but checked by the service, so that every missing field is named in one answer with the categories to choose from.
+    categories: Type.Optional(Categories(1)),
     ...ownedFields,
   },
   { additionalProperties: false },
@@ -93,6 +95,8 @@ export const CreateProvisionalAgent = Type.Object(
     ...registrationFields,
     protocols: Type.Optional(Protocols()),
     categories: Type.Optional(Categories()),
+    // What its tasks carry: without it a plain-language task to the agent has no fields to be read into.
+    inputSchema: ownedFields.inputSchema,
     pubkey: Type.String({ minLength: 1, maxLength: 200, description: 'ed25519:<base64 of the 32-byte public key>' }),
   },
   { additionalProperties: false },

@@ -11,6 +11,7 @@ import type { SecretBox } from '../../lib/secret-box.ts';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
+import { capabilityCategories } from '../catalog/index.ts';
 import { validateInputSchema } from './input-schema.ts';
 import { claimFlow, createKeyChallenges, keyProofFlow, setKeyFlow } from './key-challenges.ts';
 import { createAgentNames, type NameKeys } from './names.ts';
@@ -26,6 +27,19 @@ export type Availability = 'available' | 'away' | 'offline' | 'unknown';
 
 /** The auth types whose credential the service holds and sends: an API key or a bearer token. */
 const CREDENTIAL_AUTH_TYPES = new Set(['api_key', 'bearer']);
+
+const categorySlugs = new Set(capabilityCategories.map((category) => category.slug));
+const categoryList = capabilityCategories.map((category) => category.slug).join(', ');
+
+/** Categories file agents for browsing and discovery, so only the catalogue's are taken: a misspelt one would file the agent nowhere. */
+function checkCategories(categories: readonly string[] | undefined): void {
+  const unknown = (categories ?? []).flatMap((slug, index) => (categorySlugs.has(slug) ? [] : [{ slug, index }]));
+  if (unknown.length === 0) return;
+  throw badRequest(
+    `${unknown.map(({ slug }) => `"${slug}"`).join(', ')} ${unknown.length === 1 ? 'is not a category' : 'are not categories'}; the categories are: ${categoryList}`,
+    unknown.map(({ index }) => ({ path: `/body/categories/${index}`, message: `is not a category; one of ${categoryList}` })),
+  );
+}
 
 const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -298,15 +312,17 @@ export function createRegistryService({
   }
 
   /** Warnings for a registration the service accepts but will not be able to deliver to as given. */
-  function warningsFor(endpoint: string | null): RegistrationWarning[] {
-    const refusal = endpoint ? endpointRefusal(endpoint) : null;
+  function warningsFor(row: AgentRow): RegistrationWarning[] {
+    const refusal = row.endpoint ? endpointRefusal(row.endpoint) : null;
     if (!refusal) return [];
     return [
       {
         path: '/body/endpoint',
         message:
-          `Registered, but tasks sent to this endpoint will fail: ${refusal}. For local development the operator sets ` +
-          'ALLOW_PRIVATE_ENDPOINTS=true; otherwise give a public address, or use deliveryMode "poll".',
+          `Registered, but tasks sent to this endpoint will fail: ${refusal}, so this service will not call it. ` +
+          `To take them on this machine, run \`agentry listen --agent ${row.id} --forward-to ${row.endpoint}\`, which fetches them ` +
+          'from the service and forwards each to that URL; or give a public address, or use deliveryMode "poll" ' +
+          '(for local development the operator may set ALLOW_PRIVATE_ENDPOINTS=true).',
       },
     ];
   }
@@ -376,13 +392,20 @@ export function createRegistryService({
       refuseAgentKey(principal);
       const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : { filled: requested, fields: [], serverName: null };
       const missing = requiredFromManifest.filter((field) => imported.filled[field] === undefined);
-      if (missing.length > 0) {
+      // No manifest gives categories: they are the catalogue's, chosen at registration.
+      const noCategories = requested.categories === undefined;
+      if (missing.length > 0 || noCategories) {
         const hint = requested.manifestUrl ? ' (the manifest at manifestUrl does not give them either)' : ' (or give a manifestUrl whose manifest has them)';
+        const fields = [...missing, ...(noCategories ? ['categories'] : [])];
         throw badRequest(
-          `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required${hint}`,
-          missing.map((field) => ({ path: `/body/${field}`, message: 'is required' })),
+          `${fields.join(', ')} ${fields.length === 1 ? 'is' : 'are'} required${missing.length > 0 ? hint : ''}${noCategories ? `; the categories are: ${categoryList}` : ''}`,
+          [
+            ...missing.map((field) => ({ path: `/body/${field}`, message: 'is required' })),
+            ...(noCategories ? [{ path: '/body/categories', message: `is required: one or more of ${categoryList}` }] : []),
+          ],
         );
       }
+      checkCategories(requested.categories);
       const input = imported.filled as CompleteAgentInput;
       const visibility = input.visibility ?? 'public';
       const orgId = await checkVisibility(principal, visibility, input.orgId);
@@ -413,10 +436,12 @@ export function createRegistryService({
         },
         principal.personId,
       );
-      return { data: { ...view(agentRecordOf(row)), ...webhookSecretOf(row) }, warnings: warningsFor(row.endpoint) };
+      return { data: { ...view(agentRecordOf(row)), ...webhookSecretOf(row) }, warnings: warningsFor(row) };
     },
 
     async registerProvisional(input: CreateProvisionalAgentInput) {
+      checkCategories(input.categories);
+      const inputSchema = checkInputSchema(input.inputSchema);
       const pubkey = parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
       const row = await insertAgent(
@@ -431,7 +456,7 @@ export function createRegistryService({
           auth_credential: null,
           visibility: 'public',
           org_id: null,
-          input_schema: null,
+          input_schema: inputSchema,
           twitter_url: null,
           status: 'provisional',
           owner_id: null,
@@ -443,7 +468,7 @@ export function createRegistryService({
       );
       return {
         data: { id: row.id, name: row.name, slug: row.slug, status: 'provisional', ownerId: null, registrationPubkey: pubkey, ...webhookSecretOf(row) },
-        warnings: warningsFor(row.endpoint),
+        warnings: warningsFor(row),
       };
     },
 
@@ -465,6 +490,7 @@ export function createRegistryService({
 
     async update(principal: Principal, id: string, requested: UpdateAgentInput) {
       const row = await findOwned(principal, id);
+      checkCategories(requested.categories);
       // A new manifest URL is read again; its values replace the stored ones the request does not set.
       const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : null;
       const input = imported?.filled ?? requested;

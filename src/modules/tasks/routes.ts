@@ -170,6 +170,19 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
     },
   });
 
+  app.get('/v1/tasks/:id/state', {
+    // The task token is the credential, as for the callback: the agent at work asks whether the task still waits for it.
+    config: { auth: 'none' },
+    schema: {
+      tags,
+      summary: "The assigned agent reads its task's status by its task token: a task cancelled or expired meanwhile takes no result, so the work can stop",
+      params: IdParams,
+      headers: Type.Object({ 'x-task-token': Type.String({ minLength: 1, maxLength: 200 }) }),
+      response: { 200: dataOf(Type.Object({ id: Type.String(), status: Type.String() })), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await tasks.stateForAgent(request.params.id, request.headers['x-task-token']) }),
+  });
+
   app.get('/v1/agents/:id/tasks/poll', {
     // Taking tasks is a change made by a GET: never on the browser's session cookie.
     config: { auth: 'optional', getChangesState: true },

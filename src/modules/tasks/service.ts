@@ -503,6 +503,13 @@ export function createTasksService(deps: TasksDeps) {
       return { id: finished.task.id, status: finished.status };
     },
 
+    /** The task's status, for the agent holding its token (any other caller learns nothing, not even that it exists). */
+    async stateForAgent(id: string, taskToken: string) {
+      const task = await store.find(id);
+      if (!task || !sameToken(taskToken, task.tokenHash)) throw unauthorized('The task token is not valid for this task');
+      return { id: task.id, status: task.status };
+    },
+
     /**
      * Shutdown: every held poll answers now with what it has (usually nothing), as if its wait had
      * ended, so the agent polls again (through a proxy, on another node) instead of being cut off.
