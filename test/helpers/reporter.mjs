@@ -3,6 +3,7 @@
  * their seconds and the suite's total, so a slow addition shows in the next run's log. Plain
  * JavaScript because node loads reporters before any --import hook applies to them.
  */
+import process from 'node:process';
 import { Readable } from 'node:stream';
 import { spec, tap } from 'node:test/reporters';
 

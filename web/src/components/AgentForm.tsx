@@ -1,7 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import type { ApiError } from '../api/client';
 import { useCatalogue } from '../catalogue';
-import { authTypes, categoryProblem, currencies, draftProblems, protocolValues, type AgentDraft, type DraftField } from '../lib/agent-rules';
+import { authTypes, currencies, draftProblems, protocolValues, type AgentDraft, type DraftField } from '../lib/agent-rules';
 import { InputSchemaEditor } from './InputSchemaEditor';
 import { TermsInput } from './TermsInput';
 
@@ -113,8 +113,6 @@ export function AgentFields({
     </div>
   );
   const catalogueCategories = catalogue.data?.categories ?? [];
-  const known = new Set(catalogueCategories.map((c) => c.slug));
-  const otherCategories = draft.categories.filter((c) => !known.has(c));
 
   return (
     <>
@@ -229,20 +227,8 @@ export function AgentFields({
               </label>
             ))}
           </div>
+          {message('categories', 'One to ten, from the catalogue.')}
         </fieldset>
-        <TermsInput
-          id="agent-other-categories"
-          label="Other categories"
-          values={otherCategories}
-          onChange={(others) => set('categories', [...draft.categories.filter((c) => known.has(c)), ...others])}
-          normalise={(term) => term.toLowerCase()}
-          describedBy="agent-categories-message"
-          invalid={Boolean(messageOf('categories'))}
-          message={message(
-            'categories',
-            otherCategories.map(categoryProblem).find(Boolean) ?? 'One to ten. Your own are lowercase slugs, such as contract-law.',
-          )}
-        />
         <TermsInput
           id="agent-capabilities"
           label="Capabilities"
