@@ -81,6 +81,8 @@ describe('MCP server at /mcp', () => {
     const submitted = await call(client, 'submit_task', { description: 'Translate this contract' });
     assert.equal(submitted.isError, true);
     assert.match(textOf(submitted), /Authorization: Bearer/);
+    // Over HTTP the client sends a header; the CLI's login is another transport's way.
+    assert.doesNotMatch(textOf(submitted), /agentry login|AGENTRY_TOKEN/);
     const read = await call(client, 'get_task', { taskId: 'task_x' });
     assert.equal(read.isError, true);
     assert.match(textOf(read), /credential/);
@@ -273,7 +275,9 @@ describe('MCP over stdio: agentry mcp', () => {
     try {
       const refused = await call(anonymous, 'submit_task', { description: 'anything' });
       assert.equal(refused.isError, true);
-      assert.match(textOf(refused), /credential/);
+      assert.match(textOf(refused), /credential: run `agentry login`/);
+      // `agentry mcp` sends the CLI's credential: a header the MCP client could set is not the way.
+      assert.doesNotMatch(textOf(refused), /Authorization/);
     } finally {
       await anonymous.close();
     }

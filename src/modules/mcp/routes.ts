@@ -13,6 +13,9 @@ import { screenToolCalls, type RequestId } from './tool-arguments.ts';
 let mcpLibraries: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('@agentry/sdk/mcp')]> | null = null;
 const loadMcpLibraries = () => (mcpLibraries ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@agentry/sdk/mcp')]));
 
+/** An MCP client over HTTP sends the same credentials as the /v1 API. */
+const AUTHENTICATE_OVER_HTTP = 'send "Authorization: Bearer <session token or API key>" (the same credentials as the /v1 API)';
+
 /**
  * The tools reach the service through its own /v1 routes with the caller's credential and address,
  * so authorization and rate limits are exactly the API's.
@@ -21,6 +24,7 @@ function injectedApi(app: FastifyInstance, request: FastifyRequest): AgentryApi 
   const authorization = request.principal ? request.headers.authorization : undefined;
   return {
     authenticated: request.principal !== null,
+    howToAuthenticate: AUTHENTICATE_OVER_HTTP,
     async call(method, path, body) {
       const response = await app.inject({
         method,

@@ -7,12 +7,15 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createAgentryMcpServer, type AgentryApi } from './tools.ts';
 
 const REQUEST_TIMEOUT_MS = 30_000;
+/** `agentry mcp` sends the CLI's stored credential or AGENTRY_TOKEN, never a header the MCP client sets. */
+const AUTHENTICATE_OVER_STDIO = 'run `agentry login` (or set AGENTRY_TOKEN to an API key) and restart `agentry mcp`';
 
 export function createHttpApi(options: { url: string; token?: string | null; fetch?: typeof fetch }): AgentryApi {
   const base = options.url.replace(/\/+$/, '');
   const send = options.fetch ?? fetch;
   return {
     authenticated: Boolean(options.token),
+    howToAuthenticate: AUTHENTICATE_OVER_STDIO,
     async call(method, path, body) {
       let response: Response;
       try {

@@ -15,15 +15,15 @@ export interface ApiResponse {
 export interface AgentryApi {
   /** Whether calls carry a credential; without one only public routes answer. */
   readonly authenticated: boolean;
+  /** What a caller of this transport does to get a credential: the tools say it when one is missing or refused. */
+  readonly howToAuthenticate: string;
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<ApiResponse>;
 }
 
 export const MCP_SERVER_NAME = 'agentry';
 export const MCP_SERVER_VERSION = '0.1.0';
 
-const AUTHENTICATE =
-  'This tool needs a credential: over HTTP send "Authorization: Bearer <session token or API key>" (the same credentials as the /v1 API); ' +
-  'with `agentry mcp`, run `agentry login` first or set AGENTRY_TOKEN.';
+const needsCredential = (api: AgentryApi) => `This tool needs a credential: ${api.howToAuthenticate}.`;
 
 const text = (value: unknown, isError = false): CallToolResult => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
@@ -31,16 +31,16 @@ const text = (value: unknown, isError = false): CallToolResult => ({
 });
 
 /** An API error as a tool error, so the model reads why rather than the client seeing a protocol failure. */
-function failure(response: ApiResponse): CallToolResult {
+function failure(api: AgentryApi, response: ApiResponse): CallToolResult {
   const body = response.body as { code?: unknown; message?: unknown } | null;
   const code = typeof body?.code === 'string' ? body.code : `HTTP_${response.status}`;
   const message = typeof body?.message === 'string' ? body.message : 'The request failed';
-  return text(response.status === 401 ? `${code}: ${message}. ${AUTHENTICATE}` : `${code}: ${message}`, true);
+  return text(response.status === 401 ? `${code}: ${message}. ${needsCredential(api)}` : `${code}: ${message}`, true);
 }
 
 async function answer(api: AgentryApi, method: 'GET' | 'POST', path: string, body?: unknown): Promise<CallToolResult> {
   const response = await api.call(method, path, body);
-  if (response.status >= 400) return failure(response);
+  if (response.status >= 400) return failure(api, response);
   return text((response.body as { data?: unknown } | null)?.data ?? response.body);
 }
 
@@ -72,7 +72,7 @@ export function createAgentryMcpServer(api: AgentryApi): McpServer {
     },
     async ({ query: q, capability, category, protocol, limit }) => {
       const response = await api.call('GET', `/v1/discover${query({ q, capability, category, protocol, limit })}`);
-      if (response.status >= 400) return failure(response);
+      if (response.status >= 400) return failure(api, response);
       return text(response.body);
     },
   );
@@ -89,11 +89,11 @@ export function createAgentryMcpServer(api: AgentryApi): McpServer {
       let found = await api.call('GET', `/v1/discover/${segment(agent)}`);
       if (found.status === 404) {
         const byId = await api.call('GET', `/v1/agents/${segment(agent)}`);
-        if (byId.status >= 400) return failure(found);
+        if (byId.status >= 400) return failure(api, found);
         const slug = (byId.body as { data: { slug: string } }).data.slug;
         found = await api.call('GET', `/v1/discover/${segment(slug)}`);
       }
-      if (found.status >= 400) return failure(found);
+      if (found.status >= 400) return failure(api, found);
       const data = (found.body as { data: Record<string, unknown> }).data;
       const pubkey = typeof data.registrationPubkey === 'string' && data.keyVerified === true ? data.registrationPubkey : null;
       if (!pubkey) return text({ agent: data, trust: { score: data.trust } });
@@ -114,7 +114,7 @@ export function createAgentryMcpServer(api: AgentryApi): McpServer {
     },
     async () => {
       const response = await api.call('GET', '/v1/capabilities');
-      if (response.status >= 400) return failure(response);
+      if (response.status >= 400) return failure(api, response);
       return text(response.body);
     },
   );
@@ -142,7 +142,7 @@ export function createAgentryMcpServer(api: AgentryApi): McpServer {
       },
     },
     async (args) => {
-      if (!api.authenticated) return text(AUTHENTICATE, true);
+      if (!api.authenticated) return text(needsCredential(api), true);
       const body = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
       return answer(api, 'POST', '/v1/tasks', body);
     },
@@ -157,7 +157,7 @@ export function createAgentryMcpServer(api: AgentryApi): McpServer {
       annotations: { readOnlyHint: true },
     },
     async ({ taskId }) => {
-      if (!api.authenticated) return text(AUTHENTICATE, true);
+      if (!api.authenticated) return text(needsCredential(api), true);
       return answer(api, 'GET', `/v1/tasks/${segment(taskId)}`);
     },
   );
