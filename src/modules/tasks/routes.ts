@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams, listOf } from '../../http/schemas.ts';
 import {
@@ -132,27 +132,10 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
       querystring: PollQuery,
       response: { 200: dataOf(Type.Array(ListenedDelivery)), ...errorResponses },
     },
-    handler: async (request, reply) => {
-      const clientGone = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableFinished) clientGone.abort();
-      };
-      reply.raw.once('close', onClose);
-      try {
-        const data = await tasks.listen(
-          request.principal,
-          request.params.id,
-          request.headers['x-agent-signature'],
-          request.query.wait,
-          request.query.limit,
-          clientGone.signal,
-        );
-        if (tasks.stopping) reply.header('retry-after', '0');
-        return { data };
-      } finally {
-        reply.raw.off('close', onClose);
-      }
-    },
+    handler: (request, reply) =>
+      longPoll(reply, (clientGone) =>
+        tasks.listen(request.principal, request.params.id, request.headers['x-agent-signature'], request.query.wait, request.query.limit, clientGone),
+      ),
   });
 
   app.delete('/v1/agents/:id/webhooks/listen', {
@@ -195,29 +178,28 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
       querystring: PollQuery,
       response: { 200: dataOf(Type.Array(Delivery)), ...errorResponses },
     },
-    handler: async (request, reply) => {
-      // The response closing before it finished is the client leaving (the request stream's own
-      // 'close' also fires when its body has merely been read).
-      const clientGone = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableFinished) clientGone.abort();
-      };
-      reply.raw.once('close', onClose);
-      try {
-        const data = await tasks.poll(
-          request.principal,
-          request.params.id,
-          request.headers['x-agent-signature'],
-          request.query.wait,
-          request.query.limit,
-          clientGone.signal,
-        );
-        // The node is stopping and answered before the wait ended: poll again now (another node answers).
-        if (tasks.stopping) reply.header('retry-after', '0');
-        return { data };
-      } finally {
-        reply.raw.off('close', onClose);
-      }
-    },
+    handler: (request, reply) =>
+      longPoll(reply, (clientGone) =>
+        tasks.poll(request.principal, request.params.id, request.headers['x-agent-signature'], request.query.wait, request.query.limit, clientGone),
+      ),
   });
+
+  /** Answers a long poll with what `wait` gives, telling it when the client left so its wait ends. */
+  async function longPoll<T>(reply: FastifyReply, wait: (clientGone: AbortSignal) => Promise<T>): Promise<{ data: T }> {
+    // The response closing before it finished is the client leaving (the request stream's own
+    // 'close' also fires when its body has merely been read).
+    const clientGone = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) clientGone.abort();
+    };
+    reply.raw.once('close', onClose);
+    try {
+      const data = await wait(clientGone.signal);
+      // The node is stopping and answered before the wait ended: poll again now (another node answers).
+      if (tasks.stopping) reply.header('retry-after', '0');
+      return { data };
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  }
 }
