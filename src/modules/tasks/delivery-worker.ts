@@ -17,7 +17,7 @@ import { deliverySpanAttributes, type A2aSender } from './a2a-sender.ts';
 import type { Assigner } from './assignment.ts';
 import { AGENT_TASKS_CHANNEL, DELIVERY_CHANNEL } from './service.ts';
 import { type DeliveryJob, type Task, type TaskSettlement, type TasksStore } from './store.ts';
-import { standardWebhookHeaders } from './webhook-signature.ts';
+import { webhookDeliveryHeaders } from './webhook-signature.ts';
 
 export interface DeliveryOptions {
   /** Attempts per agent before the task moves to the next candidate. */
@@ -225,11 +225,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       await fallBack(task, job, 'the agent has no endpoint or webhook secret any more');
       return;
     }
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'Agentry-Webhooks/1',
-      ...standardWebhookHeaders(agent.webhookSecret, job.id, Math.floor(clock.now().getTime() / 1000), job.body),
-    };
+    const headers = webhookDeliveryHeaders(agent.webhookSecret, job.id, Math.floor(clock.now().getTime() / 1000), job.body);
     const outcome = await outbound.send({
       url: agent.endpoint,
       method: 'POST',

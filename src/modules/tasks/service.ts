@@ -14,7 +14,7 @@ import { deliveryPayload, type Assigner } from './assignment.ts';
 import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
 import type { CreateTaskInput, DeliveryPayload, ExtractRequestInput, ListenedDelivery, TaskView } from './schemas.ts';
-import { standardWebhookHeaders } from './webhook-signature.ts';
+import { webhookDeliveryHeaders } from './webhook-signature.ts';
 import { withRecentStats } from './recent-stats.ts';
 import { taskClassOf } from '../catalog/index.ts';
 import { OPEN_STATUSES, type Task, type TaskSettlement, type TasksStore } from './store.ts';
@@ -563,11 +563,7 @@ export function createTasksService(deps: TasksDeps) {
       const timestamp = Math.floor(clock.now().getTime() / 1000);
       return jobs.map((job) => ({
         webhookId: job.id,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Agentry-Webhooks/1',
-          ...standardWebhookHeaders(secret, job.id, timestamp, job.body as string),
-        },
+        headers: webhookDeliveryHeaders(secret, job.id, timestamp, job.body as string),
         body: job.body as string,
       }));
     },

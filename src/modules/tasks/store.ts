@@ -287,10 +287,10 @@ export interface AgentTaskStats {
   meanSeconds: number | null;
 }
 
-/** The agent has the task (a webhook delivered, or an A2A agent working on it): a matched task moves to in_progress. */
 /** Marks a job held back for a listen session, so the session's end makes exactly those due again. */
 const HELD_FOR_LISTENER = 'held for a listen session';
 
+/** The agent has the task (a webhook delivered, or an A2A agent working on it): a matched task moves to in_progress. */
 const markTaskTaken = (db: QueryCreator<TasksTables>, taskId: string, now: string) =>
   db.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', taskId).where('status', '=', 'matched');
 

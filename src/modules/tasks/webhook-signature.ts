@@ -14,3 +14,15 @@ export function standardWebhookHeaders(secret: string, id: string, timestampSeco
     'webhook-signature': `v1,${signature}`,
   };
 }
+
+/**
+ * Every header of a webhook delivery, as an agent's endpoint gets it and as a `listen` session hands
+ * it on: one place, so a handler tested through `agentry listen` sees exactly what its endpoint will.
+ */
+export function webhookDeliveryHeaders(secret: string, id: string, timestampSeconds: number, body: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Agentry-Webhooks/1',
+    ...standardWebhookHeaders(secret, id, timestampSeconds, body),
+  };
+}
