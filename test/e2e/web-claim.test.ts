@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, FileChooser, Page } from 'playwright-core';
 import { publicKeyString } from '../../packages/sdk/src/keys.ts';
 import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { signupPassword } from '../helpers/app.ts';
@@ -265,6 +265,10 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     const file = keyFile();
     const agent = await provisionalAgent(file.pubkey);
     const { page, assertClean, close } = await openPage(harness);
+    // Listening for the chooser turns on Chromium's interception of it, which reaches the browser
+    // after a round trip of its own: a key press sent right after the listener can open the native
+    // dialog first (headless: nothing) and no event comes. Listening from the start leaves no race.
+    const chooser = new Promise<FileChooser>((resolve) => page.once('filechooser', resolve));
     await page.goto(`/claim/${agent.id}`);
     await page.getByLabel('Email').focus();
     await page.keyboard.type(person.email);
@@ -277,9 +281,12 @@ describe('web app: claiming a provisional agent (browser)', { skip: browserSuite
     await page.getByLabel('With the key file, in this page').focus();
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type), 'file');
-    const chooser = page.waitForEvent('filechooser');
     await page.keyboard.press('Space');
-    await (await chooser).setFiles(file.path);
+    let timer: NodeJS.Timeout | undefined;
+    const noChooser = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Space on the file input opened no file chooser within 60 s')), 60_000);
+    });
+    await (await Promise.race([chooser, noChooser]).finally(() => clearTimeout(timer))).setFiles(file.path);
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), `Claim ${agent.name}`);
     await page.keyboard.press('Enter');
