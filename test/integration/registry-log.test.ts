@@ -91,6 +91,7 @@ describe('registry log: lifecycle events, history and proofs', () => {
           'registered',
           {
             name: agent.name,
+            slug: agent.slug,
             provisional: false,
             ownerId: owner.accountId,
             key: null,

@@ -60,6 +60,12 @@ export {
   parseRegistryLogEntry,
   registryEvents,
   verifyAgentHistory,
+  formatTileIndex,
+  entryBundlePath,
+  readEntryBundle,
+  appendToRange,
+  rangeRoot,
+  type CompactRange,
   signerKeyText,
   verifierKeyText,
   verifyCheckpoint,
@@ -77,3 +83,4 @@ export {
   type VerifiedEntryProof,
   type VerifierKey,
 } from './tlog.ts';
+export { monitorInstance, type KeyChange, type MonitorDifference, type MonitorOptions, type MonitorReport, type MonitorState } from './monitor.ts';

@@ -466,3 +466,54 @@ export function verifyAgentHistory(history: AgentHistory, options: { keys: reado
   }
   return { agentId: history.agentId, checkpoint, events, pending: history.events.length - logged.length };
 }
+
+/** A tile index as c2sp.org/tlog-tiles writes it: 3-digit groups, all but the last prefixed with `x` (1234067 is `x001/x234/067`). */
+export function formatTileIndex(index: number): string {
+  const groups: string[] = [];
+  do {
+    groups.unshift(String(index % 1000).padStart(3, '0'));
+    index = Math.floor(index / 1000);
+  } while (index > 0);
+  return groups.map((group, i) => (i < groups.length - 1 ? `x${group}` : group)).join('/');
+}
+
+/** The path of the entry bundle of level-0 tile `index`, `width` entries wide, under a log's prefix. */
+export const entryBundlePath = (index: number, width: number): string => `tile/entries/${formatTileIndex(index)}${width < 256 ? `.p/${width}` : ''}`;
+
+/** Splits an entry bundle into its entries (each after its big-endian uint16 length). */
+export function readEntryBundle(bundle: Uint8Array): Buffer[] {
+  const bytes = Buffer.from(bundle);
+  const entries: Buffer[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    if (at + 2 > bytes.length) throw new TlogVerificationError('an entry bundle ends inside a length');
+    const length = bytes.readUInt16BE(at);
+    if (at + 2 + length > bytes.length) throw new TlogVerificationError('an entry bundle ends inside an entry');
+    entries.push(bytes.subarray(at + 2, at + 2 + length));
+    at += 2 + length;
+  }
+  return entries;
+}
+
+/**
+ * The right edge of a tree of `size` entries: the hashes of its perfect subtrees, largest first, as
+ * [height, hash]. A monitor that keeps it can append the next entries and recompute the root, so
+ * it checks new entries and that the tree only grew without anything else from the log.
+ */
+export type CompactRange = [number, Buffer][];
+
+export function appendToRange(range: CompactRange, leafHash: Uint8Array): CompactRange {
+  const next: CompactRange = [...range, [0, Buffer.from(leafHash)]];
+  while (next.length >= 2 && next[next.length - 1]![0] === next[next.length - 2]![0]) {
+    const [height, right] = next.pop()!;
+    const [, left] = next.pop()!;
+    next.push([height + 1, hashChildren(left, right)]);
+  }
+  return next;
+}
+
+export function rangeRoot(range: CompactRange): Buffer {
+  if (range.length === 0) return EMPTY_ROOT;
+  let hash = range[range.length - 1]![1];
+  for (let i = range.length - 2; i >= 0; i--) hash = hashChildren(range[i]![1], hash);
+  return hash;
+}

@@ -25,7 +25,7 @@ export const registryLog: Migration = {
     const own = db as unknown as Kysely<RegistryTables>;
     const agents: (LoggedAgent & { created_at: string })[] = await own
       .selectFrom('agents')
-      .select(['id', 'name', 'status', 'owner_id', 'registration_pubkey', 'endpoint', 'delivery_mode', 'visibility', 'created_at'])
+      .select(['id', 'name', 'slug', 'status', 'owner_id', 'registration_pubkey', 'endpoint', 'delivery_mode', 'visibility', 'created_at'])
       .orderBy('created_at')
       .orderBy('id')
       .execute();

@@ -11,7 +11,7 @@ import type { AgentsTable, RegistryTables } from './tables.ts';
 type Own = Kysely<RegistryTables>;
 
 /** What the log shows of an agent: only these columns, and only while the agent is public. */
-export type LoggedAgent = Pick<AgentsTable, 'id' | 'name' | 'status' | 'owner_id' | 'registration_pubkey' | 'endpoint' | 'delivery_mode' | 'visibility'>;
+export type LoggedAgent = Pick<AgentsTable, 'id' | 'name' | 'slug' | 'status' | 'owner_id' | 'registration_pubkey' | 'endpoint' | 'delivery_mode' | 'visibility'>;
 
 export interface RegistryEvent {
   agentId: string;
@@ -28,6 +28,7 @@ const isPublic = (agent: LoggedAgent) => agent.visibility === 'public';
 export function registeredValues(agent: LoggedAgent): Record<string, unknown> {
   return {
     name: agent.name,
+    slug: agent.slug,
     provisional: agent.status === 'provisional',
     ownerId: agent.owner_id,
     key: agent.registration_pubkey,

@@ -170,7 +170,7 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
   const loggedState = (tx: Own, agentId: string): Promise<LoggedAgent | undefined> =>
     tx
       .selectFrom('agents')
-      .select(['id', 'name', 'status', 'owner_id', 'registration_pubkey', 'endpoint', 'delivery_mode', 'visibility'])
+      .select(['id', 'name', 'slug', 'status', 'owner_id', 'registration_pubkey', 'endpoint', 'delivery_mode', 'visibility'])
       .where('id', '=', agentId)
       .$if(dialect === 'postgres', (qb) => qb.forUpdate())
       .executeTakeFirst();
