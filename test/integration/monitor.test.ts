@@ -115,7 +115,8 @@ describe('monitor and agent history from outside the instance', () => {
     assert.equal(first.classesChecked, 2);
     assert.equal(first.logs.receipts.from, 0);
     assert.equal(first.logs.receipts.to, 11);
-    const served = (await (await fetch(`${url}/v1/trust?pubkey=${encodeURIComponent(subjectAgent.key.pubkey)}&taskClass=${SUMMARY_CLASS}`)).json()).data.classes[0];
+    const served = (await (await fetch(`${url}/v1/trust?pubkey=${encodeURIComponent(subjectAgent.key.pubkey)}&taskClass=${SUMMARY_CLASS}`)).json()).data
+      .classes[0];
     // The requester: one task-bound (1) and one partial in words (0.5); the other owner: 4 words, capped at 3 × 0.5; the unclaimed key: 0.25.
     assert.equal(served.taskBound, 1);
     assert.equal(served.weight, 3.25);
@@ -154,19 +155,25 @@ describe('monitor and agent history from outside the instance', () => {
 
     // The instance now counts receipts the log does not hold.
     const db = app.database.db;
-    await sql`UPDATE trust_evidence SET receipts = receipts + 2, value_sum = value_sum + 2 WHERE issuer_pubkey = ${issuerAgent.key.pubkey} AND task_class = ${SUMMARY_CLASS}`.execute(db);
+    await sql`UPDATE trust_evidence SET receipts = receipts + 2, value_sum = value_sum + 2 WHERE issuer_pubkey = ${issuerAgent.key.pubkey} AND task_class = ${SUMMARY_CLASS}`.execute(
+      db,
+    );
     try {
       const differs = await run('--json', 'monitor', url, '--state', state);
       assert.equal(differs.code, 1, differs.stderr);
       const report = JSON.parse(differs.stdout);
       assert.equal(report.agrees, false);
       assert.ok(
-        report.differences.some((difference: { kind: string; message: string }) => difference.kind === 'evidence' && difference.message.includes('the log holds 4')),
+        report.differences.some(
+          (difference: { kind: string; message: string }) => difference.kind === 'evidence' && difference.message.includes('the log holds 4'),
+        ),
         differs.stdout,
       );
       assert.equal(report.state, undefined, 'the report printed leaves the state out');
     } finally {
-      await sql`UPDATE trust_evidence SET receipts = receipts - 2, value_sum = value_sum - 2 WHERE issuer_pubkey = ${issuerAgent.key.pubkey} AND task_class = ${SUMMARY_CLASS}`.execute(db);
+      await sql`UPDATE trust_evidence SET receipts = receipts - 2, value_sum = value_sum - 2 WHERE issuer_pubkey = ${issuerAgent.key.pubkey} AND task_class = ${SUMMARY_CLASS}`.execute(
+        db,
+      );
     }
     assert.equal((await run('monitor', url, '--state', state)).code, 0);
   });

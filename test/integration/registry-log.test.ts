@@ -75,7 +75,12 @@ describe('registry log: lifecycle events, history and proofs', () => {
 
     const first = await setKey(app, owner.token, agent.id);
     const second = await setKey(app, owner.token, agent.id);
-    for (const body of [{ endpoint: 'https://moved.example.test/tasks' }, { deliveryMode: 'poll' }, { name: `${agent.name as string} II` }, { description: 'only words' }]) {
+    for (const body of [
+      { endpoint: 'https://moved.example.test/tasks' },
+      { deliveryMode: 'poll' },
+      { name: `${agent.name as string} II` },
+      { description: 'only words' },
+    ]) {
       const response = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body });
       assert.equal(response.statusCode, 200, response.body);
     }
@@ -178,8 +183,9 @@ describe('registry log: lifecycle events, history and proofs', () => {
       ],
     );
     verifyAgentHistory(history, { keys: await keysOf(app) });
-    const bundle = (await app.request({ method: 'GET', url: `/.tlog/registry/tile/entries/000.p/${verifyCheckpoint(history.checkpoint!, await keysOf(app)).size}` }))
-      .rawPayload;
+    const bundle = (
+      await app.request({ method: 'GET', url: `/.tlog/registry/tile/entries/000.p/${verifyCheckpoint(history.checkpoint!, await keysOf(app)).size}` })
+    ).rawPayload;
     assert.ok(!bundle.includes(Buffer.from(agent.name as string)), "the private agent's name is nowhere in the log");
 
     // Made public: its whole state is shown at once; made private again: the last public word says so.
@@ -201,7 +207,12 @@ describe('registry log: lifecycle events, history and proofs', () => {
   it('a refused change logs nothing; a deleted public agent keeps its history, readable by anyone', async () => {
     const taken = await registerAgent(app, owner.token);
     const agent = await registerAgent(app, owner.token);
-    const clash = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: owner.token, body: { name: taken.name, endpoint: 'https://x.example.test/' } });
+    const clash = await app.request({
+      method: 'PATCH',
+      url: `/v1/agents/${agent.id}`,
+      token: owner.token,
+      body: { name: taken.name, endpoint: 'https://x.example.test/' },
+    });
     assert.equal(clash.statusCode, 409, clash.body);
     expectError(await app.request({ method: 'DELETE', url: `/v1/agents/${agent.id}`, token: stranger.token }), 403, 'FORBIDDEN');
     assert.equal((await app.request({ method: 'DELETE', url: `/v1/agents/${agent.id}`, token: owner.token })).statusCode, 200);
@@ -290,8 +301,15 @@ describe('registry log: agents registered before it are logged once at the migra
     const [old, hidden] = await Promise.all(ids.map((id) => app.request({ method: 'GET', url: `/v1/agents/${id}/history` })));
     const history = old!.json().data as AgentHistory;
     assert.deepEqual(
-      history.events.map((event) => [event.event, event.logIndex, event.time, event.values.name, event.values.provisional]),
-      [['registered', 0, '2026-01-01T00:00:00.000Z', 'Old 0', true]],
+      history.events.map((event) => [event.event, event.logIndex, event.time, event.values]),
+      [
+        [
+          'registered',
+          0,
+          '2026-01-01T00:00:00.000Z',
+          { name: 'Old 0', slug: 'old-0', provisional: true, ownerId: null, key: null, endpoint: 'https://old.example.test/', deliveryMode: 'webhook' },
+        ],
+      ],
     );
     verifyAgentHistory(history, { keys, origin: ORIGIN });
     // Nobody owns the private one, so nobody sees its history; its entry in the log is its id alone.

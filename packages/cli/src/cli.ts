@@ -646,7 +646,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('verify-agent')
     .description("check an agent's registry log history (GET /v1/agents/:id/history): every event's proof against one signed checkpoint; exit 1 when it fails")
     .argument('<id>', "the agent's id")
-    .option('--key <verifier key>', 'a trusted verifier key of the registry log; repeat for several (default: the keys the service lists, trusted as given)', collect)
+    .option(
+      '--key <verifier key>',
+      'a trusted verifier key of the registry log; repeat for several (default: the keys the service lists, trusted as given)',
+      collect,
+    )
     .option('--origin <origin>', "the registry log's origin; a checkpoint of another log fails")
     .option('--history <file>', 'verify this saved history (the answer, or its data) instead of fetching it: nothing is asked of the service')
     .action(async (id: string, options: { key?: string[]; origin?: string; history?: string }) => {

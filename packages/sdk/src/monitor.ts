@@ -131,9 +131,7 @@ export async function monitorInstance(options: MonitorOptions): Promise<MonitorR
   const previous = options.state;
   if (previous && previous.instance !== base) throw new Error(`the state file is of ${previous.instance}, not ${base}`);
   const keys = options.keys ?? previous?.keys ?? (await (await read('/.tlog/keys')).text()).split('\n').filter(Boolean);
-  const state: MonitorState = previous
-    ? structuredClone(previous)
-    : { version: 1, instance: base, keys, logs: {}, outcomes: [], agents: {} };
+  const state: MonitorState = previous ? structuredClone(previous) : { version: 1, instance: base, keys, logs: {}, outcomes: [], agents: {} };
   const differences: MonitorDifference[] = [];
   const keyChanges: KeyChange[] = [];
   const logs = {} as MonitorReport['logs'];
@@ -176,7 +174,10 @@ export async function monitorInstance(options: MonitorOptions): Promise<MonitorR
   let classesChecked = 0;
   for (const subject of subjects) {
     const answer = (await (await read(`/v1/trust?pubkey=${encodeURIComponent(subject)}&explain=true`)).json()) as {
-      data: { classes: { taskClass: string; score: number; receipts: number; issuers: number; weight: number; taskBound: number }[]; explanation: { classes: ExplainedClass[] } };
+      data: {
+        classes: { taskClass: string; score: number; receipts: number; issuers: number; weight: number; taskBound: number }[];
+        explanation: { classes: ExplainedClass[] };
+      };
     };
     const derived = deriveScores(subject, state, answer.data.explanation.classes, now, differences);
     classesChecked += derived.size;
@@ -184,11 +185,21 @@ export async function monitorInstance(options: MonitorOptions): Promise<MonitorR
     for (const [taskClass, mine] of derived) {
       const theirs = served.get(taskClass);
       if (!theirs && mine.weight > 0) {
-        differences.push({ kind: 'score', pubkey: subject, taskClass, message: `the logged receipts give ${subject} a score of ${mine.score} in ${taskClass}; the instance gives none` });
+        differences.push({
+          kind: 'score',
+          pubkey: subject,
+          taskClass,
+          message: `the logged receipts give ${subject} a score of ${mine.score} in ${taskClass}; the instance gives none`,
+        });
         continue;
       }
       if (!theirs) continue;
-      if (Math.abs(theirs.score - mine.score) > SAME || Math.abs(theirs.weight - mine.weight) > SAME || theirs.receipts !== mine.receipts || theirs.taskBound !== mine.taskBound)
+      if (
+        Math.abs(theirs.score - mine.score) > SAME ||
+        Math.abs(theirs.weight - mine.weight) > SAME ||
+        theirs.receipts !== mine.receipts ||
+        theirs.taskBound !== mine.taskBound
+      )
         differences.push({
           kind: 'score',
           pubkey: subject,
@@ -284,7 +295,9 @@ function deriveScores(
   now: string,
   differences: MonitorDifference[],
 ): Map<string, { score: number; weight: number; receipts: number; taskBound: number }> {
-  const live = state.outcomes.filter((outcome) => outcome.subject === subject && outcome.issuerKey !== subject && (outcome.expiresAt === null || outcome.expiresAt > now));
+  const live = state.outcomes.filter(
+    (outcome) => outcome.subject === subject && outcome.issuerKey !== subject && (outcome.expiresAt === null || outcome.expiresAt > now),
+  );
   const byId = new Map(live.map((outcome) => [outcome.receiptId, outcome]));
   const groupKey = (taskClass: string, issuerKey: string, issuerAgent: string) => `${taskClass}\n${issuerKey}\n${issuerAgent}`;
   const groups = new Map<string, LoggedOutcome[]>();
@@ -314,7 +327,11 @@ function deriveScores(
       for (const named of party.taskBound) {
         const logged = byId.get(named.receiptId);
         if (!logged || logged.taskClass !== taskClass || logged.issuerKey !== named.issuerPubkey) {
-          differ(taskClass, 'evidence', `task-bound receipt ${named.receiptId} is not a logged, unexpired outcome by ${named.issuerPubkey} about ${subject} in ${taskClass}`);
+          differ(
+            taskClass,
+            'evidence',
+            `task-bound receipt ${named.receiptId} is not a logged, unexpired outcome by ${named.issuerPubkey} about ${subject} in ${taskClass}`,
+          );
           continue;
         }
         take(groupKey(taskClass, logged.issuerKey, logged.issuerAgent), 1);
@@ -360,7 +377,11 @@ function deriveScores(
       const counted = accounted.get(key) ?? 0;
       if (counted !== logged.length) {
         const [, issuerKey, issuerAgent] = key.split('\n');
-        differ(taskClass, 'evidence', `${issuerAgent} (${issuerKey}): the log holds ${logged.length} unexpired outcomes about ${subject}; the instance accounts for ${counted}`);
+        differ(
+          taskClass,
+          'evidence',
+          `${issuerAgent} (${issuerKey}): the log holds ${logged.length} unexpired outcomes about ${subject}; the instance accounts for ${counted}`,
+        );
       }
     }
     const score = round((PRIOR * PRIOR_WEIGHT + weighted) / (PRIOR_WEIGHT + weight));
@@ -376,7 +397,13 @@ const isBoundElsewhere = (outcome: LoggedOutcome, entry: ExplainedClass) =>
   entry.counted.some((party) => party.taskBound.some((named) => named.receiptId === outcome.receiptId));
 
 /** An issuer the registry log shows (a public agent answering to `issuerAgent` with that key) belongs to its logged owner's party. */
-function checkParty(state: MonitorState, party: ExplainedClass['counted'][number]['party'], issuerKey: string, issuerAgent: string, differ: (message: string) => void): void {
+function checkParty(
+  state: MonitorState,
+  party: ExplainedClass['counted'][number]['party'],
+  issuerKey: string,
+  issuerAgent: string,
+  differ: (message: string) => void,
+): void {
   const candidates = Object.entries(state.agents).filter(([, agent]) => agent.shown && !agent.deleted && agent.key === issuerKey);
   const agent = candidates.find(([id]) => id === issuerAgent)?.[1] ?? candidates.find(([, known]) => known.slug === issuerAgent)?.[1];
   if (!agent) return;

@@ -484,7 +484,7 @@ export const entryBundlePath = (index: number, width: number): string => `tile/e
 export function readEntryBundle(bundle: Uint8Array): Buffer[] {
   const bytes = Buffer.from(bundle);
   const entries: Buffer[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     if (at + 2 > bytes.length) throw new TlogVerificationError('an entry bundle ends inside a length');
     const length = bytes.readUInt16BE(at);
     if (at + 2 + length > bytes.length) throw new TlogVerificationError('an entry bundle ends inside an entry');

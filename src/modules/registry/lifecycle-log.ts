@@ -11,7 +11,10 @@ import type { AgentsTable, RegistryTables } from './tables.ts';
 type Own = Kysely<RegistryTables>;
 
 /** What the log shows of an agent: only these columns, and only while the agent is public. */
-export type LoggedAgent = Pick<AgentsTable, 'id' | 'name' | 'slug' | 'status' | 'owner_id' | 'registration_pubkey' | 'endpoint' | 'delivery_mode' | 'visibility'>;
+export type LoggedAgent = Pick<
+  AgentsTable,
+  'id' | 'name' | 'slug' | 'status' | 'owner_id' | 'registration_pubkey' | 'endpoint' | 'delivery_mode' | 'visibility'
+>;
 
 export interface RegistryEvent {
   agentId: string;

@@ -266,10 +266,14 @@ export const AgentHistory = Type.Object({
   events: Type.Array(
     Type.Object({
       agentId: Type.String(),
-      event: Type.String({ description: 'registered, claimed, key_added, key_rotated, key_revoked, endpoint_changed, name_changed, visibility_changed, deleted, …' }),
+      event: Type.String({
+        description: 'registered, claimed, key_added, key_rotated, key_revoked, endpoint_changed, name_changed, visibility_changed, deleted, …',
+      }),
       values: Type.Record(Type.String(), Type.Unknown(), { description: 'the new public values; empty for an agent that was not public' }),
       time: Type.String({ format: 'date-time' }),
-      logIndex: Type.Union([Type.Integer(), Type.Null()], { description: 'the entry index in the registry log; null while it waits to be logged (at most a second or so)' }),
+      logIndex: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'the entry index in the registry log; null while it waits to be logged (at most a second or so)',
+      }),
       proof: Type.Union([Type.String(), Type.Null()], { description: 'c2sp.org/tlog-proof@v1 text: the entry, its inclusion proof and the checkpoint' }),
     }),
     { description: 'in log order; the entry logged is the RFC 8785 form of { agentId, event, values, time }' },

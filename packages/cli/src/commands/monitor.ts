@@ -39,7 +39,9 @@ function readState(path: string, usage: (message: string) => Error): MonitorStat
 function describe(report: MonitorReport, statePath: string): string {
   const lines = [
     `${report.instance}: ${report.agrees ? 'all agrees' : `${report.differences.length} difference${report.differences.length === 1 ? '' : 's'}`}`,
-    ...Object.entries(report.logs).map(([name, log]) => `  ${name} log ${log.origin}: ${log.from === log.to ? `size ${log.to}, unchanged` : `${log.from} -> ${log.to}, consistent`}`),
+    ...Object.entries(report.logs).map(
+      ([name, log]) => `  ${name} log ${log.origin}: ${log.from === log.to ? `size ${log.to}, unchanged` : `${log.from} -> ${log.to}, consistent`}`,
+    ),
     `  trust: ${report.classesChecked} class${report.classesChecked === 1 ? '' : 'es'} of ${report.keysChecked} key${report.keysChecked === 1 ? '' : 's'} re-derived from the receipts`,
     ...report.differences.map((difference) => `  DIFFERENCE (${difference.kind}): ${difference.message}`),
     ...report.keyChanges.map((change) =>
@@ -62,10 +64,11 @@ export function registerMonitorCommand(program: Command, ctx: MonitorCommandCont
     )
     .argument('<instance-url>', "the instance's base URL")
     .option('--state <file>', `where the last run's checkpoints and evidence are kept (default: ./${DEFAULT_MONITOR_STATE})`)
-    .option('--key <verifier key>', "a trusted verifier key of the instance's logs; repeat for several (default: those seen on the first run)", (value: string, previous: string[] = []) => [
-      ...previous,
-      value,
-    ])
+    .option(
+      '--key <verifier key>',
+      "a trusted verifier key of the instance's logs; repeat for several (default: those seen on the first run)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action(async (url: string, options: { state?: string; key?: string[] }) => {
       const statePath = resolve(options.state ?? DEFAULT_MONITOR_STATE);
       const state = readState(statePath, ctx.usage);
