@@ -24,7 +24,8 @@ export default async function* reporter(source) {
   async function* recording() {
     for await (const event of source) {
       const { file, name, details } = event.data ?? {};
-      if (event.type === 'test:complete' && file && name === file && !inGroup(file) && details?.duration_ms !== undefined) fileSeconds.set(file, details.duration_ms / 1000);
+      if (event.type === 'test:complete' && file && name === file && !inGroup(file) && details?.duration_ms !== undefined)
+        fileSeconds.set(file, details.duration_ms / 1000);
       yield event;
     }
     if (groupsDir === undefined) return;

@@ -10,7 +10,7 @@
  * wrong should take down one file, not a group.
  *
  * Usage: `node --import tsx test/helpers/run-tests.ts [node test flags] <files or directories>`.
- * GROUPS (default 4) sets how many group processes share the files without a browser; 0 runs every
+ * TEST_GROUPS (default 4) sets how many group processes share the files without a browser; 0 runs every
  * file in a process of its own, as `node --test` does.
  */
 import { spawn } from 'node:child_process';
@@ -20,7 +20,7 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '../..');
-const groupCount = Number(process.env.GROUPS ?? 4);
+const groupCount = Number(process.env.TEST_GROUPS ?? 4);
 const flags: string[] = [];
 const files: string[] = [];
 for (const arg of process.argv.slice(2)) {
@@ -49,22 +49,11 @@ const groupsDir = mkdtempSync(join(tmpdir(), 'agentry-test-groups-'));
 /** Where group processes write each file's seconds, one JSON line per file, for the reporter. */
 const fileTimes = 'file-seconds.jsonl';
 const groupFiles = balancedGroups(shared, groupCount).map((members, index) => {
-  const path = join(groupsDir, `group-${index + 1}.test.ts`);
-  // Each file's suite times itself from before its first hook to after its last (its apps closed) and
-  // writes the seconds where the reporter reads them: node's own duration of a suite counts from when
-  // the group built it, which is the group's start for every file.
-  const imports = members.map(
-    (file) =>
-      `describe(${JSON.stringify(relative(root, file))}, async () => { timed(${JSON.stringify(relative(root, file))}); await import(${JSON.stringify(pathToFileURL(file).href)}); after(stop); });`,
-  );
-  const header = [
-    `import { appendFileSync } from 'node:fs';`,
-    `import { after, before, describe } from 'node:test';`,
-    `let started = 0, current = '';`,
-    `const timed = (file) => before(() => { started = performance.now(); current = file; });`,
-    `const stop = () => appendFileSync(${JSON.stringify(join(groupsDir, fileTimes))}, JSON.stringify({ file: current, seconds: (performance.now() - started) / 1000 }) + '\\n');`,
-  ];
-  writeFileSync(path, [...header, ...imports, ''].join('\n'));
+  const path = join(groupsDir, `group-${index + 1}.test.mts`);
+  const source = `import { runFiles } from ${JSON.stringify(pathToFileURL(join(root, 'test/helpers/file-group.ts')).href)};
+await runFiles(${JSON.stringify(root)}, ${JSON.stringify(members)}, ${JSON.stringify(join(groupsDir, fileTimes))});
+`;
+  writeFileSync(path, source);
   return path;
 });
 
