@@ -149,7 +149,19 @@ describe('A2A front door: the official client gives the registry work', () => {
     assert.equal(routed.metadata?.assignedAgent.id, workerAgent.id);
 
     const nobody = asTask(await client.sendMessage(send(message([text('purple elephant dancing on the moon')])), as(requester)));
-    assert.equal(nobody.status?.state, TaskState.TASK_STATE_REJECTED);
+    // Should this fail, what discovery made of the words says why: the task and its ranking.
+    const explain = async () =>
+      JSON.stringify({
+        task: nobody.metadata,
+        discovery: (
+          await app.request({
+            method: 'GET',
+            url: `/v1/discover?q=${encodeURIComponent('purple elephant dancing on the moon')}`,
+            token: requester.token,
+          })
+        ).body,
+      });
+    if (nobody.status?.state !== TaskState.TASK_STATE_REJECTED) assert.fail(`words no agent offers were routed: ${await explain()}`);
     assert.match(textOf(nobody.status?.message?.parts[0]) ?? '', /close match/);
     assert.equal(nobody.metadata?.agentryStatus, 'unmatched');
   });
