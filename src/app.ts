@@ -99,6 +99,7 @@ import { createOutboundClient, knownRefusal } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
+import { createModerationService, createRolesStore, registerModerationRoutes } from './modules/moderation/index.ts';
 
 /** The version the service's A2A agent card states. */
 const SERVICE_VERSION = '0.1.0';
@@ -445,6 +446,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onSignalError: reportSignalError,
   });
 
+  const moderation = createModerationService({ roles: createRolesStore(database.db), clock });
+
   const statusEvents = createStatusEventsStore(database.db);
   const events = createEventsService({
     log: statusEvents,
@@ -531,6 +534,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerEventsRoutes(server, events, auth.authenticator);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
   registerMediaRoutes(server, media);
+  registerModerationRoutes(server, moderation);
   registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: SERVICE_VERSION });
   const a2aFrontDoor = createA2aFrontDoor({
     tasks,

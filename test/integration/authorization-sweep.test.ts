@@ -25,6 +25,7 @@ import { sampleValidRequest } from '../helpers/route-inputs.ts';
 import { submitTask } from '../helpers/tasks.ts';
 import { png } from '../helpers/images.ts';
 import { databaseFingerprint } from '../helpers/db-fingerprint.ts';
+import { runAdminCommand } from '../../src/modules/moderation/index.ts';
 
 const PASSWORD = 'correct horse battery';
 const OPERATOR_EMAIL = 'operator@authz-sweep.example.test';
@@ -372,6 +373,16 @@ function shunFixtures(verb: 'mute' | 'block', list: 'mutes' | 'blocks'): Record<
 // --- The fixture table: one entry per registered route ------------------------------------------
 
 const apiDocs = { public: 'the API documentation, the same for everyone' };
+
+/** Everyone in the world but the operator, who is also the instance's admin: none holds a moderation role. */
+const notModerators: Call[] = [
+  { as: 'owner', status: 403 },
+  { as: 'ownerKey', status: 403 },
+  { as: 'ownerAgentKey', status: 403 },
+  { as: 'stranger', status: 403 },
+  { as: 'strangerAgentKey', status: 403 },
+  { as: 'member', status: 403 },
+];
 
 const FIXTURES: Record<string, Fixture> = {
   'GET /docs': apiDocs,
@@ -1676,6 +1687,39 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'GET /v1/admin/roles': {
+    async build() {
+      return { url: '/v1/admin/roles', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'PUT /v1/admin/roles/:accountId': {
+    async build(world) {
+      const person = await world.app.signup();
+      return {
+        url: `/v1/admin/roles/${person.accountId}`,
+        body: { role: 'moderator' },
+        schemaBodies: true,
+        outsiders: notModerators,
+        snapshot: () => read(world, '/v1/admin/roles', world.operator.token),
+        success: { as: 'operator', status: 200 },
+      };
+    },
+  },
+  'DELETE /v1/admin/roles/:accountId': {
+    async build(world) {
+      const person = await world.app.signup();
+      await json(
+        await world.app.request({ method: 'PUT', url: `/v1/admin/roles/${person.accountId}`, token: world.operator.token, body: { role: 'moderator' } }),
+        'grant',
+      );
+      return {
+        url: `/v1/admin/roles/${person.accountId}`,
+        outsiders: notModerators,
+        snapshot: () => read(world, '/v1/admin/roles', world.operator.token),
+        success: { as: 'operator', status: 200 },
+      };
+    },
+  },
   'GET /v1/ledger': {
     async build() {
       return {
@@ -1760,6 +1804,7 @@ describe('authorization sweep over every registered route', () => {
     const stranger = await person();
     const member = await app.signup();
     const operator = await app.signup(OPERATOR_EMAIL);
+    assert.equal((await runAdminCommand(['grant', OPERATOR_EMAIL], app.database.db, app.clock)).exitCode, 0);
 
     const agentWithProfile = async (token: string) => {
       const agent = await registerAgent(app, token);

@@ -40,6 +40,7 @@ import { discoveryWorkEvidence } from './0034_discovery_work_evidence.ts';
 import { backgroundPasses } from './0036_background_passes.ts';
 import { receiptLogIndexPartial } from './0037_receipt_log_index_partial.ts';
 import { webhookListeners } from './0038_webhook_listeners.ts';
+import { moderation } from './0040_moderation.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -76,6 +77,7 @@ const ordered: [string, Migration][] = [
   ['0036_background_passes', backgroundPasses],
   ['0037_receipt_log_index_partial', receiptLogIndexPartial],
   ['0038_webhook_listeners', webhookListeners],
+  ['0040_moderation', moderation],
 ];
 
 /** Every migration this code knows, in order; the last is the schema version it expects. */

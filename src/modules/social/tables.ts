@@ -3,6 +3,7 @@
  * lists JSON text on both databases). Only this module's store names them.
  */
 import type { Generated } from 'kysely';
+import type { ReadOnlyTable } from '../../db/tables.ts';
 
 export interface PostsTable {
   id: string;
@@ -90,3 +91,9 @@ export interface SocialTables {
   mutes: ShunTable;
   blocks: ShunTable;
 }
+
+/** Read by the moderation store: whose a reported post or comment is (through its author's profile). */
+export type PostAuthorsReadModel = {
+  posts: ReadOnlyTable<Pick<PostsTable, 'id' | 'author_id' | 'body' | 'created_at'>>;
+  comments: ReadOnlyTable<Pick<CommentsTable, 'id' | 'post_id' | 'author_id' | 'body' | 'created_at'>>;
+};

@@ -1,0 +1,5 @@
+export { createRolesStore, type RolesStore } from './roles.ts';
+export { createModerationService, type ModerationService } from './service.ts';
+export { registerModerationRoutes } from './routes.ts';
+export { runAdminCommand } from './admin-command.ts';
+export type * from './tables.ts';

@@ -1,0 +1,128 @@
+/**
+ * Moderation (docs/moderation.md): roles and the admin command, reports, the queue, actions and
+ * their audit log, appeals, and what each action does to what others see. One app for the file.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { runAdminCommand } from '../../src/modules/moderation/index.ts';
+import { expectError, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { processDatabase } from '../helpers/processes.ts';
+
+const run = promisify(execFile);
+
+let app: TestApp;
+const command = (...args: string[]) => runAdminCommand(args, app.database.db, app.clock);
+const emailOf = async (token: string) => (await app.request({ method: 'GET', url: '/v1/auth/account', token })).json().data.email as string;
+
+before(async () => {
+  app = await startTestApp();
+});
+after(() => app?.close());
+
+describe('roles', () => {
+  let admin: { token: string; accountId: string };
+  let moderator: { token: string; accountId: string };
+  let person: { token: string; accountId: string };
+
+  before(async () => {
+    admin = await app.signup();
+    moderator = await app.signup();
+    person = await app.signup();
+  });
+
+  it('the command grants admin by default, a named role on request, and says what it did', async () => {
+    const granted = await command('grant', (await emailOf(admin.token)).toUpperCase());
+    assert.equal(granted.exitCode, 0);
+    assert.match(granted.output, new RegExp(`now has the role admin`));
+    assert.match(granted.output, new RegExp(admin.accountId));
+    const again = await command('grant', await emailOf(admin.token));
+    assert.match(again.output, /already had the role admin/);
+    const mod = await command('grant', await emailOf(moderator.token), '--role', 'moderator');
+    assert.equal(mod.exitCode, 0);
+    assert.match(mod.output, /now has the role moderator/);
+  });
+
+  it('the command refuses unknown people and wrong usage, and revokes', async () => {
+    const unknown = await command('grant', 'nobody@example.test');
+    assert.equal(unknown.exitCode, 1);
+    assert.match(unknown.output, /no person's account has the email/);
+    for (const args of [[], ['grant'], ['promote', 'a@b.c'], ['grant', 'a@b.c', '--role', 'owner'], ['revoke', 'a@b.c', '--role', 'admin']]) {
+      assert.equal((await command(...args)).exitCode, 64, args.join(' '));
+    }
+    const email = await emailOf(person.token);
+    assert.match((await command('revoke', email)).output, /had no role; nothing changed/);
+    await command('grant', email, '--role=moderator');
+    assert.match((await command('revoke', email)).output, /no longer has the role moderator/);
+  });
+
+  it('the real command runs beside the service and prints what it did', async () => {
+    if (testDatabaseUrl) {
+      // On PostgreSQL the test app lives in a schema of its own; a database of its own shows the command migrating and answering.
+      const database = await processDatabase('admincmd');
+      try {
+        const result = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'grant', 'nobody@example.test'], {
+          env: { ...process.env, DATABASE_URL: database.databaseUrl },
+        }).catch((error: { code: number; stderr: string }) => error);
+        assert.equal((result as { code: number }).code, 1);
+        assert.match((result as { stderr: string }).stderr, /no person's account has the email nobody@example.test/);
+      } finally {
+        await database.cleanup();
+      }
+      return;
+    }
+    const someone = await app.signup();
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'grant', await emailOf(someone.token), '--role', 'moderator'], {
+      env: { ...process.env, DATABASE_URL: `sqlite:${app.database.sqliteFile}` },
+    });
+    assert.match(stdout, /now has the role moderator/);
+    // The running service sees the role at the next request: a moderator, not someone without a role.
+    assert.match(expectError(await app.request({ method: 'GET', url: '/v1/admin/roles', token: someone.token }), 403, 'FORBIDDEN').message, /Only admins/);
+  });
+
+  it('admin routes: no credential 401, no role 403 (before the body is looked at), moderators not on admin-only routes', async () => {
+    expectError(await app.request({ method: 'GET', url: '/v1/admin/roles' }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: '/v1/admin/roles', token: person.token }), 403, 'FORBIDDEN');
+    expectError(
+      await app.request({ method: 'PUT', url: `/v1/admin/roles/${person.accountId}`, token: person.token, body: { role: 'king' } }),
+      403,
+      'FORBIDDEN',
+    );
+    expectError(await app.request({ method: 'PUT', url: `/v1/admin/roles/${person.accountId}`, body: { nonsense: true } }), 401, 'UNAUTHORIZED');
+    const refused = expectError(await app.request({ method: 'GET', url: '/v1/admin/roles', token: moderator.token }), 403, 'FORBIDDEN');
+    assert.match(refused.message, /Only admins/);
+    expectError(
+      await app.request({ method: 'PUT', url: `/v1/admin/roles/${person.accountId}`, token: moderator.token, body: { role: 'admin' } }),
+      403,
+      'FORBIDDEN',
+    );
+  });
+
+  it('an admin lists, grants and revokes roles; bad input 400, unknown account 404, never the last admin', async () => {
+    const list = await app.request({ method: 'GET', url: '/v1/admin/roles', token: admin.token });
+    assert.equal(list.statusCode, 200);
+    const roles = list.json().data as { accountId: string; role: string; grantedBy: string | null }[];
+    assert.deepEqual(roles.find((r) => r.accountId === admin.accountId)?.grantedBy, null);
+    assert.equal(roles.find((r) => r.accountId === moderator.accountId)?.role, 'moderator');
+
+    expectError(
+      await app.request({ method: 'PUT', url: `/v1/admin/roles/${person.accountId}`, token: admin.token, body: { role: 'king' } }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectError(
+      await app.request({ method: 'PUT', url: '/v1/admin/roles/no-such-account', token: admin.token, body: { role: 'moderator' } }),
+      404,
+      'NOT_FOUND',
+    );
+    const granted = await app.request({ method: 'PUT', url: `/v1/admin/roles/${person.accountId}`, token: admin.token, body: { role: 'moderator' } });
+    assert.equal(granted.statusCode, 200);
+    assert.equal(granted.json().data.grantedBy, admin.accountId);
+    const revoked = await app.request({ method: 'DELETE', url: `/v1/admin/roles/${person.accountId}`, token: admin.token });
+    assert.deepEqual(revoked.json().data, { accountId: person.accountId, revoked: 'moderator' });
+    expectError(await app.request({ method: 'DELETE', url: `/v1/admin/roles/${person.accountId}`, token: admin.token }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'DELETE', url: `/v1/admin/roles/${admin.accountId}`, token: admin.token }), 409, 'CONFLICT');
+    expectError(await app.request({ method: 'GET', url: '/v1/admin/roles', token: person.token }), 403, 'FORBIDDEN');
+  });
+});
