@@ -99,7 +99,7 @@ import { createOutboundClient, knownRefusal } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
-import { createModerationService, createRolesStore, registerModerationRoutes } from './modules/moderation/index.ts';
+import { createModerationService, createModerationStore, createRolesStore, registerModerationRoutes } from './modules/moderation/index.ts';
 
 /** The version the service's A2A agent card states. */
 const SERVICE_VERSION = '0.1.0';
@@ -446,7 +446,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onSignalError: reportSignalError,
   });
 
-  const moderation = createModerationService({ roles: createRolesStore(database.db), clock });
+  const moderation = createModerationService({
+    roles: createRolesStore(database.db),
+    store: createModerationStore(database.db),
+    clock,
+    agentFor: async (id, reader) => {
+      const agent = reader === 'all' ? await registry.findAgent(id) : await registry.visibleAgent(id, reader);
+      return agent ? { ownerId: agent.ownerId, name: agent.name } : undefined;
+    },
+    reportsPerAccountPerHour: config.reports.perAccountPerHour,
+  });
 
   const statusEvents = createStatusEventsStore(database.db);
   const events = createEventsService({
@@ -534,7 +543,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerEventsRoutes(server, events, auth.authenticator);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
   registerMediaRoutes(server, media);
-  registerModerationRoutes(server, moderation);
+  registerModerationRoutes(server, moderation, { reportRateLimit: { max: config.reports.perAddressPerHour, timeWindow: 3600_000 } });
   registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: SERVICE_VERSION });
   const a2aFrontDoor = createA2aFrontDoor({
     tasks,

@@ -1687,6 +1687,49 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'POST /v1/reports': {
+    async build(world) {
+      const { publicAgent, privateAgent } = await ownerAgents(world);
+      return {
+        url: '/v1/reports',
+        body: { subject: { type: 'agent', id: publicAgent.id }, reason: 'spam' },
+        outsiders: [
+          // Nobody reports what they answer for, whichever of their credentials they use.
+          { as: 'owner', status: 400 },
+          { as: 'ownerKey', status: 400 },
+          { as: 'ownerAgentKey', status: 400 },
+          // A private agent cannot be reported by those who cannot see it.
+          { as: 'stranger', status: 404, body: { subject: { type: 'agent', id: privateAgent.id }, reason: 'spam' } },
+          { as: 'strangerAgentKey', status: 404, body: { subject: { type: 'agent', id: privateAgent.id }, reason: 'spam' } },
+        ],
+        snapshot: () => Promise.all([read(world, '/v1/reports'), read(world, '/v1/reports', world.stranger.token)]),
+        success: { as: 'stranger', status: 201 },
+      };
+    },
+  },
+  'GET /v1/reports': {
+    async build(world) {
+      const post = await createPost(world.app, world.stranger.token, 'Reported in the sweep');
+      const filed = await json(
+        await world.app.request({
+          method: 'POST',
+          url: '/v1/reports',
+          token: world.owner.token,
+          body: { subject: { type: 'post', id: post.id }, reason: 'other' },
+        }),
+        'report',
+      );
+      return {
+        url: '/v1/reports',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [filed.data.id] },
+          { as: 'strangerAgentKey', status: 200, absent: [filed.data.id] },
+          { as: 'member', status: 200, absent: [filed.data.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [filed.data.id] },
+      };
+    },
+  },
   'GET /v1/admin/roles': {
     async build() {
       return { url: '/v1/admin/roles', outsiders: notModerators, success: { as: 'operator', status: 200 } };

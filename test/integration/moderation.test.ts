@@ -9,15 +9,19 @@ import { promisify } from 'node:util';
 import { runAdminCommand } from '../../src/modules/moderation/index.ts';
 import { expectError, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
 import { processDatabase } from '../helpers/processes.ts';
+import { registerAgent } from '../helpers/agents.ts';
+import { comment, createPost, socialUser, type SocialUser } from '../helpers/social.ts';
 
 const run = promisify(execFile);
+
+const REPORTS_PER_HOUR = 6;
 
 let app: TestApp;
 const command = (...args: string[]) => runAdminCommand(args, app.database.db, app.clock);
 const emailOf = async (token: string) => (await app.request({ method: 'GET', url: '/v1/auth/account', token })).json().data.email as string;
 
 before(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ REPORTS_PER_ACCOUNT_PER_HOUR: String(REPORTS_PER_HOUR) });
 });
 after(() => app?.close());
 
@@ -124,5 +128,93 @@ describe('roles', () => {
     expectError(await app.request({ method: 'DELETE', url: `/v1/admin/roles/${person.accountId}`, token: admin.token }), 404, 'NOT_FOUND');
     expectError(await app.request({ method: 'DELETE', url: `/v1/admin/roles/${admin.accountId}`, token: admin.token }), 409, 'CONFLICT');
     expectError(await app.request({ method: 'GET', url: '/v1/admin/roles', token: person.token }), 403, 'FORBIDDEN');
+  });
+});
+
+const report = (token: string | null, subject: { type: string; id: string }, reason = 'spam', note?: string) =>
+  app.request({ method: 'POST', url: '/v1/reports', token, body: { subject, reason, ...(note === undefined ? {} : { note }) } });
+
+async function agentKeyOf(token: string, agentId: string) {
+  const response = await app.request({ method: 'POST', url: '/v1/api-keys', token, body: { name: 'agent key', agentId } });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json().data.key as string;
+}
+
+describe('reports', () => {
+  let author: SocialUser;
+  let reporter: SocialUser;
+  let postId: string;
+  let commentId: string;
+  let agentId: string;
+  let privateAgentId: string;
+
+  before(async () => {
+    author = await socialUser(app);
+    reporter = await socialUser(app);
+    postId = (await createPost(app, author.token, 'Buy cheap followers now')).id;
+    commentId = (await comment(app, author.token, postId, 'Really cheap')).id;
+    agentId = (await registerAgent(app, author.token)).id;
+    privateAgentId = (await registerAgent(app, author.token, { visibility: 'private' })).id;
+  });
+
+  it('anyone signed in reports a post, comment, agent or account: 201 open; the same open report again is 200 with it', async () => {
+    const first = await report(reporter.token, { type: 'post', id: postId }, 'spam', 'Selling followers');
+    assert.equal(first.statusCode, 201, first.body);
+    const created = first.json().data;
+    assert.equal(created.status, 'open');
+    const again = await report(reporter.token, { type: 'post', id: postId }, 'abuse');
+    assert.equal(again.statusCode, 200);
+    assert.deepEqual(again.json().data, created);
+    for (const subject of [
+      { type: 'comment', id: commentId },
+      { type: 'agent', id: agentId },
+      { type: 'account', id: author.accountId },
+    ]) {
+      const response = await report(reporter.token, subject, 'impersonation');
+      assert.equal(response.statusCode, 201, `${subject.type}: ${response.body}`);
+    }
+  });
+
+  it("an agent's key reports too, as its agent", async () => {
+    const agent = await registerAgent(app, reporter.token);
+    const key = await agentKeyOf(reporter.token, agent.id);
+    const response = await report(key, { type: 'post', id: postId }, 'unsafe');
+    assert.equal(response.statusCode, 201, response.body);
+  });
+
+  it('reporting yourself, a missing subject or one you cannot see is a clear 4xx; bad input 400; no credential 401', async () => {
+    const own = expectError(await report(author.token, { type: 'post', id: postId }), 400, 'BAD_REQUEST');
+    assert.match(own.message, /yourself/);
+    expectError(await report(author.token, { type: 'account', id: author.accountId }), 400, 'BAD_REQUEST');
+    const ownAgentKey = await agentKeyOf(author.token, agentId);
+    expectError(await report(ownAgentKey, { type: 'agent', id: agentId }), 400, 'BAD_REQUEST');
+    const missing = expectError(await report(reporter.token, { type: 'post', id: '00000000-0000-4000-8000-000000000000' }), 404, 'NOT_FOUND');
+    assert.match(missing.message, /No post/);
+    expectError(await report(reporter.token, { type: 'agent', id: privateAgentId }), 404, 'NOT_FOUND');
+    expectError(await report(reporter.token, { type: 'account', id: 'no-such-account' }), 404, 'NOT_FOUND');
+    expectError(await report(reporter.token, { type: 'post', id: postId }, 'boring'), 400, 'BAD_REQUEST');
+    expectError(await report(reporter.token, { type: 'user', id: postId }), 400, 'BAD_REQUEST');
+    expectError(await report(reporter.token, { type: 'post', id: postId }, 'other', 'x'.repeat(1001)), 400, 'BAD_REQUEST');
+    expectError(await report(null, { type: 'post', id: postId }), 401, 'UNAUTHORIZED');
+  });
+
+  it("GET /v1/reports lists the reporter's own reports, open until acted on", async () => {
+    const mine = await app.request({ method: 'GET', url: '/v1/reports', token: reporter.token });
+    assert.equal(mine.statusCode, 200);
+    const reports = mine.json().data as { subject: { type: string; id: string }; status: string; outcome: string | null; note: string | null }[];
+    assert.deepEqual(reports.map((r) => r.subject.type).sort(), ['account', 'agent', 'comment', 'post']);
+    assert.ok(reports.every((r) => r.status === 'open' && r.outcome === null));
+    assert.equal(reports.find((r) => r.subject.type === 'post')?.note, 'Selling followers');
+    assert.deepEqual((await app.request({ method: 'GET', url: '/v1/reports', token: author.token })).json().data, []);
+    expectError(await app.request({ method: 'GET', url: '/v1/reports' }), 401, 'UNAUTHORIZED');
+  });
+
+  it('an account files at most REPORTS_PER_ACCOUNT_PER_HOUR reports an hour', async () => {
+    const busy = await app.signup();
+    const targets = await Promise.all(Array.from({ length: REPORTS_PER_HOUR + 1 }, () => app.signup()));
+    for (const target of targets.slice(0, REPORTS_PER_HOUR))
+      assert.equal((await report(busy.token, { type: 'account', id: target.accountId })).statusCode, 201);
+    const refused = expectError(await report(busy.token, { type: 'account', id: targets.at(-1)!.accountId }), 429, 'RATE_LIMITED');
+    assert.match(refused.message, new RegExp(`${REPORTS_PER_HOUR} reports an hour`));
   });
 });

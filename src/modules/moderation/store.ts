@@ -1,0 +1,129 @@
+import type { Db } from '../../db/database.ts';
+import { ownTables } from '../../db/tables.ts';
+import type { AccountStandingReadModel } from '../auth/index.ts';
+import type { PostAuthorsReadModel } from '../social/index.ts';
+import type { ProfilesReadModel } from '../users/index.ts';
+import type { ModerationState, ModerationTables, ReportsTable, SubjectType } from './tables.ts';
+
+/** A subject as moderation sees it: whose it is, and what is in force on it. */
+export interface SubjectRecord {
+  type: SubjectType;
+  id: string;
+  /** The account answerable for it: a post's or comment's author, an agent's owner (none for an unclaimed provisional agent), the account itself. */
+  ownerAccountId: string | null;
+  /** The person behind that account (an agent's service account answers for its owner). */
+  ownerPersonId: string | null;
+  /** A line that lets a moderator see what it is (the text's start, the agent's name, the email). */
+  summary: string;
+  states: { state: ModerationState; reason: string; actionId: string; since: string }[];
+}
+
+export function createModerationStore(database: Db) {
+  const db = ownTables<ModerationTables & PostAuthorsReadModel & ProfilesReadModel & AccountStandingReadModel>(database);
+
+  const statesOf = (type: SubjectType, id: string) =>
+    db
+      .selectFrom('moderation_states')
+      .select(['state', 'reason', 'action_id as actionId', 'since'])
+      .where('subject_type', '=', type)
+      .where('subject_id', '=', id)
+      .execute();
+
+  const personOf = async (accountId: string) =>
+    (await db.selectFrom('accounts').select(['id', 'owner_account_id']).where('id', '=', accountId).executeTakeFirst())?.owner_account_id ?? accountId;
+
+  return {
+    statesOf,
+
+    /** The post, comment or account with its owner; agents are resolved through the registry (their visibility is its rule). */
+    async socialOrAccountSubject(type: 'post' | 'comment' | 'account', id: string): Promise<Omit<SubjectRecord, 'states'> | undefined> {
+      if (type === 'account') {
+        const row = await db
+          .selectFrom('accounts')
+          .select(['id', 'kind', 'email', 'owner_account_id'])
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (!row) return undefined;
+        return { type, id, ownerAccountId: row.id, ownerPersonId: row.owner_account_id ?? row.id, summary: row.email ?? `${row.kind} account` };
+      }
+      const row =
+        type === 'post'
+          ? await db
+              .selectFrom('posts')
+              .innerJoin('profiles', 'profiles.id', 'posts.author_id')
+              .select(['posts.body', 'profiles.account_id', 'profiles.username'])
+              .where('posts.id', '=', id)
+              .executeTakeFirst()
+          : await db
+              .selectFrom('comments')
+              .innerJoin('profiles', 'profiles.id', 'comments.author_id')
+              .select(['comments.body', 'profiles.account_id', 'profiles.username'])
+              .where('comments.id', '=', id)
+              .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        type,
+        id,
+        ownerAccountId: row.account_id,
+        ownerPersonId: await personOf(row.account_id),
+        summary: `@${row.username}: ${row.body.slice(0, 140)}`,
+      };
+    },
+
+    personOf,
+
+    accountAge: async (accountId: string) =>
+      (await db.selectFrom('accounts').select('created_at').where('id', '=', accountId).executeTakeFirst())?.created_at ?? null,
+
+    insertReport: (row: ReportsTable) => db.insertInto('reports').values(row).execute(),
+
+    openReportOf: (reporterId: string, type: SubjectType, id: string) =>
+      db
+        .selectFrom('reports')
+        .selectAll()
+        .where('reporter_id', '=', reporterId)
+        .where('subject_type', '=', type)
+        .where('subject_id', '=', id)
+        .where('status', '=', 'open')
+        .executeTakeFirst(),
+
+    reportsSince: async (reporterId: string, since: string) =>
+      Number(
+        (
+          await db
+            .selectFrom('reports')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('reporter_id', '=', reporterId)
+            .where('created_at', '>=', since)
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+
+    /** A reporter's reports, newest first, with the action that resolved each (if one did). */
+    reportsBy: (reporterId: string, limit: number, offset: number) =>
+      db
+        .selectFrom('reports as r')
+        .leftJoin('moderation_actions as a', 'a.id', 'r.action_id')
+        .select([
+          'r.id',
+          'r.subject_type',
+          'r.subject_id',
+          'r.reason',
+          'r.note',
+          'r.status',
+          'r.created_at',
+          'r.resolved_at',
+          'a.action as outcome',
+          'a.reason as outcome_reason',
+        ])
+        .where('r.reporter_id', '=', reporterId)
+        .orderBy('r.created_at', 'desc')
+        .orderBy('r.id', 'desc')
+        .limit(limit + 1)
+        .offset(offset)
+        .execute(),
+  };
+}
+
+export type ModerationStore = ReturnType<typeof createModerationStore>;
