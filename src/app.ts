@@ -99,7 +99,13 @@ import { createOutboundClient, knownRefusal } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
-import { createModerationService, createModerationStore, createRolesStore, registerModerationRoutes } from './modules/moderation/index.ts';
+import {
+  type ActionView as ModerationAction,
+  createModerationService,
+  createModerationStore,
+  createRolesStore,
+  registerModerationRoutes,
+} from './modules/moderation/index.ts';
 
 /** The version the service's A2A agent card states. */
 const SERVICE_VERSION = '0.1.0';
@@ -446,6 +452,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onSignalError: reportSignalError,
   });
 
+  /**
+   * The one place a moderator's delisting or relisting of an agent passes through after it is
+   * recorded: whatever else must know of it (the public registry log) is called from here.
+   */
+  const agentListingChanged = async (_agentId: string, _listed: boolean, _action: ModerationAction): Promise<void> => {};
   const moderation = createModerationService({
     roles: createRolesStore(database.db),
     store: createModerationStore(database.db),
@@ -455,6 +466,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       return agent ? { ownerId: agent.ownerId, name: agent.name } : undefined;
     },
     reportsPerAccountPerHour: config.reports.perAccountPerHour,
+    notify: (accountId, subject, text) =>
+      social.notifications.moderationNotice(
+        accountId,
+        { postId: subject.type === 'post' ? subject.id : null, commentId: subject.type === 'comment' ? subject.id : null },
+        text,
+      ),
+    applied: async (action) => {
+      if (action.action === 'delist' || action.action === 'relist') await agentListingChanged(action.subject.id, action.action === 'relist', action);
+    },
   });
 
   const statusEvents = createStatusEventsStore(database.db);

@@ -374,6 +374,21 @@ function shunFixtures(verb: 'mute' | 'block', list: 'mutes' | 'blocks'): Record<
 
 const apiDocs = { public: 'the API documentation, the same for everyone' };
 
+/** A post of the owner's that the operator (an admin) hid: an action the owner may appeal. */
+async function hiddenOwnerPost(world: World) {
+  const post = await createPost(world.app, world.owner.token, 'Hidden for an appeal');
+  const hidden = await json(
+    await world.app.request({
+      method: 'POST',
+      url: '/v1/admin/actions',
+      token: world.operator.token,
+      body: { action: 'hide', subject: { type: 'post', id: post.id }, reason: 'The sweep hides it' },
+    }),
+    'hide',
+  );
+  return hidden.data as { id: string };
+}
+
 /** Everyone in the world but the operator, who is also the instance's admin: none holds a moderation role. */
 const notModerators: Call[] = [
   { as: 'owner', status: 403 },
@@ -1727,6 +1742,75 @@ const FIXTURES: Record<string, Fixture> = {
           { as: 'member', status: 200, absent: [filed.data.id] },
         ],
         success: { as: 'owner', status: 200, present: [filed.data.id] },
+      };
+    },
+  },
+  'GET /v1/admin/reports': {
+    async build() {
+      return { url: '/v1/admin/reports', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'GET /v1/admin/actions': {
+    async build() {
+      return { url: '/v1/admin/actions', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'GET /v1/admin/appeals': {
+    async build() {
+      return { url: '/v1/admin/appeals', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'POST /v1/admin/actions': {
+    async build(world) {
+      const post = await createPost(world.app, world.owner.token, 'Hidden in the sweep');
+      return {
+        url: '/v1/admin/actions',
+        body: { action: 'hide', subject: { type: 'post', id: post.id }, reason: 'The sweep hides it' },
+        schemaBodies: true,
+        outsiders: notModerators,
+        snapshot: () => read(world, `/v1/social/posts/${post.id}`, world.stranger.token),
+        success: { as: 'operator', status: 201 },
+      };
+    },
+  },
+  'POST /v1/appeals': {
+    async build(world) {
+      const action = await hiddenOwnerPost(world);
+      return {
+        url: '/v1/appeals',
+        body: { actionId: action.id, note: 'Please reconsider' },
+        // Only the person the action concerns sees it.
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'member', status: 404 },
+          { as: 'operator', status: 404 },
+        ],
+        snapshot: () => read(world, '/v1/admin/appeals', world.operator.token),
+        success: { as: 'owner', status: 201 },
+      };
+    },
+  },
+  'POST /v1/admin/appeals/:id': {
+    async build(world) {
+      const action = await hiddenOwnerPost(world);
+      const appeal = await json(
+        await world.app.request({ method: 'POST', url: '/v1/appeals', token: world.owner.token, body: { actionId: action.id, note: 'Please' } }),
+        'appeal',
+      );
+      const second = await world.app.signup();
+      await json(
+        await world.app.request({ method: 'PUT', url: `/v1/admin/roles/${second.accountId}`, token: world.operator.token, body: { role: 'moderator' } }),
+        'second moderator',
+      );
+      return {
+        url: `/v1/admin/appeals/${appeal.data.id}`,
+        body: { decision: 'uphold', reason: 'The sweep upholds it' },
+        schemaBodies: true,
+        // The moderator who took the action does not decide its appeal.
+        outsiders: [...notModerators, { as: 'operator', status: 403 }],
+        snapshot: () => read(world, '/v1/admin/appeals', world.operator.token),
+        success: { as: { label: 'another moderator', token: second.token }, status: 200 },
       };
     },
   },

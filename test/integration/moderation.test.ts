@@ -218,3 +218,162 @@ describe('reports', () => {
     assert.match(refused.message, new RegExp(`${REPORTS_PER_HOUR} reports an hour`));
   });
 });
+
+describe('the queue, actions, the audit log and appeals', () => {
+  let admin: { token: string; accountId: string };
+  let moderator: { token: string; accountId: string };
+  let author: SocialUser;
+  let reporters: SocialUser[];
+  let postId: string;
+  let reportIds: string[];
+  const act = (token: string | null, body: unknown) => app.request({ method: 'POST', url: '/v1/admin/actions', token, body });
+
+  before(async () => {
+    admin = await app.signup();
+    moderator = await app.signup();
+    await command('grant', await emailOf(admin.token));
+    await command('grant', await emailOf(moderator.token), '--role', 'moderator');
+    author = await socialUser(app);
+    reporters = [await socialUser(app), await socialUser(app)];
+    postId = (await createPost(app, author.token, 'Totally not a scam')).id;
+    reportIds = [];
+    for (const [i, reporter] of reporters.entries())
+      reportIds.push((await report(reporter.token, { type: 'post', id: postId }, i === 0 ? 'spam' : 'abuse', 'a scam')).json().data.id);
+  });
+
+  it('moderator routes: 401 without a credential, 403 without a role, open to moderators and admins', async () => {
+    for (const [method, url] of [
+      ['GET', '/v1/admin/reports'],
+      ['POST', '/v1/admin/actions'],
+      ['GET', '/v1/admin/actions'],
+      ['GET', '/v1/admin/appeals'],
+      ['POST', '/v1/admin/appeals/x'],
+    ] as const) {
+      expectError(await app.request({ method, url, body: { junk: 1 } }), 401, 'UNAUTHORIZED');
+      expectError(await app.request({ method, url, token: author.token, body: { junk: 1 } }), 403, 'FORBIDDEN');
+    }
+    for (const token of [admin.token, moderator.token]) assert.equal((await app.request({ method: 'GET', url: '/v1/admin/actions', token })).statusCode, 200);
+  });
+
+  it('the queue groups open reports by subject, with how many reported it, why, and whose it is', async () => {
+    const queue = await app.request({ method: 'GET', url: '/v1/admin/reports?status=open&limit=100', token: moderator.token });
+    assert.equal(queue.statusCode, 200, queue.body);
+    const entry = (
+      queue.json().data as {
+        subject: { id: string; summary: string; exists: boolean };
+        reporters: number;
+        reasons: Record<string, number>;
+        owner: { accountId: string; createdAt: string };
+      }[]
+    ).find((e) => e.subject.id === postId)!;
+    assert.equal(entry.reporters, 2);
+    assert.deepEqual(entry.reasons, { spam: 1, abuse: 1 });
+    assert.equal(entry.subject.exists, true);
+    assert.match(entry.subject.summary, /Totally not a scam/);
+    assert.equal(entry.owner.accountId, author.accountId);
+    assert.ok(entry.owner.createdAt);
+    expectError(await app.request({ method: 'GET', url: '/v1/admin/reports?status=closed', token: moderator.token }), 400, 'BAD_REQUEST');
+  });
+
+  it('bad actions are 400, unknown subjects 404, wrong states 409', async () => {
+    const post = { type: 'post', id: postId };
+    expectError(await act(moderator.token, { action: 'hide', subject: post }), 400, 'BAD_REQUEST');
+    expectError(await act(moderator.token, { action: 'hide', subject: post, reason: '' }), 400, 'BAD_REQUEST');
+    expectError(await act(moderator.token, { action: 'hide', subject: post, reason: 'x'.repeat(1001) }), 400, 'BAD_REQUEST');
+    expectError(await act(moderator.token, { action: 'explode', subject: post, reason: 'why' }), 400, 'BAD_REQUEST');
+    expectError(await act(moderator.token, { action: 'suspend', subject: post, reason: 'why' }), 400, 'BAD_REQUEST');
+    expectError(
+      await act(moderator.token, { action: 'hide', subject: { type: 'post', id: '00000000-0000-4000-8000-000000000000' }, reason: 'why' }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(await act(moderator.token, { action: 'restore', subject: post, reason: 'why' }), 409, 'CONFLICT');
+    expectError(await act(moderator.token, { action: 'dismiss', subject: { type: 'account', id: admin.accountId }, reason: 'why' }), 409, 'CONFLICT');
+    const otherPost = (await createPost(app, author.token, 'Another post')).id;
+    expectError(await act(moderator.token, { action: 'hide', subject: { type: 'post', id: otherPost }, reason: 'why', reportIds }), 400, 'BAD_REQUEST');
+  });
+
+  it('hiding resolves the reports, tells the author why, and lands in the audit log', async () => {
+    const hidden = await act(moderator.token, { action: 'hide', subject: { type: 'post', id: postId }, reason: 'Scam links' });
+    assert.equal(hidden.statusCode, 201, hidden.body);
+    const action = hidden.json().data;
+    assert.deepEqual([action.action, action.moderatorId, action.subjectOwnerId, action.reason], ['hide', moderator.accountId, author.accountId, 'Scam links']);
+    assert.deepEqual([...action.reportIds].sort(), [...reportIds].sort());
+    expectError(await act(moderator.token, { action: 'hide', subject: { type: 'post', id: postId }, reason: 'again' }), 409, 'CONFLICT');
+
+    const mine = (await app.request({ method: 'GET', url: '/v1/reports', token: reporters[0]!.token })).json().data as { status: string; outcome: string }[];
+    assert.deepEqual([mine[0]!.status, mine[0]!.outcome], ['resolved', 'hide']);
+    const open = (await app.request({ method: 'GET', url: '/v1/admin/reports?limit=100', token: moderator.token })).json().data as {
+      subject: { id: string };
+    }[];
+    assert.ok(!open.some((e) => e.subject.id === postId));
+    const resolved = (await app.request({ method: 'GET', url: '/v1/admin/reports?status=resolved&limit=100', token: admin.token })).json().data as {
+      subject: { id: string; states: { state: string }[] };
+    }[];
+    assert.deepEqual(
+      resolved.find((e) => e.subject.id === postId)?.subject.states.map((s) => s.state),
+      ['hidden'],
+    );
+
+    const notices = (await app.request({ method: 'GET', url: '/v1/social/notifications', token: author.token })).json().notifications as {
+      type: string;
+      postId: string;
+      postBody: string;
+    }[];
+    const notice = notices.find((n) => n.type === 'moderation')!;
+    assert.equal(notice.postId, postId);
+    assert.match(notice.postBody, /hidden by the moderators\. Reason: Scam links/);
+
+    const log = (await app.request({ method: 'GET', url: `/v1/admin/actions?subjectType=post&subjectId=${postId}`, token: admin.token })).json().data as {
+      id: string;
+    }[];
+    assert.deepEqual(
+      log.map((a) => a.id),
+      [action.id],
+    );
+    expectError(await app.request({ method: 'GET', url: `/v1/admin/actions?subjectType=post`, token: admin.token }), 400, 'BAD_REQUEST');
+  });
+
+  it('the person concerned appeals once; another moderator decides; a reversal undoes the action', async () => {
+    const [action] = (await app.request({ method: 'GET', url: `/v1/admin/actions?subjectType=post&subjectId=${postId}`, token: admin.token })).json().data;
+    const appeal = (token: string, body: unknown) => app.request({ method: 'POST', url: '/v1/appeals', token, body });
+    expectError(await appeal(reporters[0]!.token, { actionId: action.id, note: 'Not mine but unfair' }), 404, 'NOT_FOUND');
+    expectError(await appeal(author.token, { actionId: action.id, note: '' }), 400, 'BAD_REQUEST');
+    const filed = await appeal(author.token, { actionId: action.id, note: 'It was a joke' });
+    assert.equal(filed.statusCode, 201, filed.body);
+    const appealId = filed.json().data.id;
+    expectError(await appeal(author.token, { actionId: action.id, note: 'Again' }), 409, 'CONFLICT');
+
+    const pending = (await app.request({ method: 'GET', url: '/v1/admin/appeals?status=open', token: moderator.token })).json().data as {
+      id: string;
+      action: { id: string };
+    }[];
+    assert.equal(pending.find((a) => a.id === appealId)?.action.id, action.id);
+    const decide = (token: string, body: unknown) => app.request({ method: 'POST', url: `/v1/admin/appeals/${appealId}`, token, body });
+    const own = expectError(await decide(moderator.token, { decision: 'reverse', reason: 'Fair' }), 403, 'FORBIDDEN');
+    assert.match(own.message, /another moderator/);
+    expectError(await decide(admin.token, { decision: 'maybe', reason: 'Hmm' }), 400, 'BAD_REQUEST');
+    expectError(
+      await app.request({ method: 'POST', url: '/v1/admin/appeals/no-such-appeal', token: admin.token, body: { decision: 'uphold', reason: 'x' } }),
+      404,
+      'NOT_FOUND',
+    );
+    const reversed = await decide(admin.token, { decision: 'reverse', reason: 'It was a joke indeed' });
+    assert.equal(reversed.statusCode, 200, reversed.body);
+    assert.equal(reversed.json().data.status, 'reversed');
+    assert.equal(reversed.json().data.reversal.action, 'restore');
+    expectError(await decide(admin.token, { decision: 'uphold', reason: 'Changed my mind' }), 409, 'CONFLICT');
+    const log = (await app.request({ method: 'GET', url: `/v1/admin/actions?subjectType=post&subjectId=${postId}`, token: admin.token })).json().data as {
+      action: string;
+    }[];
+    assert.deepEqual(
+      log.map((a) => a.action),
+      ['restore', 'hide'],
+    );
+    const notices = (await app.request({ method: 'GET', url: '/v1/social/notifications', token: author.token })).json().notifications as {
+      type: string;
+      postBody: string;
+    }[];
+    assert.match(notices[0]!.postBody, /restored by the moderators\. Reason: Appeal granted: It was a joke indeed/);
+  });
+});

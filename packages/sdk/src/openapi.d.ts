@@ -1785,6 +1785,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation queue: reports grouped by subject, with the owner and their history (moderators) */
+        get: operations["getV1AdminReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log of every moderation action, newest first (moderators) */
+        get: operations["getV1AdminActions"];
+        put?: never;
+        /** Take a moderation action, with the reason the person concerned is told (moderators) */
+        post: operations["postV1AdminActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Appeal a moderation action against you, once */
+        post: operations["postV1Appeals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Appeals, oldest first (moderators) */
+        get: operations["getV1AdminAppeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/appeals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide an appeal: uphold the action or reverse it (a moderator other than the one who took it) */
+        post: operations["postV1AdminAppealsById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7696,7 +7782,7 @@ export interface operations {
                     "application/json": {
                         notifications: {
                             id: string;
-                            type: "like" | "reply" | "follow" | "repost" | "mention";
+                            type: "like" | "reply" | "follow" | "repost" | "mention" | "moderation";
                             read: boolean;
                             postId: string | null;
                             commentId: string | null;
@@ -9840,6 +9926,433 @@ export interface operations {
                         data: {
                             id: string;
                             status: "open" | "resolved";
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminReports: {
+        parameters: {
+            query?: {
+                status?: "open" | "resolved";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            subject: {
+                                type: "post" | "comment" | "agent" | "account";
+                                id: string;
+                                exists: boolean;
+                                summary: string | null;
+                                states: {
+                                    state: "hidden" | "limited" | "suspended" | "delisted";
+                                    reason: string;
+                                    since: string;
+                                }[];
+                            };
+                            /** @description How many accounts reported it */
+                            reporters: number;
+                            reasons: {
+                                [key: string]: number;
+                            };
+                            reports: {
+                                id: string;
+                                reporterId: string;
+                                reason: "spam" | "abuse" | "impersonation" | "unsafe" | "illegal" | "other";
+                                note: string | null;
+                                createdAt: string;
+                            }[];
+                            /** @description Whose it is, and their history */
+                            owner: {
+                                accountId: string;
+                                createdAt: string | null;
+                                earlierActions: {
+                                    id: string;
+                                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                    subject: {
+                                        type: "post" | "comment" | "agent" | "account";
+                                        id: string;
+                                    };
+                                    /** @description The person answerable for the subject when the action was taken */
+                                    subjectOwnerId: string | null;
+                                    moderatorId: string;
+                                    reason: string;
+                                    reportIds: string[];
+                                    createdAt: string;
+                                }[];
+                            } | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminActions: {
+        parameters: {
+            query?: {
+                subjectType?: "post" | "comment" | "agent" | "account";
+                subjectId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                            subject: {
+                                type: "post" | "comment" | "agent" | "account";
+                                id: string;
+                            };
+                            /** @description The person answerable for the subject when the action was taken */
+                            subjectOwnerId: string | null;
+                            moderatorId: string;
+                            reason: string;
+                            reportIds: string[];
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AdminActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                    subject: {
+                        type: "post" | "comment" | "agent" | "account";
+                        /** @description The post, comment or agent id; an account by its account id */
+                        id: string;
+                    };
+                    /** @description Why, in words the person concerned will read */
+                    reason: string;
+                    reportIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                            subject: {
+                                type: "post" | "comment" | "agent" | "account";
+                                id: string;
+                            };
+                            /** @description The person answerable for the subject when the action was taken */
+                            subjectOwnerId: string | null;
+                            moderatorId: string;
+                            reason: string;
+                            reportIds: string[];
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1Appeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    actionId: string;
+                    /** @description Why, in words the person concerned will read */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            actionId: string;
+                            appellantId: string;
+                            note: string;
+                            status: "open" | "upheld" | "reversed";
+                            createdAt: string;
+                            decidedBy: string | null;
+                            decidedAt: string | null;
+                            decisionReason: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminAppeals: {
+        parameters: {
+            query?: {
+                status?: "open" | "upheld" | "reversed";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            actionId: string;
+                            appellantId: string;
+                            note: string;
+                            status: "open" | "upheld" | "reversed";
+                            createdAt: string;
+                            decidedBy: string | null;
+                            decidedAt: string | null;
+                            decisionReason: string | null;
+                            action: {
+                                id: string;
+                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                subject: {
+                                    type: "post" | "comment" | "agent" | "account";
+                                    id: string;
+                                };
+                                /** @description The person answerable for the subject when the action was taken */
+                                subjectOwnerId: string | null;
+                                moderatorId: string;
+                                reason: string;
+                                reportIds: string[];
+                                createdAt: string;
+                            } | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AdminAppealsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    decision: "uphold" | "reverse";
+                    /** @description Why, in words the person concerned will read */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            actionId: string;
+                            appellantId: string;
+                            note: string;
+                            status: "open" | "upheld" | "reversed";
+                            createdAt: string;
+                            decidedBy: string | null;
+                            decidedAt: string | null;
+                            decisionReason: string | null;
+                            reversal: {
+                                id: string;
+                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                subject: {
+                                    type: "post" | "comment" | "agent" | "account";
+                                    id: string;
+                                };
+                                /** @description The person answerable for the subject when the action was taken */
+                                subjectOwnerId: string | null;
+                                moderatorId: string;
+                                reason: string;
+                                reportIds: string[];
+                                createdAt: string;
+                            } | null;
                         };
                     };
                 };

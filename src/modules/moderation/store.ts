@@ -3,7 +3,8 @@ import { ownTables } from '../../db/tables.ts';
 import type { AccountStandingReadModel } from '../auth/index.ts';
 import type { PostAuthorsReadModel } from '../social/index.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
-import type { ModerationState, ModerationTables, ReportsTable, SubjectType } from './tables.ts';
+import type { Kysely } from 'kysely';
+import type { AppealsTable, ModerationActionsTable, ModerationState, ModerationTables, ReportsTable, SubjectType } from './tables.ts';
 
 /** A subject as moderation sees it: whose it is, and what is in force on it. */
 export interface SubjectRecord {
@@ -123,6 +124,127 @@ export function createModerationStore(database: Db) {
         .limit(limit + 1)
         .offset(offset)
         .execute(),
+
+    openReportsOf: (type: SubjectType, id: string) =>
+      db.selectFrom('reports').selectAll().where('subject_type', '=', type).where('subject_id', '=', id).where('status', '=', 'open').execute(),
+
+    reportsByIds: (ids: readonly string[]) =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : db
+            .selectFrom('reports')
+            .selectAll()
+            .where('id', 'in', [...ids])
+            .execute(),
+
+    /** Subjects with reports of `status`, oldest first report first, a page of them. */
+    reportedSubjects: (status: 'open' | 'resolved', limit: number, offset: number) =>
+      db
+        .selectFrom('reports')
+        .select(['subject_type', 'subject_id', (eb) => eb.fn.min('created_at').as('first_at')])
+        .where('status', '=', status)
+        .groupBy(['subject_type', 'subject_id'])
+        .orderBy('first_at', status === 'open' ? 'asc' : 'desc')
+        .orderBy('subject_id')
+        .limit(limit + 1)
+        .offset(offset)
+        .execute(),
+
+    reportsAbout: (type: SubjectType, id: string, status: 'open' | 'resolved') =>
+      db
+        .selectFrom('reports')
+        .selectAll()
+        .where('subject_type', '=', type)
+        .where('subject_id', '=', id)
+        .where('status', '=', status)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(500)
+        .execute(),
+
+    /** Earlier actions against what a person answers for, newest first. */
+    actionsAgainst: (ownerPersonId: string, limit: number) =>
+      db
+        .selectFrom('moderation_actions')
+        .selectAll()
+        .where('subject_owner_id', '=', ownerPersonId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute(),
+
+    findAction: (id: string) => db.selectFrom('moderation_actions').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    actions: (limit: number, offset: number, subject?: { type: SubjectType; id: string }) => {
+      let query = db.selectFrom('moderation_actions').selectAll();
+      if (subject) query = query.where('subject_type', '=', subject.type).where('subject_id', '=', subject.id);
+      return query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .offset(offset)
+        .execute();
+    },
+
+    /**
+     * Records an action, with what it leaves in force (`set`) or ends (`clear`), and resolves the
+     * reports it answers: one transaction, so the audit log never misses an action that took effect.
+     */
+    record: (action: ModerationActionsTable, change: { set?: ModerationState; clear?: ModerationState }, resolveIds: readonly string[]) =>
+      db.transaction().execute(async (trx) => {
+        const tx = trx as unknown as Kysely<ModerationTables>;
+        await tx.insertInto('moderation_actions').values(action).execute();
+        if (change.set) {
+          await tx
+            .deleteFrom('moderation_states')
+            .where('subject_type', '=', action.subject_type)
+            .where('subject_id', '=', action.subject_id)
+            .where('state', '=', change.set)
+            .execute();
+          await tx
+            .insertInto('moderation_states')
+            .values({
+              subject_type: action.subject_type,
+              subject_id: action.subject_id,
+              state: change.set,
+              action_id: action.id,
+              reason: action.reason,
+              since: action.created_at,
+            })
+            .execute();
+        }
+        if (change.clear)
+          await tx
+            .deleteFrom('moderation_states')
+            .where('subject_type', '=', action.subject_type)
+            .where('subject_id', '=', action.subject_id)
+            .where('state', '=', change.clear)
+            .execute();
+        if (resolveIds.length > 0)
+          await tx
+            .updateTable('reports')
+            .set({ status: 'resolved', resolved_at: action.created_at, action_id: action.id })
+            .where('id', 'in', [...resolveIds])
+            .where('status', '=', 'open')
+            .execute();
+      }),
+
+    insertAppeal: (row: AppealsTable) => db.insertInto('appeals').values(row).execute(),
+    appealOfAction: (actionId: string) => db.selectFrom('appeals').selectAll().where('action_id', '=', actionId).executeTakeFirst(),
+    findAppeal: (id: string) => db.selectFrom('appeals').selectAll().where('id', '=', id).executeTakeFirst(),
+    appeals: (status: AppealsTable['status'] | undefined, limit: number, offset: number) => {
+      let query = db.selectFrom('appeals').selectAll();
+      if (status) query = query.where('status', '=', status);
+      return query
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit + 1)
+        .offset(offset)
+        .execute();
+    },
+    /** Decides an open appeal; false when another moderator decided it first. */
+    decideAppeal: async (id: string, decision: { status: 'upheld' | 'reversed'; decided_by: string; decided_at: string; decision_reason: string }) =>
+      Number((await db.updateTable('appeals').set(decision).where('id', '=', id).where('status', '=', 'open').executeTakeFirst()).numUpdatedRows) === 1,
   };
 }
 

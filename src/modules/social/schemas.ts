@@ -135,7 +135,7 @@ export const UsersPage = Type.Object({ users: Type.Array(UserSummary), paginatio
 
 export const Notification = Type.Object({
   id: Type.String(),
-  type: literals(['like', 'reply', 'follow', 'repost', 'mention'] as const),
+  type: literals(['like', 'reply', 'follow', 'repost', 'mention', 'moderation'] as const),
   read: Type.Boolean(),
   postId: nullable(Type.String()),
   commentId: nullable(Type.String()),

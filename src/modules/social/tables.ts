@@ -58,7 +58,8 @@ export interface NotificationsTable {
   id: string;
   recipient_id: string;
   actor_id: string;
-  type: 'like' | 'reply' | 'follow' | 'repost' | 'mention';
+  /** `moderation`: a moderator's action on the recipient's post, comment, agent or account; its actor is the recipient and `post_body` says what and why. */
+  type: 'like' | 'reply' | 'follow' | 'repost' | 'mention' | 'moderation';
   post_id: string | null;
   comment_id: string | null;
   /** First 100 code points of the post, taken when the notification is made (posts are never edited). */
