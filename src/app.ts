@@ -284,8 +284,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   // Each module hooks its part of deleting an account below, once it exists (docs/security.md).
   const accountDeletion = createAccountDeletion();
+  const moderationStore = createModerationStore(database.db);
   const auth = createAuthService({
     accountDeletion,
+    suspensionOf: moderationStore.suspensionOf,
     store: authStore,
     clock,
     sessionTtlHours: config.sessionTtlHours,
@@ -459,7 +461,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const agentListingChanged = async (_agentId: string, _listed: boolean, _action: ModerationAction): Promise<void> => {};
   const moderation = createModerationService({
     roles: createRolesStore(database.db),
-    store: createModerationStore(database.db),
+    store: moderationStore,
     clock,
     agentFor: async (id, reader) => {
       const agent = reader === 'all' ? await registry.findAgent(id) : await registry.visibleAgent(id, reader);
@@ -473,6 +475,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         text,
       ),
     applied: async (action) => {
+      // A suspension holds from the next request on every node: no node may answer from a cached credential.
+      if (action.action === 'suspend') await principals.forgetAccount(action.subject.id);
       if (action.action === 'delist' || action.action === 'relist') await agentListingChanged(action.subject.id, action.action === 'relist', action);
     },
   });

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { runAdminCommand } from '../../src/modules/moderation/index.ts';
-import { expectError, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { expectError, signupPassword, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
 import { processDatabase } from '../helpers/processes.ts';
 import { registerAgent } from '../helpers/agents.ts';
 import { comment, createPost, socialUser, type SocialUser } from '../helpers/social.ts';
@@ -21,7 +21,7 @@ const command = (...args: string[]) => runAdminCommand(args, app.database.db, ap
 const emailOf = async (token: string) => (await app.request({ method: 'GET', url: '/v1/auth/account', token })).json().data.email as string;
 
 before(async () => {
-  app = await startTestApp({ REPORTS_PER_ACCOUNT_PER_HOUR: String(REPORTS_PER_HOUR) });
+  app = await startTestApp({ REPORTS_PER_ACCOUNT_PER_HOUR: String(REPORTS_PER_HOUR), CREDENTIAL_RATE_LIMIT_MAX: '10000' });
 });
 after(() => app?.close());
 
@@ -375,5 +375,45 @@ describe('the queue, actions, the audit log and appeals', () => {
       postBody: string;
     }[];
     assert.match(notices[0]!.postBody, /restored by the moderators\. Reason: Appeal granted: It was a joke indeed/);
+  });
+});
+
+describe('what actions do', () => {
+  let moderator: { token: string; accountId: string };
+  before(async () => {
+    moderator = await app.signup();
+    await command('grant', await emailOf(moderator.token), '--role', 'moderator');
+  });
+  const act = (body: unknown) => app.request({ method: 'POST', url: '/v1/admin/actions', token: moderator.token, body });
+
+  it("a suspended account's sessions and keys, and its agents' keys, answer 401 ACCOUNT_SUSPENDED from the next request; login says so", async () => {
+    const person = await app.signup();
+    const email = await emailOf(person.token);
+    const personKey = (await app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'k' } })).json().data.key as string;
+    const agent = await registerAgent(app, person.token);
+    const agentKey = await agentKeyOf(person.token, agent.id);
+    // Used once each first, so each is in the credential cache when the suspension comes.
+    for (const token of [person.token, personKey, agentKey])
+      assert.equal((await app.request({ method: 'GET', url: '/v1/auth/account', token })).statusCode, 200);
+
+    const suspended = await act({ action: 'suspend', subject: { type: 'account', id: person.accountId }, reason: 'Spam network' });
+    assert.equal(suspended.statusCode, 201, suspended.body);
+    for (const token of [person.token, personKey, agentKey]) {
+      const refused = expectError(await app.request({ method: 'GET', url: '/v1/auth/account', token }), 401, 'ACCOUNT_SUSPENDED');
+      assert.match(refused.message, /suspended by the moderators: Spam network/);
+    }
+    const login = expectError(
+      await app.request({ method: 'POST', url: '/v1/auth/login', body: { email, password: signupPassword } }),
+      401,
+      'ACCOUNT_SUSPENDED',
+    );
+    assert.match(login.message, /Spam network/);
+    // A wrong password learns nothing about the suspension.
+    expectError(await app.request({ method: 'POST', url: '/v1/auth/login', body: { email, password: 'wrong password!' } }), 401, 'UNAUTHORIZED');
+
+    assert.equal((await act({ action: 'unsuspend', subject: { type: 'account', id: person.accountId }, reason: 'Cleared' })).statusCode, 201);
+    for (const token of [person.token, personKey, agentKey])
+      assert.equal((await app.request({ method: 'GET', url: '/v1/auth/account', token })).statusCode, 200);
+    assert.equal((await app.request({ method: 'POST', url: '/v1/auth/login', body: { email, password: signupPassword } })).statusCode, 200);
   });
 });

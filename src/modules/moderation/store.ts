@@ -74,6 +74,20 @@ export function createModerationStore(database: Db) {
 
     personOf,
 
+    /** The reason one of the accounts is suspended, or null: read on every credential look-up that misses the cache. */
+    suspensionOf: async (accountIds: readonly string[]) =>
+      accountIds.length === 0
+        ? null
+        : ((
+            await db
+              .selectFrom('moderation_states')
+              .select('reason')
+              .where('subject_type', '=', 'account')
+              .where('subject_id', 'in', [...accountIds])
+              .where('state', '=', 'suspended')
+              .executeTakeFirst()
+          )?.reason ?? null),
+
     accountAge: async (accountId: string) =>
       (await db.selectFrom('accounts').select('created_at').where('id', '=', accountId).executeTakeFirst())?.created_at ?? null,
 
