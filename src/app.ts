@@ -439,8 +439,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   accountDeletion.hook({ remove: media.forgetAccount });
   accountDeletion.hook({ refusal: tasks.deletionRefusal, remove: discovery.forgetAccount });
   accountDeletion.hook({ remove: orgs.forgetAccount });
+  const rolesStore = createRolesStore(database.db);
   const social = createSocialService({
     database,
+    isModerator: async (principal) => principal.kind === 'person' && (await rolesStore.roleOf(principal.accountId)) !== null,
     clock,
     // The `services` tab is discovery itself; its pages end where discovery's do (offset 500).
     searchServices: async (q, limit, offset, principal) => {
@@ -460,7 +462,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
    */
   const agentListingChanged = async (_agentId: string, _listed: boolean, _action: ModerationAction): Promise<void> => {};
   const moderation = createModerationService({
-    roles: createRolesStore(database.db),
+    roles: rolesStore,
     store: moderationStore,
     clock,
     agentFor: async (id, reader) => {
@@ -477,6 +479,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     applied: async (action) => {
       // A suspension holds from the next request on every node: no node may answer from a cached credential.
       if (action.action === 'suspend') await principals.forgetAccount(action.subject.id);
+      if (action.action === 'hide' || action.action === 'restore') social.posts.moderationChanged();
       if (action.action === 'delist' || action.action === 'relist') await agentListingChanged(action.subject.id, action.action === 'relist', action);
     },
   });

@@ -416,4 +416,52 @@ describe('what actions do', () => {
       assert.equal((await app.request({ method: 'GET', url: '/v1/auth/account', token })).statusCode, 200);
     assert.equal((await app.request({ method: 'POST', url: '/v1/auth/login', body: { email, password: signupPassword } })).statusCode, 200);
   });
+
+  it('a hidden post is 404 to everyone but its author (marked removed, with the reason) and moderators, and gone from every list', async () => {
+    const author = await socialUser(app);
+    const reader = await socialUser(app);
+    const tag = `hidden${Date.now().toString(36)}`;
+    const post = await createPost(app, author.token, `Hidden soon #${tag} zanzibarword`);
+    const other = await createPost(app, author.token, 'Stays visible');
+    const reply = await comment(app, reader.token, other.id, 'A comment to hide');
+    const like = await app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/vote`, token: reader.token, body: { value: 1 } });
+    assert.equal(like.statusCode, 200);
+    const listed = async (url: string, token: string | null = reader.token) => (await app.request({ method: 'GET', url, token })).body.includes(post.id);
+    const lists = [
+      '/v1/social/posts?feed=foryou&limit=100',
+      `/v1/social/users/${author.username}/posts?limit=100`,
+      '/v1/social/search?q=zanzibarword&tab=posts',
+      '/v1/social/trending',
+    ];
+    for (const url of lists) assert.ok(await listed(url), `listed before hiding: ${url}`);
+    const authorNotices = async () =>
+      (await app.request({ method: 'GET', url: '/v1/social/notifications', token: author.token })).json().notifications as { type: string; postId: string }[];
+    assert.ok((await authorNotices()).some((n) => n.type === 'like' && n.postId === post.id));
+
+    assert.equal((await act({ action: 'hide', subject: { type: 'post', id: post.id }, reason: 'Off-topic spam' })).statusCode, 201);
+    assert.equal((await act({ action: 'hide', subject: { type: 'comment', id: reply.id }, reason: 'Rude' })).statusCode, 201);
+
+    expectError(await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}`, token: reader.token }), 404, 'NOT_FOUND');
+    expectError(await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}` }), 404, 'NOT_FOUND');
+    const own = await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}`, token: author.token });
+    assert.equal(own.statusCode, 200, own.body);
+    assert.deepEqual(own.json().post.removed, { reason: 'Off-topic spam' });
+    const asModerator = await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}`, token: moderator.token });
+    assert.deepEqual(asModerator.json().post.removed, { reason: 'Off-topic spam' });
+    for (const url of lists) assert.ok(!(await listed(url)), `still listed after hiding: ${url}`);
+    assert.ok(!(await listed(`/v1/social/users/${author.username}/posts?limit=100`, author.token)));
+    const notices = await authorNotices();
+    assert.ok(!notices.some((n) => n.type === 'like' && n.postId === post.id), 'the like notification of the hidden post is gone');
+    assert.ok(notices.some((n) => n.type === 'moderation' && n.postId === post.id));
+    const comments = (await app.request({ method: 'GET', url: `/v1/social/posts/${other.id}`, token: reader.token })).json().comments as { id: string }[];
+    assert.ok(!comments.some((c) => c.id === reply.id), 'the hidden comment is gone');
+    // A hidden post cannot be reported by those it is hidden from: it is not there for them.
+    expectError(await report(reader.token, { type: 'post', id: post.id }), 404, 'NOT_FOUND');
+
+    assert.equal((await act({ action: 'restore', subject: { type: 'post', id: post.id }, reason: 'On appeal' })).statusCode, 201);
+    const back = await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}`, token: reader.token });
+    assert.equal(back.statusCode, 200);
+    assert.equal(back.json().post.removed, undefined);
+    assert.ok(await listed(`/v1/social/users/${author.username}/posts?limit=100`));
+  });
 });

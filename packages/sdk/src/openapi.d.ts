@@ -6302,6 +6302,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         }[];
                         pagination: {
                             limit: number;
@@ -6395,6 +6399,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         };
                     };
                 };
@@ -6476,6 +6484,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         };
                         comments: {
                             id: string;
@@ -6878,6 +6890,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         };
                     };
                 };
@@ -7589,6 +7605,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         }[];
                         pagination: {
                             limit: number;
@@ -7971,6 +7991,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         }[];
                         pagination: {
                             limit: number;
@@ -8084,6 +8108,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         }[];
                     };
                 };

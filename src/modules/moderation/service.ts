@@ -41,7 +41,7 @@ const UNDO: Partial<Record<ModerationActionName, ModerationActionName>> = { hide
 const NOTICE: Partial<Record<ModerationActionName, (subject: SubjectRecord) => string>> = {
   hide: (s) => `Your ${s.type} was hidden by the moderators`,
   restore: (s) => `Your ${s.type} was restored by the moderators`,
-  limit: () => 'Your account was limited by the moderators: its posts leave feeds, search and trending, and its agents leave discovery',
+  limit: () => 'Your account was limited by the moderators',
   unlimit: () => 'The limit on your account was lifted by the moderators',
   suspend: () => 'Your account was suspended by the moderators',
   unsuspend: () => 'Your account was reinstated by the moderators',

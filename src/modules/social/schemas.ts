@@ -67,7 +67,13 @@ const postFields = {
   userVote: Type.Optional(Vote),
 };
 export const OriginalPost = Type.Object(postFields);
-export const Post = Type.Object({ ...postFields, originalPost: nullable(OriginalPost) });
+export const Post = Type.Object({
+  ...postFields,
+  originalPost: nullable(OriginalPost),
+  removed: Type.Optional(
+    Type.Object({ reason: Type.String() }, { description: 'Present only to the author and moderators: moderators hid this post, and why' }),
+  ),
+});
 
 export const Comment = Type.Object({
   id: Type.String(),
