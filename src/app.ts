@@ -48,7 +48,7 @@ import {
   createSignatureVerifier,
   registerReceiptsRoutes,
 } from './modules/receipts/index.ts';
-import { createTransparencyLog, registerTlogRoutes } from './modules/tlog/index.ts';
+import { createLogSequencer, createTransparencyLog, registerTlogRoutes, type LogSequencer } from './modules/tlog/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import {
   createAgentFeed,
@@ -143,6 +143,8 @@ export interface AgentryApp {
   trustEvidenceSweep: EvidenceSweep;
   /** Puts verified receipts into the receipt log; tests `drain()` it instead of waiting for a pass. */
   receiptSequencer: ReceiptSequencer;
+  /** Puts agent lifecycle events into the registry log; tests `drain()` it instead of waiting for a pass. */
+  registrySequencer: LogSequencer;
   /** The webhook outbox worker; tests await its `settled()` to know a pass has run. */
   deliveryWorker: DeliveryWorker;
   /** The Stripe transfer worker, when Stripe is configured. */
@@ -226,8 +228,18 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock,
     signer: config.receiptLog.signer,
   });
+  // The agent lifecycle log: signed with the same operator key, when one is given.
+  const registryLog = createTransparencyLog({
+    database: database.db,
+    dialect: database.dialect,
+    name: 'registry',
+    publicUrl: config.publicUrl,
+    secrets,
+    clock,
+    signer: config.receiptLog.signer,
+  });
   // A log whose signing key cannot be settled stops the start, before anything else is opened.
-  await receiptLog.start().catch(async (error: unknown) => {
+  await Promise.all([receiptLog.start(), registryLog.start()]).catch(async (error: unknown) => {
     await database.close();
     throw error;
   });
@@ -274,6 +286,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     manifests: createManifestImporter(outbound),
     secrets,
     endpointRefusal: (url) => knownRefusal(url, config.allowPrivateEndpoints),
+    registryLog,
+  });
+  // Few events and small ones: this sequencer runs on the event loop on both databases.
+  const registrySequencer = createLogSequencer({
+    database: database.db,
+    log: registryLog,
+    queue: { unlogged: registryStore.unloggedEvents, markLogged: registryStore.markEventsLogged },
+    batchSize: config.receiptLog.batchSize,
+    intervalMs: config.receiptLog.intervalMs,
+    onError: (error) => log?.error({ err: error }, 'registry log: a sequencing pass failed; the next pass retries'),
   });
   const { agentAccounts } = registry;
   const loginThrottle = createLoginThrottle({
@@ -332,7 +354,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     sequenceIntervalMs: config.receiptLog.intervalMs,
     onIngested: (verified) => {
       metrics.receiptIngested(verified);
-      if (verified) receiptSequencer.receiptStored();
+      if (verified) receiptSequencer.entryQueued();
     },
     // A bound outcome is a verdict on the task, as a rating is: tasks tells discovery (completed work).
     onTaskBoundOutcome: ({ taskId, outcome }) =>
@@ -564,7 +586,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerCatalogRoutes(server);
   registerDiscoveryRoutes(server, discovery);
   registerReceiptsRoutes(server, receipts);
-  registerTlogRoutes(server, [receiptLog]);
+  registerTlogRoutes(server, [receiptLog, registryLog]);
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
   registerEventsRoutes(server, events, auth.authenticator);
@@ -669,6 +691,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await signatureVerifier.close();
     await evidenceSweep.stop();
     await receiptSequencer.close();
+    await registrySequencer.close();
     await receiptsStore.close();
     await discovery.close();
     await signals.close();
@@ -684,6 +707,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   transfers?.start();
   evidenceSweep.start();
   receiptSequencer.start();
+  registrySequencer.start();
   events.start();
   backups?.start();
 
@@ -697,6 +721,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     discovery,
     trustEvidenceSweep: evidenceSweep,
     receiptSequencer,
+    registrySequencer,
     deliveryWorker: deliveries,
     transferWorker: transfers,
     events,

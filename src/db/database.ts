@@ -5,6 +5,7 @@ import {
   CompiledQuery,
   Kysely,
   Migrator,
+  PostgresAdapter,
   PostgresDialect,
   SqliteDialect,
   SqliteDriver,
@@ -12,6 +13,7 @@ import {
   type DatabaseConnection,
   type Dialect,
   type KyselyConfig,
+  type MigrationLockOptions,
   type SqliteDialectConfig,
   type Transaction,
 } from 'kysely';
@@ -218,5 +220,30 @@ function openPostgres(options: DatabaseOptions, schema: string, log: KyselyConfi
   // the same error, and a client in use has no pool listener. The query's own rejection reports it.
   pool.on('connect', (client) => client.on('error', () => {}));
   made(pool);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
+  return new Kysely<Database>({ dialect: new SchemaMigrationLockDialect({ pool }), ...(log ? { log } : {}) });
+}
+
+/** The first key of the two-key advisory lock a schema's migrations take; the second is the schema's hash. */
+const MIGRATION_LOCK_CLASS = 20_261_129;
+
+/**
+ * Kysely's PostgreSQL migrations take one advisory lock for the whole database, so migrating one
+ * schema waits for every other schema's migrations. Nodes of one instance share a schema and must
+ * still migrate one at a time; instances (or test apps) in other schemas of the same database need
+ * not wait for each other. The lock is therefore per schema.
+ */
+class SchemaMigrationLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_CLASS}::int4, hashtext(${options.lockTableSchema ?? 'public'}))`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    await sql`select pg_advisory_unlock(${MIGRATION_LOCK_CLASS}::int4, hashtext(${options.lockTableSchema ?? 'public'}))`.execute(db);
+  }
+}
+
+class SchemaMigrationLockDialect extends PostgresDialect {
+  override createAdapter(): SchemaMigrationLockAdapter {
+    return new SchemaMigrationLockAdapter();
+  }
 }

@@ -57,14 +57,24 @@ export const sharedSentenceEncoder = (): SentenceEncoder => (encoder ??= createS
 /**
  * Kysely's migrator looks for its table by scanning every schema of the database with
  * has_schema_privilege(name), which fails when another test process drops its schema during the
- * scan. Test processes therefore never migrate while another one drops a schema.
+ * scan. Migrations therefore hold this lock shared (many test processes migrate their own schemas
+ * at once) and a schema is dropped only while holding it alone (`dropTestSchema`).
  */
 const SCHEMA_LOCK = 7_2026;
 export async function withSchemaLock<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withLock(url, 'pg_advisory_lock_shared', work);
+}
+
+/** Drops a test schema, when no test process is migrating (see withSchemaLock). */
+export async function dropTestSchema(url: string, schema: string): Promise<void> {
+  await withLock(url, 'pg_advisory_lock', async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+}
+
+async function withLock<T>(url: string, lock: 'pg_advisory_lock' | 'pg_advisory_lock_shared', work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK]);
+    await client.query(`SELECT ${lock}($1)`, [SCHEMA_LOCK]);
     return await work(client);
   } finally {
     await client.end();
@@ -82,7 +92,7 @@ export async function openTestDatabase(): Promise<{ handle: DatabaseHandle; migr
       migrate: (through) => withSchemaLock(url, async () => void (await handle.migrate(through))),
       async close() {
         await handle.close();
-        await withSchemaLock(url, async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+        await dropTestSchema(url, schema);
       },
     };
   }
@@ -131,10 +141,7 @@ async function startApp(
     databaseUrl = testDatabaseUrl;
     databaseSchema = `t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
     const schema = databaseSchema;
-    cleanup = () =>
-      withSchemaLock(testDatabaseUrl, async (client) => {
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      });
+    cleanup = () => dropTestSchema(testDatabaseUrl, schema);
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'agentry-test-'));
     databaseUrl = `sqlite:${join(dir, 'test.db')}`;

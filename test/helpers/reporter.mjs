@@ -3,6 +3,8 @@
  * their seconds and the suite's total, so a slow addition shows in the next run's log. Plain
  * JavaScript because node loads reporters before any --import hook applies to them.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import process from 'node:process';
 import { Readable } from 'node:stream';
 import { spec, tap } from 'node:test/reporters';
@@ -11,13 +13,26 @@ const SHOWN = 15;
 
 export default async function* reporter(source) {
   const started = Date.now();
-  /** Each test file's own time, from the event node sends when the file's process has ended. */
+  /**
+   * Each test file's own time: for a file run in a process of its own, the event node sends when the
+   * process has ended; for a file run in a group process (test/helpers/run-tests.ts), what the group
+   * wrote for it.
+   */
   const fileSeconds = new Map();
+  const groupsDir = process.env.AGENTRY_TEST_GROUPS_DIR;
+  const inGroup = (file) => groupsDir !== undefined && file.startsWith(groupsDir);
   async function* recording() {
     for await (const event of source) {
       const { file, name, details } = event.data ?? {};
-      if (event.type === 'test:complete' && file && name === file && details?.duration_ms !== undefined) fileSeconds.set(file, details.duration_ms / 1000);
+      if (event.type === 'test:complete' && file && name === file && !inGroup(file) && details?.duration_ms !== undefined)
+        fileSeconds.set(file, details.duration_ms / 1000);
       yield event;
+    }
+    if (groupsDir === undefined) return;
+    const times = readFileSync(join(groupsDir, 'file-seconds.jsonl'), { encoding: 'utf8', flag: 'a+' });
+    for (const line of times.split('\n').filter(Boolean)) {
+      const { file, seconds } = JSON.parse(line);
+      fileSeconds.set(join(process.cwd(), file), seconds);
     }
   }
   if (process.stdout.isTTY) yield* Readable.from(recording()).pipe(new spec());

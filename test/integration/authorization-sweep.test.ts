@@ -520,6 +520,9 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /.tlog/keys': { public: "the receipt log's verifier keys" },
   'GET /.tlog/receipts/checkpoint': { public: "the receipt log's signed checkpoint" },
   'GET /.tlog/receipts/tile/*': { public: "the receipt log's tiles and entries" },
+  'GET /v1/log/registry/consistency': { public: 'the registry log is public: anyone may check it' },
+  'GET /.tlog/registry/checkpoint': { public: "the registry log's signed checkpoint" },
+  'GET /.tlog/registry/tile/*': { public: "the registry log's tiles and entries (a private agent's entries carry its id only)" },
   'GET /v1/social/users/:username/following': { public: 'whom a profile follows: public, as its following count is' },
   'POST /v1/payments/stripe/webhook': { public: 'Stripe-Signature over the raw body is the credential' },
 
@@ -956,6 +959,27 @@ const FIXTURES: Record<string, Fixture> = {
           { as: 'member', status: 404 },
           { as: 'stranger', status: 404, url: `/v1/agents/${orgAgent.id}` },
           { as: 'anonymous', status: 404, url: `/v1/agents/${orgAgent.id}` },
+        ],
+        snapshot,
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'GET /v1/agents/:id/history': {
+    async build(world) {
+      const { privateAgent, snapshot } = await ownerAgents(world);
+      const org = await newOrg(world, false);
+      const orgAgent = await registerAgent(world.app, world.owner.token, { visibility: 'org', orgId: org.id });
+      return {
+        url: `/v1/agents/${privateAgent.id}/history`,
+        anonymous: 404,
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'ownerAgentKey', status: 404 },
+          { as: 'member', status: 404 },
+          { as: 'stranger', status: 404, url: `/v1/agents/${orgAgent.id}/history` },
+          { as: 'anonymous', status: 404, url: `/v1/agents/${orgAgent.id}/history` },
         ],
         snapshot,
         success: { as: 'owner', status: 200 },
@@ -2141,6 +2165,9 @@ async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Prom
   // may change anything on the cookie of the very person whose credential would succeed.
   const successCookie = typeof testCase.success.as === 'string' ? world.browserCookies.get(testCase.success.as) : undefined;
   if (route.method === 'GET' && route.auth !== 'none' && successCookie !== undefined) {
+    // Earlier calls' agent events reach the registry log on its sequencer's own timer: log them
+    // first, so that only the GET itself can change what is stored.
+    await world.app.registrySequencer.drain();
     const before = await databaseFingerprint(world.app.database);
     const response = await send({ url: testCase.success.url, body: testCase.success.body, headers: { ...testCase.success.headers, cookie: successCookie } });
     checks++;

@@ -10,7 +10,7 @@ import { buildApp, type AgentryApp } from '../../src/app.ts';
 import { BACKGROUND_JOBS, type BackgroundJob } from '../../src/db/background-passes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { migrationNames } from '../../src/db/migrations/index.ts';
-import { TEST_SECRETS_KEY, testDatabaseUrl, withSchemaLock } from '../helpers/app.ts';
+import { TEST_SECRETS_KEY, testDatabaseUrl, withSchemaLock, dropTestSchema } from '../helpers/app.ts';
 import { startStripeStandIn } from '../helpers/stripe-stand-in.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -105,7 +105,7 @@ describe('background work on three nodes', () => {
     } finally {
       for (const node of nodes) await node.close().catch(() => {});
       await stripe.close();
-      await withSchemaLock(url, async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+      await dropTestSchema(url, schema);
     }
   });
 });

@@ -17,7 +17,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { latestMigration, migrationNames } from '../../src/db/migrations/index.ts';
-import { TEST_SECRETS_KEY, testDatabaseUrl, withSchemaLock } from '../helpers/app.ts';
+import { TEST_SECRETS_KEY, testDatabaseUrl, withSchemaLock, dropTestSchema } from '../helpers/app.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -35,7 +35,7 @@ async function sharedDatabase(count: number) {
       locked: <T>(work: () => Promise<T>) => withSchemaLock(url, work),
       async close() {
         for (const handle of handles) await handle.close();
-        await withSchemaLock(url, async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+        await dropTestSchema(url, schema);
       },
     };
   }
@@ -184,7 +184,7 @@ describe('a database outage', { skip: testDatabaseUrl ? false : 'SQLite is a fil
     } finally {
       await app.close();
       await relay.close();
-      await withSchemaLock(testDatabaseUrl!, async (client) => void (await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+      await dropTestSchema(testDatabaseUrl!, schema);
     }
   });
 });

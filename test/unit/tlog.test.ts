@@ -11,6 +11,10 @@ import fc from 'fast-check';
 import {
   EMPTY_ROOT,
   TlogVerificationError,
+  appendToRange,
+  rangeRoot,
+  readEntryBundle,
+  type CompactRange,
   checkConsistency,
   checkInclusion,
   hashLeaf,
@@ -79,6 +83,23 @@ describe('tlog: vectors made with Go sumdb/tlog and sumdb/note', async () => {
     for (const [index, hash] of Object.entries(vectors.leafHashes)) assert.equal(b64(hashLeaf(entries[Number(index)]!)), hash);
     for (const { size, root } of vectors.roots) assert.equal(b64(await treeHash(size, tree.read)), root, `root of ${size}`);
     assert.equal(b64(await treeHash(0, tree.read)), b64(createHash('sha256').digest()));
+  });
+
+  it("a monitor's right edge of the tree, grown leaf by leaf, gives Go's root at every size", () => {
+    const roots = new Map(vectors.roots.map(({ size, root }) => [size, root]));
+    let range: CompactRange = [];
+    assert.equal(b64(rangeRoot(range)), b64(EMPTY_ROOT));
+    entries.forEach((entry, i) => {
+      range = appendToRange(range, hashLeaf(entry));
+      const root = roots.get(i + 1);
+      if (root) assert.equal(b64(rangeRoot(range)), root, `root of ${i + 1}`);
+    });
+  });
+
+  it('entry bundles split back into their entries; a cut bundle is refused', () => {
+    const bundle = Buffer.concat(entries.slice(0, 3).flatMap((entry) => [Buffer.of(entry.length >> 8, entry.length & 0xff), entry]));
+    assert.deepEqual(readEntryBundle(bundle), entries.slice(0, 3));
+    assert.throws(() => readEntryBundle(bundle.subarray(0, bundle.length - 1)), TlogVerificationError);
   });
 
   it('inclusion proofs are made as Go makes them and verify', async () => {

@@ -27,11 +27,14 @@ import {
   signChallenge,
   signReceipt,
   TlogVerificationError,
+  verifyAgentHistory,
   verifyReceipt,
   verifyReceiptProof,
+  type AgentHistory,
   type TaskDelivery,
 } from '@agentry/sdk';
 import { configPath, readConfig, removeToken, writeConfig } from './config.ts';
+import { registerMonitorCommand } from './commands/monitor.ts';
 import { registerWebhookDevCommands } from './commands/webhook-dev.ts';
 import { initProject } from './init.ts';
 import { installedSdkSource } from './sdk-source.ts';
@@ -640,6 +643,47 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
     });
   log
+    .command('verify-agent')
+    .description("check an agent's registry log history (GET /v1/agents/:id/history): every event's proof against one signed checkpoint; exit 1 when it fails")
+    .argument('<id>', "the agent's id")
+    .option(
+      '--key <verifier key>',
+      'a trusted verifier key of the registry log; repeat for several (default: the keys the service lists, trusted as given)',
+      collect,
+    )
+    .option('--origin <origin>', "the registry log's origin; a checkpoint of another log fails")
+    .option('--history <file>', 'verify this saved history (the answer, or its data) instead of fetching it: nothing is asked of the service')
+    .action(async (id: string, options: { key?: string[]; origin?: string; history?: string }) => {
+      if (options.history && !options.key) throw new UsageError('--history is checked offline: give the log key with --key');
+      const saved = options.history ? (readJsonFile(options.history) as { data?: unknown }) : null;
+      const history = (saved ? (saved.data ?? saved) : await progress('fetching the history', client().agentHistory(id))) as AgentHistory;
+      if (history.agentId !== id) throw new UsageError(`the history given is agent ${history.agentId}'s, not ${id}'s`);
+      const keys = options.key ?? (await client().logKeys());
+      try {
+        const verified = verifyAgentHistory(history, { keys, ...(options.origin ? { origin: options.origin } : {}) });
+        if (verified.checkpoint) rememberCheckpoint(io.env, verified.checkpoint);
+        const summary = {
+          verified: true,
+          agentId: id,
+          origin: verified.checkpoint?.origin ?? null,
+          size: verified.checkpoint?.size ?? null,
+          events: verified.events,
+          pending: verified.pending,
+        };
+        out(
+          summary,
+          () =>
+            `History verifies: ${verified.events.length} event${verified.events.length === 1 ? '' : 's'} of agent ${id} in ${summary.origin ?? 'the registry log'}` +
+            `${summary.size === null ? '' : ` (size ${summary.size})`}${verified.pending ? `; ${verified.pending} not logged yet` : ''}.\n` +
+            verified.events.map((event) => `  ${event.logIndex}  ${event.time}  ${event.event}  ${JSON.stringify(event.values)}\n`).join(''),
+        );
+      } catch (error) {
+        if (!(error instanceof TlogVerificationError)) throw error;
+        out({ verified: false, agentId: id, reason: error.message }, () => `History does NOT verify: ${error.message}\n`);
+        exitCode = EXIT.service;
+      }
+    });
+  log
     .command('keygen')
     .description('make a log signing key (for LOG_SIGNING_KEY): prints the signer key (secret) and its verifier key')
     .argument('<name>', "the key's name, e.g. the log's origin")
@@ -928,6 +972,15 @@ the public tools answer. stdout carries only MCP messages. A client configuratio
           : posts.map((post) => `${String((post.author as { username?: string } | undefined)?.username ?? '?')}: ${String(post.body)}\n`).join(''),
       );
     });
+
+  registerMonitorCommand(program, {
+    stdout: io.stdout,
+    json,
+    usage: (message) => new UsageError(message),
+    differed: () => {
+      exitCode = EXIT.service;
+    },
+  });
 
   registerWebhookDevCommands(program, {
     client,

@@ -12,6 +12,7 @@ import { publicKeyString, signText } from './keys.ts';
 import { PagedList, type Paginated } from './paging.ts';
 import { buildReceipt, signReceipt } from './receipts.ts';
 import type { components, paths } from './openapi.d.ts';
+import { verifyAgentHistory, type AgentHistory, type VerifiedAgentHistory } from './tlog.ts';
 
 export type { paths, components };
 
@@ -197,6 +198,18 @@ export class AgentryClient {
   }
   async getAgent(id: string) {
     return (await this.unwrap(this.api.GET('/v1/agents/{id}', { params: { path: { id } } }))).data;
+  }
+  /** An agent's registry log events with their proofs; check them offline with `verifyAgentHistory` (or use `verifiedAgentHistory`). */
+  async agentHistory(id: string): Promise<AgentHistory> {
+    return (await this.unwrap(this.api.GET('/v1/agents/{id}/history', { params: { path: { id } } }))).data as AgentHistory;
+  }
+  /**
+   * An agent's history, verified: every logged event's proof against one checkpoint signed by a
+   * trusted key of the registry log (`keys`; default: the keys the service lists, trusted as given).
+   */
+  async verifiedAgentHistory(id: string, options: { keys?: string[] } = {}): Promise<VerifiedAgentHistory> {
+    const keys = options.keys ?? (await this.logKeys());
+    return verifyAgentHistory(await this.agentHistory(id), { keys });
   }
   /** Your agents: awaited, the first page; with `for await`, every agent. */
   listAgents(query: Partial<NonNullable<Params<'/v1/agents', 'get'>>> = {}) {

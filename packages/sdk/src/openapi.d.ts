@@ -433,6 +433,23 @@ export interface paths {
         patch: operations["patchV1AgentsById"];
         trace?: never;
     };
+    "/v1/agents/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent's registry log events, each with its inclusion proof against the latest checkpoint (404 if you may not see the agent) */
+        get: operations["getV1AgentsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/claim/challenge": {
         parameters: {
             query?: never;
@@ -958,6 +975,57 @@ export interface paths {
         };
         /** A consistency proof between two sizes of the receipts log */
         get: operations["getV1LogReceiptsConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/registry/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The registry log's latest signed checkpoint (c2sp.org/tlog-checkpoint) */
+        get: operations["getTlogRegistryCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/registry/tile/{*}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A hash tile or entry bundle of the registry log (c2sp.org/tlog-tiles) */
+        get: operations["getTlogRegistryTileByPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log/registry/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A consistency proof between two sizes of the registry log */
+        get: operations["getV1LogRegistryConsistency"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3689,6 +3757,68 @@ export interface operations {
             };
         };
     };
+    getV1AgentsByIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            /** @description null while none of the events is logged */
+                            checkpoint: string | null;
+                            /** @description in log order; the entry logged is the RFC 8785 form of { agentId, event, values, time } */
+                            events: {
+                                agentId: string;
+                                /** @description registered, claimed, key_added, key_rotated, key_revoked, endpoint_changed, name_changed, visibility_changed, deleted, … */
+                                event: string;
+                                /** @description the new public values; empty for an agent that was not public */
+                                values: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: date-time */
+                                time: string;
+                                /** @description the entry index in the registry log; null while it waits to be logged (at most a second or so) */
+                                logIndex: number | null;
+                                /** @description c2sp.org/tlog-proof@v1 text: the entry, its inclusion proof and the checkpoint */
+                                proof: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getV1AgentsByIdClaimChallenge: {
         parameters: {
             query?: never;
@@ -6192,6 +6322,132 @@ export interface operations {
         };
     };
     getV1LogReceiptsConsistency: {
+        parameters: {
+            query: {
+                /** @description the older tree size */
+                from: number;
+                /** @description the newer tree size, at most the current size */
+                to: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description RFC 6962 consistency proof; empty from size 0 or between equal sizes */
+                            proof: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTlogRegistryCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed checkpoint (a signed note) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTlogRegistryTileByPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                "*": string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tile or entry bundle; an entry bundle is gzip-compressed for a client whose Accept-Encoding takes gzip */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1LogRegistryConsistency: {
         parameters: {
             query: {
                 /** @description the older tree size */

@@ -367,3 +367,153 @@ export function verifyConsistency(options: { from: string; to: string; proof: re
     throw new TlogVerificationError(`the tree of size ${to.size} does not extend the tree of size ${from.size}`);
   return { from, to };
 }
+
+/** The events of the registry log (docs/trust.md, "The registry log"). */
+export const registryEvents = [
+  'registered',
+  'claimed',
+  'key_added',
+  'key_rotated',
+  'key_revoked',
+  'endpoint_changed',
+  'name_changed',
+  'visibility_changed',
+  'domain_verified',
+  'domain_lost',
+  'delisted',
+  'relisted',
+  'deleted',
+] as const;
+export type RegistryEventName = (typeof registryEvents)[number];
+
+/** One entry of the registry log: what happened to which agent, the new public values, and when. */
+export interface RegistryLogEvent {
+  agentId: string;
+  event: RegistryEventName;
+  /** The new public values the event sets; empty for an agent that is not public. */
+  values: Record<string, unknown>;
+  /** ISO 8601 UTC. */
+  time: string;
+}
+
+/** The bytes the registry log holds for an event: the RFC 8785 form of `{ agentId, event, values, time }`. */
+export function registryLogEntry(event: RegistryLogEvent): Buffer {
+  const text = canonicalize({ agentId: event.agentId, event: event.event, values: event.values, time: event.time });
+  if (text === undefined) throw new TlogVerificationError('a registry event is a JSON object');
+  return Buffer.from(text, 'utf8');
+}
+
+/** Reads a registry log entry back; throws when the bytes are not one written by `registryLogEntry`. */
+export function parseRegistryLogEntry(entry: Uint8Array): RegistryLogEvent {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(entry).toString('utf8'));
+  } catch {
+    throw new TlogVerificationError('a registry log entry is JSON');
+  }
+  const event = parsed as RegistryLogEvent;
+  if (
+    !event ||
+    typeof event !== 'object' ||
+    typeof event.agentId !== 'string' ||
+    !(registryEvents as readonly string[]).includes(event.event) ||
+    !event.values ||
+    typeof event.values !== 'object' ||
+    Array.isArray(event.values) ||
+    typeof event.time !== 'string' ||
+    Object.keys(event).length !== 4 ||
+    !registryLogEntry(event).equals(Buffer.from(entry))
+  )
+    throw new TlogVerificationError('not a registry log entry in its canonical form');
+  return event;
+}
+
+/** An agent's history as `GET /v1/agents/:id/history` answers it (its `data`). */
+export interface AgentHistory {
+  agentId: string;
+  /** The signed checkpoint every proof is against (null while no event is logged yet). */
+  checkpoint: string | null;
+  events: (RegistryLogEvent & { logIndex: number | null; proof: string | null })[];
+}
+
+export interface VerifiedAgentHistory {
+  agentId: string;
+  checkpoint: (Checkpoint & { note: string }) | null;
+  /** The verified events, in log order, each with its index. */
+  events: (RegistryLogEvent & { logIndex: number })[];
+  /** Events the service says are not logged yet (no proof to check). */
+  pending: number;
+}
+
+/**
+ * Verifies an agent's history offline: every logged event's proof verifies against one checkpoint
+ * signed by a trusted key (of the log `origin`, when given), the proof's entry is the event as
+ * listed, and each event is about the agent. Throws TlogVerificationError on the first failure.
+ */
+export function verifyAgentHistory(history: AgentHistory, options: { keys: readonly (VerifierKey | string)[]; origin?: string }): VerifiedAgentHistory {
+  const logged = history.events.filter((event) => event.logIndex !== null);
+  if (logged.length > 0 && history.checkpoint === null) throw new TlogVerificationError('logged events come with a checkpoint');
+  const checkpoint = history.checkpoint === null ? null : verifyCheckpoint(history.checkpoint, options.keys, options.origin);
+  const events: VerifiedAgentHistory['events'] = [];
+  for (const event of logged) {
+    if (event.agentId !== history.agentId) throw new TlogVerificationError(`an event of agent ${event.agentId} is in the history of ${history.agentId}`);
+    if (event.proof === null) throw new TlogVerificationError(`logged event ${event.logIndex} comes without its proof`);
+    const entry = registryLogEntry(event);
+    const verified = verifyEntryProof(event.proof, { keys: options.keys, origin: checkpoint!.origin, entry });
+    if (verified.checkpoint.note !== checkpoint!.note) throw new TlogVerificationError(`the proof of event ${event.logIndex} is against another checkpoint`);
+    if (verified.index !== event.logIndex) throw new TlogVerificationError(`the proof of event ${event.logIndex} is for index ${verified.index}`);
+    events.push({ agentId: event.agentId, event: event.event, values: event.values, time: event.time, logIndex: verified.index });
+  }
+  return { agentId: history.agentId, checkpoint, events, pending: history.events.length - logged.length };
+}
+
+/** A tile index as c2sp.org/tlog-tiles writes it: 3-digit groups, all but the last prefixed with `x` (1234067 is `x001/x234/067`). */
+export function formatTileIndex(index: number): string {
+  const groups: string[] = [];
+  do {
+    groups.unshift(String(index % 1000).padStart(3, '0'));
+    index = Math.floor(index / 1000);
+  } while (index > 0);
+  return groups.map((group, i) => (i < groups.length - 1 ? `x${group}` : group)).join('/');
+}
+
+/** The path of the entry bundle of level-0 tile `index`, `width` entries wide, under a log's prefix. */
+export const entryBundlePath = (index: number, width: number): string => `tile/entries/${formatTileIndex(index)}${width < 256 ? `.p/${width}` : ''}`;
+
+/** Splits an entry bundle into its entries (each after its big-endian uint16 length). */
+export function readEntryBundle(bundle: Uint8Array): Buffer[] {
+  const bytes = Buffer.from(bundle);
+  const entries: Buffer[] = [];
+  for (let at = 0; at < bytes.length;) {
+    if (at + 2 > bytes.length) throw new TlogVerificationError('an entry bundle ends inside a length');
+    const length = bytes.readUInt16BE(at);
+    if (at + 2 + length > bytes.length) throw new TlogVerificationError('an entry bundle ends inside an entry');
+    entries.push(bytes.subarray(at + 2, at + 2 + length));
+    at += 2 + length;
+  }
+  return entries;
+}
+
+/**
+ * The right edge of a tree of `size` entries: the hashes of its perfect subtrees, largest first, as
+ * [height, hash]. A monitor that keeps it can append the next entries and recompute the root, so
+ * it checks new entries and that the tree only grew without anything else from the log.
+ */
+export type CompactRange = [number, Buffer][];
+
+export function appendToRange(range: CompactRange, leafHash: Uint8Array): CompactRange {
+  const next: CompactRange = [...range, [0, Buffer.from(leafHash)]];
+  while (next.length >= 2 && next[next.length - 1]![0] === next[next.length - 2]![0]) {
+    const [height, right] = next.pop()!;
+    const [, left] = next.pop()!;
+    next.push([height + 1, hashChildren(left, right)]);
+  }
+  return next;
+}
+
+export function rangeRoot(range: CompactRange): Buffer {
+  if (range.length === 0) return EMPTY_ROOT;
+  let hash = range[range.length - 1]![1];
+  for (let i = range.length - 2; i >= 0; i--) hash = hashChildren(range[i]![1], hash);
+  return hash;
+}

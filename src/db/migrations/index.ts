@@ -40,6 +40,7 @@ import { discoveryWorkEvidence } from './0034_discovery_work_evidence.ts';
 import { backgroundPasses } from './0036_background_passes.ts';
 import { receiptLogIndexPartial } from './0037_receipt_log_index_partial.ts';
 import { webhookListeners } from './0038_webhook_listeners.ts';
+import { registryLog } from './0039_registry_log.ts';
 import { moderation } from './0040_moderation.ts';
 
 const ordered: [string, Migration][] = [
@@ -77,6 +78,7 @@ const ordered: [string, Migration][] = [
   ['0036_background_passes', backgroundPasses],
   ['0037_receipt_log_index_partial', receiptLogIndexPartial],
   ['0038_webhook_listeners', webhookListeners],
+  ['0039_registry_log', registryLog],
   ['0040_moderation', moderation],
 ];
 

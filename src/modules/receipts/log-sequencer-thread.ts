@@ -83,7 +83,7 @@ export function createSequencerThread(options: {
         if (yes) startIfWanted();
       }, options.onError);
     },
-    receiptStored: startIfWanted,
+    entryQueued: startIfWanted,
     sequenceOnce: () => ask('once'),
     drain: () => ask('drain'),
     async stop() {

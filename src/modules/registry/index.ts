@@ -7,3 +7,4 @@ export { Agent, protocolValues } from './schemas.ts';
 export { agentRecordOf, type AgentRecord } from './store.ts';
 export { createManifestImporter, readManifest, type ManifestImporter } from './manifest.ts';
 export type * from './tables.ts';
+export { logAgentEvent, type LoggedAgent } from './lifecycle-log.ts';

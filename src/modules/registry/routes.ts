@@ -5,6 +5,7 @@ import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams, listOf, PageQuery } from '../../http/schemas.ts';
 import {
   Agent,
+  AgentHistory,
   ChallengeSignature,
   ClaimChallenge,
   Claimed,
@@ -78,6 +79,17 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
     config: { auth: 'optional' },
     schema: { tags, summary: 'One agent (404 if you may not see it)', params: IdParams, response: { 200: dataOf(Agent), ...errorResponses } },
     handler: async (request) => ({ data: await registry.get(request.principal, request.params.id) }),
+  });
+
+  app.get('/v1/agents/:id/history', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: "An agent's registry log events, each with its inclusion proof against the latest checkpoint (404 if you may not see the agent)",
+      params: IdParams,
+      response: { 200: dataOf(AgentHistory), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await registry.history(request.principal, request.params.id) }),
   });
 
   app.patch('/v1/agents/:id', {

@@ -257,3 +257,25 @@ export const HeartbeatAck = Type.Object({
 });
 
 export const WebhookSecret = Type.Object({ agentId: Type.String(), secret: Type.String({ description: 'whsec_<base64>; shown only in this response' }) });
+
+export const AgentHistory = Type.Object({
+  agentId: Type.String(),
+  checkpoint: Type.Union([Type.String({ description: "the registry log's latest signed checkpoint, which every proof is against" }), Type.Null()], {
+    description: 'null while none of the events is logged',
+  }),
+  events: Type.Array(
+    Type.Object({
+      agentId: Type.String(),
+      event: Type.String({
+        description: 'registered, claimed, key_added, key_rotated, key_revoked, endpoint_changed, name_changed, visibility_changed, deleted, …',
+      }),
+      values: Type.Record(Type.String(), Type.Unknown(), { description: 'the new public values; empty for an agent that was not public' }),
+      time: Type.String({ format: 'date-time' }),
+      logIndex: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'the entry index in the registry log; null while it waits to be logged (at most a second or so)',
+      }),
+      proof: Type.Union([Type.String(), Type.Null()], { description: 'c2sp.org/tlog-proof@v1 text: the entry, its inclusion proof and the checkpoint' }),
+    }),
+    { description: 'in log order; the entry logged is the RFC 8785 form of { agentId, event, values, time }' },
+  ),
+});

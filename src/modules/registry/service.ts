@@ -71,6 +71,8 @@ export interface RegistryDeps {
   secrets: SecretBox;
   /** Why the service would refuse to call an endpoint, where that is known at once (null: none known). */
   endpointRefusal(url: string): string | null;
+  /** The registry log's proofs of its entries, against its latest checkpoint. */
+  registryLog: { inclusionProofs(indexes: number[]): Promise<{ checkpoint: string; proofs: (string | null)[] }> };
 }
 
 /** Something that registered but will not work as given. */
@@ -105,6 +107,7 @@ export function createRegistryService({
   manifests,
   secrets,
   endpointRefusal,
+  registryLog,
 }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
@@ -476,6 +479,30 @@ export function createRegistryService({
       return view(agentRecordOf(await findReadable(id, viewer)));
     },
 
+    /**
+     * The agent's registry log events, each with its inclusion proof against the latest checkpoint
+     * (null while it waits to be logged). An agent is seen as `get` sees it; a deleted one only if
+     * it was public when deleted (its entries showed it).
+     */
+    async history(viewer: Principal | null, id: string) {
+      const exists = await store.find(id);
+      if (exists) await findReadable(id, viewer);
+      const rows = await store.eventsOf(id);
+      if (!exists && rows.at(-1)?.public !== 1) throw notFound('Agent not found');
+      const logged = rows.flatMap((row) => (row.log_index === null ? [] : [Number(row.log_index)]));
+      const { checkpoint, proofs } = logged.length > 0 ? await registryLog.inclusionProofs(logged) : { checkpoint: null, proofs: [] };
+      const proofOf = new Map(logged.map((index, i) => [index, proofs[i] ?? null]));
+      return {
+        agentId: id,
+        checkpoint,
+        events: rows.map((row) => {
+          const logIndex = row.log_index === null ? null : Number(row.log_index);
+          const proof = logIndex === null ? null : (proofOf.get(logIndex) ?? null);
+          return { ...(JSON.parse(row.entry) as { agentId: string; event: string; values: Record<string, unknown>; time: string }), logIndex, proof };
+        }),
+      };
+    },
+
     async listMine(principal: Principal, limit: number, offset: number) {
       if (principal.kind === 'agent') {
         // A key acting as an agent owns nothing: its own agent is all it is shown.
@@ -558,14 +585,14 @@ export function createRegistryService({
     /** Account deletion's part: every agent the account owns goes, as if removed one by one. */
     async removeAllOwnedBy(accountId: string) {
       for (const id of await store.ownedIds(accountId)) {
-        await store.remove(id, (tx) => serviceAccounts.deleteServiceAccount(tx, id));
+        await store.remove(id, (tx) => serviceAccounts.deleteServiceAccount(tx, id), isoNow(clock));
         await agentRemoved(id);
       }
     },
 
     async remove(principal: Principal, id: string) {
       await findOwned(principal, id);
-      await store.remove(id, (tx) => serviceAccounts.deleteServiceAccount(tx, id));
+      await store.remove(id, (tx) => serviceAccounts.deleteServiceAccount(tx, id), isoNow(clock));
       await agentRemoved(id);
       return { id, deleted: true };
     },

@@ -1,10 +1,11 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { containsPattern, lowerLike } from '../../db/like.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { InputSchema } from './input-schema.ts';
 import { provenKeyOf } from './proven-key.ts';
+import { changeEvents, deletedEvent, loggedColumns, queueRegistryEvents, registeredEvent, type LoggedAgent } from './lifecycle-log.ts';
 import type { AgentsTable, ClaimChallengesTable, RegistryTables } from './tables.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
@@ -165,8 +166,28 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
     }
   }
 
+  /** The agent as the registry log sees it, its row locked for the rest of the transaction (PostgreSQL). */
+  const loggedState = (tx: Own, agentId: string): Promise<LoggedAgent | undefined> =>
+    tx
+      .selectFrom('agents')
+      .select(['id', 'name', 'slug', 'status', 'owner_id', 'registration_pubkey', 'endpoint', 'delivery_mode', 'visibility'])
+      .where('id', '=', agentId)
+      .$if(dialect === 'postgres', (qb) => qb.forUpdate())
+      .executeTakeFirst();
+
+  /** Queues the registry log events of the change the transaction made to the agent since `before`. */
+  async function logChange(tx: Own, before: LoggedAgent | undefined, agentId: string, time: string): Promise<void> {
+    const after = before && (await loggedState(tx, agentId));
+    if (before && after) await queueRegistryEvents(tx, changeEvents(before, after, time));
+  }
+
   return {
-    insert: (row: Insertable<AgentsTable>) => db.insertInto('agents').values(row).execute(),
+    /** Inserts the agent and queues its `registered` event, in one transaction. */
+    insert: (row: Insertable<AgentsTable> & LoggedAgent & { created_at: string }) =>
+      db.transaction().execute(async (tx) => {
+        await tx.insertInto('agents').values(row).execute();
+        await queueRegistryEvents(tx, [registeredEvent(row, row.created_at)]);
+      }),
     find: (id: string) => db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst(),
     findMany: async (ids: string[]): Promise<AgentRecord[]> =>
       ids.length === 0 ? [] : (await db.selectFrom('agents').selectAll().where('id', 'in', ids).execute()).map(agentRecordOf),
@@ -207,13 +228,30 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
             .executeTakeFirstOrThrow()
         ).n,
       ),
-    update: (id: string, changes: Updateable<AgentsTable>) => db.updateTable('agents').set(changes).where('id', '=', id).returningAll().executeTakeFirst(),
-    /** Deletes the agent after `deleteAlongside` (its service account), in one transaction. */
-    async remove(id: string, deleteAlongside: (tx: Tx) => Promise<unknown>) {
+    /**
+     * Updates the agent. A change to what the registry log shows (name, owner, key, endpoint,
+     * delivery mode, visibility) queues its events in the same transaction; other changes
+     * (heartbeats, polls) are one statement.
+     */
+    update: (id: string, changes: Updateable<AgentsTable>, time?: string) => {
+      const update = (executor: Own) => executor.updateTable('agents').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+      if (!loggedColumns.some((column) => column in changes)) return update(db);
+      return db.transaction().execute(async (tx) => {
+        const before = await loggedState(tx, id);
+        const updated = await update(tx);
+        await logChange(tx, before, id, time ?? changes.updated_at ?? new Date().toISOString());
+        return updated;
+      });
+    },
+    /** Deletes the agent after `deleteAlongside` (its service account), and queues its `deleted` event, in one transaction. */
+    async remove(id: string, deleteAlongside: (tx: Tx) => Promise<unknown>, time: string) {
       // On the whole database: the service account goes in the same transaction.
       await database.transaction().execute(async (tx) => {
+        const own = ownTables<RegistryTables>(tx);
+        const before = await loggedState(own, id);
         await deleteAlongside(tx);
-        await ownTables<RegistryTables>(tx).deleteFrom('agents').where('id', '=', id).execute();
+        await own.deleteFrom('agents').where('id', '=', id).execute();
+        if (before) await queueRegistryEvents(own, [deletedEvent(before, time)]);
       });
     },
 
@@ -306,6 +344,7 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
      */
     async claim(agentId: string, nonce: string, ownerId: string, now: string): Promise<'claimed' | 'challenge_gone' | 'not_provisional'> {
       return withChallenge(async (tx: Own) => {
+        const before = await loggedState(tx, agentId);
         const activated = await tx
           .updateTable('agents')
           .set({ status: 'active', owner_id: ownerId, claimed_at: now, updated_at: now })
@@ -315,11 +354,34 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
         if (Number(activated.numUpdatedRows) !== 1) return 'not_provisional' as const;
         if (!(await spendChallenges(tx, agentId, nonce, now))) throw new ChallengeGone();
         await markKeyProven(tx, agentId, now);
+        await logChange(tx, before, agentId, now);
         return 'claimed' as const;
       });
     },
 
     markKeyProven: (agentId: string, now: string) => markKeyProven(db, agentId, now),
+
+    /** The registry log's queue: events not yet logged, in the order they were queued. */
+    async unloggedEvents(tx: Tx, limit: number): Promise<{ id: number; entry: Buffer }[]> {
+      const rows = await ownTables<RegistryTables>(tx)
+        .selectFrom('registry_log_events')
+        .select(['seq', 'entry'])
+        .where('log_index', 'is', null)
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ id: Number(row.seq), entry: Buffer.from(row.entry, 'utf8') }));
+    },
+    /** Gives queued events their log indexes, `seqs` in log order from `firstIndex`. A VALUES list names its columns column1, column2 on both engines. */
+    async markEventsLogged(tx: Tx, seqs: number[], firstIndex: number): Promise<void> {
+      const { numAffectedRows } = await sql`UPDATE registry_log_events SET log_index = v.column2
+        FROM (VALUES ${sql.join(seqs.map((seq, i) => sql`(CAST(${seq} AS BIGINT), CAST(${firstIndex + i} AS BIGINT))`))}) AS v
+        WHERE registry_log_events.seq = v.column1 AND registry_log_events.log_index IS NULL`.execute(tx);
+      if (Number(numAffectedRows) !== seqs.length) throw new Error(`registry log: ${seqs.length} events appended but ${Number(numAffectedRows)} marked`);
+    },
+    /** The agent's events, queued and logged, in log order (queued ones last). */
+    eventsOf: (agentId: string) =>
+      db.selectFrom('registry_log_events').select(['entry', 'public', 'log_index']).where('agent_id', '=', agentId).orderBy('seq').execute(),
     /** Records a sign of life without reading the row back. */
     markSeen: (agentId: string, now: string) => db.updateTable('agents').set({ last_seen_at: now }).where('id', '=', agentId).execute(),
     /**
@@ -342,7 +404,9 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
       const outcome = await withChallenge(async (tx: Own) => {
         await lockAgent(tx, agentId);
         if (!(await spendChallenges(tx, agentId, nonce, now))) throw new ChallengeGone();
+        const before = await loggedState(tx, agentId);
         await tx.updateTable('agents').set({ registration_pubkey: pubkey, key_verified_at: now, updated_at: now }).where('id', '=', agentId).execute();
+        await logChange(tx, before, agentId, now);
         return 'set' as const;
       });
       return outcome === 'set';

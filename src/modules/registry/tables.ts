@@ -137,6 +137,24 @@ export interface RegistryTables {
   agent_search_documents: AgentSearchDocumentsTable;
   agent_feed: AgentFeedTable;
   agent_mcp_versions: AgentMcpVersionsTable;
+  registry_log_events: RegistryLogEventsTable;
+}
+
+/**
+ * The registry log's queue and index of agent events (migration 0039): each queued in the
+ * transaction of its change, numbered by `seq`, and given its `log_index` when the registry
+ * sequencer appends it. Rows outlive their agent: the log keeps a deleted agent's history.
+ */
+export interface RegistryLogEventsTable {
+  seq: Generated<number | string>;
+  agent_id: string;
+  event: string;
+  /** The entry's RFC 8785 text, as logged. */
+  entry: string;
+  /** 1 when the entry shows the agent's values (it was public then). */
+  public: number;
+  created_at: string;
+  log_index: number | string | null;
 }
 
 /**

@@ -42,7 +42,8 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
       response: { 200: bodyOf('text/plain', 'Verifier keys, one per line'), ...errorResponses },
     },
     handler: async (_request, reply) => {
-      const keys = (await Promise.all(logs.map((log) => log.verifierKeys()))).flat();
+      // A key given as LOG_SIGNING_KEY signs every log: listed once.
+      const keys = [...new Set((await Promise.all(logs.map((log) => log.verifierKeys()))).flat())];
       return reply
         .type(TEXT)
         .header('cache-control', SHORT)

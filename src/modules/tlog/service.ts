@@ -202,6 +202,23 @@ export function createTransparencyLog(options: TransparencyLogOptions) {
       return formatTlogProof({ extra: logged[0]!, index, proof, checkpoint: state.checkpoint });
     },
 
+    /**
+     * The c2sp.org/tlog-proof@v1 proofs of the entries at `indexes` (each carrying its entry), all
+     * against the latest checkpoint, which holds them all; null for an index not logged yet.
+     */
+    async inclusionProofs(indexes: number[]): Promise<{ checkpoint: string; proofs: (string | null)[] }> {
+      const state = await this.checkpoint();
+      const read: HashReader = (wanted) => store.readHashes(wanted);
+      const proofs = await Promise.all(
+        indexes.map(async (index) => {
+          if (index >= state.size) return null;
+          const [proof, logged] = await Promise.all([proveInclusion(state.size, index, read), store.readEntries(index, 1)]);
+          return formatTlogProof({ extra: logged[0]!, index, proof, checkpoint: state.checkpoint });
+        }),
+      );
+      return { checkpoint: state.checkpoint, proofs };
+    },
+
     /** The consistency proof between two sizes of the tree (sizes checked by the caller). */
     consistencyProof: (from: number, to: number): Promise<Buffer[]> => proveConsistency(to, from, (indexes) => store.readHashes(indexes)),
 

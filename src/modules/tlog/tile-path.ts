@@ -2,7 +2,10 @@
  * Tile paths of c2sp.org/tlog-tiles: `<L>/<N>[.p/<W>]` and `entries/<N>[.p/<W>]`, where N is written
  * in 3-digit groups, all but the last prefixed with `x` (1234067 is `x001/x234/067`).
  */
+import { formatTileIndex } from '@agentry/sdk/tlog';
 import { TILE_WIDTH } from './merkle.ts';
+
+export { formatTileIndex };
 
 export interface TileAddress {
   /** A hash tile's level, or 'entries' for an entry bundle. */
@@ -13,15 +16,6 @@ export interface TileAddress {
 }
 
 const MAX_LEVEL = 63;
-
-export function formatTileIndex(index: number): string {
-  const groups: string[] = [];
-  do {
-    groups.unshift(String(index % 1000).padStart(3, '0'));
-    index = Math.floor(index / 1000);
-  } while (index > 0);
-  return groups.map((group, i) => (i < groups.length - 1 ? `x${group}` : group)).join('/');
-}
 
 /** Reads a tile path; null when it is not one written the one canonical way. */
 export function parseTilePath(path: string): TileAddress | null {

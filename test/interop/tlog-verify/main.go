@@ -1,10 +1,10 @@
-// Verifies a running Agentry service's receipt log with Go's own implementation,
+// Verifies a running Agentry service's receipt log or registry log with Go's own implementation,
 // golang.org/x/mod/sumdb/note and sumdb/tlog (Debian golang-golang-x-mod-dev):
 // the checkpoint's signature, every hash tile against the signed root, every entry
 // bundle against the level-0 tiles, an inclusion proof of every entry, and the
 // service's consistency proof from an earlier size.
 //
-//	GOPATH=/usr/share/gocode GO111MODULE=off go run main.go <base URL> <verifier key> <earlier size>
+//	GOPATH=/usr/share/gocode GO111MODULE=off go run main.go <base URL> <verifier key> <earlier size> [receipts|registry]
 package main
 
 import (
@@ -69,8 +69,12 @@ func (t tiles) ReadTiles(list []tlog.Tile) ([][]byte, error) {
 func (t tiles) SaveTiles([]tlog.Tile, [][]byte) {}
 
 func main() {
-	if len(os.Args) != 4 {
-		fail("usage: tlog-verify <base URL> <verifier key> <earlier size>")
+	if len(os.Args) != 4 && len(os.Args) != 5 {
+		fail("usage: tlog-verify <base URL> <verifier key> <earlier size> [receipts|registry]")
+	}
+	logName := "receipts"
+	if len(os.Args) == 5 {
+		logName = os.Args[4]
 	}
 	base, vkey := strings.TrimRight(os.Args[1], "/"), os.Args[2]
 	earlier, _ := strconv.ParseInt(os.Args[3], 10, 64)
@@ -78,7 +82,7 @@ func main() {
 	if err != nil {
 		fail("verifier key: %v", err)
 	}
-	prefix := base + "/.tlog/receipts/"
+	prefix := base + "/.tlog/" + logName + "/"
 	msg := fetch(prefix + "checkpoint")
 	n, err := note.Open(msg, note.VerifierList(verifier))
 	if err != nil {
@@ -120,9 +124,15 @@ func main() {
 			if err != nil || leaf[0] != tlog.RecordHash(entry) {
 				fail("entry %d does not hash to its tile's leaf: %v", start+i, err)
 			}
-			var receipt map[string]any
-			if json.Unmarshal(entry, &receipt) != nil || receipt["receiptId"] == nil {
+			var logged map[string]any
+			if json.Unmarshal(entry, &logged) != nil {
+				fail("entry %d is not JSON", start+i)
+			}
+			if logName == "receipts" && logged["receiptId"] == nil {
 				fail("entry %d is not a receipt", start+i)
+			}
+			if logName == "registry" && (logged["agentId"] == nil || logged["event"] == nil || logged["values"] == nil || logged["time"] == nil || len(logged) != 4) {
+				fail("entry %d is not a registry event", start+i)
 			}
 			proof, err := tlog.ProveRecord(size, start+i, hashes)
 			if err != nil || tlog.CheckRecord(proof, size, root, start+i, tlog.RecordHash(entry)) != nil {
@@ -137,7 +147,7 @@ func main() {
 		var answer struct {
 			Data struct{ Proof []string } `json:"data"`
 		}
-		if err := json.Unmarshal(fetch(fmt.Sprintf("%s/v1/log/receipts/consistency?from=%d&to=%d", base, earlier, size)), &answer); err != nil {
+		if err := json.Unmarshal(fetch(fmt.Sprintf("%s/v1/log/%s/consistency?from=%d&to=%d", base, logName, earlier, size)), &answer); err != nil {
 			fail("consistency answer: %v", err)
 		}
 		var proof tlog.TreeProof
