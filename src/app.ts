@@ -99,6 +99,13 @@ import { createOutboundClient, knownRefusal } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
+import {
+  type ActionView as ModerationAction,
+  createModerationService,
+  createModerationStore,
+  createRolesStore,
+  registerModerationRoutes,
+} from './modules/moderation/index.ts';
 
 /** The version the service's A2A agent card states. */
 const SERVICE_VERSION = '0.1.0';
@@ -299,8 +306,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   // Each module hooks its part of deleting an account below, once it exists (docs/security.md).
   const accountDeletion = createAccountDeletion();
+  const moderationStore = createModerationStore(database.db);
   const auth = createAuthService({
     accountDeletion,
+    suspensionOf: moderationStore.suspensionOf,
     store: authStore,
     clock,
     sessionTtlHours: config.sessionTtlHours,
@@ -452,8 +461,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   accountDeletion.hook({ remove: media.forgetAccount });
   accountDeletion.hook({ refusal: tasks.deletionRefusal, remove: discovery.forgetAccount });
   accountDeletion.hook({ remove: orgs.forgetAccount });
+  const rolesStore = createRolesStore(database.db);
   const social = createSocialService({
     database,
+    isModerator: async (principal) => principal.kind === 'person' && (await rolesStore.roleOf(principal.accountId)) !== null,
     clock,
     // The `services` tab is discovery itself; its pages end where discovery's do (offset 500).
     searchServices: async (q, limit, offset, principal) => {
@@ -465,6 +476,34 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     profilesChanged: async (accountIds) => void (await Promise.all(accountIds.map(users.profileChanged))),
     signals,
     onSignalError: reportSignalError,
+  });
+
+  /**
+   * The one place a moderator's delisting or relisting of an agent passes through after it is
+   * recorded: whatever else must know of it (the public registry log) is called from here.
+   */
+  const agentListingChanged = async (_agentId: string, _listed: boolean, _action: ModerationAction): Promise<void> => {};
+  const moderation = createModerationService({
+    roles: rolesStore,
+    store: moderationStore,
+    clock,
+    agentFor: async (id, reader) => {
+      const agent = reader === 'all' ? await registry.findAgent(id) : await registry.visibleAgent(id, reader);
+      return agent ? { ownerId: agent.ownerId, name: agent.name } : undefined;
+    },
+    reportsPerAccountPerHour: config.reports.perAccountPerHour,
+    notify: (accountId, subject, text) =>
+      social.notifications.moderationNotice(
+        accountId,
+        { postId: subject.type === 'post' ? subject.id : null, commentId: subject.type === 'comment' ? subject.id : null },
+        text,
+      ),
+    applied: async (action) => {
+      // A suspension holds from the next request on every node: no node may answer from a cached credential.
+      if (action.action === 'suspend') await principals.forgetAccount(action.subject.id);
+      if (action.action === 'hide' || action.action === 'restore') social.posts.moderationChanged();
+      if (action.action === 'delist' || action.action === 'relist') await agentListingChanged(action.subject.id, action.action === 'relist', action);
+    },
   });
 
   const statusEvents = createStatusEventsStore(database.db);
@@ -553,6 +592,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerEventsRoutes(server, events, auth.authenticator);
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
   registerMediaRoutes(server, media);
+  registerModerationRoutes(server, moderation, { reportRateLimit: { max: config.reports.perAddressPerHour, timeWindow: 3600_000 } });
   registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: SERVICE_VERSION });
   const a2aFrontDoor = createA2aFrontDoor({
     tasks,

@@ -35,6 +35,8 @@ export interface Config {
   loginThrottle: { freeFailures: number; delayBaseMs: number; delayMaxMs: number; failureWindowMs: number; knownAddressMs: number };
   /** Per-address budget of the unauthenticated provisional registration, per rate-limit window. */
   provisionalRateLimitMax: number;
+  /** Reports one account may file per hour, and one client address per hour (docs/moderation.md). */
+  reports: { perAccountPerHour: number; perAddressPerHour: number };
   heartbeatIntervalSeconds: number;
   sessionTtlHours: number;
   allowPrivateEndpoints: boolean;
@@ -223,6 +225,10 @@ export function loadConfig(env: Env): Config {
       knownAddressMs: integer('LOGIN_KNOWN_ADDRESS_DAYS', 30, 0, 365) * 86_400_000,
     },
     provisionalRateLimitMax: integer('PROVISIONAL_RATE_LIMIT_MAX', 30, 1, 10_000_000),
+    reports: {
+      perAccountPerHour: integer('REPORTS_PER_ACCOUNT_PER_HOUR', 20, 1, 1_000_000),
+      perAddressPerHour: integer('REPORTS_PER_ADDRESS_PER_HOUR', 60, 1, 10_000_000),
+    },
     heartbeatIntervalSeconds: integer('HEARTBEAT_INTERVAL_SECONDS', 60, 1, 86_400),
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),
     allowPrivateEndpoints: boolean('ALLOW_PRIVATE_ENDPOINTS', false),

@@ -7,6 +7,7 @@
 import type { AuthTables } from '../modules/auth/index.ts';
 import type { DiscoveryTables } from '../modules/discovery/index.ts';
 import type { MediaTables } from '../modules/media/index.ts';
+import type { ModerationTables } from '../modules/moderation/index.ts';
 import type { OrgsTables } from '../modules/orgs/index.ts';
 import type { PaymentsTables } from '../modules/payments/index.ts';
 import type { ReceiptsTables } from '../modules/receipts/index.ts';
@@ -26,4 +27,5 @@ export type Database = AuthTables &
   TasksTables &
   PaymentsTables &
   MediaTables &
-  TlogTables;
+  TlogTables &
+  ModerationTables;

@@ -5,6 +5,8 @@
 export const errorStatus = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
+  /** A suspended account's credentials and logins (docs/moderation.md). */
+  ACCOUNT_SUSPENDED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   REQUEST_TIMEOUT: 408,
@@ -45,6 +47,7 @@ export class AppError extends Error {
   }
 }
 
+export const accountSuspended = (reason: string) => new AppError('ACCOUNT_SUSPENDED', `This account is suspended by the moderators: ${reason}`);
 export const badRequest = (message: string, details?: ErrorDetail[]) => new AppError('BAD_REQUEST', message, details);
 export const unauthorized = (message = 'A valid credential is required') => new AppError('UNAUTHORIZED', message);
 export const forbidden = (message: string) => new AppError('FORBIDDEN', message);

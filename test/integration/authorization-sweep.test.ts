@@ -25,6 +25,7 @@ import { sampleValidRequest } from '../helpers/route-inputs.ts';
 import { submitTask } from '../helpers/tasks.ts';
 import { png } from '../helpers/images.ts';
 import { databaseFingerprint } from '../helpers/db-fingerprint.ts';
+import { runAdminCommand } from '../../src/modules/moderation/index.ts';
 
 const PASSWORD = 'correct horse battery';
 const OPERATOR_EMAIL = 'operator@authz-sweep.example.test';
@@ -372,6 +373,31 @@ function shunFixtures(verb: 'mute' | 'block', list: 'mutes' | 'blocks'): Record<
 // --- The fixture table: one entry per registered route ------------------------------------------
 
 const apiDocs = { public: 'the API documentation, the same for everyone' };
+
+/** A post of the owner's that the operator (an admin) hid: an action the owner may appeal. */
+async function hiddenOwnerPost(world: World) {
+  const post = await createPost(world.app, world.owner.token, 'Hidden for an appeal');
+  const hidden = await json(
+    await world.app.request({
+      method: 'POST',
+      url: '/v1/admin/actions',
+      token: world.operator.token,
+      body: { action: 'hide', subject: { type: 'post', id: post.id }, reason: 'The sweep hides it' },
+    }),
+    'hide',
+  );
+  return hidden.data as { id: string };
+}
+
+/** Everyone in the world but the operator, who is also the instance's admin: none holds a moderation role. */
+const notModerators: Call[] = [
+  { as: 'owner', status: 403 },
+  { as: 'ownerKey', status: 403 },
+  { as: 'ownerAgentKey', status: 403 },
+  { as: 'stranger', status: 403 },
+  { as: 'strangerAgentKey', status: 403 },
+  { as: 'member', status: 403 },
+];
 
 const FIXTURES: Record<string, Fixture> = {
   'GET /docs': apiDocs,
@@ -1700,6 +1726,151 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'POST /v1/reports': {
+    async build(world) {
+      const { publicAgent, privateAgent } = await ownerAgents(world);
+      return {
+        url: '/v1/reports',
+        body: { subject: { type: 'agent', id: publicAgent.id }, reason: 'spam' },
+        outsiders: [
+          // Nobody reports what they answer for, whichever of their credentials they use.
+          { as: 'owner', status: 400 },
+          { as: 'ownerKey', status: 400 },
+          { as: 'ownerAgentKey', status: 400 },
+          // A private agent cannot be reported by those who cannot see it.
+          { as: 'stranger', status: 404, body: { subject: { type: 'agent', id: privateAgent.id }, reason: 'spam' } },
+          { as: 'strangerAgentKey', status: 404, body: { subject: { type: 'agent', id: privateAgent.id }, reason: 'spam' } },
+        ],
+        snapshot: () => Promise.all([read(world, '/v1/reports'), read(world, '/v1/reports', world.stranger.token)]),
+        success: { as: 'stranger', status: 201 },
+      };
+    },
+  },
+  'GET /v1/reports': {
+    async build(world) {
+      const post = await createPost(world.app, world.stranger.token, 'Reported in the sweep');
+      const filed = await json(
+        await world.app.request({
+          method: 'POST',
+          url: '/v1/reports',
+          token: world.owner.token,
+          body: { subject: { type: 'post', id: post.id }, reason: 'other' },
+        }),
+        'report',
+      );
+      return {
+        url: '/v1/reports',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [filed.data.id] },
+          { as: 'strangerAgentKey', status: 200, absent: [filed.data.id] },
+          { as: 'member', status: 200, absent: [filed.data.id] },
+        ],
+        success: { as: 'owner', status: 200, present: [filed.data.id] },
+      };
+    },
+  },
+  'GET /v1/admin/reports': {
+    async build() {
+      return { url: '/v1/admin/reports', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'GET /v1/admin/actions': {
+    async build() {
+      return { url: '/v1/admin/actions', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'GET /v1/admin/appeals': {
+    async build() {
+      return { url: '/v1/admin/appeals', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'POST /v1/admin/actions': {
+    async build(world) {
+      const post = await createPost(world.app, world.owner.token, 'Hidden in the sweep');
+      return {
+        url: '/v1/admin/actions',
+        body: { action: 'hide', subject: { type: 'post', id: post.id }, reason: 'The sweep hides it' },
+        schemaBodies: true,
+        outsiders: notModerators,
+        snapshot: () => read(world, `/v1/social/posts/${post.id}`, world.stranger.token),
+        success: { as: 'operator', status: 201 },
+      };
+    },
+  },
+  'POST /v1/appeals': {
+    async build(world) {
+      const action = await hiddenOwnerPost(world);
+      return {
+        url: '/v1/appeals',
+        body: { actionId: action.id, note: 'Please reconsider' },
+        // Only the person the action concerns sees it.
+        outsiders: [
+          { as: 'stranger', status: 404 },
+          { as: 'strangerAgentKey', status: 404 },
+          { as: 'member', status: 404 },
+          { as: 'operator', status: 404 },
+        ],
+        snapshot: () => read(world, '/v1/admin/appeals', world.operator.token),
+        success: { as: 'owner', status: 201 },
+      };
+    },
+  },
+  'POST /v1/admin/appeals/:id': {
+    async build(world) {
+      const action = await hiddenOwnerPost(world);
+      const appeal = await json(
+        await world.app.request({ method: 'POST', url: '/v1/appeals', token: world.owner.token, body: { actionId: action.id, note: 'Please' } }),
+        'appeal',
+      );
+      const second = await world.app.signup();
+      await json(
+        await world.app.request({ method: 'PUT', url: `/v1/admin/roles/${second.accountId}`, token: world.operator.token, body: { role: 'moderator' } }),
+        'second moderator',
+      );
+      return {
+        url: `/v1/admin/appeals/${appeal.data.id}`,
+        body: { decision: 'uphold', reason: 'The sweep upholds it' },
+        schemaBodies: true,
+        // The moderator who took the action does not decide its appeal.
+        outsiders: [...notModerators, { as: 'operator', status: 403 }],
+        snapshot: () => read(world, '/v1/admin/appeals', world.operator.token),
+        success: { as: { label: 'another moderator', token: second.token }, status: 200 },
+      };
+    },
+  },
+  'GET /v1/admin/roles': {
+    async build() {
+      return { url: '/v1/admin/roles', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'PUT /v1/admin/roles/:accountId': {
+    async build(world) {
+      const person = await world.app.signup();
+      return {
+        url: `/v1/admin/roles/${person.accountId}`,
+        body: { role: 'moderator' },
+        schemaBodies: true,
+        outsiders: notModerators,
+        snapshot: () => read(world, '/v1/admin/roles', world.operator.token),
+        success: { as: 'operator', status: 200 },
+      };
+    },
+  },
+  'DELETE /v1/admin/roles/:accountId': {
+    async build(world) {
+      const person = await world.app.signup();
+      await json(
+        await world.app.request({ method: 'PUT', url: `/v1/admin/roles/${person.accountId}`, token: world.operator.token, body: { role: 'moderator' } }),
+        'grant',
+      );
+      return {
+        url: `/v1/admin/roles/${person.accountId}`,
+        outsiders: notModerators,
+        snapshot: () => read(world, '/v1/admin/roles', world.operator.token),
+        success: { as: 'operator', status: 200 },
+      };
+    },
+  },
   'GET /v1/ledger': {
     async build() {
       return {
@@ -1784,6 +1955,7 @@ describe('authorization sweep over every registered route', () => {
     const stranger = await person();
     const member = await app.signup();
     const operator = await app.signup(OPERATOR_EMAIL);
+    assert.equal((await runAdminCommand(['grant', OPERATOR_EMAIL], app.database.db, app.clock)).exitCode, 0);
 
     const agentWithProfile = async (token: string) => {
       const agent = await registerAgent(app, token);

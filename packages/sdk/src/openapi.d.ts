@@ -1800,6 +1800,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Everyone holding a role (admins only) */
+        get: operations["getV1AdminRoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/roles/{accountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Give a person a role, or change it (admins only) */
+        put: operations["putV1AdminRolesByAccountId"];
+        post?: never;
+        /** Take a person's role away (admins only; never the last admin) */
+        delete: operations["deleteV1AdminRolesByAccountId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your own reports and what became of them */
+        get: operations["getV1Reports"];
+        put?: never;
+        /** Report a post, comment, agent or account to the moderators */
+        post: operations["postV1Reports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation queue: reports grouped by subject, with the owner and their history (moderators) */
+        get: operations["getV1AdminReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log of every moderation action, newest first (moderators) */
+        get: operations["getV1AdminActions"];
+        put?: never;
+        /** Take a moderation action, with the reason the person concerned is told (moderators) */
+        post: operations["postV1AdminActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Appeal a moderation action against you, once */
+        post: operations["postV1Appeals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/appeals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Appeals, oldest first (moderators) */
+        get: operations["getV1AdminAppeals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/appeals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide an appeal: uphold the action or reverse it (a moderator other than the one who took it) */
+        post: operations["postV1AdminAppealsById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6419,6 +6558,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         }[];
                         pagination: {
                             limit: number;
@@ -6512,6 +6655,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         };
                     };
                 };
@@ -6593,6 +6740,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         };
                         comments: {
                             id: string;
@@ -6995,6 +7146,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         };
                     };
                 };
@@ -7706,6 +7861,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         }[];
                         pagination: {
                             limit: number;
@@ -7899,7 +8058,7 @@ export interface operations {
                     "application/json": {
                         notifications: {
                             id: string;
-                            type: "like" | "reply" | "follow" | "repost" | "mention";
+                            type: "like" | "reply" | "follow" | "repost" | "mention" | "moderation";
                             read: boolean;
                             postId: string | null;
                             commentId: string | null;
@@ -8088,6 +8247,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         }[];
                         pagination: {
                             limit: number;
@@ -8201,6 +8364,10 @@ export interface operations {
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
                             } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
                         }[];
                     };
                 };
@@ -9768,6 +9935,710 @@ export interface operations {
                 };
                 content: {
                     "image/*": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accountId: string;
+                            email: string | null;
+                            role: "admin" | "moderator";
+                            /** @description The admin who granted it; null when granted with the command on the server */
+                            grantedBy: string | null;
+                            grantedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putV1AdminRolesByAccountId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: "admin" | "moderator";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accountId: string;
+                            email: string | null;
+                            role: "admin" | "moderator";
+                            /** @description The admin who granted it; null when granted with the command on the server */
+                            grantedBy: string | null;
+                            grantedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1AdminRolesByAccountId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accountId: string;
+                            revoked: "admin" | "moderator";
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1Reports: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            subject: {
+                                type: "post" | "comment" | "agent" | "account";
+                                id: string;
+                            };
+                            reason: "spam" | "abuse" | "impersonation" | "unsafe" | "illegal" | "other";
+                            note: string | null;
+                            status: "open" | "resolved";
+                            createdAt: string;
+                            resolvedAt: string | null;
+                            /** @description The action that resolved the report (dismiss, hide, suspend...) */
+                            outcome: string | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1Reports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subject: {
+                        type: "post" | "comment" | "agent" | "account";
+                        /** @description The post, comment or agent id; an account by its account id */
+                        id: string;
+                    };
+                    reason: "spam" | "abuse" | "impersonation" | "unsafe" | "illegal" | "other";
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            status: "open" | "resolved";
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            status: "open" | "resolved";
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminReports: {
+        parameters: {
+            query?: {
+                status?: "open" | "resolved";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            subject: {
+                                type: "post" | "comment" | "agent" | "account";
+                                id: string;
+                                exists: boolean;
+                                summary: string | null;
+                                states: {
+                                    state: "hidden" | "limited" | "suspended" | "delisted";
+                                    reason: string;
+                                    since: string;
+                                }[];
+                            };
+                            /** @description How many accounts reported it */
+                            reporters: number;
+                            reasons: {
+                                [key: string]: number;
+                            };
+                            reports: {
+                                id: string;
+                                reporterId: string;
+                                reason: "spam" | "abuse" | "impersonation" | "unsafe" | "illegal" | "other";
+                                note: string | null;
+                                createdAt: string;
+                            }[];
+                            /** @description Whose it is, and their history */
+                            owner: {
+                                accountId: string;
+                                createdAt: string | null;
+                                earlierActions: {
+                                    id: string;
+                                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                    subject: {
+                                        type: "post" | "comment" | "agent" | "account";
+                                        id: string;
+                                    };
+                                    /** @description The person answerable for the subject when the action was taken */
+                                    subjectOwnerId: string | null;
+                                    moderatorId: string;
+                                    reason: string;
+                                    reportIds: string[];
+                                    createdAt: string;
+                                }[];
+                            } | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminActions: {
+        parameters: {
+            query?: {
+                subjectType?: "post" | "comment" | "agent" | "account";
+                subjectId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                            subject: {
+                                type: "post" | "comment" | "agent" | "account";
+                                id: string;
+                            };
+                            /** @description The person answerable for the subject when the action was taken */
+                            subjectOwnerId: string | null;
+                            moderatorId: string;
+                            reason: string;
+                            reportIds: string[];
+                            createdAt: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AdminActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                    subject: {
+                        type: "post" | "comment" | "agent" | "account";
+                        /** @description The post, comment or agent id; an account by its account id */
+                        id: string;
+                    };
+                    /** @description Why, in words the person concerned will read */
+                    reason: string;
+                    reportIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                            subject: {
+                                type: "post" | "comment" | "agent" | "account";
+                                id: string;
+                            };
+                            /** @description The person answerable for the subject when the action was taken */
+                            subjectOwnerId: string | null;
+                            moderatorId: string;
+                            reason: string;
+                            reportIds: string[];
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1Appeals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    actionId: string;
+                    /** @description Why, in words the person concerned will read */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            actionId: string;
+                            appellantId: string;
+                            note: string;
+                            status: "open" | "upheld" | "reversed";
+                            createdAt: string;
+                            decidedBy: string | null;
+                            decidedAt: string | null;
+                            decisionReason: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminAppeals: {
+        parameters: {
+            query?: {
+                status?: "open" | "upheld" | "reversed";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            actionId: string;
+                            appellantId: string;
+                            note: string;
+                            status: "open" | "upheld" | "reversed";
+                            createdAt: string;
+                            decidedBy: string | null;
+                            decidedAt: string | null;
+                            decisionReason: string | null;
+                            action: {
+                                id: string;
+                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                subject: {
+                                    type: "post" | "comment" | "agent" | "account";
+                                    id: string;
+                                };
+                                /** @description The person answerable for the subject when the action was taken */
+                                subjectOwnerId: string | null;
+                                moderatorId: string;
+                                reason: string;
+                                reportIds: string[];
+                                createdAt: string;
+                            } | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AdminAppealsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    decision: "uphold" | "reverse";
+                    /** @description Why, in words the person concerned will read */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            actionId: string;
+                            appellantId: string;
+                            note: string;
+                            status: "open" | "upheld" | "reversed";
+                            createdAt: string;
+                            decidedBy: string | null;
+                            decidedAt: string | null;
+                            decisionReason: string | null;
+                            reversal: {
+                                id: string;
+                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                subject: {
+                                    type: "post" | "comment" | "agent" | "account";
+                                    id: string;
+                                };
+                                /** @description The person answerable for the subject when the action was taken */
+                                subjectOwnerId: string | null;
+                                moderatorId: string;
+                                reason: string;
+                                reportIds: string[];
+                                createdAt: string;
+                            } | null;
+                        };
+                    };
                 };
             };
             /** @description Every error the API returns */

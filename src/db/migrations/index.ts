@@ -41,6 +41,7 @@ import { backgroundPasses } from './0036_background_passes.ts';
 import { receiptLogIndexPartial } from './0037_receipt_log_index_partial.ts';
 import { webhookListeners } from './0038_webhook_listeners.ts';
 import { registryLog } from './0039_registry_log.ts';
+import { moderation } from './0040_moderation.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -78,6 +79,7 @@ const ordered: [string, Migration][] = [
   ['0037_receipt_log_index_partial', receiptLogIndexPartial],
   ['0038_webhook_listeners', webhookListeners],
   ['0039_registry_log', registryLog],
+  ['0040_moderation', moderation],
 ];
 
 /** Every migration this code knows, in order; the last is the schema version it expects. */

@@ -27,11 +27,12 @@ export interface PrincipalCacheOptions {
 export function createPrincipalCache({ clock, signals, maxAgeMs = 30_000, maxEntries = 10_000, onError = () => {} }: PrincipalCacheOptions) {
   const cache = new ExpiringCache<Principal>(clock, maxEntries);
 
-  // Payloads: c:<credential id>, g:<agent id>; anything else (a newer node's kind) drops everything.
+  // Payloads: c:<credential id>, g:<agent id>, a:<account id> (its credentials and those of its agents); anything else (a newer node's kind) drops everything.
   const apply = (message: string) => {
     const id = message.slice(2);
     if (message.startsWith('c:')) cache.deleteWhere((p) => p.credentialId === id);
     else if (message.startsWith('g:')) cache.deleteWhere((p) => p.agentId === id);
+    else if (message.startsWith('a:')) cache.deleteWhere((p) => p.accountId === id || p.personId === id);
     else cache.clear();
   };
   signals.subscribe(CHANNEL, apply);
@@ -50,6 +51,8 @@ export function createPrincipalCache({ clock, signals, maxAgeMs = 30_000, maxEnt
     },
     forgetCredential: (credentialId: string) => announce(`c:${credentialId}`),
     forgetAgent: (agentId: string) => announce(`g:${agentId}`),
+    /** Every credential of the account, and of the agents it owns (a suspension). */
+    forgetAccount: (accountId: string) => announce(`a:${accountId}`),
   };
 }
 

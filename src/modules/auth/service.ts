@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import { isoIn, isoNow } from '../../lib/clock.ts';
-import { AppError, badRequest, conflict, forbidden, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
+import { accountSuspended, AppError, badRequest, conflict, forbidden, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { dummyPasswordHash, hashPassword, hashSecret, newSecret, verifyPassword } from '../../lib/secrets.ts';
 import type { Authenticator, Principal } from '../../lib/principal.ts';
@@ -26,6 +26,8 @@ export interface AuthServiceDeps {
   loginThrottle: LoginThrottle;
   /** The parts other modules hooked into account deletion. */
   accountDeletion: AccountDeletion;
+  /** Why the account, or the person it answers to, is suspended (moderation); null when it is not. */
+  suspensionOf?: (accountIds: string[]) => Promise<string | null>;
 }
 
 /** What a password-less account (signed in through an identity provider) types to confirm its deletion. */
@@ -49,7 +51,23 @@ export const apiKeyView = (row: ApiKeyRow) => ({
   revokedAt: row.revoked_at,
 });
 
-export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAccounts, principals, loginThrottle, accountDeletion }: AuthServiceDeps) {
+export function createAuthService({
+  store,
+  clock,
+  sessionTtlHours,
+  oidc,
+  agentAccounts,
+  principals,
+  loginThrottle,
+  accountDeletion,
+  suspensionOf = async () => null,
+}: AuthServiceDeps) {
+  /** A suspended account's credential is refused with its own code, so the client can say why (never cached, so unsuspending works at once). */
+  async function refuseSuspended(accountIds: (string | null)[]) {
+    const reason = await suspensionOf(accountIds.filter((id): id is string => id !== null));
+    if (reason !== null) throw accountSuspended(reason);
+  }
+
   const principalFrom = (match: CredentialMatch, via: Principal['via']): Principal => ({
     accountId: match.account_id,
     kind: match.kind,
@@ -98,6 +116,7 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
     const identity = await oidc.verify(token);
     if (!identity) return null;
     const account = await accountForOidc(identity);
+    await refuseSuspended([account.id]);
     return { accountId: account.id, kind: 'person', via: 'oidc', credentialId: null, agentId: null, personId: account.id };
   }
 
@@ -106,6 +125,7 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
     if (isKey) {
       const match = await store.findLiveApiKey(tokenHash);
       if (!match) return null;
+      await refuseSuspended([match.account_id, match.owner_account_id]);
       const now = clock.now();
       // Recording use on every request would turn each read into a write; hourly is enough to spot dead keys.
       // A cached key is looked up again within the cache's max age, so use is still seen within the hour.
@@ -118,6 +138,7 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
     }
     const match = await store.findLiveSession(tokenHash, isoNow(clock));
     if (!match) return null;
+    await refuseSuspended([match.account_id, match.owner_account_id]);
     const principal = principalFrom(match, 'session');
     principals.remember(tokenHash, principal, Date.parse(match.expires_at), ticket);
     return principal;
@@ -194,12 +215,16 @@ export function createAuthService({ store, clock, sessionTtlHours, oidc, agentAc
         throw unauthorized('Invalid email or password');
       }
       await loginThrottle.succeeded(normalized, clientAddress, admission.budget);
+      // Only after the password: whether an account is suspended is told to its owner alone.
+      await refuseSuspended([account.id]);
       return startSession(account);
     },
 
     /** A built-in session for the person an issuer vouched for in the browser sign-in (src/modules/auth/oidc-login.ts). */
     async signInWithOidc(identity: OidcIdentity) {
-      return startSession(await accountForOidc(identity));
+      const account = await accountForOidc(identity);
+      await refuseSuspended([account.id]);
+      return startSession(account);
     },
 
     async logout(principal: Principal) {

@@ -55,3 +55,11 @@ export interface AuthTables {
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
 }
+
+/**
+ * Read by the moderation store: the account an operator names by email (the admin command), and an
+ * account's kind, age and whether it still exists (a report's subject, the queue's owner history).
+ */
+export type AccountStandingReadModel = {
+  accounts: ReadOnlyTable<Pick<AccountsTable, 'id' | 'kind' | 'email' | 'owner_account_id' | 'created_at' | 'deleted_at'>>;
+};

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { credentialTokenOf, principalOf } from '../../http/auth.ts';
 import { clientAddressKey } from '../../http/client-address.ts';
 import type { Authenticator } from '../../lib/principal.ts';
+import { AppError } from '../../lib/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import type { EventStream, EventsService } from './service.ts';
 
@@ -55,7 +56,11 @@ export function registerEventsRoutes(root: FastifyInstance, events: EventsServic
         // The credential is checked again while the stream is open, so revoking a key or logging out ends it.
         async stillValid() {
           if (token === undefined) return false;
-          const now = await authenticator.authenticate(token);
+          const now = await Promise.resolve(authenticator.authenticate(token)).catch((error: unknown) => {
+            // A suspension ends the stream as a revocation does; any other failure is the check's own.
+            if (error instanceof AppError && error.code === 'ACCOUNT_SUSPENDED') return null;
+            throw error;
+          });
           return now !== null && now.accountId === principal.accountId && now.credentialId === principal.credentialId;
         },
         // What Node holds for the client beyond the stream's own buffer: the socket's unsent bytes.

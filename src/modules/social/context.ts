@@ -44,6 +44,8 @@ export interface SocialDeps {
   onSignalError?: (error: unknown) => void;
   /** The longest a following timeline is kept without a signal (default 60 s; 0 keeps none). */
   timelineMaxAgeMs?: number;
+  /** Whether the principal is one of the instance's moderators (they see hidden posts). */
+  isModerator?: (principal: Principal) => Promise<boolean>;
 }
 
 const storesOn = (db: Db, dialect: DialectName) => ({
@@ -92,6 +94,7 @@ export function createSocialContext({
   signals,
   onSignalError,
   timelineMaxAgeMs = 60_000,
+  isModerator = async () => false,
 }: SocialDeps) {
   const stores = storesOn(database.db, database.dialect);
   const trending = createReadCache<string[]>(clock, feedCacheMs, 200);
@@ -133,6 +136,7 @@ export function createSocialContext({
   return {
     clock,
     stores,
+    isModerator,
     searchServices,
     profilesChanged,
     trending,

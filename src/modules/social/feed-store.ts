@@ -10,11 +10,12 @@ import type { DialectName } from '../../db/dialect.ts';
 import { lowerLike } from '../../db/like.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
+import type { ModerationStatesReadModel } from '../moderation/index.ts';
 import type { VoteValue } from './posts-store.ts';
 import type { SocialTables } from './tables.ts';
 
 /** Posts, follows and votes, with their authors' profiles to join. */
-type FeedTables = SocialTables & ProfilesReadModel;
+type FeedTables = SocialTables & ProfilesReadModel & ModerationStatesReadModel;
 
 export interface PostCore {
   id: string;
@@ -208,10 +209,26 @@ export function createFeedStore(database: Db, dialect: DialectName) {
       return rows.map((r) => r.id);
     },
 
-    /** The posts of `ids` that exist, in the order of `ids`. */
-    async hydrate(ids: readonly string[]): Promise<HydratedPost[]> {
+    /** Why moderators hid the post, or null when it is not hidden. */
+    hiddenReason: async (postId: string) =>
+      (
+        await db
+          .selectFrom('moderation_states')
+          .select('reason')
+          .where('subject_type', '=', 'post')
+          .where('subject_id', '=', postId)
+          .where('state', '=', 'hidden')
+          .executeTakeFirst()
+      )?.reason ?? null,
+
+    /**
+     * The posts of `ids` that exist, in the order of `ids`. Every list and page of posts is loaded
+     * here, so leaving out what moderators hid here takes it out of all of them (`withHidden`: the
+     * author's and moderators' own look at one).
+     */
+    async hydrate(ids: readonly string[], withHidden = false): Promise<HydratedPost[]> {
       if (ids.length === 0) return [];
-      const rows = await db
+      let query = db
         .selectFrom('posts as p')
         .innerJoin('profiles as a', 'a.id', 'p.author_id')
         .leftJoin('posts as o', 'o.id', 'p.repost_of')
@@ -245,8 +262,20 @@ export function createFeedStore(database: Db, dialect: DialectName) {
           'o.created_at as o_created_at',
         ])
         .select(['oa.id as oa_id', 'oa.username as oa_username', 'oa.display_name as oa_display_name', 'oa.type as oa_type', 'oa.avatar_url as oa_avatar_url'])
-        .where('p.id', 'in', [...new Set(ids)])
-        .execute();
+        .where('p.id', 'in', [...new Set(ids)]);
+      if (!withHidden)
+        query = query.where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('moderation_states as hidden')
+                .select('hidden.subject_id')
+                .whereRef('hidden.subject_id', '=', 'p.id')
+                .where('hidden.subject_type', '=', 'post')
+                .where('hidden.state', '=', 'hidden'),
+            ),
+          ),
+        );
+      const rows = await query.execute();
       const byId = new Map<string, HydratedPost>();
       for (const row of rows) {
         const original: PostCore | null =

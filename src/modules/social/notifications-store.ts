@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { ownTables } from '../../db/tables.ts';
+import type { ModerationStatesReadModel } from '../moderation/index.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
 import type { NotificationsTable, SocialTables } from './tables.ts';
 
@@ -8,7 +9,7 @@ export type NewNotification = Insertable<NotificationsTable>;
 
 export function createNotificationsStore(database: Db) {
   // Profiles: notifications are listed with their actors in the same query.
-  const db = ownTables<SocialTables & ProfilesReadModel>(database);
+  const db = ownTables<SocialTables & ProfilesReadModel & ModerationStatesReadModel>(database);
   return {
     async insert(rows: NewNotification[]): Promise<void> {
       if (rows.length > 0) await db.insertInto('notifications').values(rows).execute();
@@ -46,7 +47,27 @@ export function createNotificationsStore(database: Db) {
           'a.type as author_type',
           'a.avatar_url as author_avatar_url',
         ])
-        .where('n.recipient_id', '=', recipientId);
+        .where('n.recipient_id', '=', recipientId)
+        // Notifications of hidden posts and comments go with them; the author's moderation notice stays.
+        .where((eb) =>
+          eb.or([
+            eb('n.type', '=', 'moderation'),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('moderation_states as m')
+                  .select('m.subject_id')
+                  .where('m.state', '=', 'hidden')
+                  .where((inner) =>
+                    inner.or([
+                      inner.and([inner('m.subject_type', '=', 'post'), inner('m.subject_id', '=', inner.ref('n.post_id'))]),
+                      inner.and([inner('m.subject_type', '=', 'comment'), inner('m.subject_id', '=', inner.ref('n.comment_id'))]),
+                    ]),
+                  ),
+              ),
+            ),
+          ]),
+        );
       if (hidden.length > 0) query = query.where('n.actor_id', 'not in', [...hidden]);
       if (since !== undefined) query = query.where('n.created_at', '>=', since);
       return query

@@ -4,7 +4,7 @@ import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { isUuid, newId } from '../../lib/ids.ts';
-import { votesOf, type SocialContext, type SocialStores } from './context.ts';
+import { votesOf, type SocialContext, type SocialStores, type Viewer } from './context.ts';
 import { mentionNotifications, notification } from './notify.ts';
 import { createPostWriter } from './post-writer.ts';
 import { nextVote, voteDeltas, type Post, type VoteValue } from './posts-store.ts';
@@ -73,7 +73,21 @@ export function createPostsService(ctx: SocialContext) {
     return post.kind === 'repost' && post.repost_of ? findPost(post.repost_of) : post;
   }
 
+  /** A hidden post as its author and moderators see it: marked removed, with the moderators' reason. Anyone else: undefined (404). */
+  async function hiddenPostFor(principal: Principal, id: string, viewer: Viewer) {
+    if (!isUuid(id)) return undefined;
+    const reason = await stores.feed.hiddenReason(id.toLowerCase());
+    if (reason === null) return undefined;
+    const [post] = await ctx.viewsOf(await stores.feed.hydrate([id], true), viewer);
+    if (!post) return undefined;
+    const maySee = (viewer !== null && viewer.profileId !== null && post.author.id === viewer.profileId) || (await ctx.isModerator(principal));
+    return maySee ? { ...post, removed: { reason } } : undefined;
+  }
+
   return {
+    /** After moderators hide or restore a post or comment: cached pages and trending are stale. */
+    moderationChanged: () => ctx.postsChanged(),
+
     async createPost(principal: Principal, input: { body: string; topic?: string }) {
       const actor = await ctx.actorOf(principal);
       checkText(input.body, '/body/body');
@@ -99,7 +113,8 @@ export function createPostsService(ctx: SocialContext) {
 
     async getPost(principal: Principal | null, id: string) {
       const viewer = await ctx.viewerOf(principal);
-      const [[post], comments] = await Promise.all([ctx.postsFor([id], viewer), stores.posts.commentsOf(id)]);
+      const [[found], comments] = await Promise.all([ctx.postsFor([id], viewer), stores.posts.commentsOf(id)]);
+      const post = found ?? (principal ? await hiddenPostFor(principal, id, viewer) : undefined);
       if (!post) throw notFound('Post not found');
       const commentVotes = await votesOf(viewer, (profileId) =>
         stores.posts.commentVotesOf(

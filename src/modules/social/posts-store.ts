@@ -5,6 +5,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { ownTables } from '../../db/tables.ts';
+import type { ModerationStatesReadModel } from '../moderation/index.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
 import type { CommentsTable, PostsTable, SocialTables } from './tables.ts';
 
@@ -29,7 +30,7 @@ const postOf = (row: PostRow | undefined): Post | undefined => row && { ...row, 
 
 export function createPostsStore(database: Db) {
   // Profiles: comments are listed with their authors in the same query.
-  const db = ownTables<SocialTables & ProfilesReadModel>(database);
+  const db = ownTables<SocialTables & ProfilesReadModel & ModerationStatesReadModel>(database);
   return {
     findPost: async (id: string) => postOf(await db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst()),
 
@@ -184,6 +185,17 @@ export function createPostsStore(database: Db) {
           'a.avatar_url as author_avatar_url',
         ])
         .where('c.post_id', '=', postId)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('moderation_states as hidden')
+                .select('hidden.subject_id')
+                .whereRef('hidden.subject_id', '=', 'c.id')
+                .where('hidden.subject_type', '=', 'comment')
+                .where('hidden.state', '=', 'hidden'),
+            ),
+          ),
+        )
         .orderBy('c.created_at')
         .orderBy('c.id')
         .execute(),

@@ -67,7 +67,13 @@ const postFields = {
   userVote: Type.Optional(Vote),
 };
 export const OriginalPost = Type.Object(postFields);
-export const Post = Type.Object({ ...postFields, originalPost: nullable(OriginalPost) });
+export const Post = Type.Object({
+  ...postFields,
+  originalPost: nullable(OriginalPost),
+  removed: Type.Optional(
+    Type.Object({ reason: Type.String() }, { description: 'Present only to the author and moderators: moderators hid this post, and why' }),
+  ),
+});
 
 export const Comment = Type.Object({
   id: Type.String(),
@@ -135,7 +141,7 @@ export const UsersPage = Type.Object({ users: Type.Array(UserSummary), paginatio
 
 export const Notification = Type.Object({
   id: Type.String(),
-  type: literals(['like', 'reply', 'follow', 'repost', 'mention'] as const),
+  type: literals(['like', 'reply', 'follow', 'repost', 'mention', 'moderation'] as const),
   read: Type.Boolean(),
   postId: nullable(Type.String()),
   commentId: nullable(Type.String()),

@@ -3,6 +3,7 @@
  * lists JSON text on both databases). Only this module's store names them.
  */
 import type { Generated } from 'kysely';
+import type { ReadOnlyTable } from '../../db/tables.ts';
 
 export interface PostsTable {
   id: string;
@@ -57,7 +58,8 @@ export interface NotificationsTable {
   id: string;
   recipient_id: string;
   actor_id: string;
-  type: 'like' | 'reply' | 'follow' | 'repost' | 'mention';
+  /** `moderation`: a moderator's action on the recipient's post, comment, agent or account; its actor is the recipient and `post_body` says what and why. */
+  type: 'like' | 'reply' | 'follow' | 'repost' | 'mention' | 'moderation';
   post_id: string | null;
   comment_id: string | null;
   /** First 100 code points of the post, taken when the notification is made (posts are never edited). */
@@ -90,3 +92,9 @@ export interface SocialTables {
   mutes: ShunTable;
   blocks: ShunTable;
 }
+
+/** Read by the moderation store: whose a reported post or comment is (through its author's profile). */
+export type PostAuthorsReadModel = {
+  posts: ReadOnlyTable<Pick<PostsTable, 'id' | 'author_id' | 'body' | 'created_at'>>;
+  comments: ReadOnlyTable<Pick<CommentsTable, 'id' | 'post_id' | 'author_id' | 'body' | 'created_at'>>;
+};

@@ -1,0 +1,6 @@
+export { createRolesStore, type RolesStore } from './roles.ts';
+export { createModerationStore, type ModerationStore, type SubjectRecord } from './store.ts';
+export { actionView, createModerationService, type ActionView, type ModerationService } from './service.ts';
+export { registerModerationRoutes } from './routes.ts';
+export { runAdminCommand } from './admin-command.ts';
+export type * from './tables.ts';
