@@ -153,6 +153,27 @@ async function ownerAgents(world: World, overrides: Record<string, unknown> = {}
   };
 }
 
+/** A read of an agent its owner keeps private (`suffix`: the path under it): its owner only, 404 to everyone else, an org's agent to outsiders likewise. */
+async function privateAgentRead(world: World, suffix: string): Promise<Case> {
+  const { privateAgent, snapshot } = await ownerAgents(world);
+  const org = await newOrg(world, false);
+  const orgAgent = await registerAgent(world.app, world.owner.token, { visibility: 'org', orgId: org.id });
+  return {
+    url: `/v1/agents/${privateAgent.id}${suffix}`,
+    anonymous: 404,
+    outsiders: [
+      { as: 'stranger', status: 404 },
+      { as: 'strangerAgentKey', status: 404 },
+      { as: 'ownerAgentKey', status: 404 },
+      { as: 'member', status: 404 },
+      { as: 'stranger', status: 404, url: `/v1/agents/${orgAgent.id}${suffix}` },
+      { as: 'anonymous', status: 404, url: `/v1/agents/${orgAgent.id}${suffix}` },
+    ],
+    snapshot,
+    success: { as: 'owner', status: 200 },
+  };
+}
+
 /**
  * An owner-only action on an agent: a public agent someone else may see but not act on (403), a
  * private one they may not see (404), an org agent its members see (403) and others do not (404),
@@ -944,48 +965,8 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
-  'GET /v1/agents/:id': {
-    async build(world) {
-      const { privateAgent, snapshot } = await ownerAgents(world);
-      const org = await newOrg(world, false);
-      const orgAgent = await registerAgent(world.app, world.owner.token, { visibility: 'org', orgId: org.id });
-      return {
-        url: `/v1/agents/${privateAgent.id}`,
-        anonymous: 404,
-        outsiders: [
-          { as: 'stranger', status: 404 },
-          { as: 'strangerAgentKey', status: 404 },
-          { as: 'ownerAgentKey', status: 404 },
-          { as: 'member', status: 404 },
-          { as: 'stranger', status: 404, url: `/v1/agents/${orgAgent.id}` },
-          { as: 'anonymous', status: 404, url: `/v1/agents/${orgAgent.id}` },
-        ],
-        snapshot,
-        success: { as: 'owner', status: 200 },
-      };
-    },
-  },
-  'GET /v1/agents/:id/history': {
-    async build(world) {
-      const { privateAgent, snapshot } = await ownerAgents(world);
-      const org = await newOrg(world, false);
-      const orgAgent = await registerAgent(world.app, world.owner.token, { visibility: 'org', orgId: org.id });
-      return {
-        url: `/v1/agents/${privateAgent.id}/history`,
-        anonymous: 404,
-        outsiders: [
-          { as: 'stranger', status: 404 },
-          { as: 'strangerAgentKey', status: 404 },
-          { as: 'ownerAgentKey', status: 404 },
-          { as: 'member', status: 404 },
-          { as: 'stranger', status: 404, url: `/v1/agents/${orgAgent.id}/history` },
-          { as: 'anonymous', status: 404, url: `/v1/agents/${orgAgent.id}/history` },
-        ],
-        snapshot,
-        success: { as: 'owner', status: 200 },
-      };
-    },
-  },
+  'GET /v1/agents/:id': { build: (world) => privateAgentRead(world, '') },
+  'GET /v1/agents/:id/history': { build: (world) => privateAgentRead(world, '/history') },
   'PATCH /v1/agents/:id': {
     build: (world) => ownedAgentCase(world, '', { body: { description: 'Changed by its owner' }, status: 200 }),
   },
