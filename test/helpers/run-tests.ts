@@ -47,11 +47,11 @@ const alone = files.filter(ownProcess);
 const shared = files.filter((file) => !ownProcess(file));
 const groupsDir = mkdtempSync(join(tmpdir(), 'agentry-test-groups-'));
 /** Where group processes write each file's seconds, one JSON line per file, for the reporter. */
-const fileTimes = 'file-seconds.jsonl';
+const fileSeconds = join(groupsDir, 'file-seconds.jsonl');
 const groupFiles = balancedGroups(shared, groupCount).map((members, index) => {
   const path = join(groupsDir, `group-${index + 1}.test.mts`);
   const source = `import { runFiles } from ${JSON.stringify(pathToFileURL(join(root, 'test/helpers/file-group.ts')).href)};
-await runFiles(${JSON.stringify(root)}, ${JSON.stringify(members)}, ${JSON.stringify(join(groupsDir, fileTimes))});
+await runFiles(${JSON.stringify(root)}, ${JSON.stringify(members)}, ${JSON.stringify(fileSeconds)});
 `;
   writeFileSync(path, source);
   return path;
@@ -89,7 +89,7 @@ const child = spawn(
     ...groupFiles,
     ...alone,
   ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, AGENTRY_TEST_GROUPS_DIR: groupsDir } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, AGENTRY_TEST_GROUPS_DIR: groupsDir, AGENTRY_TEST_FILE_SECONDS: fileSeconds } },
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
