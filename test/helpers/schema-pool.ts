@@ -46,6 +46,9 @@ BEGIN
   FOR item IN SELECT sequencename FROM pg_sequences WHERE schemaname = target LOOP
     EXECUTE format('ALTER SEQUENCE %I.%I RESTART', target, item.sequencename);
   END LOOP;
+  IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = seed) THEN
+    RAISE EXCEPTION 'the seed rows of % are gone', target;
+  END IF;
   FOR item IN SELECT tablename FROM pg_tables WHERE schemaname = seed LOOP
     EXECUTE format('INSERT INTO %I.%I SELECT * FROM %I.%I', target, item.tablename, seed, item.tablename);
   END LOOP;
@@ -70,14 +73,18 @@ function preparePool(url: string, dropSchema: (schema: string) => Promise<void>)
     const stale = await withClient(url, async (client) => {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [POOL_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS public.agentry_test_schemas (schema text PRIMARY KEY, version text NOT NULL, owner_pid integer)');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS public.agentry_test_schemas (schema text PRIMARY KEY, version text NOT NULL, owner_pid integer, released_at timestamptz NOT NULL DEFAULT now())',
+      );
       await client.query(resetFunction);
+      // Another checkout may be running its tests beside this one: its schemas go only once unused for an hour.
       const { rows } = await client.query<{ schema: string }>(
-        'DELETE FROM public.agentry_test_schemas WHERE version <> $1 AND owner_pid IS NULL RETURNING schema',
+        "DELETE FROM public.agentry_test_schemas WHERE version <> $1 AND owner_pid IS NULL AND released_at < now() - interval '1 hour' RETURNING schema",
         [migrationsVersion],
       );
       const seeds = await client.query<{ nspname: string }>(
-        "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'agentry\\_test\\_seed\\_%' AND nspname <> $1",
+        `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'agentry\\_test\\_seed\\_%' AND nspname <> $1
+           AND NOT EXISTS (SELECT 1 FROM public.agentry_test_schemas WHERE 'agentry_test_seed_' || version = nspname)`,
         [seedSchema],
       );
       await client.query('COMMIT');
@@ -134,7 +141,7 @@ export async function claimMigratedSchema(
       try {
         await withClient(url, async (client) => {
           await client.query('SELECT public.agentry_test_reset_schema($1, $2)', [schema, seedSchema]);
-          await client.query('UPDATE public.agentry_test_schemas SET owner_pid = NULL WHERE schema = $1', [schema]);
+          await client.query('UPDATE public.agentry_test_schemas SET owner_pid = NULL, released_at = now() WHERE schema = $1', [schema]);
         });
       } catch {
         await withClient(url, (client) => client.query('DELETE FROM public.agentry_test_schemas WHERE schema = $1', [schema]));
