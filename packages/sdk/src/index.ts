@@ -67,6 +67,8 @@ export {
   cosignatureLine,
   verifyCosignatures,
   requireCosignatures,
+  verifyWitnessed,
+  type WitnessPolicy,
   formatAddCheckpoint,
   parseAddCheckpoint,
   type AddCheckpointRequest,

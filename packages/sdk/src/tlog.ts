@@ -319,6 +319,32 @@ export function requireCosignatures(note: string, witnessKeys: readonly (Verifie
   return cosignatures;
 }
 
+export interface WitnessPolicy {
+  /** The witnesses trusted: their cosignature verifier keys (type 0x04). */
+  witnessKeys: readonly (VerifierKey | string)[];
+  /** How many distinct witnesses among them must have cosigned. */
+  required: number;
+}
+
+/**
+ * That a verified checkpoint is part of what witnesses saw: `cosigned` (the log's checkpoint as
+ * served, carrying cosignatures) is signed by the log's key, carries `required` valid cosignatures
+ * from `witnessKeys`, and `proof` shows it extends `checkpoint` (the same checkpoint, or a later one).
+ * A client that checked a proof against `checkpoint` then knows the witnesses were shown that tree.
+ */
+export function verifyWitnessed(options: {
+  checkpoint: Checkpoint & { note: string };
+  cosigned: string;
+  proof: readonly (string | Uint8Array)[];
+  keys: readonly (VerifierKey | string)[];
+  policy: WitnessPolicy;
+  now?: Date;
+}): VerifiedCosignature[] {
+  const cosignatures = requireCosignatures(options.cosigned, options.policy.witnessKeys, options.policy.required, options.now);
+  verifyConsistency({ from: options.checkpoint.note, to: options.cosigned, proof: options.proof, keys: options.keys });
+  return cosignatures;
+}
+
 /** A c2sp.org/tlog-witness add-checkpoint request body. */
 export interface AddCheckpointRequest {
   oldSize: number;
