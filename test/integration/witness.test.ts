@@ -19,6 +19,7 @@ import {
   verifyCosignatures,
   TlogVerificationError,
 } from '@agentry/sdk/tlog';
+import { AgentryClient, monitorInstance } from '@agentry/sdk';
 import { runAdminCommand } from '../../src/modules/moderation/index.ts';
 import { generateNoteSigner, signNote, type NoteSigner } from '../../src/modules/tlog/keys.ts';
 import { proveConsistency, storedHashesFor, treeHash, type HashReader } from '../../src/modules/tlog/merkle.ts';
@@ -86,6 +87,7 @@ describe('witnesses between instances', () => {
   let adminB: { token: string };
   let witnessKeyA: string;
   let witnessKeyB: string;
+  let baseA: string;
   let baseB: string;
   let proxyToB: ReturnType<typeof forwarder>;
   const testLog = generateNoteSigner('log.example.test/fork-me');
@@ -103,7 +105,7 @@ describe('witnesses between instances', () => {
       startTestApp({ PUBLIC_URL: 'https://a.example.test' }, { witnessIntervalMs: 50 }),
       startTestApp({ PUBLIC_URL: 'https://b.example.test' }, { witnessIntervalMs: 50 }),
     ]);
-    const baseA = await a.server.listen({ host: '127.0.0.1', port: 0 });
+    baseA = await a.server.listen({ host: '127.0.0.1', port: 0 });
     baseB = await b.server.listen({ host: '127.0.0.1', port: 0 });
     [adminA, adminB] = await Promise.all([grantAdmin(a), grantAdmin(b)]);
     witnessKeyA = (await text(a, '/.tlog/witness/key')).trim();
@@ -217,6 +219,28 @@ describe('witnesses between instances', () => {
     const stranger = witnessKeyA;
     assert.deepEqual(verifyCosignatures(note, [stranger]), []);
     assert.throws(() => requireCosignatures(note, [stranger], 1), /0 valid cosignature/);
+  });
+
+  it('the SDK client and the monitor require cosignatures from the named witnesses', async () => {
+    const owner = await a.signup();
+    const agent = await registerAgent(a, owner.token);
+    await a.registrySequencer.drain();
+    await cosignedCheckpoint(a, 'registry', witnessKeyB, 1);
+    await cosignedCheckpoint(a, 'receipts', witnessKeyB);
+    const sdk = new AgentryClient({ baseUrl: baseA });
+    const history = await sdk.verifiedAgentHistory(agent.id, { witnesses: { witnessKeys: [witnessKeyB], required: 1 } });
+    assert.equal(history.events.length, 1);
+    await assert.rejects(sdk.verifiedAgentHistory(agent.id, { witnesses: { witnessKeys: [witnessKeyA], required: 1 } }), /0 valid cosignature/);
+
+    const watched = await monitorInstance({ url: baseA, state: null, witnesses: { witnessKeys: [witnessKeyB], required: 1 } });
+    assert.deepEqual(watched.differences, []);
+    assert.deepEqual(watched.logs.registry.cosignedBy, ['b.example.test/witness']);
+    const unwitnessed = await monitorInstance({ url: baseA, state: null, witnesses: { witnessKeys: [witnessKeyA], required: 1 } });
+    assert.equal(unwitnessed.agrees, false);
+    assert.deepEqual(
+      unwitnessed.differences.map((difference) => difference.kind),
+      ['witness', 'witness'],
+    );
   });
 
   it('a witness that is down stops nothing, and its cosignatures catch up when it is back', async () => {
