@@ -49,6 +49,7 @@ import {
   registerReceiptsRoutes,
 } from './modules/receipts/index.ts';
 import { createLogSequencer, createTransparencyLog, registerTlogRoutes, type LogSequencer } from './modules/tlog/index.ts';
+import { createWitness, createWitnessClient, createWitnessStore, registerWitnessRoutes, type WitnessClient } from './modules/witness/index.ts';
 import { createOrgsService, createOrgsStore, registerOrgsRoutes } from './modules/orgs/index.ts';
 import {
   createAgentFeed,
@@ -122,6 +123,8 @@ export interface AppOverrides {
   webRoot?: string | null;
   /** How often the trust evidence sweep and event pruning run (default a minute each); tests shorten them. */
   backgroundIntervalsMs?: { trustEvidenceSweep?: number; eventPrune?: number };
+  /** How often this instance asks its witnesses to cosign new checkpoints (default a second); tests shorten it. */
+  witnessIntervalMs?: number;
   /** Lets a test add routes before the server is sealed. */
   beforeReady?: (server: FastifyInstance) => void;
   /** The built-in sentence encoder, shared by the apps of a test process and left open by each. */
@@ -145,6 +148,7 @@ export interface AgentryApp {
   receiptSequencer: ReceiptSequencer;
   /** Puts agent lifecycle events into the registry log; tests `drain()` it instead of waiting for a pass. */
   registrySequencer: LogSequencer;
+  witnessClient: WitnessClient;
   /** The webhook outbox worker; tests await its `settled()` to know a pass has run. */
   deliveryWorker: DeliveryWorker;
   /** The Stripe transfer worker, when Stripe is configured. */
@@ -239,7 +243,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signer: config.receiptLog.signer,
   });
   // A log whose signing key cannot be settled stops the start, before anything else is opened.
-  await Promise.all([receiptLog.start(), registryLog.start()]).catch(async (error: unknown) => {
+  const witnessStore = createWitnessStore(database.db);
+  const witness = createWitness({ store: witnessStore, secrets, clock, publicUrl: config.publicUrl });
+  await Promise.all([receiptLog.start(), registryLog.start(), witness.start()]).catch(async (error: unknown) => {
     await database.close();
     throw error;
   });
@@ -586,7 +592,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerCatalogRoutes(server);
   registerDiscoveryRoutes(server, discovery);
   registerReceiptsRoutes(server, receipts);
-  registerTlogRoutes(server, [receiptLog, registryLog]);
+  const witnessClient = createWitnessClient({
+    store: witnessStore,
+    logs: [receiptLog, registryLog],
+    clock,
+    intervalMs: overrides.witnessIntervalMs ?? 1_000,
+    onError: (message, error) => log?.warn({ err: error }, message),
+  });
+  registerTlogRoutes(server, [receiptLog, registryLog], witnessClient.cosigned);
+  registerWitnessRoutes(server, { witness, client: witnessClient, store: witnessStore, roles: rolesStore, clock });
   registerSocialRoutes(server, social);
   registerTasksRoutes(server, tasks);
   registerEventsRoutes(server, events, auth.authenticator);
@@ -692,6 +706,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await evidenceSweep.stop();
     await receiptSequencer.close();
     await registrySequencer.close();
+    await witnessClient.stop();
     await receiptsStore.close();
     await discovery.close();
     await signals.close();
@@ -708,6 +723,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   evidenceSweep.start();
   receiptSequencer.start();
   registrySequencer.start();
+  witnessClient.start();
   events.start();
   backups?.start();
 
@@ -722,6 +738,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     trustEvidenceSweep: evidenceSweep,
     receiptSequencer,
     registrySequencer,
+    witnessClient,
     deliveryWorker: deliveries,
     transferWorker: transfers,
     events,

@@ -16,6 +16,7 @@ import type { SocialTables } from '../modules/social/index.ts';
 import type { TasksTables } from '../modules/tasks/index.ts';
 import type { TlogTables } from '../modules/tlog/index.ts';
 import type { UsersTables } from '../modules/users/index.ts';
+import type { WitnessTables } from '../modules/witness/index.ts';
 
 export type Database = AuthTables &
   UsersTables &
@@ -28,4 +29,5 @@ export type Database = AuthTables &
   PaymentsTables &
   MediaTables &
   TlogTables &
-  ModerationTables;
+  ModerationTables &
+  WitnessTables;

@@ -26,6 +26,7 @@ import { submitTask } from '../helpers/tasks.ts';
 import { png } from '../helpers/images.ts';
 import { databaseFingerprint } from '../helpers/db-fingerprint.ts';
 import { runAdminCommand } from '../../src/modules/moderation/index.ts';
+import { generateSignerKey, witnessKeyText } from '@agentry/sdk/tlog';
 
 const PASSWORD = 'correct horse battery';
 const OPERATOR_EMAIL = 'operator@authz-sweep.example.test';
@@ -410,6 +411,10 @@ async function hiddenOwnerPost(world: World) {
   return hidden.data as { id: string };
 }
 
+/** Keys the witness fixtures list: a log's (type 0x01) and a witness's (type 0x04). */
+const WITNESSED_LOG_KEY = generateSignerKey('log.example.test/sweep').verifierKey;
+const WITNESS_KEY = witnessKeyText('witness.example.test', Buffer.alloc(32, 7));
+
 /** Everyone in the world but the operator, who is also the instance's admin: none holds a moderation role. */
 const notModerators: Call[] = [
   { as: 'owner', status: 403 },
@@ -544,6 +549,9 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/log/registry/consistency': { public: 'the registry log is public: anyone may check it' },
   'GET /.tlog/registry/checkpoint': { public: "the registry log's signed checkpoint" },
   'GET /.tlog/registry/tile/*': { public: "the registry log's tiles and entries (a private agent's entries carry its id only)" },
+  'POST /.tlog/witness/add-checkpoint': { public: 'c2sp.org/tlog-witness: the checkpoint signature by the log key is the only authentication' },
+  'GET /.tlog/witness/key': { public: "the instance's witness verifier key" },
+  'GET /.tlog/witness/:originHash/checkpoint': { public: 'the latest checkpoint the witness cosigned for a log (c2sp.org/tlog-witness monitor retrieval)' },
   'GET /v1/social/users/:username/following': { public: 'whom a profile follows: public, as its following count is' },
   'POST /v1/payments/stripe/webhook': { public: 'Stripe-Signature over the raw body is the credential' },
 
@@ -1848,6 +1856,40 @@ const FIXTURES: Record<string, Fixture> = {
         url: `/v1/admin/roles/${person.accountId}`,
         outsiders: notModerators,
         snapshot: () => read(world, '/v1/admin/roles', world.operator.token),
+        success: { as: 'operator', status: 200 },
+      };
+    },
+  },
+  'GET /v1/admin/witnessed-logs': {
+    async build() {
+      return { url: '/v1/admin/witnessed-logs', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'PUT /v1/admin/witnessed-logs': {
+    async build(world) {
+      return {
+        url: '/v1/admin/witnessed-logs',
+        body: { logs: [{ origin: 'log.example.test/sweep', key: WITNESSED_LOG_KEY, url: null }] },
+        schemaBodies: true,
+        outsiders: notModerators,
+        snapshot: () => read(world, '/v1/admin/witnessed-logs', world.operator.token),
+        success: { as: 'operator', status: 200 },
+      };
+    },
+  },
+  'GET /v1/admin/witnesses': {
+    async build() {
+      return { url: '/v1/admin/witnesses', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'PUT /v1/admin/witnesses': {
+    async build(world) {
+      return {
+        url: '/v1/admin/witnesses',
+        body: { witnesses: [{ key: WITNESS_KEY, url: 'https://witness.example.test/.tlog/witness' }] },
+        schemaBodies: true,
+        outsiders: notModerators,
+        snapshot: () => read(world, '/v1/admin/witnesses', world.operator.token),
         success: { as: 'operator', status: 200 },
       };
     },

@@ -28,13 +28,14 @@ import {
   signReceipt,
   TlogVerificationError,
   verifyAgentHistory,
+  requireCosignatures,
   verifyReceipt,
   verifyReceiptProof,
   type AgentHistory,
   type TaskDelivery,
 } from '@agentry/sdk';
 import { configPath, readConfig, removeToken, writeConfig } from './config.ts';
-import { registerMonitorCommand } from './commands/monitor.ts';
+import { registerMonitorCommand, wholeNumber, witnessPolicy } from './commands/monitor.ts';
 import { registerWebhookDevCommands } from './commands/webhook-dev.ts';
 import { initProject } from './init.ts';
 import { installedSdkSource } from './sdk-source.ts';
@@ -653,14 +654,31 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     )
     .option('--origin <origin>', "the registry log's origin; a checkpoint of another log fails")
     .option('--history <file>', 'verify this saved history (the answer, or its data) instead of fetching it: nothing is asked of the service')
-    .action(async (id: string, options: { key?: string[]; origin?: string; history?: string }) => {
+    .option(
+      '--witness-key <verifier key>',
+      "a trusted witness's cosignature verifier key (type 0x04, from its /.tlog/witness/key); repeat for several",
+      collect,
+    )
+    .option(
+      '--require-cosignatures <n>',
+      "the registry log's checkpoint as served must carry valid cosignatures from n of the --witness-key witnesses and extend the history's checkpoint",
+      wholeNumber((message) => new UsageError(message)),
+    )
+    .action(async (id: string, options: { key?: string[]; origin?: string; history?: string; witnessKey?: string[]; requireCosignatures?: number }) => {
       if (options.history && !options.key) throw new UsageError('--history is checked offline: give the log key with --key');
+      const witnesses = witnessPolicy(options, (message) => new UsageError(message));
       const saved = options.history ? (readJsonFile(options.history) as { data?: unknown }) : null;
       const history = (saved ? (saved.data ?? saved) : await progress('fetching the history', client().agentHistory(id))) as AgentHistory;
       if (history.agentId !== id) throw new UsageError(`the history given is agent ${history.agentId}'s, not ${id}'s`);
       const keys = options.key ?? (await client().logKeys());
       try {
         const verified = verifyAgentHistory(history, { keys, ...(options.origin ? { origin: options.origin } : {}) });
+        // Offline, the history's own checkpoint must carry the cosignatures; online, the checkpoint served now, which extends it.
+        const cosignatures = !witnesses
+          ? []
+          : options.history
+            ? requireCosignatures(history.checkpoint ?? '', witnesses.witnessKeys, witnesses.required)
+            : await client().checkWitnessed(verified.checkpoint, 'registry', keys, witnesses);
         if (verified.checkpoint) rememberCheckpoint(io.env, verified.checkpoint);
         const summary = {
           verified: true,
@@ -669,12 +687,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           size: verified.checkpoint?.size ?? null,
           events: verified.events,
           pending: verified.pending,
+          cosignedBy: cosignatures.map((cosignature) => cosignature.witness.name),
         };
         out(
           summary,
           () =>
             `History verifies: ${verified.events.length} event${verified.events.length === 1 ? '' : 's'} of agent ${id} in ${summary.origin ?? 'the registry log'}` +
-            `${summary.size === null ? '' : ` (size ${summary.size})`}${verified.pending ? `; ${verified.pending} not logged yet` : ''}.\n` +
+            `${summary.size === null ? '' : ` (size ${summary.size})`}${verified.pending ? `; ${verified.pending} not logged yet` : ''}` +
+            `${summary.cosignedBy.length > 0 ? `; witnessed by ${summary.cosignedBy.join(', ')}` : ''}.\n` +
             verified.events.map((event) => `  ${event.logIndex}  ${event.time}  ${event.event}  ${JSON.stringify(event.values)}\n`).join(''),
         );
       } catch (error) {

@@ -12,7 +12,16 @@ import { publicKeyString, signText } from './keys.ts';
 import { PagedList, type Paginated } from './paging.ts';
 import { buildReceipt, signReceipt } from './receipts.ts';
 import type { components, paths } from './openapi.d.ts';
-import { verifyAgentHistory, type AgentHistory, type VerifiedAgentHistory } from './tlog.ts';
+import {
+  verifyAgentHistory,
+  verifyCheckpoint,
+  verifyWitnessed,
+  type AgentHistory,
+  type Checkpoint,
+  type VerifiedAgentHistory,
+  type VerifiedCosignature,
+  type WitnessPolicy,
+} from './tlog.ts';
 
 export type { paths, components };
 
@@ -207,9 +216,24 @@ export class AgentryClient {
    * An agent's history, verified: every logged event's proof against one checkpoint signed by a
    * trusted key of the registry log (`keys`; default: the keys the service lists, trusted as given).
    */
-  async verifiedAgentHistory(id: string, options: { keys?: string[] } = {}): Promise<VerifiedAgentHistory> {
+  async verifiedAgentHistory(id: string, options: { keys?: string[]; witnesses?: WitnessPolicy } = {}): Promise<VerifiedAgentHistory> {
     const keys = options.keys ?? (await this.logKeys());
-    return verifyAgentHistory(await this.agentHistory(id), { keys });
+    const verified = verifyAgentHistory(await this.agentHistory(id), { keys });
+    if (options.witnesses && options.witnesses.required > 0) await this.checkWitnessed(verified.checkpoint, 'registry', keys, options.witnesses);
+    return verified;
+  }
+
+  /**
+   * Requires the log's checkpoint as served now to carry `policy.required` cosignatures from the
+   * trusted witnesses and to extend `checkpoint` (the one a proof was checked against). Throws
+   * TlogVerificationError when it does not; a checkpoint not cosigned yet may be cosigned a second later.
+   */
+  async checkWitnessed(checkpoint: (Checkpoint & { note: string }) | null, log: string, keys: string[], policy: WitnessPolicy): Promise<VerifiedCosignature[]> {
+    const cosigned = await this.logCheckpoint(log);
+    const from = checkpoint ?? verifyCheckpoint(cosigned, keys);
+    const to = verifyCheckpoint(cosigned, keys, from.origin);
+    const proof = to.size < from.size ? [] : await this.logConsistency(from.size, to.size, log);
+    return verifyWitnessed({ checkpoint: from, cosigned, proof, keys, policy });
   }
   /** Your agents: awaited, the first page; with `for await`, every agent. */
   listAgents(query: Partial<NonNullable<Params<'/v1/agents', 'get'>>> = {}) {

@@ -13,7 +13,9 @@ import {
   parseRegistryLogEntry,
   rangeRoot,
   readEntryBundle,
+  requireCosignatures,
   verifyCheckpoint,
+  type WitnessPolicy,
   type CompactRange,
   type RegistryLogEvent,
 } from './tlog.ts';
@@ -65,7 +67,7 @@ export interface MonitorState {
 }
 
 export interface MonitorDifference {
-  kind: 'log' | 'score' | 'evidence' | 'party';
+  kind: 'log' | 'witness' | 'score' | 'evidence' | 'party';
   message: string;
   pubkey?: string;
   taskClass?: string;
@@ -83,7 +85,8 @@ export interface KeyChange {
 export interface MonitorReport {
   instance: string;
   agrees: boolean;
-  logs: Record<LogName, { origin: string; from: number; to: number }>;
+  /** Per log: the sizes read, and the trusted witnesses that cosigned the checkpoint read. */
+  logs: Record<LogName, { origin: string; from: number; to: number; cosignedBy: string[] }>;
   /** Subject keys whose scores were re-derived and compared. */
   keysChecked: number;
   classesChecked: number;
@@ -100,6 +103,8 @@ export interface MonitorOptions {
   /** Trusted log verifier keys; default: those of the state, or on the first run those the instance lists (trusted as given). */
   keys?: string[];
   fetch?: typeof fetch;
+  /** Witnesses whose cosignatures every checkpoint read must carry (a checkpoint without enough is a difference). */
+  witnesses?: WitnessPolicy;
   /** The time expiry is judged at; default now. */
   now?: Date;
 }
@@ -141,7 +146,16 @@ export async function monitorInstance(options: MonitorOptions): Promise<MonitorR
     const checkpoint = verifyCheckpoint(note, keys);
     const kept = state.logs[name];
     const from = kept?.size ?? 0;
-    logs[name] = { origin: checkpoint.origin, from, to: checkpoint.size };
+    logs[name] = { origin: checkpoint.origin, from, to: checkpoint.size, cosignedBy: [] };
+    if (options.witnesses && options.witnesses.required > 0) {
+      try {
+        logs[name].cosignedBy = requireCosignatures(note, options.witnesses.witnessKeys, options.witnesses.required).map(
+          (cosignature) => cosignature.witness.name,
+        );
+      } catch (error) {
+        differences.push({ kind: 'witness', message: `the ${name} log's checkpoint at size ${checkpoint.size}: ${(error as Error).message}` });
+      }
+    }
     if (kept && checkpoint.size < kept.size) {
       differences.push({ kind: 'log', message: `the ${name} log shrank from size ${kept.size} to ${checkpoint.size}` });
       continue;

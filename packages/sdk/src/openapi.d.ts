@@ -939,7 +939,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The receipts log's latest signed checkpoint (c2sp.org/tlog-checkpoint) */
+        /** The receipts log's latest signed checkpoint (c2sp.org/tlog-checkpoint), with the cosignatures its witnesses gave it */
         get: operations["getTlogReceiptsCheckpoint"];
         put?: never;
         post?: never;
@@ -990,7 +990,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The registry log's latest signed checkpoint (c2sp.org/tlog-checkpoint) */
+        /** The registry log's latest signed checkpoint (c2sp.org/tlog-checkpoint), with the cosignatures its witnesses gave it */
         get: operations["getTlogRegistryCheckpoint"];
         put?: never;
         post?: never;
@@ -1027,6 +1027,76 @@ export interface paths {
         /** A consistency proof between two sizes of the registry log */
         get: operations["getV1LogRegistryConsistency"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/witness/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This instance's witness verifier key (cosignature/v1, type 0x04) */
+        get: operations["getTlogWitnessKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/witness/{originHash}/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest checkpoint this instance cosigned for a log, with its cosignature (monitor retrieval, c2sp.org/tlog-witness) */
+        get: operations["getTlogWitnessByOriginHashCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/witnessed-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The logs this instance witnesses (admins only) */
+        get: operations["getV1AdminWitnessedLogs"];
+        /** Set the logs this instance witnesses (admins only): the whole list; a log taken off and listed again keeps what was cosigned */
+        put: operations["putV1AdminWitnessedLogs"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/witnesses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The witnesses this instance asks to cosign its logs' checkpoints (admins only) */
+        get: operations["getV1AdminWitnesses"];
+        /** Set the witnesses this instance asks to cosign its logs' checkpoints (admins only): the whole list */
+        put: operations["putV1AdminWitnesses"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1933,6 +2003,26 @@ export interface paths {
         put?: never;
         /** Decide an appeal: uphold the action or reverse it (a moderator other than the one who took it) */
         post: operations["postV1AdminAppealsById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.tlog/witness/add-checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask this instance to cosign a checkpoint of a log it witnesses (c2sp.org/tlog-witness)
+         * @description The body is `old <size>`, the consistency proof lines, an empty line and the signed checkpoint. 200: the cosignature line. 400: the body does not parse, or the old size is beyond the checkpoint. 404: the origin is not witnessed here. 403: no valid signature by the log's key. 409: the old size is not the size last cosigned (that size is the body, as text/x.tlog.size). 422: the proof does not verify.
+         */
+        post: operations["postTlogWitnessAddCheckpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6495,6 +6585,291 @@ export interface operations {
             };
         };
     };
+    getTlogWitnessKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verifier key and a newline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTlogWitnessByOriginHashCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description hex SHA-256 of the log's origin */
+                originHash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cosigned checkpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminWitnessedLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            origin: string;
+                            key: string;
+                            url: string | null;
+                            /** @description The size of the latest checkpoint this instance cosigned (0 before the first) */
+                            size: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putV1AdminWitnessedLogs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    logs: {
+                        /** @description The log's checkpoint origin line */
+                        origin: string;
+                        /** @description The log's verifier key (signed-note Ed25519, type 0x01) */
+                        key: string;
+                        /** @description Where the log is published (for readers of the list) */
+                        url: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            origin: string;
+                            key: string;
+                            url: string | null;
+                            /** @description The size of the latest checkpoint this instance cosigned (0 before the first) */
+                            size: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminWitnesses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The witness's cosignature verifier key (type 0x04) */
+                            key: string;
+                            /** @description The witness's submission prefix: checkpoints are POSTed to <url>/add-checkpoint */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putV1AdminWitnesses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    witnesses: {
+                        /** @description The witness's cosignature verifier key (type 0x04) */
+                        key: string;
+                        /** @description The witness's submission prefix: checkpoints are POSTed to <url>/add-checkpoint */
+                        url: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The witness's cosignature verifier key (type 0x04) */
+                            key: string;
+                            /** @description The witness's submission prefix: checkpoints are POSTed to <url>/add-checkpoint */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getV1SocialPosts: {
         parameters: {
             query?: {
@@ -10639,6 +11014,53 @@ export interface operations {
                             } | null;
                         };
                     };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postTlogWitnessAddCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cosignature: one signed-note signature line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The size of the latest checkpoint cosigned for the log, in decimal */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x.tlog.size": string;
                 };
             };
             /** @description Every error the API returns */

@@ -93,10 +93,10 @@ export interface VerifierKey {
 }
 
 /** The signed-note key id: the first 4 bytes of SHA-256(name || 0x0A || 0x01 || public key). */
-export function noteKeyId(name: string, publicKey: Uint8Array): Buffer {
+export function noteKeyId(name: string, publicKey: Uint8Array, algorithm = ED25519_ALGORITHM): Buffer {
   return createHash('sha256')
     .update(Buffer.from(`${name}\n`, 'utf8'))
-    .update(Buffer.of(ED25519_ALGORITHM))
+    .update(Buffer.of(algorithm))
     .update(publicKey)
     .digest()
     .subarray(0, 4);
@@ -106,8 +106,8 @@ export function noteKeyId(name: string, publicKey: Uint8Array): Buffer {
 export const isNoteKeyName = (name: string): boolean => name.length > 0 && !/[\s+]/u.test(name);
 
 /** The verifier key text for a name and a raw Ed25519 public key. */
-export function verifierKeyText(name: string, publicKey: Uint8Array): string {
-  return `${name}+${noteKeyId(name, publicKey).toString('hex')}+${Buffer.concat([Buffer.of(ED25519_ALGORITHM), publicKey]).toString('base64')}`;
+export function verifierKeyText(name: string, publicKey: Uint8Array, algorithm = ED25519_ALGORITHM): string {
+  return `${name}+${noteKeyId(name, publicKey, algorithm).toString('hex')}+${Buffer.concat([Buffer.of(algorithm), publicKey]).toString('base64')}`;
 }
 
 const strictBase64 = (text: string): Buffer | null => {
@@ -116,17 +116,19 @@ const strictBase64 = (text: string): Buffer | null => {
   return bytes.toString('base64') === text ? bytes : null;
 };
 
-export function parseVerifierKey(text: string): VerifierKey {
+export function parseVerifierKey(text: string, algorithm = ED25519_ALGORITHM): VerifierKey {
   // The base64 key may itself hold `+`: the name ends at the first one, the key id is the next 8 characters.
   const match = /^([^+]*)\+([^+]*)\+(.*)$/s.exec(text.trim());
   if (!match) throw new TlogVerificationError('a verifier key is <name>+<8 hex digits>+<base64 key>');
   const [, name, idHex, keyText] = match as unknown as [string, string, string, string];
   if (!isNoteKeyName(name)) throw new TlogVerificationError('the verifier key name is empty or holds spaces or +');
   const key = strictBase64(keyText);
-  if (!/^[0-9a-f]{8}$/.test(idHex) || !key || key.length !== 33 || key[0] !== ED25519_ALGORITHM)
-    throw new TlogVerificationError('the verifier key is not an Ed25519 (type 0x01) key');
+  if (!/^[0-9a-f]{8}$/.test(idHex) || !key || key.length !== 33 || key[0] !== algorithm)
+    throw new TlogVerificationError(
+      algorithm === ED25519_ALGORITHM ? 'the verifier key is not an Ed25519 (type 0x01) key' : 'the witness key is not an Ed25519 cosignature (type 0x04) key',
+    );
   const publicKey = key.subarray(1);
-  const keyId = noteKeyId(name, publicKey);
+  const keyId = noteKeyId(name, publicKey, algorithm);
   if (keyId.toString('hex') !== idHex) throw new TlogVerificationError('the verifier key id does not match its name and key');
   return { name, keyId, publicKey, text: text.trim() };
 }
@@ -249,6 +251,131 @@ export function verifyCheckpoint(note: string, keys: readonly (VerifierKey | str
   const checkpoint = parseCheckpoint(text);
   if (origin !== undefined && checkpoint.origin !== origin) throw new TlogVerificationError(`the checkpoint is of log ${checkpoint.origin}, not ${origin}`);
   return { ...checkpoint, note };
+}
+
+/** The signature type of an Ed25519 cosignature/v1 key (c2sp.org/tlog-cosignature). */
+export const COSIGNATURE_ALGORITHM = 0x04;
+/** Cosignature timestamps may run this far ahead of the verifier's clock (clock skew). */
+const COSIGNATURE_FUTURE_SKEW_S = 600;
+
+/** A witness's verifier key, `<name>+<8 hex key id>+<base64 of 0x04 || 32-byte Ed25519 key>`. */
+export const parseWitnessKey = (text: string): VerifierKey => parseVerifierKey(text, COSIGNATURE_ALGORITHM);
+
+/** The witness verifier key text for a name and a raw Ed25519 public key. */
+export const witnessKeyText = (name: string, publicKey: Uint8Array): string => verifierKeyText(name, publicKey, COSIGNATURE_ALGORITHM);
+
+/** What an Ed25519 cosignature/v1 signs: the header line, the time line, then the checkpoint body. */
+export function cosignatureMessage(checkpointText: string, timestamp: number): Buffer {
+  return Buffer.from(`cosignature/v1\ntime ${timestamp}\n${checkpointText}`, 'utf8');
+}
+
+/** The note signature line of a cosignature: key id, big-endian u64 timestamp, Ed25519 signature. */
+export function cosignatureLine(key: VerifierKey, timestamp: number, signature: Uint8Array): string {
+  const time = Buffer.alloc(8);
+  time.writeBigUInt64BE(BigInt(timestamp));
+  return `\u2014 ${key.name} ${Buffer.concat([key.keyId, time, signature]).toString('base64')}\n`;
+}
+
+export interface VerifiedCosignature {
+  witness: VerifierKey;
+  /** When the witness signed, in seconds since the epoch. */
+  timestamp: number;
+}
+
+/**
+ * The valid cosignatures a checkpoint note carries from `witnessKeys` (c2sp.org/tlog-cosignature,
+ * Ed25519). Signatures by other keys are ignored; one whose name and key id match a witness key but
+ * that does not verify (or is dated more than ten minutes ahead of `now`) makes the note invalid.
+ */
+export function verifyCosignatures(note: string, witnessKeys: readonly (VerifierKey | string)[], now = new Date()): VerifiedCosignature[] {
+  const witnesses = witnessKeys.map((key) => (typeof key === 'string' ? parseWitnessKey(key) : key));
+  const { text, signatures } = parseSignedNote(note);
+  const found = new Map<string, VerifiedCosignature>();
+  for (const signature of signatures) {
+    const witness = witnesses.find((candidate) => candidate.name === signature.name && candidate.keyId.equals(signature.keyId));
+    if (!witness) continue;
+    const timestamp = signature.signature.length === 72 ? signature.signature.readBigUInt64BE(0) : null;
+    const valid =
+      timestamp !== null &&
+      timestamp <= BigInt(Math.floor(now.getTime() / 1000) + COSIGNATURE_FUTURE_SKEW_S) &&
+      verify(null, cosignatureMessage(text, Number(timestamp)), ed25519Key(witness.publicKey), signature.signature.subarray(8));
+    if (!valid) throw new TlogVerificationError(`the cosignature by witness ${witness.name} does not verify`);
+    found.set(witness.text, { witness, timestamp: Number(timestamp) });
+  }
+  return [...found.values()];
+}
+
+/**
+ * Requires `required` distinct witnesses among `witnessKeys` to have cosigned the checkpoint note;
+ * answers their cosignatures. Throws TlogVerificationError when fewer did, or when one is forged.
+ */
+export function requireCosignatures(note: string, witnessKeys: readonly (VerifierKey | string)[], required: number, now = new Date()): VerifiedCosignature[] {
+  if (!Number.isSafeInteger(required) || required < 0) throw new TlogVerificationError('the number of cosignatures required is a whole number');
+  if (required > witnessKeys.length)
+    throw new TlogVerificationError(`${required} cosignatures are required but only ${witnessKeys.length} witness keys are trusted`);
+  const cosignatures = verifyCosignatures(note, witnessKeys, now);
+  if (cosignatures.length < required)
+    throw new TlogVerificationError(`the checkpoint carries ${cosignatures.length} valid cosignature(s) from the trusted witnesses; ${required} are required`);
+  return cosignatures;
+}
+
+export interface WitnessPolicy {
+  /** The witnesses trusted: their cosignature verifier keys (type 0x04). */
+  witnessKeys: readonly (VerifierKey | string)[];
+  /** How many distinct witnesses among them must have cosigned. */
+  required: number;
+}
+
+/**
+ * That a verified checkpoint is part of what witnesses saw: `cosigned` (the log's checkpoint as
+ * served, carrying cosignatures) is signed by the log's key, carries `required` valid cosignatures
+ * from `witnessKeys`, and `proof` shows it extends `checkpoint` (the same checkpoint, or a later one).
+ * A client that checked a proof against `checkpoint` then knows the witnesses were shown that tree.
+ */
+export function verifyWitnessed(options: {
+  checkpoint: Checkpoint & { note: string };
+  cosigned: string;
+  proof: readonly (string | Uint8Array)[];
+  keys: readonly (VerifierKey | string)[];
+  policy: WitnessPolicy;
+  now?: Date;
+}): VerifiedCosignature[] {
+  const cosignatures = requireCosignatures(options.cosigned, options.policy.witnessKeys, options.policy.required, options.now);
+  verifyConsistency({ from: options.checkpoint.note, to: options.cosigned, proof: options.proof, keys: options.keys });
+  return cosignatures;
+}
+
+/** A c2sp.org/tlog-witness add-checkpoint request body. */
+export interface AddCheckpointRequest {
+  oldSize: number;
+  proof: Buffer[];
+  /** The signed checkpoint note. */
+  checkpoint: string;
+}
+
+/** At most 63 consistency proof lines (c2sp.org/tlog-witness). */
+const MAX_PROOF_LINES = 63;
+
+export function formatAddCheckpoint(request: AddCheckpointRequest): string {
+  return `old ${request.oldSize}\n${request.proof.map((hash) => `${hash.toString('base64')}\n`).join('')}\n${request.checkpoint}`;
+}
+
+/** Reads an add-checkpoint body; throws TlogVerificationError when it does not parse. */
+export function parseAddCheckpoint(body: string): AddCheckpointRequest {
+  const blank = body.indexOf('\n\n');
+  if (blank < 0) throw new TlogVerificationError('an add-checkpoint body is an old size line, proof lines, an empty line and the checkpoint');
+  const [oldLine, ...proofLines] = body.slice(0, blank).split('\n') as [string, ...string[]];
+  const old = /^old (0|[1-9][0-9]{0,15})$/.exec(oldLine);
+  if (!old || !Number.isSafeInteger(Number(old[1]))) throw new TlogVerificationError('the first line is `old <size>`, in decimal without leading zeroes');
+  if (proofLines.length > MAX_PROOF_LINES) throw new TlogVerificationError(`at most ${MAX_PROOF_LINES} consistency proof lines`);
+  const proof = proofLines.map((line) => {
+    const hash = strictBase64(line);
+    if (!hash || hash.length !== HASH_SIZE) throw new TlogVerificationError('each consistency proof line is one base64 SHA-256 hash');
+    return hash;
+  });
+  const checkpoint = body.slice(blank + 2);
+  parseCheckpoint(parseSignedNote(checkpoint).text);
+  return { oldSize: Number(old[1]), proof, checkpoint };
 }
 
 export interface TlogProof {

@@ -30,7 +30,12 @@ function acceptsGzip(header: string | undefined): boolean {
  * The logs in the c2sp.org/tlog-tiles layout under `/.tlog/<name>/`, their verifier keys at
  * `/.tlog/keys`, and consistency proofs between two sizes at `/v1/log/<name>/consistency`.
  */
-export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[]): void {
+export function registerTlogRoutes(
+  root: FastifyInstance,
+  logs: TransparencyLog[],
+  /** The checkpoint as served: the signed note with the witnesses' cosignatures of it added. */
+  served: (log: string, checkpoint: string) => Promise<string> = async (_log, checkpoint) => checkpoint,
+): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['transparency log'];
 
@@ -56,14 +61,14 @@ export function registerTlogRoutes(root: FastifyInstance, logs: TransparencyLog[
       config: { auth: 'none' },
       schema: {
         tags,
-        summary: `The ${log.name} log's latest signed checkpoint (c2sp.org/tlog-checkpoint)`,
+        summary: `The ${log.name} log's latest signed checkpoint (c2sp.org/tlog-checkpoint), with the cosignatures its witnesses gave it`,
         response: { 200: bodyOf('text/plain', 'The signed checkpoint (a signed note)'), ...errorResponses },
       },
       handler: async (_request, reply) =>
         reply
           .type(TEXT)
           .header('cache-control', 'no-cache')
-          .send((await log.checkpoint()).checkpoint),
+          .send(await served(log.name, (await log.checkpoint()).checkpoint)),
     });
 
     app.get(`/.tlog/${log.name}/tile/*`, {

@@ -6,7 +6,7 @@
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { monitorInstance, type MonitorReport, type MonitorState } from '@agentry/sdk';
+import { monitorInstance, parseWitnessKey, type MonitorReport, type MonitorState, type WitnessPolicy } from '@agentry/sdk';
 import type { Command } from 'commander';
 
 export interface MonitorCommandContext {
@@ -18,6 +18,27 @@ export interface MonitorCommandContext {
 }
 
 export const DEFAULT_MONITOR_STATE = 'agentry-monitor.json';
+
+/** A commander parser of a whole number option. */
+export const wholeNumber = (usage: (message: string) => Error) => (value: string) => {
+  if (!/^(0|[1-9][0-9]{0,5})$/.test(value)) throw usage('--require-cosignatures is a whole number');
+  return Number(value);
+};
+
+/** The witnesses --require-cosignatures and --witness-key ask for; null when none are required. */
+export function witnessPolicy(options: { witnessKey?: string[]; requireCosignatures?: number }, usage: (message: string) => Error): WitnessPolicy | null {
+  const required = options.requireCosignatures ?? 0;
+  const witnessKeys = options.witnessKey ?? [];
+  if (required === 0) return null;
+  if (witnessKeys.length < required) throw usage(`--require-cosignatures ${required} needs at least ${required} --witness-key`);
+  for (const key of witnessKeys)
+    try {
+      parseWitnessKey(key);
+    } catch (error) {
+      throw usage(`--witness-key ${key}: ${(error as Error).message}`);
+    }
+  return { witnessKeys, required };
+}
 
 function readState(path: string, usage: (message: string) => Error): MonitorState | null {
   let text: string;
@@ -40,7 +61,9 @@ function describe(report: MonitorReport, statePath: string): string {
   const lines = [
     `${report.instance}: ${report.agrees ? 'all agrees' : `${report.differences.length} difference${report.differences.length === 1 ? '' : 's'}`}`,
     ...Object.entries(report.logs).map(
-      ([name, log]) => `  ${name} log ${log.origin}: ${log.from === log.to ? `size ${log.to}, unchanged` : `${log.from} -> ${log.to}, consistent`}`,
+      ([name, log]) =>
+        `  ${name} log ${log.origin}: ${log.from === log.to ? `size ${log.to}, unchanged` : `${log.from} -> ${log.to}, consistent`}` +
+        (log.cosignedBy.length > 0 ? `; cosigned by ${log.cosignedBy.join(', ')}` : ''),
     ),
     `  trust: ${report.classesChecked} class${report.classesChecked === 1 ? '' : 'es'} of ${report.keysChecked} key${report.keysChecked === 1 ? '' : 's'} re-derived from the receipts`,
     ...report.differences.map((difference) => `  DIFFERENCE (${difference.kind}): ${difference.message}`),
@@ -69,10 +92,17 @@ export function registerMonitorCommand(program: Command, ctx: MonitorCommandCont
       "a trusted verifier key of the instance's logs; repeat for several (default: those seen on the first run)",
       (value: string, previous: string[] = []) => [...previous, value],
     )
-    .action(async (url: string, options: { state?: string; key?: string[] }) => {
+    .option(
+      '--witness-key <verifier key>',
+      "a trusted witness's cosignature verifier key (type 0x04, from its /.tlog/witness/key); repeat for several",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--require-cosignatures <n>', 'every checkpoint read must carry valid cosignatures from n of the --witness-key witnesses', wholeNumber(ctx.usage))
+    .action(async (url: string, options: { state?: string; key?: string[]; witnessKey?: string[]; requireCosignatures?: number }) => {
       const statePath = resolve(options.state ?? DEFAULT_MONITOR_STATE);
       const state = readState(statePath, ctx.usage);
-      const report = await monitorInstance({ url, state, ...(options.key ? { keys: options.key } : {}) });
+      const witnesses = witnessPolicy(options, ctx.usage);
+      const report = await monitorInstance({ url, state, ...(options.key ? { keys: options.key } : {}), ...(witnesses ? { witnesses } : {}) });
       // Written whole, then renamed: an interrupted run leaves the last state, never half of one.
       writeFileSync(`${statePath}.tmp`, `${JSON.stringify(report.state)}\n`);
       renameSync(`${statePath}.tmp`, statePath);
