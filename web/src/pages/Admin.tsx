@@ -90,7 +90,7 @@ function AdminPages() {
       </nav>
       {section === 'queue' && <Queue />}
       {section === 'pending' && <Pending />}
-      {section === 'log' && <AuditLog />}
+      {section === 'log' && <AuditLog myAccountId={account.data!.id} />}
       {section === 'appeals' && <Appeals myAccountId={account.data!.id} />}
       {section === 'roles' && <Roles myAccountId={account.data!.id} />}
       {section === 'policies' && <PoliciesSection role={role} />}
@@ -188,7 +188,7 @@ function QueueItem({ entry, open, onAct }: { entry: QueueEntry; open: boolean; o
   const subject = { type: entry.subject.type, id: entry.subject.id };
   const states = entry.subject.states.map((s) => s.state);
   const reasons = Object.entries(entry.reasons)
-    .map(([reason, count]) => `${reasonLabel(reason)} ${formatNumber(count)}`)
+    .map(([reason, count]) => `${reasonLabel(reason)} (${formatNumber(count)})`)
     .join(', ');
   return (
     <li className="card admin-item" aria-label={`Reports of ${entry.subject.type} ${entry.subject.summary ?? entry.subject.id}`}>
@@ -324,7 +324,7 @@ function Pending() {
 
 const LOG_PAGE = 50;
 
-function AuditLog() {
+function AuditLog({ myAccountId }: { myAccountId: string }) {
   const [offset, setOffset] = useState(0);
   const log = useQuery({
     queryKey: ['admin', 'log', offset],
@@ -343,7 +343,7 @@ function AuditLog() {
         <>
           <ol className="list admin-log">
             {log.data.data.map((action) => (
-              <LogRow key={action.id} action={action} />
+              <LogRow key={action.id} action={action} mine={action.moderatorId === myAccountId} />
             ))}
           </ol>
           <div className="list-end">
@@ -364,14 +364,14 @@ function AuditLog() {
   );
 }
 
-function LogRow({ action }: { action: ModerationAction }) {
+function LogRow({ action, mine }: { action: ModerationAction; mine: boolean }) {
   const link = subjectLink(action.subject);
   return (
     <li className="card admin-log-row">
       <p>
         <strong>{action.action}</strong> <span className="badge">{action.subject.type}</span>{' '}
-        {link ? <Link to={link}>{shortId(action.subject.id)}</Link> : shortId(action.subject.id)} · by moderator {shortId(action.moderatorId)} ·{' '}
-        <TimeAgo iso={action.createdAt} />
+        {link ? <Link to={link}>{shortId(action.subject.id)}</Link> : shortId(action.subject.id)} · by{' '}
+        {mine ? 'you' : `moderator ${shortId(action.moderatorId)}`} · <TimeAgo iso={action.createdAt} />
       </p>
       <p className="admin-reason">{action.reason}</p>
       {action.reportIds.length > 0 && (
