@@ -42,7 +42,7 @@ const pages: [RegExp, Check][] = [
   [/^\/(login|signup|signup\/profile|settings|settings\/keys)$/, always],
   [/^\/me(\/agents(\/new)?)?$/, always],
   [/^\/me\/agents\/[^/]+(\/[^/]+)?$/, always],
-  [/^\/(notifications|search|receipts|topics)$/, always],
+  [/^\/(notifications|search|receipts|topics|admin)$/, always],
   [/^\/topics\/[^/]+$/, always],
   [/^\/posts\/([^/]+)$/, (match, subjects) => subjects.postExists(match[1]!)],
   [/^\/@([^/]+)$/, (match, subjects) => subjects.userExists(match[1]!)],

@@ -18,6 +18,8 @@ import { png } from '../helpers/images.ts';
 import { publicKeyString } from '../../packages/sdk/src/keys.ts';
 import { startOidcProvider } from '../helpers/oidc-provider.ts';
 import { browserSuiteSkip, freePort, logIn, openPage, settled, startHarness } from './harness.ts';
+import { runAdminCommand } from '../../src/modules/moderation/index.ts';
+import { signupPassword } from '../helpers/app.ts';
 
 const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 /** Names given on the command line: only those shots (the seeded data is the same either way). */
@@ -110,6 +112,36 @@ async function provisionalAgent(name: string) {
   });
   return { id: (response.json() as { data: { id: string } }).data.id, keyFile };
 }
+/** What the moderation pages show: reports, an agent reported for impersonation, and one hidden post. */
+async function moderationSeed(graceToken: string, adaToken: string, translatorId: string) {
+  const ask = async (method: string, url: string, token: string | null, body?: unknown) => {
+    const response = await harness.app.request({ method, url, token, body });
+    if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+    return response.json();
+  };
+  const admin = 'operator@example.test';
+  await harness.app.signup(admin);
+  const granted = await runAdminCommand(['grant', admin], harness.app.database.db, harness.app.clock);
+  if (granted.exitCode !== 0) throw new Error(granted.output);
+  const seller = await harness.app.signup('deals@example.test');
+  await ask('POST', '/v1/users', seller.token, { username: 'best_deals', displayName: 'Best Deals' });
+  const spam = (await ask('POST', '/v1/social/posts', seller.token, { body: 'Get 10,000 followers today for $5! Limited offer, DM me now.' })).post.id;
+  const more = (await ask('POST', '/v1/social/posts', seller.token, { body: 'Cheap followers, cheap likes, cheap reviews. Ask me how.' })).post.id;
+  const report = (token: string, type: string, id: string, reason: string, note?: string) =>
+    ask('POST', '/v1/reports', token, { subject: { type, id }, reason, ...(note && { note }) });
+  await report(graceToken, 'post', more, 'spam', 'The same offer again.');
+  const adminToken = (await ask('POST', '/v1/auth/login', null, { email: admin, password: signupPassword })).data.token as string;
+  await ask('POST', '/v1/admin/actions', adminToken, {
+    action: 'hide',
+    subject: { type: 'post', id: more },
+    reason: 'Selling followers is spam under the instance rules.',
+  });
+  await report(graceToken, 'post', spam, 'spam', 'Posted the same offer in five threads.');
+  await report(adaToken, 'post', spam, 'spam');
+  await report(graceToken, 'agent', translatorId, 'impersonation', 'Says it is the official EU translation service.');
+  return { admin, spam };
+}
+
 try {
   const data = await seed(harness.app, { hostile: false });
   const person = await harness.app.signup('ada@example.test');
@@ -124,6 +156,9 @@ try {
   const formAgent = await registerFormAgent(harness.app, data.owner.token, 'Document Translator');
   const mine = await myAgents(person.token);
   const social = await seedSocial(harness.app, { translatorId: data.translator.id, ownerToken: data.owner.token, ada: person, filler: 6 });
+  // Moderation: an admin of its own (so Ada's pages keep their top bar), posts reported by two people,
+  // a reported agent, and one action already in the audit log.
+  const moderation = await moderationSeed(social.grace.token, person.token, data.translator.id);
   // Accounts Ada muted and blocked, for the settings page; they post nothing, so no other page changes.
   for (const [username, displayName, what] of [
     ['loud_bot', 'Loud Bot', 'mute'],
@@ -196,7 +231,15 @@ try {
   await chartPage.close();
   const serveChart = (page: Page) => page.route(chartUrl, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: chartPng }));
 
-  const shots: { name: string; url: string; signedIn?: boolean; prepare?: (page: Page) => Promise<unknown>; ready: (page: Page) => Promise<unknown> }[] = [
+  const shots: {
+    name: string;
+    url: string;
+    signedIn?: boolean;
+    /** Whom to sign in as: Ada unless named. */
+    as?: string;
+    prepare?: (page: Page) => Promise<unknown>;
+    ready: (page: Page) => Promise<unknown>;
+  }[] = [
     {
       name: 'home',
       url: '/',
@@ -291,6 +334,49 @@ try {
         // The box took the focus and scrolled to it: a full-page shot is taken from the top, with the top bar there.
         if (page.viewportSize()!.width > 390) await page.evaluate(() => window.scrollTo(0, 0));
       },
+    },
+    {
+      name: 'report-dialog',
+      url: `/posts/${social.quote}`,
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('button', { name: 'Report this post' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Report this post' });
+        await dialog.getByRole('radio', { name: 'Impersonation' }).check();
+        await dialog.getByLabel('Note for the moderators (optional)').fill('Quotes Ada as if it were her own post.');
+      },
+    },
+    {
+      name: 'admin-queue',
+      url: '/admin',
+      signedIn: true,
+      as: moderation.admin,
+      ready: (page) => page.getByText('Posted the same offer in five threads.').waitFor(),
+    },
+    {
+      name: 'admin-action',
+      url: '/admin',
+      signedIn: true,
+      as: moderation.admin,
+      ready: async (page) => {
+        const item = page.getByRole('listitem', { name: /Get 10,000 followers/ });
+        await item.getByRole('button', { name: 'Hide', exact: true }).click();
+        await page.getByRole('dialog', { name: 'Hide this post?' }).getByLabel('Reason').fill('Selling followers is spam under the instance rules.');
+      },
+    },
+    {
+      name: 'admin-log',
+      url: '/admin?tab=log',
+      signedIn: true,
+      as: moderation.admin,
+      ready: (page) => page.locator('.admin-log-row').first().waitFor(),
+    },
+    {
+      name: 'admin-policies',
+      url: '/admin?tab=policies',
+      signedIn: true,
+      as: moderation.admin,
+      ready: (page) => page.getByRole('button', { name: 'Save policies' }).or(page.getByText('This instance has no policy settings')).waitFor(),
     },
     { name: 'post', url: `/posts/${social.discussed}`, ready: (page) => page.locator('.comment').nth(1).waitFor() },
     {
@@ -454,7 +540,7 @@ try {
       const { page, close } = await openPage(harness, { width, height: width === 390 ? 844 : 800 });
       await shot.prepare?.(page);
       if (shot.signedIn) {
-        await logIn(page, 'ada@example.test', shot.url);
+        await logIn(page, shot.as ?? 'ada@example.test', shot.url);
       } else {
         await page.goto(shot.url);
       }

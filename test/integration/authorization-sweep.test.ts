@@ -1758,6 +1758,17 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'GET /v1/moderation/role': {
+    async build() {
+      // Each caller reads only their own role: without one it is null, whoever else holds one.
+      const none = ['"role":null'];
+      return {
+        url: '/v1/moderation/role',
+        outsiders: notModerators.map((call) => ({ ...call, status: 200, present: none })),
+        success: { as: 'operator', status: 200, present: ['"role":"admin"'] },
+      };
+    },
+  },
   'GET /v1/admin/reports': {
     async build() {
       return { url: '/v1/admin/reports', outsiders: notModerators, success: { as: 'operator', status: 200 } };

@@ -103,6 +103,18 @@ describe('roles', () => {
     );
   });
 
+  it('GET /v1/moderation/role tells each signed-in person their own role; 401 without a credential', async () => {
+    const roleOf = async (token: string) => {
+      const response = await app.request({ method: 'GET', url: '/v1/moderation/role', token });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json().data.role as string | null;
+    };
+    assert.equal(await roleOf(admin.token), 'admin');
+    assert.equal(await roleOf(moderator.token), 'moderator');
+    assert.equal(await roleOf(person.token), null);
+    expectError(await app.request({ method: 'GET', url: '/v1/moderation/role' }), 401, 'UNAUTHORIZED');
+  });
+
   it('an admin lists, grants and revokes roles; bad input 400, unknown account 404, never the last admin', async () => {
     const list = await app.request({ method: 'GET', url: '/v1/admin/roles', token: admin.token });
     assert.equal(list.statusCode, 200);

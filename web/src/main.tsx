@@ -44,6 +44,7 @@ const router = createBrowserRouter([
       { path: 'topics', lazy: async () => ({ Component: (await import('./pages/Topics')).TopicList }) },
       { path: 'topics/:slug', lazy: page(() => import('./pages/Topics')) },
       { path: 'receipts', lazy: page(() => import('./pages/Receipts')) },
+      { path: 'admin', lazy: page(() => import('./pages/Admin')) },
       // `/@name`: a route segment cannot start with a fixed `@`, so the page takes any one segment and checks it.
       { path: ':handle', lazy: page(() => import('./pages/Profile')) },
       { path: '*', lazy: page(() => import('./pages/NotFound')) },

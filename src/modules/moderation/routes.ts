@@ -147,6 +147,20 @@ export function registerModerationRoutes(root: FastifyInstance, moderation: Mode
     handler: async (request) => moderation.ownReports(principalOf(request), request.query.limit, request.query.offset),
   });
 
+  app.get('/v1/moderation/role', {
+    config: { auth: 'either' },
+    schema: {
+      ...reports,
+      summary: 'Your own role on this instance: admin, moderator or none (null)',
+      description: 'Anyone signed in may ask; the web app shows its admin pages only to people with a role. A key acting as an agent never holds one.',
+      response: { 200: dataOf(Type.Object({ role: Type.Union([RoleName, Type.Null()]) })), ...errorResponses },
+    },
+    handler: async (request) => {
+      const principal = principalOf(request);
+      return { data: { role: principal.kind === 'person' ? await moderation.roles.roleOf(principal.accountId) : null } };
+    },
+  });
+
   const moderatorsOnly = requireRole(moderation.roles, 'moderator');
 
   app.get('/v1/admin/reports', {

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, NavLink, Outlet, ScrollRestoration, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { useAccount, useProfile } from '../session';
+import { useModerationRole } from '../lib/moderation';
 import { useAccountEvents } from '../lib/events';
 import { useUnreadCount } from '../lib/social';
 import { BellIcon, HomeIcon, SearchIcon, TasksIcon, UserIcon } from './Icons';
@@ -60,6 +61,7 @@ function SearchBox() {
 function AccountMenu() {
   const account = useAccount();
   const profile = useProfile(Boolean(account.data));
+  const { role } = useModerationRole();
   const location = useLocation();
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
@@ -118,6 +120,7 @@ function AccountMenu() {
             profile.isSuccess && <Link to="/signup/profile">Create your profile</Link>
           )}
           <Link to="/me/agents">My agents</Link>
+          {role && <Link to="/admin">Moderation</Link>}
           <Link to="/settings">Settings</Link>
           <Link to="/settings/keys">API keys</Link>
           <LogOutButton className="link-button" />
@@ -173,6 +176,17 @@ function NotificationsLink({ className, withLabel }: { className?: string; withL
   );
 }
 
+/**
+ * The moderation pages, in the top bar only for the instance's moderators and admins. It renders
+ * again on every navigation, like the account menu: logging in replaces the whole query cache, which
+ * a component that only listened to its queries would not notice.
+ */
+function ModerationLink() {
+  useLocation();
+  const { role } = useModerationRole();
+  return role ? <NavLink to="/admin">Moderation</NavLink> : null;
+}
+
 export function Layout() {
   return (
     <>
@@ -189,6 +203,7 @@ export function Layout() {
           <NavLink to="/tasks">Tasks</NavLink>
           <NavLink to="/capabilities">Capabilities</NavLink>
           <NavLink to="/me/agents">My agents</NavLink>
+          <ModerationLink />
         </nav>
         <NotificationsLink className="topbar-bell" withLabel={false} />
         <AccountMenu />

@@ -5,17 +5,20 @@ import { api, unwrap } from '../api/client';
 import type { AgentDetail } from '../api/types';
 import { AvailabilityDot, Chips, Price, Trust, Unclaimed } from '../components/AgentBits';
 import { Markdown } from '../components/Markdown';
+import { ReportButton } from '../components/ReportButton';
 import { explorerOfKey, ReceiptRow } from '../components/Receipts';
 import { TrustClasses } from '../components/TrustClasses';
 import { TrustExplanation } from '../components/TrustExplanation';
 import { ErrorState, Loading, LoadingOrMissing } from '../components/States';
 import { exactTime, relativeTime, safeHttpUrl } from '../lib/format';
 import { fieldLabel, optionLabel, parseInputSchema } from '../lib/input-schema';
+import { useAccount } from '../session';
 
 export default function AgentPage() {
   const { slug = '' } = useParams();
   // The search that led here (`?q=`), carried on to the task form, which sends it with the task.
   const searchWords = (useSearchParams()[0].get('q') ?? '').trim();
+  const account = useAccount();
   const agent = useQuery({ queryKey: ['agent', slug], queryFn: () => unwrap(api.GET('/v1/discover/{slug}', { params: { path: { slug } } })) });
   useEffect(() => {
     if (agent.data) document.title = `${agent.data.data.name} · Agentry`;
@@ -34,6 +37,7 @@ export default function AgentPage() {
     );
   }
   const a = agent.data.data;
+  const signedIn = Boolean(account.data);
   const docs = safeHttpUrl(a.docsUrl);
   return (
     <div className="page">
@@ -47,12 +51,15 @@ export default function AgentPage() {
             <Trust trust={a.trust} receipts={a.trustReceipts} />
           </div>
         </div>
-        <Link
-          className="button button-primary"
-          to={`/agents/${encodeURIComponent(a.slug)}/task${searchWords ? `?${new URLSearchParams({ q: searchWords }).toString()}` : ''}`}
-        >
-          Give this agent a task
-        </Link>
+        <div className="agent-header-actions">
+          <Link
+            className="button button-primary"
+            to={`/agents/${encodeURIComponent(a.slug)}/task${searchWords ? `?${new URLSearchParams({ q: searchWords }).toString()}` : ''}`}
+          >
+            Give this agent a task
+          </Link>
+          {signedIn && <ReportButton subject={{ type: 'agent', id: a.id }} what="agent" />}
+        </div>
       </div>
       <div className="agent-layout agent-facts-first">
         <div>

@@ -2,12 +2,14 @@ import { Link } from 'react-router';
 import { LogOutButton } from '../components/LogOutButton';
 import { Avatar, Name } from '../components/Social';
 import { SkeletonRows } from '../components/States';
+import { useModerationRole } from '../lib/moderation';
 import { useSocialSelf } from '../lib/social';
 import { useTitle } from '../lib/title';
 
 /** "Me" in the phone's tab bar: one's profile and everything the top bar and account menu hold on wider screens. */
 export default function Me() {
   const { account, profile, me } = useSocialSelf();
+  const { role } = useModerationRole();
   useTitle('Me');
   if (account.isPending || (account.data && profile.isPending)) {
     return (
@@ -49,6 +51,7 @@ export default function Me() {
         <Link to="/me/agents">My agents</Link>
         <Link to="/capabilities">Capability catalogue</Link>
         <Link to="/topics">Topics</Link>
+        {role && <Link to="/admin">Moderation</Link>}
         {account.data && <Link to="/settings">Settings</Link>}
         {account.data && <Link to="/settings/keys">API keys</Link>}
         {account.data && <LogOutButton className="link-button" />}

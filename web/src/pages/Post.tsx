@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { Post } from '../api/types';
 import { CommentBox, DeleteButton, QuoteButton, QuoteForm, RepostButton, VoteButtons } from '../components/PostActions';
+import { ReportButton } from '../components/ReportButton';
 import { Avatar, AgentBadge, Name, PostCard, TimeAgo, UserText } from '../components/Social';
 import { EmptyState, LoadingOrMissing } from '../components/States';
 import { formatNumber } from '../lib/format';
@@ -64,7 +65,7 @@ export default function PostPage() {
           />
           <RepostButton postId={id} />
           <QuoteButton ref={quoteButton} open={quoting} onToggle={() => setQuotingId(quoting ? null : id)} />
-          {post.data.post.author.id === me.id && (
+          {post.data.post.author.id === me.id ? (
             <DeleteButton
               what="post"
               remove={() => unwrap(api.DELETE('/v1/social/posts/{id}', { params: { path: { id } } }))}
@@ -75,6 +76,8 @@ export default function PostPage() {
                 void client.invalidateQueries({ queryKey: ['feed'] });
               }}
             />
+          ) : (
+            <ReportButton subject={{ type: 'post', id }} what="post" />
           )}
         </div>
       )}
@@ -125,12 +128,14 @@ export default function PostPage() {
                       initial={{ score: comment.score, userVote: comment.userVote ?? null }}
                       send={(value) => unwrap(api.POST('/v1/social/comments/{id}/vote', { params: { path: { id: comment.id } }, body: { value } }))}
                     />
-                    {comment.author.id === me.id && (
+                    {comment.author.id === me.id ? (
                       <DeleteButton
                         what="comment"
                         remove={() => unwrap(api.DELETE('/v1/social/comments/{id}', { params: { path: { id: comment.id } } }))}
                         onDeleted={() => void reload()}
                       />
+                    ) : (
+                      <ReportButton subject={{ type: 'comment', id: comment.id }} what={`comment by ${comment.author.displayName}`} />
                     )}
                   </div>
                 ) : (

@@ -6,6 +6,7 @@ import type { SocialProfile } from '../api/types';
 import { AvailabilityDot, Chips, Trust } from '../components/AgentBits';
 import { Composer } from '../components/Composer';
 import { FollowButton } from '../components/PostActions';
+import { ReportButton } from '../components/ReportButton';
 import { ProfileEditor } from '../components/ProfileEditor';
 import { ShunButtons } from '../components/Shun';
 import { AgentBadge, Avatar, EndlessList, Name, PostCard, TimeAgo, UserRow, UserText } from '../components/Social';
@@ -84,6 +85,7 @@ function ProfileOf({ username }: { username: string }) {
           <div className="profile-actions">
             <FollowButton username={user.username} following={user.isFollowing ?? false} profileKey={['social-profile', username.toLowerCase()]} />
             <ShunButtons username={user.username} muted={user.isMuted ?? false} blocked={user.isBlocked ?? false} />
+            {user.agentId && <ReportButton subject={{ type: 'agent', id: user.agentId }} what="agent" />}
           </div>
         )}
       </header>
