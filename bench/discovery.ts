@@ -28,6 +28,8 @@
  *    real routes: five requester accounts that own no agent submit them to the agent by id, the
  *    owner polls them (the agents are poll agents), calls back a result, the requester rates 5;
  *  - `work+examples`: both.
+ * DISCOVERY_CANDIDATES_FROM=0 scores only the candidates of the approximate index (and the lexical and
+ * catalogue matches) as a large registry does; unset, the fixture set is scored in full.
  * BENCH_EXAMPLES=1 is the old spelling of BENCH_MODES=examples. BENCH_RELEVANCE_ONLY=1 runs part 1
  * alone and prints its figures (MRR and recall@5, over all queries and the held-out half).
  *
@@ -117,9 +119,10 @@ function weakMatchTable(sample: WeakMatchSample): string {
 async function relevance(databaseUrl: string, mode: Mode): Promise<{ lexical: RelevanceReport; full: RelevanceReport; weak: WeakMatchSample }> {
   const withExamples = mode === 'examples' || mode === 'work+examples';
   const withWork = mode === 'work' || mode === 'work+examples';
-  const app = await buildApp(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '10000000', SECRETS_KEY: BENCH_SECRETS_KEY }), {
-    logger: false,
-  });
+  // DISCOVERY_CANDIDATES_FROM=0 measures relevance with the candidate index on (a fixture set is far below the default).
+  const candidatesFrom = process.env.DISCOVERY_CANDIDATES_FROM ? { DISCOVERY_CANDIDATES_FROM: process.env.DISCOVERY_CANDIDATES_FROM } : {};
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '10000000', SECRETS_KEY: BENCH_SECRETS_KEY, ...candidatesFrom });
+  const app = await buildApp(config, { logger: false });
   try {
     const inject = (method: 'GET' | 'POST', url: string, body?: unknown, token?: string) =>
       app.server.inject({

@@ -139,7 +139,7 @@ export interface AgentryApp {
   /** Cross-node "look again" signals: in-process on SQLite, LISTEN/NOTIFY on PostgreSQL. */
   signals: Signals;
   /** Discovery; the entry point warms its index once the server listens. */
-  discovery: Pick<DiscoveryService, 'warm'>;
+  discovery: Pick<DiscoveryService, 'warm' | 'searchReady'>;
   /** Every route the server registered, with its declared auth mode and schemas. */
   routes: readonly RouteEntry[];
   /** Runs once a minute on one node; tests with a manual clock run a pass when they need one. */
@@ -393,6 +393,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     embedder: config.embeddings ? createRemoteEmbedder(config.embeddings) : createWordVectorEmbedder(),
     // A model the operator configured is the semantic signal itself; the built-in encoder is for offline nodes.
     ...(config.embeddings ? { sentenceEncoders: null } : overrides.sentenceEncoder ? { sharedBuiltInEncoder: overrides.sentenceEncoder } : {}),
+    candidatesFrom: config.discoveryCandidatesFrom,
     clock,
     onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: a relevance signal is unavailable; search goes on with the others'),
   });
@@ -541,7 +542,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   log = server.log;
   if (secretsKey.createdFile)
     server.log.warn({ file: secretsKey.createdFile }, 'SECRETS_KEY is not set: created a key file for stored agent credentials; back it up with the database');
-  registerHealthRoutes(server, database.db, () => shuttingDown);
+  registerHealthRoutes(server, database.db, () => shuttingDown, discovery.searchReady);
   registerMetricsRoute(server, metrics, config.metricsToken);
   const credentialRateLimit = { max: config.credentialRateLimit.max, timeWindow: config.credentialRateLimit.windowMs };
   const cookies = { secure: config.publicUrl.startsWith('https:') };

@@ -62,6 +62,12 @@ export interface Config {
   operators: { emails: string[]; accountIds: string[] };
   /** Worker threads that verify receipt signatures; 0 verifies on the request thread. */
   signatureThreads: number;
+  /**
+   * DISCOVERY_CANDIDATES_FROM: from this many agents on a node, a search scores only candidates (the
+   * nearest agents by meaning from the approximate index, the lexical and catalogue matches) instead
+   * of every agent; 0: always.
+   */
+  discoveryCandidatesFrom: number;
   /** How many bytes of uploaded images one account may keep. */
   mediaQuotaBytes: number;
   /** How long shutdown waits for requests still running (including those whose client has left). */
@@ -249,6 +255,7 @@ export function loadConfig(env: Env): Config {
     operators: { emails: operatorEmails, accountIds: list(env.OPERATOR_ACCOUNT_IDS) },
     // One worker on a 2-core machine: the request thread keeps the other core.
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
+    discoveryCandidatesFrom: integer('DISCOVERY_CANDIDATES_FROM', 5_000, 0, 1_000_000_000),
     databaseTimeoutMs: integer('DATABASE_TIMEOUT_MS', 5000, 100, 120_000),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
     mediaQuotaBytes: integer('MEDIA_QUOTA_BYTES', 100 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { contentWords, stem } from '../../src/lib/words.ts';
 import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings, unrelatedQueries } from '../fixtures/discovery/relevance.ts';
 
@@ -14,7 +15,9 @@ describe('discovery relevance (fixture set)', () => {
   const keyBySlug = new Map<string, string>();
 
   before(async () => {
-    app = await startTestApp();
+    // Measured as a large registry searches: only the candidates (the approximate index's nearest
+    // agents, lexical and catalogue matches) are scored, not every agent.
+    app = await startTestApp({ DISCOVERY_CANDIDATES_FROM: '0' });
     const { token } = await app.signup();
     for (const agent of fixtureAgents) {
       const response = await app.request({ method: 'POST', url: '/v1/agents', token, body: registrationOf(agent) });
@@ -23,6 +26,22 @@ describe('discovery relevance (fixture set)', () => {
     }
   });
   after(() => app.close());
+
+  it('is not ready while search warms (health answers meanwhile), and ready once it is warm', async () => {
+    app.discovery.warm();
+    const starting = await app.request({ method: 'GET', url: '/ready' });
+    assert.equal(starting.statusCode, 503);
+    assert.match(starting.json().status, /search is not ready/);
+    assert.equal((await app.request({ method: 'GET', url: '/health' })).statusCode, 200);
+    await waitFor(
+      'search to be warm',
+      async () => (await app.request({ method: 'GET', url: '/ready' })).statusCode,
+      (status) => status === 200,
+      {
+        timeoutMs: 120_000,
+      },
+    );
+  });
 
   it('has at least 60 agents and 40 queries, each naming agents that exist', () => {
     assert.ok(fixtureAgents.length >= 60 && fixtureQueries.length >= 40);

@@ -369,6 +369,7 @@ export function createAgentIndex({
   return {
     refresh,
     agents: (): Iterable<IndexedAgent> => agents.values(),
+    size: (): number => agents.size,
     /** Writes the vectors made so far (at shutdown: what was computed is kept). */
     async flush(): Promise<void> {
       saving.flush();
@@ -402,6 +403,7 @@ export function createAgentIndex({
         workLexicalSlots: Int32Array.from(workHits, (hit) => hit.slot),
         workLexicalScores: Float64Array.from(workHits, (hit) => hit.score),
         only: query.only ? Int32Array.from(query.only, (agent) => agent.slot) : null,
+        nearest: query.nearest ?? 0,
       });
     },
     close: () => scorer.close(),

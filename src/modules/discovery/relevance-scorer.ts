@@ -5,6 +5,7 @@
  * inside the scoring worker (scoring-worker.ts) so that the request thread only asks and answers.
  * Pure computation: no I/O, no clock.
  */
+import { createCandidateIndex } from './candidate-index.ts';
 import { createVectorMatrix } from './vector-matrix.ts';
 import { conceptSimilarity, dot, type Concepts } from './concepts.ts';
 import { MIN_RELEVANCE, queryCoverage, RELATIVE_RELEVANCE_FLOOR, relevanceParts, SCORE_WEIGHTS, sentenceSimilarity, type RelevanceParts } from './ranking.ts';
@@ -45,6 +46,13 @@ export interface RelevanceQuery {
   only: Int32Array | null;
   /** How many results are ranked. */
   maxResults: number;
+  /**
+   * Scores only candidates (a large registry): the `nearest` agents to the query's sentence vector in
+   * the candidate index, with the lexical hits, the agents strongest in the catalogue capabilities the
+   * query maps to, agents with completed work and agents still without a sentence vector. 0 or
+   * absent: every agent is scored.
+   */
+  nearest?: number;
 }
 
 /**
@@ -77,15 +85,84 @@ interface Entry {
   sentenceSlot: number;
 }
 
+/** Agents taken per catalogue capability the query maps to, by their weight in it. */
+const CONCEPT_DEPTH = 200;
+/** Posting entries added since a capability's list was last sorted, before it is sorted again. */
+const UNSORTED_TAIL = 1_000;
+
+/**
+ * The agents of one catalogue capability, strongest first, for the candidates of a query. Entries
+ * are added as agents are put and never removed: one that no longer matches its agent (replaced or
+ * removed) is skipped when read, and dropped at the next sort.
+ */
+interface Posting {
+  concept: number;
+  slots: number[];
+  weights: number[];
+  /** Entries below this are sorted by weight, strongest first. */
+  sorted: number;
+}
+
 export function createRelevanceScorer() {
   const entries: (Entry | undefined)[] = [];
   const sentences = createVectorMatrix();
+  const candidateIndex = createCandidateIndex();
+  // Vectors waiting to join the candidate index: added in one batch before the next search.
+  const pendingNearest = new Map<number, Float32Array>();
+  // Agents ranked by their word vector (no sentence vector yet) and agents with completed work: always candidates.
+  const unsentenced = new Set<number>();
+  const postings = new Map<number, Posting>();
+  const current = (slot: number, concept: number, weight: number) => entries[slot]?.concepts.some((c) => c.index === concept && c.weight === weight) ?? false;
+
+  function sortPosting(posting: Posting): void {
+    const order = posting.slots.map((_, i) => i).filter((i) => current(posting.slots[i]!, posting.concept, posting.weights[i]!));
+    order.sort((a, b) => posting.weights[b]! - posting.weights[a]!);
+    posting.slots = order.map((i) => posting.slots[i]!);
+    posting.weights = order.map((i) => posting.weights[i]!);
+    posting.sorted = posting.slots.length;
+  }
+
+  /** The strongest agents of a capability: the top of its sorted part and all of its recent tail. */
+  function strongestIn(concept: number, into: Set<number>): void {
+    const posting = postings.get(concept);
+    if (!posting) return;
+    if (posting.slots.length - posting.sorted > UNSORTED_TAIL) sortPosting(posting);
+    let taken = 0;
+    for (let i = 0; i < posting.sorted && taken < CONCEPT_DEPTH; i++)
+      if (current(posting.slots[i]!, concept, posting.weights[i]!)) {
+        into.add(posting.slots[i]!);
+        taken++;
+      }
+    for (let i = posting.sorted; i < posting.slots.length; i++) if (current(posting.slots[i]!, concept, posting.weights[i]!)) into.add(posting.slots[i]!);
+  }
+
+  function flushNearest(): void {
+    if (pendingNearest.size === 0) return;
+    candidateIndex.putMany([...pendingNearest.keys()], [...pendingNearest.values()]);
+    pendingNearest.clear();
+  }
+
+  /** The slots a query with `nearest` set scores (RelevanceQuery.nearest). */
+  function candidatesOf(query: RelevanceQuery, lexical: Map<number, number>, workLexical: Map<number, number>): number[] {
+    const found = new Set<number>(unsentenced);
+    if (query.sentence) {
+      flushNearest();
+      for (const slot of candidateIndex.nearest(query.sentence, query.nearest!)) found.add(slot);
+    }
+    for (const slot of lexical.keys()) found.add(slot);
+    for (const slot of workLexical.keys()) found.add(slot);
+    for (const slot of withWork) found.add(slot);
+    for (const concept of query.concepts) strongestIn(concept.index, found);
+    return [...found].filter((slot) => entries[slot] !== undefined);
+  }
   // Completed work, by agent slot; kept apart from the agent's entry, which its own edits replace.
   const work: (WorkEntry | undefined)[] = [];
   const workSentences = createVectorMatrix();
+  const withWork = new Set<number>();
   const freeWork = (slot: number) => {
     for (const item of work[slot]?.items ?? []) for (const row of item.rows) workSentences.free(row);
     work[slot] = undefined;
+    withWork.delete(slot);
   };
 
   return {
@@ -98,17 +175,35 @@ export function createRelevanceScorer() {
         sentenceSlot = -1;
       }
       entries[slot] = { vector: agent.vector, stems: new Set(agent.stems), concepts: agent.concepts, sentenceSlot };
+      if (sentenceSlot < 0) {
+        unsentenced.add(slot);
+        pendingNearest.delete(slot);
+        candidateIndex.remove(slot);
+      }
+      for (const { index, weight } of agent.concepts) {
+        let posting = postings.get(index);
+        if (!posting) {
+          posting = { concept: index, slots: [], weights: [], sorted: 0 };
+          postings.set(index, posting);
+        }
+        posting.slots.push(slot);
+        posting.weights.push(weight);
+      }
     },
 
     setSentence(slot: number, vector: Float32Array): void {
       const entry = entries[slot];
-      if (entry) entry.sentenceSlot = sentences.put(entry.sentenceSlot, vector);
+      if (!entry) return;
+      entry.sentenceSlot = sentences.put(entry.sentenceSlot, vector);
+      unsentenced.delete(slot);
+      pendingNearest.set(slot, vector);
     },
 
     /** Replaces an agent's completed work (none: an empty list). */
     setWork(slot: number, scored: ScoredWork): void {
       freeWork(slot);
       if (scored.items.length === 0) return;
+      withWork.add(slot);
       work[slot] = {
         items: scored.items.map((item) => ({ rows: item.sentences.map((vector) => workSentences.put(-1, vector)), vectors: item.vectors })),
         stems: new Set(scored.stems),
@@ -118,11 +213,13 @@ export function createRelevanceScorer() {
     remove(slot: number): void {
       sentences.free(entries[slot]?.sentenceSlot ?? -1);
       entries[slot] = undefined;
+      unsentenced.delete(slot);
+      pendingNearest.delete(slot);
+      candidateIndex.remove(slot);
       freeWork(slot);
     },
 
     score(query: RelevanceQuery): Candidates {
-      const cosines = query.sentence ? sentences.dotAll(query.sentence) : null;
       const workCosines = query.sentence && workSentences.size > 0 ? workSentences.dotAll(query.sentence) : null;
       const hits = (slots: Int32Array, scores: Float64Array) => {
         const found = new Map<number, number>();
@@ -149,7 +246,16 @@ export function createRelevanceScorer() {
 
       const slots: number[] = [];
       if (query.only) slots.push(...query.only);
+      else if (query.nearest) slots.push(...candidatesOf(query, lexical, workLexical));
       else entries.forEach((entry, slot) => entry && slots.push(slot));
+      // Cosines of the query with the scored agents, in `slots` order: one kernel call over every row
+      // when most are scored, row by row for a set of candidates.
+      const rows = Int32Array.from(slots, (slot) => entries[slot]?.sentenceSlot ?? -1);
+      let cosines: Float32Array | null = null;
+      if (query.sentence && 4 * slots.length >= sentences.size) {
+        const all = sentences.dotAll(query.sentence);
+        cosines = Float32Array.from(rows, (row) => (row >= 0 ? (all[row] ?? 0) : 0));
+      } else if (query.sentence) cosines = sentences.dotSome(query.sentence, rows);
       const relevance = new Float64Array(slots.length);
       const parts = new Float64Array(slots.length * PART_COUNT);
       let best = 0;
@@ -163,13 +269,7 @@ export function createRelevanceScorer() {
         const workLexicalScore = agentWork && workHit && bestWorkLexical > 0 ? (workHit / bestWorkLexical) * queryCoverage(stems, agentWork.stems) : 0;
         // The sentence encoder where both sides have its vector, else the word-vector embedder.
         const semantic =
-          cosines && entry.sentenceSlot >= 0
-            ? sentenceSimilarity(cosines[entry.sentenceSlot]!)
-            : query.vector
-              ? entry.vector
-                ? dot(query.vector, entry.vector)
-                : 0
-              : null;
+          cosines && entry.sentenceSlot >= 0 ? sentenceSimilarity(cosines[i]!) : query.vector ? (entry.vector ? dot(query.vector, entry.vector) : 0) : null;
         const { value, parts: why } = relevanceParts({
           agentSemantic: semantic,
           workSemantic: agentWork && semantic !== null ? workSimilarity(agentWork) : 0,

@@ -56,6 +56,8 @@ export interface DiscoveryDeps<View> {
    * null: none.
    */
   queryMap?: QueryMap | null;
+  /** From this many agents a search scores only candidates (RelevanceQuery.nearest); 0: always. Default 5,000. */
+  candidatesFrom?: number;
   clock: Clock;
   /** Told when an embedder fails; search then ranks by the signals left. */
   onEmbedderError?(error: unknown): void;
@@ -105,6 +107,13 @@ interface Candidate {
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
 /** Lexical hits taken per query: the signal is relative to the best hit, so the long tail adds nothing. */
 const LEXICAL_DEPTH = 200;
+/**
+ * Agents taken from the approximate index per query (when candidates are scored): as many as a
+ * search ranks, so that an agent close in meaning is never lost for want of depth.
+ */
+const NEAREST_CANDIDATES = MAX_RESULTS;
+/** What warming searches for: any words do; it runs the encoder, the query map and the scorer once. */
+const WARMING_QUERY = 'summarise documents and translate text';
 /** Query vectors remembered (a few hundred KB): a repeated query skips the 15-30 ms model run. */
 const RECENT_QUERIES = 256;
 
@@ -133,6 +142,7 @@ export function createDiscoveryService<View extends object>({
   sharedBuiltInEncoder,
   sentenceModel = sentenceEncoders === undefined ? SENTENCE_ENCODER_MODEL : null,
   queryMap,
+  candidatesFrom = 5_000,
   clock,
   onEmbedderError: report = () => {},
 }: DiscoveryDeps<View>) {
@@ -201,6 +211,7 @@ export function createDiscoveryService<View extends object>({
       workLexical,
       only: agents,
       maxResults: MAX_RESULTS,
+      nearest: index.size() >= candidatesFrom ? NEAREST_CANDIDATES : 0,
     });
     return { candidates, stems };
   }
@@ -340,11 +351,27 @@ export function createDiscoveryService<View extends object>({
     };
   }
 
+  // Null until warm() is called (tests that never warm are ready at once); then false until it is done.
+  let warmed: boolean | null = null;
+
   return {
-    /** Loads the index now (at start), so the first search does not wait for it. */
+    /**
+     * Loads the index now (at start), then runs one search, so that the encoder's model is loaded
+     * and every path a search takes has run before the node says it is ready (searchReady).
+     */
     warm(): void {
-      void index.refresh().catch(onEmbedderError);
+      warmed = false;
+      void (async () => {
+        await index.refresh();
+        await candidatesFor(WARMING_QUERY, null);
+      })()
+        .catch(onEmbedderError)
+        // A node whose encoder failed still searches (by the signals left): it is ready all the same.
+        .finally(() => (warmed = true));
     },
+
+    /** Whether search is ready: warming (if started) has finished. */
+    searchReady: (): boolean => warmed !== false,
 
     search(viewer: Principal | null, query: DiscoverQuery) {
       const running = search(viewer, query);

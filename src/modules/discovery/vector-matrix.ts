@@ -19,6 +19,8 @@ export interface VectorMatrix {
   free(slot: number): void;
   /** Dot product of `query` with the vector in every slot, by slot (a copy; free slots give 0). */
   dotAll(query: Float32Array): Float32Array;
+  /** Dot product of `query` with the vectors in `slots` only, in their order (-1 gives 0). */
+  dotSome(query: Float32Array, slots: Int32Array): Float32Array;
   /** Slots in use. */
   readonly size: number;
 }
@@ -93,6 +95,27 @@ export function createVectorMatrix({ useWasm = true }: { useWasm?: boolean } = {
         let sum = 0;
         for (let i = 0, at = slot * dim; i < dim; i++) sum += rows[at + i]! * q[i]!;
         results[slot] = sum;
+      }
+      return results;
+    },
+
+    dotSome(query, slots) {
+      const results = new Float32Array(slots.length);
+      if (used === 0) return results;
+      write(0, query);
+      const q = floats(0, dim);
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i]!;
+        if (slot < 0 || slot >= used) continue;
+        if (kernel) {
+          kernel.dots(rowsAt() + slot * dim * FLOAT, 1, dim, 0, resultsAt());
+          results[i] = floats(resultsAt(), 1)[0]!;
+          continue;
+        }
+        const row = floats(rowsAt() + slot * dim * FLOAT, dim);
+        let sum = 0;
+        for (let d = 0; d < dim; d++) sum += row[d]! * q[d]!;
+        results[i] = sum;
       }
       return results;
     },
