@@ -443,6 +443,14 @@ async function main(cleanup: Cleanup): Promise<void> {
   const completed = new Set(
     (await database.query(`select id from tasks where id = any($1) and status = 'completed'`, [taskIds])).rows.map((row: { id: string }) => row.id),
   );
+  // Tasks still open after the drain, each with how its agent takes work: the ones to look into.
+  const stillOpen = (
+    await database.query(
+      `select tasks.id, tasks.status, agents.delivery_mode from tasks left join agents on agents.id = tasks.assigned_agent_id
+       where tasks.id = any($1) and tasks.status in ('pending', 'matched', 'in_progress') order by tasks.created_at`,
+      [taskIds],
+    )
+  ).rows.map((row: { id: string; status: string; delivery_mode: string | null }) => ({ id: row.id, status: row.status, deliveryMode: row.delivery_mode }));
   const result = {
     mode: quick ? 'quick' : 'full',
     requests: ledger.requests,
@@ -455,6 +463,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       acknowledged: taskIds.length,
       byStatus,
       stuck: (byStatus.pending ?? 0) + (byStatus.matched ?? 0) + (byStatus.in_progress ?? 0),
+      stillOpen,
       webhookTasksWithMoreThanOneWebhookId: [...webhookIds.values()].filter((ids) => ids.size > 1).length,
       webhookRedeliveriesSameId: [...deliveries.values()].reduce((sum, n) => sum + n - 1, 0),
       pollTasksSeenMoreThanOnce: [...polledTimes.values()].filter((n) => n > 1).length,

@@ -83,7 +83,8 @@ import {
   type DeliveryWorker,
   createTasksService,
   createTasksStore,
-  countingStatusChanges,
+  watchingStatusChanges,
+  createStatusSignals,
   createStatusEventsStore,
   registerTasksRoutes,
 } from './modules/tasks/index.ts';
@@ -293,6 +294,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     secrets,
     endpointRefusal: (url) => knownRefusal(url, config.allowPrivateEndpoints),
     registryLog,
+    onSeenWriteError: (error) => log?.warn({ err: error }, "registry: an agent's sign of life was not written; its next one is"),
   });
   // Few events and small ones: this sequencer runs on the event loop on both databases.
   const registrySequencer = createLogSequencer({
@@ -407,7 +409,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       })
     : createBuiltinExtractor();
   const assigner = createAssigner({ extractor, publicUrl: config.publicUrl });
-  const tasksStore = countingStatusChanges(createTasksStore(database.db, database.dialect), (status, count) => metrics.taskStatusChanged(status, count));
+  const taskStatusSignals = createStatusSignals({
+    signals,
+    ownerOf: async (agentId) => (await registry.findAgent(agentId))?.ownerId ?? null,
+    now: () => clock.now().getTime(),
+    onError: reportSignalError,
+  });
+  const tasksStore = watchingStatusChanges(createTasksStore(database.db, database.dialect), (status, parties) => {
+    metrics.taskStatusChanged(status, parties.length);
+    taskStatusSignals.changed(parties);
+  });
   const paymentsStore = createPaymentsStore(database.db, database.dialect);
   const stripe = config.stripe ? await loadStripeProvider(config.stripe) : null;
   const payments = createPaymentsService({
@@ -710,6 +721,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await witnessClient.stop();
     await receiptsStore.close();
     await discovery.close();
+    registry.stopSeenWrites();
+    await taskStatusSignals.settled();
     await signals.close();
     await database.close();
     loginThrottle.close();

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { agentRow } from '../../bench/lib.ts';
 import type { Principal } from '../../src/lib/principal.ts';
 import { EVENTS_CHANNEL } from '../../src/modules/events/index.ts';
+import { accountsInEventsPayload } from '../../src/modules/tasks/index.ts';
 import type { TasksTable } from '../../src/modules/tasks/index.ts';
 import { expectError, otherNode, startTestApp, startTestAppAfter, TestClock, type TestApp } from '../helpers/app.ts';
 import { openEvents, parseFrames, taskStatuses, type EventsClient, type ServerSentEvent } from '../helpers/events.ts';
@@ -103,6 +104,48 @@ describe('GET /v1/events', () => {
         ['completed', 'agent'],
       ],
     );
+  });
+
+  it('raises the events signal for the requester and the agent owner once each change is stored, several accounts in one', async () => {
+    // What the log holds for each account a signal names, read as soon as the signal is heard.
+    const heard: Array<Promise<{ account: string; stored: Array<{ taskId: string; status: string }> }>> = [];
+    const storedFor = async (account: string) => {
+      const rows = await app.database.db.selectFrom('task_status_events').select('data').where('account_id', '=', account).execute();
+      return { account, stored: rows.map((row) => JSON.parse(row.data) as { taskId: string; status: string }) };
+    };
+    const unsubscribe = app.signals.subscribe(EVENTS_CHANNEL, (payload) => {
+      for (const account of accountsInEventsPayload(payload)) heard.push(storedFor(account));
+    });
+    try {
+      const { id, token } = await assignedTask(app, requester.token, owner.token, agentId);
+      assert.equal((await callback(app, id, { taskToken: token, result: { ok: true } })).statusCode, 200);
+      // Each change's signal found the change already stored: read on hearing it, every status is there for both accounts.
+      await waitFor(
+        'a signal for each account and each change',
+        async () => Promise.all(heard),
+        (reads) =>
+          [requester.accountId, owner.accountId].every((account) =>
+            ['matched', 'in_progress', 'completed'].every((status) =>
+              reads.some((read) => read.account === account && read.stored.some((event) => event.taskId === id && event.status === status)),
+            ),
+          ),
+      );
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it("takes an agent's callbacks as signs of life, those within a second of the last one written together after it", async () => {
+    const first = await assignedTask(app, requester.token, owner.token, agentId);
+    const second = await assignedTask(app, requester.token, owner.token, agentId);
+    const lastSeen = async () =>
+      (await app.database.db.selectFrom('agents').select('last_seen_at').where('id', '=', agentId).executeTakeFirstOrThrow()).last_seen_at;
+    clock.advance(60_000);
+    assert.equal((await callback(app, first.id, { taskToken: first.token, result: { ok: true } })).statusCode, 200);
+    clock.advance(60_000);
+    const secondAt = clock.now().toISOString();
+    assert.equal((await callback(app, second.id, { taskToken: second.token, result: { ok: true } })).statusCode, 200);
+    await waitFor('the later callback written', lastSeen, (at) => at === secondAt);
   });
 
   it("never shows another account's tasks", async () => {
@@ -483,8 +526,6 @@ describe('migration 0021 on a database that already holds events', () => {
       assert.deepEqual(keptFor(owner, 3), [{ id: 5, taskId: 'task-1', status: 'in_progress', at: at(1), role: 'agent' }]);
       assert.equal((await missed(requester, '0'))[0]!.event, 'reset', 'an id below the horizon kept from before');
 
-      const signalled: string[] = [];
-      const unsubscribe = app.signals.subscribe(EVENTS_CHANNEL, (accountId) => signalled.push(accountId));
       const live = await app.events.open(principal(requester), '4', true, inProcess);
       const events: ServerSentEvent[] = [];
       let buffer = '';
@@ -495,20 +536,16 @@ describe('migration 0021 on a database that already holds events', () => {
           .set({ status: 'completed', updated_at: at(2) })
           .where('id', '=', 'task-1')
           .execute();
+        // Written past the tasks module, so raised here as its writes raise it after their commit.
+        await app.signals.publish(EVENTS_CHANNEL, `${requester},${owner}`);
         const streamed = await waitFor(
           'the completed event',
           () => taskStatuses(events),
           (seen) => seen.length > 0,
         );
         assert.deepEqual(streamed, [{ id: 7, taskId: 'task-1', status: 'completed', at: at(2), role: 'requester' }]);
-        await waitFor(
-          'both accounts signalled',
-          () => signalled,
-          (accounts) => accounts.includes(requester) && accounts.includes(owner),
-        );
       } finally {
         live.close();
-        unsubscribe();
       }
       assert.deepEqual(taskStatuses(await missed(owner, '5')), [{ id: 8, taskId: 'task-1', status: 'completed', at: at(2), role: 'agent' }]);
     } finally {

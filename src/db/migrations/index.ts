@@ -43,6 +43,7 @@ import { webhookListeners } from './0038_webhook_listeners.ts';
 import { registryLog } from './0039_registry_log.ts';
 import { moderation } from './0040_moderation.ts';
 import { witness } from './0043_witness.ts';
+import { taskEventsSignalAfterCommit } from './0045_task_events_signal_after_commit.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -82,6 +83,7 @@ const ordered: [string, Migration][] = [
   ['0039_registry_log', registryLog],
   ['0040_moderation', moderation],
   ['0043_witness', witness],
+  ['0045_task_events_signal_after_commit', taskEventsSignalAfterCommit],
 ];
 
 /** Every migration this code knows, in order; the last is the schema version it expects. */

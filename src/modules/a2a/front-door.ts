@@ -44,7 +44,15 @@ import { AppError } from '../../lib/errors.ts';
 import type { Principal } from '../../lib/principal.ts';
 import { findUnstorableText, unstorableText } from '../../lib/storable-text.ts';
 import { EVENTS_CHANNEL } from '../events/index.ts';
-import { CreateTask, type CreateTaskInput, type StatusEventsStore, type TaskStatus, type TasksService, type TaskView } from '../tasks/index.ts';
+import {
+  accountsInEventsPayload,
+  CreateTask,
+  type CreateTaskInput,
+  type StatusEventsStore,
+  type TaskStatus,
+  type TasksService,
+  type TaskView,
+} from '../tasks/index.ts';
 
 /** The protocol version this door speaks (the SDK's). */
 export const A2A_VERSION = '1.0';
@@ -262,7 +270,7 @@ function accountWaker(signals: Signals, accountId: string) {
   };
   const stops = [
     signals.subscribe(EVENTS_CHANNEL, (payload) => {
-      if (payload === accountId || payload === '') poke();
+      if (payload === '' || accountsInEventsPayload(payload).includes(accountId)) poke();
     }),
     signals.subscribe(RESYNC_CHANNEL, poke),
   ];

@@ -1,2 +1,3 @@
-export { createEventsService, EVENTS_CHANNEL, type EventsService, type LiveSource } from './service.ts';
+export { createEventsService, type EventsService, type LiveSource } from './service.ts';
+export { EVENTS_CHANNEL } from '../tasks/index.ts';
 export { registerEventsRoutes } from './routes.ts';

@@ -2,7 +2,7 @@
  * Streams of an account's events (server-sent events): the status changes of the tasks module's log,
  * read and pruned through the tasks module (this module owns no table), and what a live source (the
  * social network's notifications and followed posts) adds; those carry no id and are not replayed. Each stream listens on the
- * `events` signal (raised by the triggers that write the log, on whichever node made the change),
+ * `events` signal (raised after the commit by the node that made the change, with the account ids),
  * reads the account's new rows, and writes them out. A timer looks again now and then in case a
  * signal was lost; signals carry no data, the log is the record.
  */
@@ -11,10 +11,7 @@ import { RESYNC_CHANNEL, type Signals } from '../../db/signals.ts';
 import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
-import type { StatusEventsStore, TaskStatusEvent } from '../tasks/index.ts';
-
-/** The signal channel the triggers raise, with the account id as payload. */
-export const EVENTS_CHANNEL = 'events';
+import { accountsInEventsPayload, EVENTS_CHANNEL, type StatusEventsStore, type TaskStatusEvent } from '../tasks/index.ts';
 
 /** Rows read per query; a stream behind by more reads again at once. */
 const READ_BATCH = 200;
@@ -328,7 +325,7 @@ export function createEventsService(options: EventsOptions) {
 
     const unsubscribe = [
       signals.subscribe(EVENTS_CHANNEL, (payload) => {
-        if (payload === accountId || payload === '') wake();
+        if (payload === '' || accountsInEventsPayload(payload).includes(accountId)) wake();
       }),
       signals.subscribe(RESYNC_CHANNEL, () => {
         watch?.lookAgain();

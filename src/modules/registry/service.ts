@@ -18,6 +18,7 @@ import { createAgentNames, type NameKeys } from './names.ts';
 import { importableFields, type ImportableField, type ManifestFields, type ManifestImporter } from './manifest.ts';
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
 import { agentRecordOf, type AgentRecord, type AgentRow, type RegistryStore } from './store.ts';
+import { createSeenWriter } from './seen-writer.ts';
 
 const SIGNED_HEADER_SKEW_S = 300;
 const AWAY_LIMIT_MS = 24 * 3600 * 1000;
@@ -73,6 +74,8 @@ export interface RegistryDeps {
   endpointRefusal(url: string): string | null;
   /** The registry log's proofs of its entries, against its latest checkpoint. */
   registryLog: { inclusionProofs(indexes: number[]): Promise<{ checkpoint: string; proofs: (string | null)[] }> };
+  /** Told when a sign of life folded into a later write could not be written. */
+  onSeenWriteError?(error: unknown): void;
 }
 
 /** Something that registered but will not work as given. */
@@ -108,6 +111,7 @@ export function createRegistryService({
   secrets,
   endpointRefusal,
   registryLog,
+  onSeenWriteError = () => {},
 }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
@@ -380,6 +384,8 @@ export function createRegistryService({
     },
   };
 
+  const seenWriter = createSeenWriter((agentId) => store.markSeen(agentId, isoNow(clock)), onSeenWriteError);
+
   return {
     view,
     canSee,
@@ -387,7 +393,9 @@ export function createRegistryService({
     availabilityOf,
     agentAccounts,
     /** A successful delivery to the agent or callback from it: a sign of life, as a heartbeat is. */
-    markSeen: (agentId: string): Promise<unknown> => store.markSeen(agentId, isoNow(clock)),
+    markSeen: seenWriter.seen,
+    /** The node stops: no sign of life is written after this. */
+    stopSeenWrites: seenWriter.stop,
     findOwned: async (principal: Principal, id: string): Promise<AgentRecord> => agentRecordOf(await findOwned(principal, id)),
     findOperated: async (principal: Principal, id: string): Promise<AgentRecord> => agentRecordOf(await findOperated(principal, id)),
 

@@ -174,7 +174,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       case 'failed':
         return retryOrFallBack('a2a', job, task, agent.id, outcome.reason, outcome.detail);
       case 'following':
-        return store.following(job, outcome.remoteTaskId, outcome.runAt, now);
+        await store.following(job, outcome.remoteTaskId, outcome.runAt, now);
+        return;
       case 'finished': {
         const finished = await store.finish(
           task.id,

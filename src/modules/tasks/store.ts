@@ -292,7 +292,20 @@ const HELD_FOR_LISTENER = 'held for a listen session';
 
 /** The agent has the task (a webhook delivered, or an A2A agent working on it): a matched task moves to in_progress. */
 const markTaskTaken = (db: QueryCreator<TasksTables>, taskId: string, now: string) =>
-  db.updateTable('tasks').set({ status: 'in_progress', delivered_at: now, updated_at: now }).where('id', '=', taskId).where('status', '=', 'matched');
+  db
+    .updateTable('tasks')
+    .set({ status: 'in_progress', delivered_at: now, updated_at: now })
+    .where('id', '=', taskId)
+    .where('status', '=', 'matched')
+    .returning(['requester_id', 'assigned_agent_id']);
+
+/** Who hears of a task's status change: its requester, and the owner of the agent it is assigned to. */
+export interface TaskParties {
+  requesterId: string;
+  assignedAgentId: string | null;
+}
+const partiesOf = (row: { requester_id: string; assigned_agent_id: string | null } | undefined): TaskParties | undefined =>
+  row ? { requesterId: row.requester_id, assignedAgentId: row.assigned_agent_id } : undefined;
 
 /** How a task ends: completed with a result, or failed with an error. */
 export interface TaskOutcome {
@@ -518,7 +531,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
       changes: TaskChanges,
       delivery: NewDeliveryJob | null,
       finishedJob: { id: string; error: string; now: string },
-    ): Promise<boolean> {
+    ): Promise<TaskParties | undefined> {
       return db.transaction().execute(async (tx) => {
         await tx
           .updateTable('task_deliveries')
@@ -531,10 +544,10 @@ export function createTasksStore(database: Db, dialect: DialectName) {
           .where('id', '=', id)
           .where('status', '=', 'matched')
           .where('candidate_index', '=', expectedIndex)
-          .returning('id')
+          .returning(['requester_id', 'assigned_agent_id'])
           .executeTakeFirst();
         if (moved && delivery) await tx.insertInto('task_deliveries').values(deliveryRowOf(delivery)).execute();
-        return moved !== undefined;
+        return partiesOf(moved);
       });
     },
 
@@ -639,19 +652,21 @@ export function createTasksStore(database: Db, dialect: DialectName) {
           .execute();
     },
 
-    /** The webhook was accepted: the job is done and the task in progress, together (on PostgreSQL in one statement). */
-    async delivered(job: DeliveryJob, now: string): Promise<void> {
+    /**
+     * The webhook was accepted: the job is done and the task in progress, together (on PostgreSQL in
+     * one statement). Returns the task's parties when the task moved.
+     */
+    async delivered(job: DeliveryJob, now: string): Promise<TaskParties | undefined> {
       const jobDone = (q: QueryCreator<TasksTables>) =>
         q.updateTable('task_deliveries').set({ state: 'done', payload: null, lease_until: null, last_error: null, updated_at: now }).where('id', '=', job.id);
       if (dialect === 'postgres') {
         // The CTE's name is never read, so the task update is typed against the module's tables alone.
-        await markTaskTaken(db.with('job_done', jobDone) as unknown as QueryCreator<TasksTables>, job.taskId, now).execute();
-        return;
+        return partiesOf(await markTaskTaken(db.with('job_done', jobDone) as unknown as QueryCreator<TasksTables>, job.taskId, now).executeTakeFirst());
       }
-      await grouped(async (tx) => {
+      return grouped(async (tx) => {
         const own = ownTables<TasksTables>(tx);
         await jobDone(own).execute();
-        await markTaskTaken(own, job.taskId, now).execute();
+        return partiesOf(await markTaskTaken(own, job.taskId, now).executeTakeFirst());
       });
     },
 
@@ -659,8 +674,8 @@ export function createTasksStore(database: Db, dialect: DialectName) {
      * An A2A agent took the task and works on it: the task is in progress, and the job comes back at
      * `runAt` to ask the agent how it goes (its polls counted afresh from here).
      */
-    async following(job: DeliveryJob, remoteTaskId: string, runAt: string, now: string): Promise<void> {
-      await db.transaction().execute(async (tx) => {
+    async following(job: DeliveryJob, remoteTaskId: string, runAt: string, now: string): Promise<TaskParties | undefined> {
+      return db.transaction().execute(async (tx) => {
         await tx
           .updateTable('task_deliveries')
           .set({
@@ -675,7 +690,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
           })
           .where('id', '=', job.id)
           .execute();
-        await markTaskTaken(tx, job.taskId, now).execute();
+        return partiesOf(await markTaskTaken(tx, job.taskId, now).executeTakeFirst());
       });
     },
 
@@ -753,7 +768,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
      * Takes up to `limit` of the agent's webhook jobs no worker holds (pending, whenever due) for its
      * listen session: each job done and its task in progress, as a delivered webhook leaves them.
      */
-    async takeForListener(agentId: string, now: string, limit: number): Promise<DeliveryJob[]> {
+    async takeForListener(agentId: string, now: string, limit: number): Promise<Array<DeliveryJob & { moved: TaskParties | undefined }>> {
       const waiting = await db
         .selectFrom('task_deliveries')
         .innerJoin('tasks', 'tasks.id', 'task_deliveries.task_id')
@@ -768,7 +783,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
         .orderBy('task_deliveries.run_at')
         .limit(limit)
         .execute();
-      const taken: DeliveryJob[] = [];
+      const taken: Array<DeliveryJob & { moved: TaskParties | undefined }> = [];
       for (const row of waiting) {
         const job = jobOf(row);
         const took = await db.transaction().execute(async (tx) => {
@@ -779,11 +794,10 @@ export function createTasksStore(database: Db, dialect: DialectName) {
             .where('state', '=', 'pending')
             .executeTakeFirst();
           if (Number(done.numUpdatedRows) === 0) return false;
-          await markTaskTaken(tx, job.taskId, now).execute();
-          return true;
+          return { moved: partiesOf(await markTaskTaken(tx, job.taskId, now).executeTakeFirst()) };
         });
         // A worker or another poll of the session took it first.
-        if (took) taken.push(job);
+        if (took) taken.push({ ...job, moved: took.moved });
       }
       return taken;
     },
@@ -805,43 +819,55 @@ export function createTasksStore(database: Db, dialect: DialectName) {
 export type TasksStore = ReturnType<typeof createTasksStore>;
 
 /**
- * The store, telling `changed` of every status change made through it (the metrics count them by
- * the status entered). A change another node makes is counted by that node.
+ * The store, telling `changed` after the commit of every status change made through it, with the
+ * parties of each task that changed (the metrics count them by the status entered; the events
+ * streams are woken for them). A change another node makes is told on that node.
  */
-export function countingStatusChanges(store: TasksStore, changed: (status: TaskStatus, count?: number) => void): TasksStore {
+export function watchingStatusChanges(store: TasksStore, changed: (status: TaskStatus, parties: TaskParties[]) => void): TasksStore {
+  const partiesOfTask = (task: Pick<Task, 'requesterId' | 'assignedAgentId'>): TaskParties => ({
+    requesterId: task.requesterId,
+    assignedAgentId: task.assignedAgentId,
+  });
   return {
     ...store,
     async insert(task, idempotency, delivery) {
       await store.insert(task, idempotency, delivery);
-      changed(task.status);
+      changed(task.status, [partiesOfTask(task)]);
     },
     async transition(id, from, changes, assignedTo) {
       const moved = await store.transition(id, from, changes, assignedTo);
-      if (moved && changes.status) changed(changes.status);
+      if (moved && changes.status) changed(changes.status, [partiesOfTask(moved)]);
       return moved;
     },
     async finish(id, settlement, outcome, tokenHash) {
       const finished = await store.finish(id, settlement, outcome, tokenHash);
-      if (finished) changed(finished.status);
+      if (finished) changed(finished.status, [partiesOfTask(finished.task)]);
       return finished;
     },
     async reassign(id, expectedIndex, changes, delivery, finishedJob) {
       const moved = await store.reassign(id, expectedIndex, changes, delivery, finishedJob);
-      if (moved && changes.status) changed(changes.status);
+      if (moved && changes.status) changed(changes.status, [moved]);
       return moved;
     },
     async expireDue(now, limit) {
       const expired = await store.expireDue(now, limit);
-      changed('expired', expired.length);
+      if (expired.length > 0) changed('expired', expired.map(partiesOfTask));
       return expired;
     },
     async delivered(job, now) {
-      await store.delivered(job, now);
-      changed('in_progress');
+      const moved = await store.delivered(job, now);
+      if (moved) changed('in_progress', [moved]);
+      return moved;
+    },
+    async following(job, remoteTaskId, runAt, now) {
+      const moved = await store.following(job, remoteTaskId, runAt, now);
+      if (moved) changed('in_progress', [moved]);
+      return moved;
     },
     async takeForListener(agentId, now, limit) {
       const taken = await store.takeForListener(agentId, now, limit);
-      if (taken.length > 0) changed('in_progress', taken.length);
+      const moved = taken.flatMap((job) => (job.moved ? [job.moved] : []));
+      if (moved.length > 0) changed('in_progress', moved);
       return taken;
     },
   };
