@@ -54,8 +54,11 @@ import {
   createAgentFeed,
   createFeedCursors,
   createFeedStore,
+  createDomainProofs,
   createManifestImporter,
   createRegistryService,
+  registerDomainRoutes,
+  type DomainProofs,
   createRegistryStore,
   registerAgentFeedRoute,
   registerRegistryRoutes,
@@ -121,7 +124,7 @@ export interface AppOverrides {
   /** The built web app's folder (default dist/web); null serves the API alone. */
   webRoot?: string | null;
   /** How often the trust evidence sweep and event pruning run (default a minute each); tests shorten them. */
-  backgroundIntervalsMs?: { trustEvidenceSweep?: number; eventPrune?: number };
+  backgroundIntervalsMs?: { trustEvidenceSweep?: number; eventPrune?: number; domainRecheck?: number };
   /** Lets a test add routes before the server is sealed. */
   beforeReady?: (server: FastifyInstance) => void;
   /** The built-in sentence encoder, shared by the apps of a test process and left open by each. */
@@ -149,6 +152,8 @@ export interface AgentryApp {
   deliveryWorker: DeliveryWorker;
   /** The Stripe transfer worker, when Stripe is configured. */
   transferWorker: TransferWorker | null;
+  /** Verified domains; tests with a manual clock run the daily re-check pass when they need one. */
+  domainProofs: DomainProofs;
   /** GET /v1/events; tests with a manual clock run its prune pass when they need one. */
   events: EventsService;
   /** BACKUP_DIR's scheduled backups (SQLite); null when not configured. */
@@ -506,6 +511,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
 
+  const domainRecheckIntervalMs = overrides.backgroundIntervalsMs?.domainRecheck ?? 3_600_000;
+  const domainProofs = createDomainProofs({
+    store: registryStore,
+    outbound,
+    clock,
+    allowPrivate: config.allowPrivateEndpoints,
+    findOwned: registry.findOwned,
+    notifyOwner: (accountId, text) => social.notifications.moderationNotice(accountId, { postId: null, commentId: null }, text),
+    onError: (error) => log?.warn({ err: error }, 'verified domains: a re-check failed; the next pass retries'),
+    recheckIntervalMs: domainRecheckIntervalMs,
+    scheduledPass: backgroundPasses.scheduled('domain_recheck', domainRecheckIntervalMs),
+  });
+
   const statusEvents = createStatusEventsStore(database.db);
   const events = createEventsService({
     log: statusEvents,
@@ -563,6 +581,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs },
     publicUrl: config.publicUrl,
   });
+  registerDomainRoutes(server, domainProofs);
   registerAgentFeedRoute(
     server,
     createAgentFeed({
@@ -690,6 +709,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await outbound.close();
     await signatureVerifier.close();
     await evidenceSweep.stop();
+    await domainProofs.stop();
     await receiptSequencer.close();
     await registrySequencer.close();
     await receiptsStore.close();
@@ -706,6 +726,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await deliveries.start();
   transfers?.start();
   evidenceSweep.start();
+  domainProofs.start();
   receiptSequencer.start();
   registrySequencer.start();
   events.start();
@@ -720,6 +741,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     discovery,
     trustEvidenceSweep: evidenceSweep,
+    domainProofs,
     receiptSequencer,
     registrySequencer,
     deliveryWorker: deliveries,
