@@ -103,6 +103,13 @@ describe('verified domains (POST /v1/agents/:id/domain, /domain/verify, the dail
     assert.equal(shown.identityLevel, 'domain');
     assert.equal(shown.verifiedDomain, domain);
     assert.deepEqual((await events(agent.id)).at(-1), ['domain_verified', { domain }]);
+    const found = async (level: string) =>
+      ((await app.request({ method: 'GET', url: `/v1/discover?identityLevel=${level}&limit=50` })).json().data as { id: string; identityLevel: string }[]).map(
+        (a) => [a.id, a.identityLevel],
+      );
+    assert.deepEqual(await found('domain'), [[agent.id, 'domain']], 'discovery filters by identity level');
+    assert.ok(!(await found('none')).some(([id]) => id === agent.id));
+    expectError(await app.request({ method: 'GET', url: '/v1/discover?identityLevel=dns' }), 400, 'BAD_REQUEST');
     // Verifying again changes nothing and logs nothing.
     assert.equal((await verify(agent.id)).statusCode, 200);
     assert.equal((await events(agent.id)).filter(([event]) => event === 'domain_verified').length, 1);
