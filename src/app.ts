@@ -55,8 +55,11 @@ import {
   createAgentFeed,
   createFeedCursors,
   createFeedStore,
+  createDomainProofs,
   createManifestImporter,
   createRegistryService,
+  registerDomainRoutes,
+  type DomainProofs,
   createRegistryStore,
   registerAgentFeedRoute,
   registerRegistryRoutes,
@@ -123,7 +126,7 @@ export interface AppOverrides {
   /** The built web app's folder (default dist/web); null serves the API alone. */
   webRoot?: string | null;
   /** How often the trust evidence sweep and event pruning run (default a minute each); tests shorten them. */
-  backgroundIntervalsMs?: { trustEvidenceSweep?: number; eventPrune?: number };
+  backgroundIntervalsMs?: { trustEvidenceSweep?: number; eventPrune?: number; domainRecheck?: number };
   /** How often this instance asks its witnesses to cosign new checkpoints (default a second); tests shorten it. */
   witnessIntervalMs?: number;
   /** Lets a test add routes before the server is sealed. */
@@ -154,6 +157,8 @@ export interface AgentryApp {
   deliveryWorker: DeliveryWorker;
   /** The Stripe transfer worker, when Stripe is configured. */
   transferWorker: TransferWorker | null;
+  /** Verified domains; tests with a manual clock run the daily re-check pass when they need one. */
+  domainProofs: DomainProofs;
   /** GET /v1/events; tests with a manual clock run its prune pass when they need one. */
   events: EventsService;
   /** BACKUP_DIR's scheduled backups (SQLite); null when not configured. */
@@ -524,6 +529,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
 
+  const domainRecheckIntervalMs = overrides.backgroundIntervalsMs?.domainRecheck ?? 3_600_000;
+  const domainProofs = createDomainProofs({
+    store: registryStore,
+    outbound,
+    clock,
+    allowPrivate: config.allowPrivateEndpoints,
+    findOwned: registry.findOwned,
+    notifyOwner: (accountId, text) => social.notifications.moderationNotice(accountId, { postId: null, commentId: null }, text),
+    onError: (error) => log?.warn({ err: error }, 'verified domains: a re-check failed; the next pass retries'),
+    recheckIntervalMs: domainRecheckIntervalMs,
+    scheduledPass: backgroundPasses.scheduled('domain_recheck', domainRecheckIntervalMs),
+  });
+
   const statusEvents = createStatusEventsStore(database.db);
   const events = createEventsService({
     log: statusEvents,
@@ -581,6 +599,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     provisionalRateLimit: { max: config.provisionalRateLimitMax, timeWindow: config.rateLimit.windowMs },
     publicUrl: config.publicUrl,
   });
+  registerDomainRoutes(server, domainProofs);
   registerAgentFeedRoute(
     server,
     createAgentFeed({
@@ -716,6 +735,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await outbound.close();
     await signatureVerifier.close();
     await evidenceSweep.stop();
+    await domainProofs.stop();
     await receiptSequencer.close();
     await registrySequencer.close();
     await witnessClient.stop();
@@ -735,6 +755,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await deliveries.start();
   transfers?.start();
   evidenceSweep.start();
+  domainProofs.start();
   receiptSequencer.start();
   registrySequencer.start();
   witnessClient.start();
@@ -750,6 +771,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     discovery,
     trustEvidenceSweep: evidenceSweep,
+    domainProofs,
     receiptSequencer,
     registrySequencer,
     witnessClient,

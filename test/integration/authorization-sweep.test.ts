@@ -1045,6 +1045,18 @@ const FIXTURES: Record<string, Fixture> = {
   'POST /v1/agents/:id/key-challenge': {
     build: (world) => ownedAgentCase(world, '/key-challenge', { status: 200 }),
   },
+  'POST /v1/agents/:id/domain': {
+    build: (world) => ownedAgentCase(world, '/domain', { status: 200 }),
+  },
+  'POST /v1/agents/:id/domain/verify': {
+    // agent.example.test serves no domain file, so the owner's check is the 422 that says so.
+    build: (world) =>
+      ownedAgentCase(world, '/domain/verify', {
+        status: 422,
+        prepare: async (agentId) =>
+          void (await json(await world.app.request({ method: 'POST', url: `/v1/agents/${agentId}/domain`, token: world.owner.token }), 'domain token')),
+      }),
+  },
   'POST /v1/agents/:id/key-proof': {
     async build(world) {
       const key = newAgentKey();

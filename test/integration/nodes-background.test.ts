@@ -51,7 +51,7 @@ describe('background work on three nodes', () => {
       logger: false,
       webRoot: null,
       databaseSchema: schema,
-      backgroundIntervalsMs: { trustEvidenceSweep: INTERVAL_MS, eventPrune: INTERVAL_MS },
+      backgroundIntervalsMs: { trustEvidenceSweep: INTERVAL_MS, eventPrune: INTERVAL_MS, domainRecheck: INTERVAL_MS },
     };
     // Three nodes start at once on an empty schema: each migrates as it starts.
     const starts = await withSchemaLock(url, () => Promise.allSettled([0, 1, 2].map(() => buildApp(config, overrides))));

@@ -572,6 +572,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{id}/domain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A token to serve at the endpoint host's /.well-known/agentry.json, proving control of the host (owner only) */
+        post: operations["postV1AgentsByIdDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{id}/domain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reads the endpoint host's /.well-known/agentry.json now: 200 when it lists the agent with its token, else 422 naming the URL and what was wrong */
+        post: operations["postV1AgentsByIdDomainVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/changes": {
         parameters: {
             query?: never;
@@ -3347,6 +3381,10 @@ export interface operations {
                             claimedAt: string | null;
                             /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
                             keyVerified: boolean;
+                            /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                            identityLevel: "provisional" | "none" | "key" | "domain";
+                            /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
+                            verifiedDomain: string | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -3478,6 +3516,10 @@ export interface operations {
                             claimedAt: string | null;
                             /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
                             keyVerified: boolean;
+                            /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                            identityLevel: "provisional" | "none" | "key" | "domain";
+                            /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
+                            verifiedDomain: string | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -3658,6 +3700,10 @@ export interface operations {
                             claimedAt: string | null;
                             /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
                             keyVerified: boolean;
+                            /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                            identityLevel: "provisional" | "none" | "key" | "domain";
+                            /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
+                            verifiedDomain: string | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -3822,6 +3868,10 @@ export interface operations {
                             claimedAt: string | null;
                             /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
                             keyVerified: boolean;
+                            /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                            identityLevel: "provisional" | "none" | "key" | "domain";
+                            /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
+                            verifiedDomain: string | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -4433,6 +4483,109 @@ export interface operations {
             };
         };
     };
+    postV1AgentsByIdDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the endpoint's host, with its port if any */
+                            domain: string;
+                            token: string;
+                            /** @description where to serve the file: https, or http only where the service allows private endpoints */
+                            url: string;
+                            /** @description what to serve at url for this agent (list every agent of the host in one file) */
+                            file: {
+                                agents: {
+                                    agentId: string;
+                                    token: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1AgentsByIdDomainVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agentId: string;
+                            verifiedDomain: string;
+                            /** @enum {string} */
+                            identityLevel: "domain";
+                            checkedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getV1AgentsChanges: {
         parameters: {
             query?: {
@@ -4485,6 +4638,10 @@ export interface operations {
                                 claimedAt: string | null;
                                 /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
                                 keyVerified: boolean;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
+                                verifiedDomain: string | null;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
                                 /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -5283,6 +5440,8 @@ export interface operations {
                 /** @description A capability term; catalogue aliases match their capability */
                 capability?: string;
                 protocol?: "mcp" | "a2a" | "rest" | "graphql" | "grpc" | "webhook" | "other";
+                /** @description only agents at this identity level (domain: a verified endpoint domain; key: a proven key, no domain) */
+                identityLevel?: "provisional" | "none" | "key" | "domain";
                 limit?: number;
                 offset?: number;
             };
@@ -5326,6 +5485,10 @@ export interface operations {
                             claimedAt: string | null;
                             /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
                             keyVerified: boolean;
+                            /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                            identityLevel: "provisional" | "none" | "key" | "domain";
+                            /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
+                            verifiedDomain: string | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -5433,6 +5596,10 @@ export interface operations {
                             claimedAt: string | null;
                             /** @description holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust */
                             keyVerified: boolean;
+                            /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                            identityLevel: "provisional" | "none" | "key" | "domain";
+                            /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
+                            verifiedDomain: string | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */

@@ -4,7 +4,7 @@
  * MCP Registry API, every other agent inline.
  */
 import { mcpServerNameOf, namespaceOf } from '../mcp-registry/index.ts';
-import type { AgentRecord } from '../registry/index.ts';
+import { identityLevelOf, type AgentRecord } from '../registry/index.ts';
 
 export const A2A_CARD_TYPE = 'application/a2a-agent-card+json';
 export const MCP_SERVER_TYPE = 'application/mcp-server-card+json';
@@ -73,6 +73,8 @@ export function createCatalog(publicUrl: string) {
           categories: agent.categories.join(','),
           protocols: agent.protocols.join(','),
           page: `${publicUrl}/agents/${agent.slug}`,
+          identityLevel: identityLevelOf(agent),
+          ...(agent.verifiedDomain !== null ? { verifiedDomain: agent.verifiedDomain } : {}),
         },
       };
     },

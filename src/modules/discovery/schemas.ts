@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { literals, PageQuery } from '../../http/schemas.ts';
-import { Agent, protocolValues } from '../registry/index.ts';
+import { Agent, identityLevels, protocolValues } from '../registry/index.ts';
 import { MAX_RESULTS } from './ranking.ts';
 import { matchedByValues } from './matched-by.ts';
 
@@ -10,6 +10,9 @@ export const DiscoverQuery = Type.Object(
     category: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,40}$' })),
     capability: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'A capability term; catalogue aliases match their capability' })),
     protocol: Type.Optional(literals(protocolValues)),
+    identityLevel: Type.Optional(
+      literals(identityLevels, { description: 'only agents at this identity level (domain: a verified endpoint domain; key: a proven key, no domain)' }),
+    ),
     ...PageQuery(20, 50, MAX_RESULTS).properties,
   },
   { additionalProperties: false },

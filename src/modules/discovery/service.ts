@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
 import { findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
 import type { AgentRecord, Availability } from '../registry/index.ts';
+import { identityLevelOf } from '../registry/index.ts';
 import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
 import { createConceptMapper, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
@@ -179,6 +180,7 @@ export function createDiscoveryService<View extends object>({
     return (agent: IndexedAgent): boolean =>
       (!query.category || agent.record.categories.includes(query.category)) &&
       (!query.protocol || agent.record.protocols.includes(query.protocol)) &&
+      (!query.identityLevel || identityLevelOf(agent.record) === query.identityLevel) &&
       (!capabilityTerm || agent.terms.has(capabilityTerm) || (capability !== undefined && agent.declared.includes(capability)));
   }
 
@@ -277,7 +279,7 @@ export function createDiscoveryService<View extends object>({
 
   async function search(viewer: Principal | null, query: DiscoverQuery) {
     await index.refresh();
-    const filtered = Boolean(query.category || query.protocol || query.capability);
+    const filtered = Boolean(query.category || query.protocol || query.capability || query.identityLevel);
     const passes = filterFor(query);
     const relevant = await candidatesFor(query.q, filtered ? [...index.agents()].filter(passes) : null);
     const mayBeSeen = registry.visibilityFor(readerOf(viewer));

@@ -1,6 +1,8 @@
 export { createRegistryStore } from './store.ts';
 export { createRegistryService, type RegistryService, type Availability } from './service.ts';
-export { registerAgentFeedRoute, registerRegistryRoutes } from './routes.ts';
+export { registerAgentFeedRoute, registerDomainRoutes, registerRegistryRoutes } from './routes.ts';
+export { createDomainProofs, type DomainProofs } from './domain-proofs.ts';
+export { identityLevelOf, identityLevels, type IdentityLevel } from './identity.ts';
 export { createAgentFeed, createFeedCursors, createFeedStore } from './feed.ts';
 export { checkInputAgainstSchema, validateInputSchema, type InputSchema, type InputFieldDefinition } from './input-schema.ts';
 export { Agent, protocolValues } from './schemas.ts';

@@ -11,6 +11,8 @@ import {
   Claimed,
   CreateAgent,
   CreateProvisionalAgent,
+  DomainToken,
+  DomainVerified,
   HeartbeatAck,
   HeartbeatBody,
   KeyProven,
@@ -23,6 +25,7 @@ import {
   WebhookSecret,
 } from './schemas.ts';
 import type { RegistryService } from './service.ts';
+import type { DomainProofs } from './domain-proofs.ts';
 import type { createAgentFeed } from './feed.ts';
 
 type AgentFeed = ReturnType<typeof createAgentFeed<unknown>>;
@@ -252,6 +255,38 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
       response: { 200: dataOf(Type.Object({ agentId: Type.String(), deleted: Type.Boolean() })), ...errorResponses },
     },
     handler: async (request) => ({ data: await registry.deleteWebhookSecret(principalOf(request), request.params.id) }),
+  });
+}
+
+/** Verified domains (docs/registry.md, "Domain verification"): the owner's token, and the check. */
+export function registerDomainRoutes(root: FastifyInstance, domains: DomainProofs): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['registry'];
+  const security = [{ bearer: [] }];
+
+  app.post('/v1/agents/:id/domain', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: "A token to serve at the endpoint host's /.well-known/agentry.json, proving control of the host (owner only)",
+      params: IdParams,
+      response: { 200: dataOf(DomainToken), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await domains.issue(principalOf(request), request.params.id) }),
+  });
+
+  app.post('/v1/agents/:id/domain/verify', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary:
+        "Reads the endpoint host's /.well-known/agentry.json now: 200 when it lists the agent with its token, else 422 naming the URL and what was wrong",
+      params: IdParams,
+      response: { 200: dataOf(DomainVerified), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await domains.verify(principalOf(request), request.params.id) }),
   });
 }
 

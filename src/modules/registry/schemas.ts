@@ -159,6 +159,10 @@ export const Agent = Type.Object({
   keyVerified: Type.Boolean({
     description: 'holding registrationPubkey has been proven (claim, signed heartbeat or key proof); only then does the agent carry its trust',
   }),
+  identityLevel: literals(['provisional', 'none', 'key', 'domain'] as const, {
+    description: 'provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven)',
+  }),
+  verifiedDomain: nullable(Type.String({ description: 'the endpoint host (with its port, if any) whose control the owner proved; null until proven' })),
   deliveryMode: Type.String(),
   hasWebhookSecret: Type.Boolean(),
   hasAuthCredential: Type.Boolean({ description: 'a credential for the A2A endpoint is stored (it is never shown)' }),
@@ -278,4 +282,21 @@ export const AgentHistory = Type.Object({
     }),
     { description: 'in log order; the entry logged is the RFC 8785 form of { agentId, event, values, time }' },
   ),
+});
+
+export const DomainToken = Type.Object({
+  domain: Type.String({ description: "the endpoint's host, with its port if any" }),
+  token: Type.String(),
+  url: Type.String({ description: 'where to serve the file: https, or http only where the service allows private endpoints' }),
+  file: Type.Object(
+    { agents: Type.Array(Type.Object({ agentId: Type.String(), token: Type.String() })) },
+    { description: 'what to serve at url for this agent (list every agent of the host in one file)' },
+  ),
+});
+
+export const DomainVerified = Type.Object({
+  agentId: Type.String(),
+  verifiedDomain: Type.String(),
+  identityLevel: Type.Literal('domain'),
+  checkedAt: Type.String(),
 });

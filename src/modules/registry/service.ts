@@ -12,6 +12,7 @@ import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { slugify } from '../../lib/slug.ts';
 import type { AgentAccountResolver } from '../auth/index.ts';
 import { capabilityCategories } from '../catalog/index.ts';
+import { domainOfEndpoint, identityLevelOf } from './identity.ts';
 import { validateInputSchema } from './input-schema.ts';
 import { claimFlow, createKeyChallenges, keyProofFlow, setKeyFlow } from './key-challenges.ts';
 import { createAgentNames, type NameKeys } from './names.ts';
@@ -156,6 +157,8 @@ export function createRegistryService({
       registrationPubkey: agent.registrationPubkey,
       claimedAt: agent.claimedAt,
       keyVerified: agent.keyVerifiedAt !== null,
+      identityLevel: identityLevelOf(agent),
+      verifiedDomain: agent.verifiedDomain,
       deliveryMode: agent.deliveryMode,
       hasWebhookSecret: agent.webhookSecret !== null,
       hasAuthCredential: agent.authCredential !== null,
@@ -357,6 +360,8 @@ export function createRegistryService({
       last_polled_at: null,
       reported_status: null,
       reported_load: null,
+      verified_domain: null,
+      domain_verified_at: null,
       price_per_task_cents: input.pricePerTaskCents ?? 0,
       currency: input.currency ?? DEFAULT_CURRENCY,
       created_at: now,
@@ -578,6 +583,9 @@ export function createRegistryService({
         throw error;
       }
       if (!updated) throw notFound('Agent not found');
+      // A domain proof is about a host: an endpoint moved off it loses the mark (views stop showing it at once).
+      if (row.verified_domain !== null && domainOfEndpoint(endpoint) !== row.verified_domain)
+        await store.domainProofs.lose(id, row.verified_domain, 'the endpoint moved to another host', isoNow(clock));
       const credentialCleared = endpointMoved && row.auth_credential !== null && input.authCredential === undefined;
       return {
         data: view(agentRecordOf(updated)),

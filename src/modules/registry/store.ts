@@ -5,11 +5,13 @@ import { containsPattern, lowerLike } from '../../db/like.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { InputSchema } from './input-schema.ts';
 import { provenKeyOf } from './proven-key.ts';
-import { changeEvents, deletedEvent, loggedColumns, queueRegistryEvents, registeredEvent, type LoggedAgent } from './lifecycle-log.ts';
-import type { AgentsTable, ClaimChallengesTable, RegistryTables } from './tables.ts';
+import { verifiedDomainOf } from './identity.ts';
+import { changeEvents, deletedEvent, logAgentEvent, loggedColumns, queueRegistryEvents, registeredEvent, type LoggedAgent } from './lifecycle-log.ts';
+import type { AgentDomainProofsTable, AgentsTable, ClaimChallengesTable, RegistryTables } from './tables.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
 export type ChallengeRow = Selectable<ClaimChallengesTable>;
+export type DomainProofRow = Selectable<AgentDomainProofsTable>;
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
@@ -61,6 +63,9 @@ export interface AgentRecord {
   keyVerifiedAt: string | null;
   /** The key whose trust the agent carries (provenKeyOf). */
   provenKey: string | null;
+  /** The endpoint host whose control is proven (verifiedDomainOf), and when it was first proven. */
+  verifiedDomain: string | null;
+  domainVerifiedAt: string | null;
   pricePerTaskCents: number;
   currency: string;
   lastSeenAt: string | null;
@@ -110,6 +115,8 @@ export function agentRecordOf(row: AgentRow): AgentRecord {
     claimedAt: row.claimed_at,
     keyVerifiedAt: row.key_verified_at,
     provenKey: provenKeyOf(row),
+    verifiedDomain: verifiedDomainOf(row),
+    domainVerifiedAt: verifiedDomainOf(row) === null ? null : row.domain_verified_at,
     pricePerTaskCents: row.price_per_task_cents,
     currency: row.currency,
     lastSeenAt: row.last_seen_at,
@@ -180,6 +187,82 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
     const after = before && (await loggedState(tx, agentId));
     if (before && after) await queueRegistryEvents(tx, changeEvents(before, after, time));
   }
+
+  const domainProofs = {
+    find: (agentId: string) => db.selectFrom('agent_domain_proofs').selectAll().where('agent_id', '=', agentId).executeTakeFirst(),
+    /** The agent's token for `domain`: the one issued before for that host, or `token`, replacing one issued for another host. */
+    async issue(agentId: string, domain: string, token: string, now: string): Promise<DomainProofRow> {
+      return db.transaction().execute(async (tx) => {
+        await lockAgent(tx, agentId);
+        const existing = await tx.selectFrom('agent_domain_proofs').selectAll().where('agent_id', '=', agentId).executeTakeFirst();
+        if (existing?.domain === domain) return existing;
+        const row = { agent_id: agentId, domain, token, created_at: now, checked_at: null, failing_since: null, last_failure: null };
+        if (existing) await tx.updateTable('agent_domain_proofs').set(row).where('agent_id', '=', agentId).execute();
+        else await tx.insertInto('agent_domain_proofs').values(row).execute();
+        return row;
+      });
+    },
+    /**
+     * Records a passed check of `domain`: the agent carries it from now (unless its endpoint moved
+     * meanwhile), and `domain_verified` is logged when it did not carry it already. True when newly verified.
+     */
+    async passed(agentId: string, domain: string, now: string): Promise<boolean> {
+      return db.transaction().execute(async (tx) => {
+        await tx
+          .updateTable('agent_domain_proofs')
+          .set({ checked_at: now, failing_since: null, last_failure: null })
+          .where('agent_id', '=', agentId)
+          .where('domain', '=', domain)
+          .execute();
+        const marked = await tx
+          .updateTable('agents')
+          .set({ verified_domain: domain, domain_verified_at: now, updated_at: now })
+          .where('id', '=', agentId)
+          .where((eb) => eb.or([eb('verified_domain', 'is', null), eb('verified_domain', '!=', domain)]))
+          .executeTakeFirst();
+        if (Number(marked.numUpdatedRows) === 0) return false;
+        const agent = await loggedState(tx, agentId);
+        if (agent) await logAgentEvent(tx as unknown as Kysely<unknown>, agent, 'domain_verified', { domain }, now);
+        return true;
+      });
+    },
+    /** Records a failed re-check; answers since when the re-checks have been failing. */
+    async failed(agentId: string, reason: string, now: string): Promise<string> {
+      const row = await db
+        .updateTable('agent_domain_proofs')
+        .set((eb) => ({ checked_at: now, failing_since: eb.fn.coalesce('failing_since', eb.val(now)), last_failure: reason }))
+        .where('agent_id', '=', agentId)
+        .returning('failing_since')
+        .executeTakeFirst();
+      return row?.failing_since ?? now;
+    },
+    /** Takes the mark of `domain` off the agent and logs `domain_lost` with why; false when it no longer carried it. */
+    lose: (agentId: string, domain: string, reason: string, now: string): Promise<boolean> =>
+      db.transaction().execute(async (tx) => {
+        const cleared = await tx
+          .updateTable('agents')
+          .set({ verified_domain: null, domain_verified_at: null, updated_at: now })
+          .where('id', '=', agentId)
+          .where('verified_domain', '=', domain)
+          .executeTakeFirst();
+        if (Number(cleared.numUpdatedRows) === 0) return false;
+        await tx.updateTable('agent_domain_proofs').set({ checked_at: null, failing_since: null }).where('agent_id', '=', agentId).execute();
+        const agent = await loggedState(tx, agentId);
+        if (agent) await logAgentEvent(tx as unknown as Kysely<unknown>, agent, 'domain_lost', { domain, reason }, now);
+        return true;
+      }),
+    /** Verified agents whose last check is older than `checkedBefore`, oldest first. */
+    due: (checkedBefore: string, limit: number) =>
+      db
+        .selectFrom('agent_domain_proofs as p')
+        .innerJoin('agents as a', 'a.id', 'p.agent_id')
+        .select(['p.agent_id', 'p.domain', 'p.token', 'p.failing_since', 'a.endpoint', 'a.owner_id', 'a.name', 'a.verified_domain'])
+        .where('a.verified_domain', 'is not', null)
+        .where('p.checked_at', '<', checkedBefore)
+        .orderBy('p.checked_at')
+        .limit(limit)
+        .execute(),
+  };
 
   return {
     /** Inserts the agent and queues its `registered` event, in one transaction. */
@@ -360,6 +443,7 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
     },
 
     markKeyProven: (agentId: string, now: string) => markKeyProven(db, agentId, now),
+    domainProofs,
 
     /** The registry log's queue: events not yet logged, in the order they were queued. */
     async unloggedEvents(tx: Tx, limit: number): Promise<{ id: number; entry: Buffer }[]> {

@@ -61,6 +61,26 @@ export interface AgentsTable {
   manifest_fields: string | null;
   /** The `name` of the MCP server.json the agent was registered from, if any (migration 0030; docs/interop.md "Names"). */
   mcp_server_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The endpoint host whose control the owner proved (migration 0042); null until proven, and again once lost. */
+  verified_domain: ColumnType<string | null, string | null | undefined, string | null>;
+  domain_verified_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/**
+ * An agent's domain proof (migration 0042): the token its owner serves at the endpoint host's
+ * `/.well-known/agentry.json`, and the state of the daily re-check once verified.
+ */
+export interface AgentDomainProofsTable {
+  agent_id: string;
+  /** The host the token was issued for; a token never proves another. */
+  domain: string;
+  token: string;
+  created_at: string;
+  /** The last check, passed or failed; null until the first verification. */
+  checked_at: string | null;
+  /** The first of the re-checks failing since the last that passed. */
+  failing_since: string | null;
+  last_failure: string | null;
 }
 
 /** Claim and key challenges: an agent's recent nonces, numbered by `seq` in the order issued (docs/registry.md). */
@@ -138,6 +158,7 @@ export interface RegistryTables {
   agent_feed: AgentFeedTable;
   agent_mcp_versions: AgentMcpVersionsTable;
   registry_log_events: RegistryLogEventsTable;
+  agent_domain_proofs: AgentDomainProofsTable;
 }
 
 /**
