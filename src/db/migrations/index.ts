@@ -42,6 +42,7 @@ import { receiptLogIndexPartial } from './0037_receipt_log_index_partial.ts';
 import { webhookListeners } from './0038_webhook_listeners.ts';
 import { registryLog } from './0039_registry_log.ts';
 import { moderation } from './0040_moderation.ts';
+import { agentListing } from './0041_agent_listing.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -80,6 +81,7 @@ const ordered: [string, Migration][] = [
   ['0038_webhook_listeners', webhookListeners],
   ['0039_registry_log', registryLog],
   ['0040_moderation', moderation],
+  ['0041_agent_listing', agentListing],
 ];
 
 /** Every migration this code knows, in order; the last is the schema version it expects. */

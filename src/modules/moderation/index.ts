@@ -4,3 +4,4 @@ export { actionView, createModerationService, type ActionView, type ModerationSe
 export { registerModerationRoutes } from './routes.ts';
 export { runAdminCommand } from './admin-command.ts';
 export type * from './tables.ts';
+export { createPolicies, type InstancePolicies, type Policies } from './policies.ts';

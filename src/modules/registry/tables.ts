@@ -61,7 +61,19 @@ export interface AgentsTable {
   manifest_fields: string | null;
   /** The `name` of the MCP server.json the agent was registered from, if any (migration 0030; docs/interop.md "Names"). */
   mcp_server_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * Whether the agent is listed (migration 0041): only a public, listed agent is shown to everyone;
+   * a pending, rejected or delisted one only to its owner. Written by moderation and the listing policy.
+   */
+  listing: ColumnType<AgentListing, AgentListing | undefined, AgentListing>;
+  /** The moderators' reason for a delisting or rejection; `new` or `changed` while pending. */
+  listing_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  listing_since: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 while the owner's account is limited: the agent stays out of discovery. */
+  owner_limited: ColumnType<number, number | undefined, number>;
 }
+
+export type AgentListing = 'listed' | 'pending' | 'rejected' | 'delisted';
 
 /** Claim and key challenges: an agent's recent nonces, numbered by `seq` in the order issued (docs/registry.md). */
 export interface ClaimChallengesTable {
