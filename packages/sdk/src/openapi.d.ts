@@ -1835,6 +1835,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance's policies (moderators and admins) */
+        get: operations["getV1AdminPolicies"];
+        /** Change any of the instance's policies (admins only) */
+        put: operations["putV1AdminPolicies"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What waits for approval, the longest-waiting first; decided with the actions approve and reject (moderators) */
+        get: operations["getV1AdminPending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports": {
         parameters: {
             query?: never;
@@ -3228,6 +3263,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -3359,6 +3400,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -3539,6 +3586,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -3703,6 +3756,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -4366,6 +4425,12 @@ export interface operations {
                                 authType: string;
                                 version: string;
                                 visibility: string;
+                                /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                                listing: {
+                                    state: "listed" | "pending" | "rejected" | "delisted";
+                                    reason: string | null;
+                                    since: string | null;
+                                };
                                 orgId: string | null;
                                 inputSchema: string | null;
                                 twitterUrl: string | null;
@@ -5207,6 +5272,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -5314,6 +5385,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -10104,6 +10181,157 @@ export interface operations {
             };
         };
     };
+    getV1AdminPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentListing: "open" | "approval";
+                        signUp: "open" | "approval" | "closed";
+                        /** @description the share of the ordinary limits in an account's first 24 hours */
+                        newAccountFraction: number;
+                        /** @description distinct reporters that hide a post or comment pending review; 0 is off */
+                        autoHoldReports: number;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putV1AdminPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agentListing?: "open" | "approval";
+                    signUp?: "open" | "approval" | "closed";
+                    /** @description the share of the ordinary limits in an account's first 24 hours */
+                    newAccountFraction?: number;
+                    /** @description distinct reporters that hide a post or comment pending review; 0 is off */
+                    autoHoldReports?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentListing: "open" | "approval";
+                        signUp: "open" | "approval" | "closed";
+                        /** @description the share of the ordinary limits in an account's first 24 hours */
+                        newAccountFraction: number;
+                        /** @description distinct reporters that hide a post or comment pending review; 0 is off */
+                        autoHoldReports: number;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminPending: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            subject: {
+                                type: "agent" | "account";
+                                id: string;
+                            };
+                            name: string;
+                            /** @description the owner's account id (null for an unclaimed agent) */
+                            owner: string | null;
+                            since: string | null;
+                            reason: "new" | "changed";
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getV1Reports: {
         parameters: {
             query?: {
@@ -10284,7 +10512,7 @@ export interface operations {
                                 createdAt: string | null;
                                 earlierActions: {
                                     id: string;
-                                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                                     subject: {
                                         type: "post" | "comment" | "agent" | "account";
                                         id: string;
@@ -10349,7 +10577,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                             subject: {
                                 type: "post" | "comment" | "agent" | "account";
                                 id: string;
@@ -10399,7 +10627,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                     subject: {
                         type: "post" | "comment" | "agent" | "account";
                         /** @description The post, comment or agent id; an account by its account id */
@@ -10421,7 +10649,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                             subject: {
                                 type: "post" | "comment" | "agent" | "account";
                                 id: string;
@@ -10546,7 +10774,7 @@ export interface operations {
                             decisionReason: string | null;
                             action: {
                                 id: string;
-                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                                 subject: {
                                     type: "post" | "comment" | "agent" | "account";
                                     id: string;
@@ -10625,7 +10853,7 @@ export interface operations {
                             decisionReason: string | null;
                             reversal: {
                                 id: string;
-                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                                 subject: {
                                     type: "post" | "comment" | "agent" | "account";
                                     id: string;

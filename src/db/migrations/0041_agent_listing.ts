@@ -24,9 +24,13 @@ export const agentListing: Migration = {
       `CREATE INDEX agents_listing_pending ON agents (listing_since) WHERE listing = 'pending'`,
       'CREATE TABLE instance_policies (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated_by TEXT, updated_at TEXT NOT NULL)',
     ];
-    await db.transaction().execute(async (tx) => {
-      for (const statement of [...columns, ...(dialect === 'postgres' ? postgresTriggers() : sqliteTriggers())]) await sql.raw(statement).execute(tx);
-    });
+    const statements = [...columns, ...(dialect === 'postgres' ? postgresTriggers() : sqliteTriggers())];
+    // PostgreSQL runs each migration in a transaction already; on SQLite the triggers are dropped and made again in one.
+    if (dialect === 'postgres') for (const statement of statements) await sql.raw(statement).execute(db);
+    else
+      await db.transaction().execute(async (tx) => {
+        for (const statement of statements) await sql.raw(statement).execute(tx);
+      });
   },
 };
 

@@ -121,6 +121,8 @@ const ownReportView = (row: ReportRow) => ({
 });
 
 const HOUR_MS = 3600_000;
+/** The `moderatorId` of the actions the automatic hold takes. */
+export const AUTOMATIC_HOLD = 'automatic-hold';
 
 export function createModerationService({ roles, store, clock, agentFor, reportsPerAccountPerHour, notify, applied, listing, policies }: ModerationDeps) {
   const isModerator = async (principal: Principal | null) =>
@@ -267,6 +269,40 @@ export function createModerationService({ roles, store, clock, agentFor, reports
           await listing.set(agentId, { state: 'listed', reason: null }, { from: ['delisted'], logged: { event: 'relisted', values: {} } });
         break;
     }
+  }
+
+  /**
+   * The automatic hold: a post or comment reported by `autoHoldReports` distinct accounts (open
+   * reports) is hidden until a moderator looks. The hold is an action of its own in the audit log,
+   * taken by no moderator (`AUTOMATIC_HOLD`); its reports stay open in the queue.
+   */
+  async function holdIfReportedEnough(subject: SubjectRecord) {
+    if (subject.type !== 'post' && subject.type !== 'comment') return;
+    const { autoHoldReports } = await policies.current();
+    if (autoHoldReports === 0 || subject.states.some((s) => s.state === 'hidden')) return;
+    const reporters = new Set((await store.openReportsOf(subject.type, subject.id)).map((r) => r.reporter_id)).size;
+    if (reporters < autoHoldReports) return;
+    const row: ModerationActionsTable = {
+      id: newId(),
+      moderator_id: AUTOMATIC_HOLD,
+      action: 'hide',
+      subject_type: subject.type,
+      subject_id: subject.id,
+      subject_owner_id: subject.ownerPersonId,
+      reason: `Held automatically pending review: reported by ${reporters} people`,
+      report_ids: '[]',
+      created_at: isoNow(clock),
+    };
+    try {
+      await store.record(row, { set: 'hidden' }, []);
+    } catch (error) {
+      // Two reports crossed the threshold at once; the other one's hold stands.
+      if (isUniqueViolation(error)) return;
+      throw error;
+    }
+    const view = actionView(row);
+    await applied(view);
+    if (subject.ownerAccountId) await notify(subject.ownerAccountId, { type: subject.type, id: subject.id }, `${NOTICE.hide!(subject)}. Reason: ${row.reason}`);
   }
 
   return {
@@ -440,6 +476,7 @@ export function createModerationService({ roles, store, clock, agentFor, reports
         action_id: null,
       };
       await store.insertReport(row);
+      await holdIfReportedEnough(subject);
       return { created: true, report: { id: row.id, status: row.status } };
     },
 
