@@ -19,7 +19,7 @@ import { startTracing, type Tracing } from './lib/tracing.ts';
 import type { RouteEntry } from './http/route-table.ts';
 import { connectionsClosed, createServer, waitForRequestsToFinish } from './http/server.ts';
 import { defaultWebRoot } from './http/web-app.ts';
-import { systemClock, type Clock } from './lib/clock.ts';
+import { isoNow, systemClock, type Clock } from './lib/clock.ts';
 import {
   createAccountDeletion,
   createAuthService,
@@ -104,13 +104,7 @@ import { createOutboundClient, knownRefusal } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
-import {
-  type ActionView as ModerationAction,
-  createModerationService,
-  createModerationStore,
-  createRolesStore,
-  registerModerationRoutes,
-} from './modules/moderation/index.ts';
+import { createModerationService, createPolicies, createModerationStore, createRolesStore, registerModerationRoutes } from './modules/moderation/index.ts';
 
 /** The version the service's A2A agent card states. */
 const SERVICE_VERSION = '0.1.0';
@@ -287,7 +281,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     accountIdByUsername: usersStore.accountIdByUsername,
   });
   const registryStore = createRegistryStore(database.db, database.dialect);
+  const policies = createPolicies(database.db, config.policies, () => isoNow(clock));
+  const moderationStore = createModerationStore(database.db);
   const registry = createRegistryService({
+    listingPolicy: async () => (await policies.current()).agentListing,
+    ownerLimited: async (accountId) => (await moderationStore.statesOf('account', accountId)).some((s) => s.state === 'limited'),
     store: registryStore,
     serviceAccounts: authStore,
     clock,
@@ -319,10 +317,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   // Each module hooks its part of deleting an account below, once it exists (docs/security.md).
   const accountDeletion = createAccountDeletion();
-  const moderationStore = createModerationStore(database.db);
   const auth = createAuthService({
     accountDeletion,
     suspensionOf: moderationStore.suspensionOf,
+    signUpPolicy: async () => (await policies.current()).signUp,
     store: authStore,
     clock,
     sessionTtlHours: config.sessionTtlHours,
@@ -501,19 +499,17 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onSignalError: reportSignalError,
   });
 
-  /**
-   * The one place a moderator's delisting or relisting of an agent passes through after it is
-   * recorded: whatever else must know of it (the public registry log) is called from here.
-   */
-  const agentListingChanged = async (_agentId: string, _listed: boolean, _action: ModerationAction): Promise<void> => {};
   const moderation = createModerationService({
     roles: rolesStore,
     store: moderationStore,
     clock,
     agentFor: async (id, reader) => {
       const agent = reader === 'all' ? await registry.findAgent(id) : await registry.visibleAgent(id, reader);
-      return agent ? { ownerId: agent.ownerId, name: agent.name } : undefined;
+      return agent ? { ownerId: agent.ownerId, name: agent.name, listing: agent.listing.state } : undefined;
     },
+    // Every node's discovery reads the listing from the registry's change log at its next search.
+    listing: { set: registry.setListing, ownedBy: registry.ownedAgentIds, pending: registry.pendingAgents },
+    policies,
     reportsPerAccountPerHour: config.reports.perAccountPerHour,
     notify: (accountId, subject, text) =>
       social.notifications.moderationNotice(
@@ -524,8 +520,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     applied: async (action) => {
       // A suspension holds from the next request on every node: no node may answer from a cached credential.
       if (action.action === 'suspend') await principals.forgetAccount(action.subject.id);
-      if (action.action === 'hide' || action.action === 'restore') social.posts.moderationChanged();
-      if (action.action === 'delist' || action.action === 'relist') await agentListingChanged(action.subject.id, action.action === 'relist', action);
+      if (['hide', 'restore', 'limit', 'unlimit'].includes(action.action)) social.posts.moderationChanged();
+      if (action.action === 'limit' || action.action === 'unlimit') await registry.setOwnerLimited(action.subject.id, action.action === 'limit');
     },
   });
 

@@ -9,6 +9,7 @@ import { parseSecretsKey } from './lib/secret-box.ts';
 import type { TracingConfig } from './lib/tracing.ts';
 import { parseSignerKey } from '@agentry/sdk/tlog';
 import type { NoteSigner } from './modules/tlog/index.ts';
+import type { InstancePolicies } from './modules/moderation/index.ts';
 
 export interface Config {
   port: number;
@@ -37,6 +38,8 @@ export interface Config {
   provisionalRateLimitMax: number;
   /** Reports one account may file per hour, and one client address per hour (docs/moderation.md). */
   reports: { perAccountPerHour: number; perAddressPerHour: number };
+  /** The instance policies at the first start; admins change them later (docs/moderation.md). */
+  policies: InstancePolicies;
   heartbeatIntervalSeconds: number;
   sessionTtlHours: number;
   allowPrivateEndpoints: boolean;
@@ -201,6 +204,15 @@ export function loadConfig(env: Env): Config {
     problems.push('BACKUP_DIR is for SQLite; back up PostgreSQL with pg_dump (docs/operations.md, "Backups and restore")');
   if (!backupDir && (env.BACKUP_INTERVAL_HOURS || env.BACKUP_KEEP)) problems.push('BACKUP_DIR is required when BACKUP_INTERVAL_HOURS or BACKUP_KEEP is set');
 
+  const choice = <T extends string>(name: string, fallback: T, allowed: readonly T[]): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) problems.push(`${name} must be one of ${allowed.join(', ')}`);
+    return raw as T;
+  };
+  const newAccountFraction = env.NEW_ACCOUNT_FRACTION && env.NEW_ACCOUNT_FRACTION !== '' ? Number(env.NEW_ACCOUNT_FRACTION) : 0.25;
+  if (!(newAccountFraction > 0 && newAccountFraction <= 1)) problems.push('NEW_ACCOUNT_FRACTION must be a number above 0 and at most 1');
+
   const logLevel = (env.LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
 
@@ -234,6 +246,12 @@ export function loadConfig(env: Env): Config {
     reports: {
       perAccountPerHour: integer('REPORTS_PER_ACCOUNT_PER_HOUR', 20, 1, 1_000_000),
       perAddressPerHour: integer('REPORTS_PER_ADDRESS_PER_HOUR', 60, 1, 10_000_000),
+    },
+    policies: {
+      agentListing: choice('AGENT_LISTING', 'open', ['open', 'approval'] as const),
+      signUp: choice('SIGN_UP', 'open', ['open', 'approval', 'closed'] as const),
+      newAccountFraction,
+      autoHoldReports: integer('AUTO_HOLD_REPORTS', 0, 0, 1_000_000),
     },
     heartbeatIntervalSeconds: integer('HEARTBEAT_INTERVAL_SECONDS', 60, 1, 86_400),
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24 * 30, 1, 24 * 365),

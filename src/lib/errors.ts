@@ -11,6 +11,10 @@ export const errorStatus = {
   NOT_FOUND: 404,
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
+  /** A task naming an agent that is not listed: delisted, rejected or waiting for approval (docs/moderation.md). */
+  AGENT_NOT_LISTED: 409,
+  /** Sign-up while the instance's sign-up policy is `closed` (docs/moderation.md). */
+  SIGN_UP_CLOSED: 403,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   UNPROCESSABLE: 422,
@@ -48,6 +52,13 @@ export class AppError extends Error {
 }
 
 export const accountSuspended = (reason: string) => new AppError('ACCOUNT_SUSPENDED', `This account is suspended by the moderators: ${reason}`);
+const LISTING_WORDS = {
+  pending: 'waits for a moderator to approve it',
+  rejected: 'was rejected by the moderators',
+  delisted: 'was delisted by the moderators',
+};
+export const agentNotListed = (name: string, state: 'pending' | 'rejected' | 'delisted') =>
+  new AppError('AGENT_NOT_LISTED', `The agent "${name}" is not listed (it ${LISTING_WORDS[state]}), so it takes no tasks`);
 export const badRequest = (message: string, details?: ErrorDetail[]) => new AppError('BAD_REQUEST', message, details);
 export const unauthorized = (message = 'A valid credential is required') => new AppError('UNAUTHORIZED', message);
 export const forbidden = (message: string) => new AppError('FORBIDDEN', message);

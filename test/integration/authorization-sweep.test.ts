@@ -1850,6 +1850,28 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'GET /v1/admin/policies': {
+    async build() {
+      return { url: '/v1/admin/policies', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
+  'PUT /v1/admin/policies': {
+    async build(world) {
+      return {
+        url: '/v1/admin/policies',
+        body: { newAccountFraction: 0.5 },
+        schemaBodies: true,
+        outsiders: notModerators,
+        snapshot: () => read(world, '/v1/admin/policies', world.operator.token),
+        success: { as: 'operator', status: 200 },
+      };
+    },
+  },
+  'GET /v1/admin/pending': {
+    async build() {
+      return { url: '/v1/admin/pending', outsiders: notModerators, success: { as: 'operator', status: 200 } };
+    },
+  },
   'GET /v1/admin/roles': {
     async build() {
       return { url: '/v1/admin/roles', outsiders: notModerators, success: { as: 'operator', status: 200 } };

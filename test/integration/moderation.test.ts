@@ -7,7 +7,10 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { runAdminCommand } from '../../src/modules/moderation/index.ts';
-import { expectError, signupPassword, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import type { AddressInfo } from 'node:net';
+import { expectError, otherNode, signupPassword, startTestApp, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
+import { openEvents } from '../helpers/events.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { processDatabase } from '../helpers/processes.ts';
 import { registerAgent } from '../helpers/agents.ts';
 import { comment, createPost, socialUser, type SocialUser } from '../helpers/social.ts';
@@ -19,6 +22,9 @@ const REPORTS_PER_HOUR = 6;
 let app: TestApp;
 const command = (...args: string[]) => runAdminCommand(args, app.database.db, app.clock);
 const emailOf = async (token: string) => (await app.request({ method: 'GET', url: '/v1/auth/account', token })).json().data.email as string;
+const agentView = async (id: string, token: string | null) => app.request({ method: 'GET', url: `/v1/agents/${id}`, token });
+const discovered = async (node: TestApp, q: string) =>
+  ((await node.request({ method: 'GET', url: `/v1/discover?q=${q}&limit=50` })).json().data as { id: string }[]).map((a) => a.id);
 
 before(async () => {
   app = await startTestApp({ REPORTS_PER_ACCOUNT_PER_HOUR: String(REPORTS_PER_HOUR), CREDENTIAL_RATE_LIMIT_MAX: '10000' });
@@ -475,5 +481,254 @@ describe('what actions do', () => {
     assert.equal(back.statusCode, 200);
     assert.equal(back.json().post.removed, undefined);
     assert.ok(await listed(`/v1/social/users/${author.username}/posts?limit=100`));
+  });
+
+  it('a delisted agent leaves discovery (on every node), the standard listings and the change feed, refuses tasks, and only its owner sees why', async () => {
+    const owner = await app.signup();
+    const requester = await app.signup();
+    const word = `zorblax${Date.now().toString(36)}`;
+    const agent = await registerAgent(app, owner.token, {
+      description: `Translates ${word} manuals into plain words.`,
+      protocols: ['mcp'],
+      endpoint: 'https://delist.example.test/mcp',
+    });
+    const other = await otherNode(app, { sqliteFile: true });
+    try {
+      const changesBefore = (await app.request({ method: 'GET', url: '/v1/agents/changes?limit=500' })).json();
+      let since = changesBefore.next as string;
+      while ((await app.request({ method: 'GET', url: `/v1/agents/changes?since=${since}&limit=500` })).json().hasMore)
+        since = (await app.request({ method: 'GET', url: `/v1/agents/changes?since=${since}&limit=500` })).json().next;
+      const standardLists = ['/.well-known/ai-catalog.json', '/ard/agents', `/v0.1/servers?search=${agent.slug}`];
+      const listedIn = async (url: string) => (await app.request({ method: 'GET', url })).body.includes(agent.slug);
+      for (const url of standardLists) assert.ok(await listedIn(url), `listed before: ${url}`);
+      assert.ok((await discovered(app, word)).includes(agent.id));
+      assert.ok((await discovered(other, word)).includes(agent.id), 'the other node found it before');
+
+      const delisted = await act({ action: 'delist', subject: { type: 'agent', id: agent.id }, reason: 'Impersonates a vendor' });
+      assert.equal(delisted.statusCode, 201, delisted.body);
+
+      // Discovery on either node reads the change at its next search.
+      assert.ok(!(await discovered(app, word)).includes(agent.id));
+      assert.ok(!(await discovered(other, word)).includes(agent.id), 'the other node still lists it');
+      for (const url of standardLists) assert.ok(!(await listedIn(url)), `still listed: ${url}`);
+      const changes = (await app.request({ method: 'GET', url: `/v1/agents/changes?since=${since}&limit=500` })).json().data as {
+        id: string;
+        deleted: boolean;
+      }[];
+      assert.deepEqual(
+        changes.filter((c) => c.id === agent.id).map((c) => c.deleted),
+        [true],
+        'the change feed carries a removal',
+      );
+
+      expectError(await agentView(agent.id, requester.token), 404, 'NOT_FOUND');
+      expectError(await agentView(agent.id, null), 404, 'NOT_FOUND');
+      const own = await agentView(agent.id, owner.token);
+      assert.equal(own.statusCode, 200);
+      assert.deepEqual({ ...own.json().data.listing, since: undefined }, { state: 'delisted', reason: 'Impersonates a vendor', since: undefined });
+
+      const task = expectError(
+        await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'Translate this', agentId: agent.id } }),
+        409,
+        'AGENT_NOT_LISTED',
+      );
+      assert.match(task.message, /is not listed \(it was delisted by the moderators\)/);
+
+      // The public registry log records the delisting with its category, not the moderators' words.
+      const history = (
+        await agentView(agent.id, owner.token).then(() => app.request({ method: 'GET', url: `/v1/agents/${agent.id}/history`, token: owner.token }))
+      ).json().data.events as { event: string; values: Record<string, unknown> }[];
+      assert.deepEqual(history.at(-1), { ...history.at(-1), event: 'delisted', values: { category: 'other' } });
+
+      assert.equal((await act({ action: 'relist', subject: { type: 'agent', id: agent.id }, reason: 'Verified the vendor' })).statusCode, 201);
+      assert.ok((await discovered(other, word)).includes(agent.id), 'relisted on the other node');
+      for (const url of standardLists) assert.ok(await listedIn(url), `listed again: ${url}`);
+      assert.equal((await agentView(agent.id, requester.token)).json().data.listing.state, 'listed');
+      const events = (await app.request({ method: 'GET', url: `/v1/agents/${agent.id}/history`, token: owner.token })).json().data.events as {
+        event: string;
+      }[];
+      assert.equal(events.at(-1)!.event, 'relisted');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a suspension delists the account's agents and ends its event streams on another node; lifting it relists exactly those", async () => {
+    const person = await app.signup();
+    const word = `quillop${Date.now().toString(36)}`;
+    const kept = await registerAgent(app, person.token, { description: `Sorts ${word} receipts.` });
+    const delistedBefore = await registerAgent(app, person.token, { description: `Files ${word} invoices.` });
+    await act({ action: 'delist', subject: { type: 'agent', id: delistedBefore.id }, reason: 'Spam' });
+    const node = await otherNode(app);
+    try {
+      // On SQLite the other node is this app itself (one node per database file).
+      if (!node.server.server.listening) await node.server.listen({ host: '127.0.0.1', port: 0 });
+      const url = `http://127.0.0.1:${(node.server.server.address() as AddressInfo).port}`;
+      const stream = await openEvents(url, person.token);
+      await stream.until('the starting id', (events) => events.length > 0);
+
+      assert.equal((await act({ action: 'suspend', subject: { type: 'account', id: person.accountId }, reason: 'Spam network' })).statusCode, 201);
+      await waitFor('the stream on the other node to end', () => stream.ended());
+      assert.ok(!(await discovered(app, word)).includes(kept.id));
+      assert.deepEqual((await app.request({ method: 'GET', url: `/v1/agents/${kept.id}`, token: moderator.token })).statusCode, 404);
+
+      assert.equal((await act({ action: 'unsuspend', subject: { type: 'account', id: person.accountId }, reason: 'Cleared' })).statusCode, 201);
+      const found = await discovered(app, word);
+      assert.ok(found.includes(kept.id), 'the agent the suspension delisted is back');
+      assert.ok(!found.includes(delistedBefore.id), 'the one delisted before the suspension stays out');
+      assert.equal((await agentView(delistedBefore.id, person.token)).json().data.listing.state, 'delisted');
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("a limited account's posts leave the for-you feed, search and trending, and its agents leave discovery; unlimit brings them back", async () => {
+    const author = await socialUser(app);
+    const reader = await socialUser(app);
+    const word = `vexnor${Date.now().toString(36)}`;
+    const post = await createPost(app, author.token, `Limited soon ${word}`);
+    await app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/vote`, token: reader.token, body: { value: 1 } });
+    const agent = await registerAgent(app, author.token, { description: `Counts ${word} sheep.` });
+    const lists = ['/v1/social/posts?feed=foryou&limit=100', `/v1/social/search?q=${word}&tab=posts`, '/v1/social/trending'];
+    const listed = async (url: string) => (await app.request({ method: 'GET', url, token: reader.token })).body.includes(post.id);
+    for (const url of lists) assert.ok(await listed(url), `listed before: ${url}`);
+    assert.ok((await discovered(app, word)).includes(agent.id));
+
+    const authorAccount = (await app.request({ method: 'GET', url: '/v1/auth/account', token: author.token })).json().data.id as string;
+    assert.equal((await act({ action: 'limit', subject: { type: 'account', id: authorAccount }, reason: 'Too much promotion' })).statusCode, 201);
+    for (const url of lists) assert.ok(!(await listed(url)), `still listed: ${url}`);
+    assert.ok(await listed(`/v1/social/users/${author.username}/posts?limit=100`), 'the profile keeps them');
+    assert.ok(!(await discovered(app, word)).includes(agent.id));
+    assert.equal((await agentView(agent.id, reader.token)).statusCode, 200, 'its page stays');
+
+    assert.equal((await act({ action: 'unlimit', subject: { type: 'account', id: authorAccount }, reason: 'Better now' })).statusCode, 201);
+    for (const url of lists) assert.ok(await listed(url), `listed again: ${url}`);
+    assert.ok((await discovered(app, word)).includes(agent.id));
+  });
+});
+
+describe('instance policies and approval', () => {
+  let admin: { token: string; accountId: string };
+  let moderator: { token: string; accountId: string };
+  let person: { token: string; accountId: string };
+  before(async () => {
+    admin = await app.signup();
+    moderator = await app.signup();
+    person = await app.signup();
+    await command('grant', await emailOf(admin.token));
+    await command('grant', await emailOf(moderator.token), '--role', 'moderator');
+  });
+  const policies = (token: string | null, body?: unknown) =>
+    app.request({ method: body === undefined ? 'GET' : 'PUT', url: '/v1/admin/policies', token, ...(body === undefined ? {} : { body }) });
+  after(async () => {
+    await policies(admin.token, { agentListing: 'open', signUp: 'open' });
+  });
+
+  it('moderators read the policies, only admins change them; 401 without a credential, 403 without a role, 400 on bad values', async () => {
+    const read = await policies(moderator.token);
+    assert.equal(read.statusCode, 200);
+    assert.deepEqual(read.json(), { agentListing: 'open', signUp: 'open', newAccountFraction: 0.25, autoHoldReports: 0 });
+    expectError(await policies(null), 401, 'UNAUTHORIZED');
+    expectError(await policies(person.token), 403, 'FORBIDDEN');
+    expectError(await policies(moderator.token, { signUp: 'closed' }), 403, 'FORBIDDEN');
+    expectError(await policies(null, { signUp: 'closed' }), 401, 'UNAUTHORIZED');
+    for (const bad of [
+      { signUp: 'maybe' },
+      { newAccountFraction: 0 },
+      { newAccountFraction: 1.5 },
+      { autoHoldReports: -1 },
+      { autoHoldReports: 1.5 },
+      {},
+      { other: 1 },
+    ])
+      expectError(await policies(admin.token, bad), 400, 'BAD_REQUEST');
+    const changed = await policies(admin.token, { newAccountFraction: 0.5, autoHoldReports: 3 });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.deepEqual(changed.json(), { agentListing: 'open', signUp: 'open', newAccountFraction: 0.5, autoHoldReports: 3 });
+    assert.deepEqual((await policies(moderator.token)).json(), changed.json());
+  });
+
+  it('the automatic hold hides a post reported by that many distinct accounts, pending review; its reports stay open', async () => {
+    await policies(admin.token, { autoHoldReports: 2 });
+    try {
+      const author = await socialUser(app);
+      const post = await createPost(app, author.token, 'Reported by two people');
+      const reporters = [await app.signup(), await app.signup()];
+      const reportIt = (token: string) =>
+        app.request({ method: 'POST', url: '/v1/reports', token, body: { subject: { type: 'post', id: post.id }, reason: 'spam' } });
+      assert.equal((await reportIt(reporters[0]!.token)).statusCode, 201);
+      // The same reporter again does not count twice.
+      assert.equal((await reportIt(reporters[0]!.token)).statusCode, 200);
+      assert.equal((await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}`, token: person.token })).statusCode, 200);
+      assert.equal((await reportIt(reporters[1]!.token)).statusCode, 201);
+      expectError(await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}`, token: person.token }), 404, 'NOT_FOUND');
+      const own = (await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}`, token: author.token })).json().post;
+      assert.match(own.removed.reason, /Held automatically pending review: reported by 2 people/);
+      const queue = (await app.request({ method: 'GET', url: '/v1/admin/reports?limit=100', token: moderator.token })).json().data as {
+        subject: { id: string; states: { state: string }[] };
+        reporters: number;
+      }[];
+      const entry = queue.find((e) => e.subject.id === post.id);
+      assert.deepEqual({ reporters: entry?.reporters, states: entry?.subject.states.map((x) => x.state) }, { reporters: 2, states: ['hidden'] });
+    } finally {
+      await policies(admin.token, { autoHoldReports: 0 });
+    }
+  });
+
+  it('sign-up closed refuses new accounts with SIGN_UP_CLOSED', async () => {
+    await policies(admin.token, { signUp: 'closed' });
+    const refused = expectError(
+      await app.request({ method: 'POST', url: '/v1/auth/signup', body: { email: `closed-${Date.now()}@example.test`, password: signupPassword } }),
+      403,
+      'SIGN_UP_CLOSED',
+    );
+    assert.match(refused.message, /sign-up is closed/);
+    await policies(admin.token, { signUp: 'open' });
+    assert.equal(
+      (await app.request({ method: 'POST', url: '/v1/auth/signup', body: { email: `open-${Date.now()}@example.test`, password: signupPassword } })).statusCode,
+      201,
+    );
+  });
+
+  it('under approval a new or changed agent waits, its owner sees that, and a moderator approves or rejects it', async () => {
+    await policies(admin.token, { agentListing: 'approval' });
+    const word = `plimsy${Date.now().toString(36)}`;
+    const agent = await registerAgent(app, person.token, { description: `Grades ${word} essays.` });
+    assert.equal(agent.listing && (agent.listing as { state: string }).state, 'pending');
+    expectError(await agentView(agent.id, moderator.token), 404, 'NOT_FOUND');
+    assert.ok(!(await discovered(app, word)).includes(agent.id));
+
+    expectError(await app.request({ method: 'GET', url: '/v1/admin/pending' }), 401, 'UNAUTHORIZED');
+    expectError(await app.request({ method: 'GET', url: '/v1/admin/pending', token: person.token }), 403, 'FORBIDDEN');
+    const pending = (await app.request({ method: 'GET', url: '/v1/admin/pending', token: moderator.token })).json().items as {
+      subject: { id: string };
+      owner: string;
+      reason: string;
+    }[];
+    const item = pending.find((i) => i.subject.id === agent.id);
+    assert.deepEqual({ owner: item?.owner, reason: item?.reason }, { owner: person.accountId, reason: 'new' });
+
+    const decide = (action: string, id = agent.id) =>
+      app.request({ method: 'POST', url: '/v1/admin/actions', token: moderator.token, body: { action, subject: { type: 'agent', id }, reason: 'Checked' } });
+    expectError(await decide('approve', 'no-such-agent'), 404, 'NOT_FOUND');
+    assert.equal((await decide('approve')).statusCode, 201);
+    expectError(await decide('approve'), 409, 'CONFLICT');
+    assert.equal((await agentView(agent.id, moderator.token)).json().data.listing.state, 'listed');
+    assert.ok((await discovered(app, word)).includes(agent.id));
+
+    // A change of its description makes it wait again; a rejection keeps it out, and its owner sees why.
+    await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token: person.token, body: { description: `Grades ${word} essays and poems.` } });
+    const again = (await app.request({ method: 'GET', url: '/v1/admin/pending', token: moderator.token })).json().items as {
+      subject: { id: string };
+      reason: string;
+    }[];
+    assert.equal(again.find((i) => i.subject.id === agent.id)?.reason, 'changed');
+    assert.ok(!(await discovered(app, word)).includes(agent.id));
+    assert.equal((await decide('reject')).statusCode, 201);
+    assert.deepEqual(
+      { ...(await agentView(agent.id, person.token)).json().data.listing, since: undefined },
+      { state: 'rejected', reason: 'Checked', since: undefined },
+    );
+    expectError(await agentView(agent.id, moderator.token), 404, 'NOT_FOUND');
   });
 });

@@ -1939,6 +1939,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance's policies (moderators and admins) */
+        get: operations["getV1AdminPolicies"];
+        /** Change any of the instance's policies (admins only) */
+        put: operations["putV1AdminPolicies"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What waits for approval, the longest-waiting first; decided with the actions approve and reject (moderators) */
+        get: operations["getV1AdminPending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports": {
         parameters: {
             query?: never;
@@ -3372,6 +3407,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -3507,6 +3548,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -3691,6 +3738,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -3859,6 +3912,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -4629,6 +4688,12 @@ export interface operations {
                                 authType: string;
                                 version: string;
                                 visibility: string;
+                                /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                                listing: {
+                                    state: "listed" | "pending" | "rejected" | "delisted";
+                                    reason: string | null;
+                                    since: string | null;
+                                };
                                 orgId: string | null;
                                 inputSchema: string | null;
                                 twitterUrl: string | null;
@@ -5476,6 +5541,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -5587,6 +5658,12 @@ export interface operations {
                             authType: string;
                             version: string;
                             visibility: string;
+                            /** @description listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators' reason): then only its owner sees it */
+                            listing: {
+                                state: "listed" | "pending" | "rejected" | "delisted";
+                                reason: string | null;
+                                since: string | null;
+                            };
                             orgId: string | null;
                             inputSchema: string | null;
                             twitterUrl: string | null;
@@ -10666,6 +10743,157 @@ export interface operations {
             };
         };
     };
+    getV1AdminPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentListing: "open" | "approval";
+                        signUp: "open" | "approval" | "closed";
+                        /** @description the share of the ordinary limits in an account's first 24 hours */
+                        newAccountFraction: number;
+                        /** @description distinct reporters that hide a post or comment pending review; 0 is off */
+                        autoHoldReports: number;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putV1AdminPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agentListing?: "open" | "approval";
+                    signUp?: "open" | "approval" | "closed";
+                    /** @description the share of the ordinary limits in an account's first 24 hours */
+                    newAccountFraction?: number;
+                    /** @description distinct reporters that hide a post or comment pending review; 0 is off */
+                    autoHoldReports?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agentListing: "open" | "approval";
+                        signUp: "open" | "approval" | "closed";
+                        /** @description the share of the ordinary limits in an account's first 24 hours */
+                        newAccountFraction: number;
+                        /** @description distinct reporters that hide a post or comment pending review; 0 is off */
+                        autoHoldReports: number;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1AdminPending: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            subject: {
+                                type: "agent" | "account";
+                                id: string;
+                            };
+                            name: string;
+                            /** @description the owner's account id (null for an unclaimed agent) */
+                            owner: string | null;
+                            since: string | null;
+                            reason: "new" | "changed";
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getV1Reports: {
         parameters: {
             query?: {
@@ -10888,7 +11116,7 @@ export interface operations {
                                 createdAt: string | null;
                                 earlierActions: {
                                     id: string;
-                                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                                     subject: {
                                         type: "post" | "comment" | "agent" | "account";
                                         id: string;
@@ -10953,7 +11181,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                             subject: {
                                 type: "post" | "comment" | "agent" | "account";
                                 id: string;
@@ -11003,7 +11231,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                    action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                     subject: {
                         type: "post" | "comment" | "agent" | "account";
                         /** @description The post, comment or agent id; an account by its account id */
@@ -11025,7 +11253,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: string;
-                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                            action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                             subject: {
                                 type: "post" | "comment" | "agent" | "account";
                                 id: string;
@@ -11150,7 +11378,7 @@ export interface operations {
                             decisionReason: string | null;
                             action: {
                                 id: string;
-                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                                 subject: {
                                     type: "post" | "comment" | "agent" | "account";
                                     id: string;
@@ -11229,7 +11457,7 @@ export interface operations {
                             decisionReason: string | null;
                             reversal: {
                                 id: string;
-                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist";
+                                action: "dismiss" | "hide" | "restore" | "limit" | "unlimit" | "suspend" | "unsuspend" | "delist" | "relist" | "approve" | "reject";
                                 subject: {
                                     type: "post" | "comment" | "agent" | "account";
                                     id: string;

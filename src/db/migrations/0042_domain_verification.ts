@@ -40,8 +40,10 @@ export const domainVerification: Migration = {
             `CREATE TRIGGER agents_domain_changed AFTER UPDATE OF verified_domain ON agents BEGIN
                INSERT INTO agent_changes(agent_id) VALUES (new.id);
              END`,
-            `CREATE TRIGGER agents_feed_domain AFTER UPDATE OF verified_domain ON agents WHEN old.visibility = 'public' OR new.visibility = 'public' BEGIN
-               INSERT INTO agent_feed (agent_id, public, at) VALUES (new.id, new.visibility = 'public', new.updated_at);
+            // Mirrors see an agent only while it is public and listed (migration 0041).
+            `CREATE TRIGGER agents_feed_domain AFTER UPDATE OF verified_domain ON agents
+               WHEN (old.visibility = 'public' AND old.listing = 'listed') OR (new.visibility = 'public' AND new.listing = 'listed') BEGIN
+               INSERT INTO agent_feed (agent_id, public, at) VALUES (new.id, new.visibility = 'public' AND new.listing = 'listed', new.updated_at);
              END`,
           ];
     for (const statement of statements) await sql.raw(statement).execute(db);

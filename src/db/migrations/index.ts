@@ -42,6 +42,7 @@ import { receiptLogIndexPartial } from './0037_receipt_log_index_partial.ts';
 import { webhookListeners } from './0038_webhook_listeners.ts';
 import { registryLog } from './0039_registry_log.ts';
 import { moderation } from './0040_moderation.ts';
+import { agentListing } from './0041_agent_listing.ts';
 import { domainVerification } from './0042_domain_verification.ts';
 import { witness } from './0043_witness.ts';
 import { taskEventsSignalAfterCommit } from './0045_task_events_signal_after_commit.ts';
@@ -83,6 +84,7 @@ const ordered: [string, Migration][] = [
   ['0038_webhook_listeners', webhookListeners],
   ['0039_registry_log', registryLog],
   ['0040_moderation', moderation],
+  ['0041_agent_listing', agentListing],
   ['0042_domain_verification', domainVerification],
   ['0043_witness', witness],
   ['0045_task_events_signal_after_commit', taskEventsSignalAfterCommit],

@@ -136,7 +136,9 @@ export function createArdService(deps: ArdDeps) {
     const records = new Map((await deps.findMany(ranking.map((r) => r.id))).map((agent) => [agent.id, agent]));
     return ranking.flatMap((r) => {
       const agent = records.get(r.id);
-      return agent && agent.visibility === 'public' ? [{ ...itemOf(agent), availability: r.availability, relevance: r.relevance, trust: r.trust }] : [];
+      return agent && agent.visibility === 'public' && agent.listing.state === 'listed'
+        ? [{ ...itemOf(agent), availability: r.availability, relevance: r.relevance, trust: r.trust }]
+        : [];
     });
   }
 

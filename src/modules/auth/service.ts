@@ -28,6 +28,8 @@ export interface AuthServiceDeps {
   accountDeletion: AccountDeletion;
   /** Why the account, or the person it answers to, is suspended (moderation); null when it is not. */
   suspensionOf?: (accountIds: string[]) => Promise<string | null>;
+  /** The instance's sign-up policy: `closed` refuses new accounts, by password and through the identity provider alike. */
+  signUpPolicy?: () => Promise<'open' | 'approval' | 'closed'>;
 }
 
 /** What a password-less account (signed in through an identity provider) types to confirm its deletion. */
@@ -61,7 +63,12 @@ export function createAuthService({
   loginThrottle,
   accountDeletion,
   suspensionOf = async () => null,
+  signUpPolicy = async () => 'open',
 }: AuthServiceDeps) {
+  async function refuseClosedSignUp() {
+    if ((await signUpPolicy()) === 'closed') throw new AppError('SIGN_UP_CLOSED', 'This instance is not taking new accounts: sign-up is closed');
+  }
+
   /** A suspended account's credential is refused with its own code, so the client can say why (never cached, so unsuspending works at once). */
   async function refuseSuspended(accountIds: (string | null)[]) {
     const reason = await suspensionOf(accountIds.filter((id): id is string => id !== null));
@@ -88,6 +95,7 @@ export function createAuthService({
   async function accountForOidc(identity: OidcIdentity): Promise<AccountRow> {
     let account: AccountRow | undefined = await store.findAccountByOidc(identity.issuer, identity.subject);
     if (!account) {
+      await refuseClosedSignUp();
       const row: AccountRow = {
         id: newId(),
         kind: 'person',
@@ -182,6 +190,7 @@ export function createAuthService({
     authenticator,
 
     async signup(email: string, password: string) {
+      await refuseClosedSignUp();
       const normalized = email.trim().toLowerCase();
       if (await store.findAccountByEmail(normalized))
         throw conflict('An account with this email already exists', [{ path: '/body/email', message: 'This email is already registered: log in instead' }]);

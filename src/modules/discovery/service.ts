@@ -25,7 +25,8 @@ import { audienceOf } from './agent-index.ts';
 export interface RegistryView<View> {
   view(agent: AgentRecord): View;
   canSee(agent: AgentRecord, personId: string | null): Promise<boolean>;
-  visibilityFor(personId: string | null): (agent: AgentRecord) => boolean | Promise<boolean>;
+  /** The visibility rule, less what is not listed or belongs to a limited account: what search shows. */
+  discoverableFor(personId: string | null): (agent: AgentRecord) => boolean | Promise<boolean>;
   availabilityOf(agent: AgentRecord): Availability;
 }
 
@@ -282,7 +283,7 @@ export function createDiscoveryService<View extends object>({
     const filtered = Boolean(query.category || query.protocol || query.capability || query.identityLevel);
     const passes = filterFor(query);
     const relevant = await candidatesFor(query.q, filtered ? [...index.agents()].filter(passes) : null);
-    const mayBeSeen = registry.visibilityFor(readerOf(viewer));
+    const mayBeSeen = registry.discoverableFor(readerOf(viewer));
 
     // With a query, only the scorer's candidates (those that can make the cut); browsing, every agent.
     type Considered = { agent: IndexedAgent; relevance: number; parts: Float64Array | null };
@@ -388,7 +389,7 @@ export function createDiscoveryService<View extends object>({
      */
     async agentCounts(viewer: Principal | null) {
       await index.refresh();
-      const mayBeSeen = registry.visibilityFor(readerOf(viewer));
+      const mayBeSeen = registry.discoverableFor(readerOf(viewer));
       const capabilities = new Map<string, number>();
       const categories = new Map<string, number>();
       for (const agent of index.agents()) {

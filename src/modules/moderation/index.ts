@@ -5,3 +5,4 @@ export { actionView, createModerationService, type ActionView, type ModerationSe
 export { registerModerationRoutes } from './routes.ts';
 export { runAdminCommand } from './admin-command.ts';
 export type * from './tables.ts';
+export { createPolicies, type InstancePolicies, type Policies } from './policies.ts';

@@ -37,7 +37,21 @@ const OwnReport = Type.Object({
   outcome: nullable(Type.String({ description: 'The action that resolved the report (dismiss, hide, suspend...)' })),
 });
 const PageInfo = Type.Object({ limit: Type.Integer(), offset: Type.Integer(), hasMore: Type.Boolean() });
-const ActionName = literals(['dismiss', 'hide', 'restore', 'limit', 'unlimit', 'suspend', 'unsuspend', 'delist', 'relist'] as const);
+const ActionName = literals(['dismiss', 'hide', 'restore', 'limit', 'unlimit', 'suspend', 'unsuspend', 'delist', 'relist', 'approve', 'reject'] as const);
+const policyFields = {
+  agentListing: literals(['open', 'approval'] as const),
+  signUp: literals(['open', 'approval', 'closed'] as const),
+  newAccountFraction: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "the share of the ordinary limits in an account's first 24 hours" }),
+  autoHoldReports: Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'distinct reporters that hide a post or comment pending review; 0 is off' }),
+};
+const Policies = Type.Object(policyFields);
+const PendingItem = Type.Object({
+  subject: Type.Object({ type: literals(['agent', 'account'] as const), id: Type.String() }),
+  name: Type.String(),
+  owner: nullable(Type.String({ description: "the owner's account id (null for an unclaimed agent)" })),
+  since: nullable(Type.String()),
+  reason: literals(['new', 'changed'] as const),
+});
 const StateName = literals(['hidden', 'limited', 'suspended', 'delisted'] as const);
 const Reason = Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S', description: 'Why, in words the person concerned will read' });
 const Action = Type.Object({
@@ -118,6 +132,36 @@ export function registerModerationRoutes(root: FastifyInstance, moderation: Mode
       response: { 200: dataOf(Type.Object({ accountId: Type.String(), revoked: RoleName })), ...errorResponses },
     },
     handler: async (request) => ({ data: await moderation.revokeRole(request.params.accountId) }),
+  });
+
+  app.get('/v1/admin/policies', {
+    config: { auth: 'either' },
+    onRequest: requireRole(moderation.roles, 'moderator'),
+    schema: { ...admin, summary: "The instance's policies (moderators and admins)", response: { 200: Policies, ...errorResponses } },
+    handler: async () => moderation.policies(),
+  });
+
+  app.put('/v1/admin/policies', {
+    config: { auth: 'either' },
+    onRequest: adminOnly,
+    schema: {
+      ...admin,
+      summary: "Change any of the instance's policies (admins only)",
+      body: Type.Partial(Policies, { additionalProperties: false, minProperties: 1 }),
+      response: { 200: Policies, ...errorResponses },
+    },
+    handler: async (request) => moderation.updatePolicies(principalOf(request), request.body),
+  });
+
+  app.get('/v1/admin/pending', {
+    config: { auth: 'either' },
+    onRequest: requireRole(moderation.roles, 'moderator'),
+    schema: {
+      ...admin,
+      summary: 'What waits for approval, the longest-waiting first; decided with the actions approve and reject (moderators)',
+      response: { 200: Type.Object({ items: Type.Array(PendingItem) }), ...errorResponses },
+    },
+    handler: async () => moderation.pending(500),
   });
 
   const reports = { tags: ['moderation'], security: [{ bearer: [] }] };

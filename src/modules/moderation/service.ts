@@ -4,6 +4,7 @@ import { isoNow, type Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound, RateLimitedError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { RolesStore } from './roles.ts';
+import type { InstancePolicies, Policies } from './policies.ts';
 import type { ModerationStore, SubjectRecord } from './store.ts';
 import type { AppealsTable, ModerationActionName, ModerationActionsTable, ModerationState, ModeratorRole, ReportReason, SubjectType } from './tables.ts';
 
@@ -15,7 +16,24 @@ export interface ModerationDeps {
    * The agent's owner and name, if `reader` may see it by the registry's visibility rule (a person,
    * or null for anyone); `all` finds any agent (moderators act on private ones too).
    */
-  agentFor(id: string, reader: string | null | 'all'): Promise<{ ownerId: string | null; name: string } | undefined>;
+  agentFor(id: string, reader: string | null | 'all'): Promise<{ ownerId: string | null; name: string; listing: AgentListingState } | undefined>;
+  /** The registry's listing of agents: what a delisting, relisting, approval or rejection changes. */
+  listing: {
+    /**
+     * Sets an agent's listing (only if it is one of `from`, when given); a delisting or relisting is
+     * recorded in the public registry log with `logged`. False when it was not changed.
+     */
+    set(
+      agentId: string,
+      listing: { state: AgentListingState; reason: string | null },
+      options?: { from?: readonly AgentListingState[]; logged?: { event: 'delisted' | 'relisted'; values: Record<string, unknown> } },
+    ): Promise<boolean>;
+    /** The agents the account owns. */
+    ownedBy(accountId: string): Promise<string[]>;
+    /** Agents waiting for approval, the longest-waiting first. */
+    pending(limit: number): Promise<{ id: string; name: string; owner_id: string | null; listing_reason: string | null; listing_since: string | null }[]>;
+  };
+  policies: Policies;
   reportsPerAccountPerHour: number;
   /** Tells the person an action concerns what happened and why (a `moderation` notification). */
   notify(ownerAccountId: string, subject: { type: SubjectType; id: string }, text: string): Promise<unknown>;
@@ -34,7 +52,12 @@ const ACTIONS: Record<ModerationActionName, { subjects: readonly SubjectType[]; 
   unsuspend: { subjects: ['account'], clear: 'suspended' },
   delist: { subjects: ['agent'], set: 'delisted' },
   relist: { subjects: ['agent'], clear: 'delisted' },
+  // Decisions on what waits for approval: the registry's listing holds them, not a moderation state.
+  approve: { subjects: ['agent', 'account'] },
+  reject: { subjects: ['agent', 'account'] },
 };
+
+type AgentListingState = 'listed' | 'pending' | 'rejected' | 'delisted';
 /** The action that undoes each appealable one (a reversed appeal takes it). */
 const UNDO: Partial<Record<ModerationActionName, ModerationActionName>> = { hide: 'restore', limit: 'unlimit', suspend: 'unsuspend', delist: 'relist' };
 
@@ -47,6 +70,8 @@ const NOTICE: Partial<Record<ModerationActionName, (subject: SubjectRecord) => s
   unsuspend: () => 'Your account was reinstated by the moderators',
   delist: (s) => `Your agent "${s.summary}" was delisted by the moderators`,
   relist: (s) => `Your agent "${s.summary}" was listed again by the moderators`,
+  approve: (s) => `Your agent "${s.summary}" was approved by the moderators and is listed`,
+  reject: (s) => `Your agent "${s.summary}" was not approved by the moderators`,
 };
 
 type ActionRow = ModerationActionsTable;
@@ -96,8 +121,10 @@ const ownReportView = (row: ReportRow) => ({
 });
 
 const HOUR_MS = 3600_000;
+/** The `moderatorId` of the actions the automatic hold takes. */
+export const AUTOMATIC_HOLD = 'automatic-hold';
 
-export function createModerationService({ roles, store, clock, agentFor, reportsPerAccountPerHour, notify, applied }: ModerationDeps) {
+export function createModerationService({ roles, store, clock, agentFor, reportsPerAccountPerHour, notify, applied, listing, policies }: ModerationDeps) {
   const isModerator = async (principal: Principal | null) =>
     principal !== null && principal.kind === 'person' && (await roles.roleOf(principal.accountId)) !== null;
 
@@ -175,6 +202,11 @@ export function createModerationService({ roles, store, clock, agentFor, reports
       resolve = [...usable];
     } else resolve = rule.clear ? [] : (await store.openReportsOf(type, id)).map((r) => r.id);
     if (input.action === 'dismiss' && resolve.length === 0) throw conflict(`This ${type} has no open reports to dismiss`);
+    if (input.action === 'approve' || input.action === 'reject') {
+      // Accounts never wait for approval yet: sign-up approval holds none (docs/moderation.md).
+      const waiting = type === 'agent' && (await agentFor(id, 'all'))?.listing === 'pending';
+      if (!waiting) throw conflict(`This ${type} is not waiting for approval`);
+    }
     const row: ModerationActionsTable = {
       id: newId(),
       moderator_id: moderator.accountId,
@@ -187,6 +219,7 @@ export function createModerationService({ roles, store, clock, agentFor, reports
       created_at: isoNow(clock),
     };
     await store.record(row, { ...(rule.set ? { set: rule.set } : {}), ...(rule.clear ? { clear: rule.clear } : {}) }, resolve);
+    await changeListings(row, resolve);
     const view = actionView(row);
     await applied(view);
     const notice = NOTICE[input.action];
@@ -194,10 +227,105 @@ export function createModerationService({ roles, store, clock, agentFor, reports
     return view;
   }
 
+  /**
+   * What an action changes in the registry's listing: a delisting or relisting (public, in the
+   * registry log with the reason's category), an approval or rejection, and a suspension's
+   * delisting of every listed agent the account owns, which lifting the suspension undoes.
+   */
+  async function changeListings(action: ModerationActionsTable, resolved: readonly string[]) {
+    const id = action.subject_id;
+    switch (action.action) {
+      case 'delist':
+        await listing.set(
+          id,
+          { state: 'delisted', reason: action.reason },
+          { logged: { event: 'delisted', values: { category: await store.categoryOf(resolved) } } },
+        );
+        break;
+      case 'relist':
+        await listing.set(id, { state: 'listed', reason: null }, { from: ['delisted'], logged: { event: 'relisted', values: {} } });
+        break;
+      case 'approve':
+        await listing.set(id, { state: 'listed', reason: null }, { from: ['pending'] });
+        break;
+      case 'reject':
+        await listing.set(id, { state: 'rejected', reason: action.reason }, { from: ['pending'] });
+        break;
+      case 'suspend': {
+        const delisted: string[] = [];
+        for (const agentId of await listing.ownedBy(id)) {
+          const done = await listing.set(
+            agentId,
+            { state: 'delisted', reason: `The owner's account is suspended: ${action.reason}` },
+            { from: ['listed'], logged: { event: 'delisted', values: { category: 'owner_suspended' } } },
+          );
+          if (done) delisted.push(agentId);
+        }
+        await store.delistedWithSuspension(delisted, action);
+        break;
+      }
+      case 'unsuspend':
+        for (const agentId of await store.takeDelistedBySuspensionOf(id))
+          await listing.set(agentId, { state: 'listed', reason: null }, { from: ['delisted'], logged: { event: 'relisted', values: {} } });
+        break;
+    }
+  }
+
+  /**
+   * The automatic hold: a post or comment reported by `autoHoldReports` distinct accounts (open
+   * reports) is hidden until a moderator looks. The hold is an action of its own in the audit log,
+   * taken by no moderator (`AUTOMATIC_HOLD`); its reports stay open in the queue.
+   */
+  async function holdIfReportedEnough(subject: SubjectRecord) {
+    if (subject.type !== 'post' && subject.type !== 'comment') return;
+    const { autoHoldReports } = await policies.current();
+    if (autoHoldReports === 0 || subject.states.some((s) => s.state === 'hidden')) return;
+    const reporters = new Set((await store.openReportsOf(subject.type, subject.id)).map((r) => r.reporter_id)).size;
+    if (reporters < autoHoldReports) return;
+    const row: ModerationActionsTable = {
+      id: newId(),
+      moderator_id: AUTOMATIC_HOLD,
+      action: 'hide',
+      subject_type: subject.type,
+      subject_id: subject.id,
+      subject_owner_id: subject.ownerPersonId,
+      reason: `Held automatically pending review: reported by ${reporters} people`,
+      report_ids: '[]',
+      created_at: isoNow(clock),
+    };
+    try {
+      await store.record(row, { set: 'hidden' }, []);
+    } catch (error) {
+      // Two reports crossed the threshold at once; the other one's hold stands.
+      if (isUniqueViolation(error)) return;
+      throw error;
+    }
+    const view = actionView(row);
+    await applied(view);
+    if (subject.ownerAccountId) await notify(subject.ownerAccountId, { type: subject.type, id: subject.id }, `${NOTICE.hide!(subject)}. Reason: ${row.reason}`);
+  }
+
   return {
     roles,
     subjectFor,
     act,
+
+    policies: () => policies.current(),
+    updatePolicies: (admin: Principal, changes: Partial<InstancePolicies>) => policies.update(changes, admin.accountId),
+
+    /** What waits for a moderator's approval, the longest-waiting first. */
+    async pending(limit: number) {
+      const agents = await listing.pending(limit);
+      return {
+        items: agents.map((agent) => ({
+          subject: { type: 'agent' as const, id: agent.id },
+          name: agent.name,
+          owner: agent.owner_id,
+          since: agent.listing_since,
+          reason: agent.listing_reason === 'changed' ? ('changed' as const) : ('new' as const),
+        })),
+      };
+    },
 
     async queue(status: 'open' | 'resolved', limit: number, offset: number) {
       const subjects = await store.reportedSubjects(status, limit, offset);
@@ -348,6 +476,7 @@ export function createModerationService({ roles, store, clock, agentFor, reports
         action_id: null,
       };
       await store.insertReport(row);
+      await holdIfReportedEnough(subject);
       return { created: true, report: { id: row.id, status: row.status } };
     },
 

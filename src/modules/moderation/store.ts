@@ -243,6 +243,55 @@ export function createModerationStore(database: Db) {
             .execute();
       }),
 
+    /** Records that a suspension delisted these agents, so that lifting it relists exactly them. */
+    delistedWithSuspension: async (agentIds: readonly string[], suspension: ModerationActionsTable) => {
+      if (agentIds.length === 0) return;
+      await db
+        .insertInto('moderation_states')
+        .values(
+          agentIds.map((id) => ({
+            subject_type: 'agent' as const,
+            subject_id: id,
+            state: 'delisted' as const,
+            action_id: suspension.id,
+            reason: suspension.reason,
+            since: suspension.created_at,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['subject_type', 'subject_id', 'state']).doNothing())
+        .execute();
+    },
+
+    /** The agents the account's suspension delisted that are still delisted by it; their states go. */
+    takeDelistedBySuspensionOf: async (accountId: string) => {
+      const rows = await db
+        .selectFrom('moderation_states as s')
+        .innerJoin('moderation_actions as a', 'a.id', 's.action_id')
+        .select('s.subject_id')
+        .where('s.subject_type', '=', 'agent')
+        .where('s.state', '=', 'delisted')
+        .where('a.action', '=', 'suspend')
+        .where('a.subject_type', '=', 'account')
+        .where('a.subject_id', '=', accountId)
+        .execute();
+      const ids = rows.map((row) => row.subject_id);
+      if (ids.length > 0)
+        await db.deleteFrom('moderation_states').where('subject_type', '=', 'agent').where('state', '=', 'delisted').where('subject_id', 'in', ids).execute();
+      return ids;
+    },
+
+    /** The most frequent reason of the reports, or `other`: the category a delisting shows in the public registry log. */
+    categoryOf: async (reportIds: readonly string[]) => {
+      if (reportIds.length === 0) return 'other';
+      const rows = await db
+        .selectFrom('reports')
+        .select(['reason', (eb) => eb.fn.countAll<number | string>().as('n')])
+        .where('id', 'in', [...reportIds])
+        .groupBy('reason')
+        .execute();
+      return rows.sort((a, b) => Number(b.n) - Number(a.n) || a.reason.localeCompare(b.reason))[0]?.reason ?? 'other';
+    },
+
     insertAppeal: (row: AppealsTable) => db.insertInto('appeals').values(row).execute(),
     appealOfAction: (actionId: string) => db.selectFrom('appeals').selectAll().where('action_id', '=', actionId).executeTakeFirst(),
     findAppeal: (id: string) => db.selectFrom('appeals').selectAll().where('id', '=', id).executeTakeFirst(),

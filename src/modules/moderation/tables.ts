@@ -7,7 +7,7 @@ import type { ReadOnlyTable } from '../../db/tables.ts';
 export type ModeratorRole = 'admin' | 'moderator';
 export type SubjectType = 'post' | 'comment' | 'agent' | 'account';
 export type ReportReason = 'spam' | 'abuse' | 'impersonation' | 'unsafe' | 'illegal' | 'other';
-export type ModerationActionName = 'dismiss' | 'hide' | 'restore' | 'limit' | 'unlimit' | 'suspend' | 'unsuspend' | 'delist' | 'relist';
+export type ModerationActionName = 'dismiss' | 'hide' | 'restore' | 'limit' | 'unlimit' | 'suspend' | 'unsuspend' | 'delist' | 'relist' | 'approve' | 'reject';
 /** What an action leaves in force on its subject until the action that undoes it. */
 export type ModerationState = 'hidden' | 'limited' | 'suspended' | 'delisted';
 
@@ -69,12 +69,21 @@ export interface AppealsTable {
   decision_reason: string | null;
 }
 
+/** A setting an admin changed (migration 0041); `value` is JSON text. */
+export interface InstancePoliciesTable {
+  name: string;
+  value: string;
+  updated_by: string | null;
+  updated_at: string;
+}
+
 export interface ModerationTables {
   moderator_roles: ModeratorRolesTable;
   reports: ReportsTable;
   moderation_actions: ModerationActionsTable;
   moderation_states: ModerationStatesTable;
   appeals: AppealsTable;
+  instance_policies: InstancePoliciesTable;
 }
 
 /**

@@ -118,7 +118,7 @@ export function createAgentFeed<View>({ feed, findMany, view, cursors }: FeedDep
         if (lastRowOf.get(row.agentId) !== row) continue;
         const agent = agents.get(row.agentId);
         data.push(
-          agent?.visibility === 'public'
+          agent?.visibility === 'public' && agent.listing.state === 'listed'
             ? { id: row.agentId, deleted: false, at: agent.updatedAt, agent: view(agent) }
             : { id: row.agentId, deleted: true, at: row.at },
         );

@@ -149,6 +149,17 @@ export const Agent = Type.Object({
   authType: Type.String(),
   version: Type.String(),
   visibility: Type.String(),
+  listing: Type.Object(
+    {
+      state: Type.Union([Type.Literal('listed'), Type.Literal('pending'), Type.Literal('rejected'), Type.Literal('delisted')]),
+      reason: nullable(Type.String()),
+      since: nullable(Type.String()),
+    },
+    {
+      description:
+        'listed (shown to everyone its visibility allows); pending (waits for a moderator, reason "new" or "changed"), rejected or delisted (with the moderators\' reason): then only its owner sees it',
+    },
+  ),
   orgId: nullable(Type.String()),
   inputSchema: nullable(Type.String()),
   twitterUrl: nullable(Type.String()),

@@ -20,6 +20,7 @@ import { importableFields, type ImportableField, type ManifestFields, type Manif
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
 import { agentRecordOf, type AgentRecord, type AgentRow, type RegistryStore } from './store.ts';
 import { createSeenWriter } from './seen-writer.ts';
+import type { AgentListing } from './tables.ts';
 
 const SIGNED_HEADER_SKEW_S = 300;
 const AWAY_LIMIT_MS = 24 * 3600 * 1000;
@@ -73,6 +74,10 @@ export interface RegistryDeps {
   secrets: SecretBox;
   /** Why the service would refuse to call an endpoint, where that is known at once (null: none known). */
   endpointRefusal(url: string): string | null;
+  /** The instance's agent listing policy: under `approval` a new or changed agent waits for a moderator (docs/moderation.md). */
+  listingPolicy(): Promise<'open' | 'approval'>;
+  /** Whether the account is limited by the moderators (its new agents stay out of discovery too). */
+  ownerLimited(accountId: string): Promise<boolean>;
   /** The registry log's proofs of its entries, against its latest checkpoint. */
   registryLog: { inclusionProofs(indexes: number[]): Promise<{ checkpoint: string; proofs: (string | null)[] }> };
   /** Told when a sign of life folded into a later write could not be written. */
@@ -92,7 +97,7 @@ type CompleteAgentInput = CreateAgentInput &
 const requiredFromManifest = ['name', 'description', 'protocols'] as const;
 
 /** What the visibility rule reads of an agent. */
-type Seen = Pick<AgentRecord, 'visibility' | 'ownerId' | 'orgId'>;
+type Seen = Pick<AgentRecord, 'visibility' | 'ownerId' | 'orgId' | 'listing'>;
 
 /**
  * A reported load kept to four decimals: the column is a 4-byte float on PostgreSQL, which refuses
@@ -113,6 +118,8 @@ export function createRegistryService({
   endpointRefusal,
   registryLog,
   onSeenWriteError = () => {},
+  listingPolicy,
+  ownerLimited,
 }: RegistryDeps) {
   const challenges = createKeyChallenges(store, clock);
 
@@ -149,6 +156,7 @@ export function createRegistryService({
       authType: agent.authType,
       version: agent.version,
       visibility: agent.visibility,
+      listing: agent.listing,
       orgId: agent.orgId,
       inputSchema: agent.inputSchemaText,
       twitterUrl: agent.twitterUrl,
@@ -181,6 +189,8 @@ export function createRegistryService({
   function visibilityFor(personId: string | null): (agent: Seen) => boolean | Promise<boolean> {
     const membership = new Map<string, Promise<boolean>>();
     return (agent) => {
+      // An agent that is not listed (waiting for approval, rejected, delisted) is its owner's alone.
+      if (agent.listing.state !== 'listed') return personId !== null && agent.ownerId === personId;
       if (agent.visibility === 'public') return true;
       if (!personId) return false;
       if (agent.ownerId === personId) return true;
@@ -192,9 +202,26 @@ export function createRegistryService({
   }
 
   const canSee = async (agent: Seen, personId: string | null): Promise<boolean> => visibilityFor(personId)(agent);
+
+  /**
+   * What discovery shows the viewer: what they may see, listed, and not of a limited account. Even
+   * an owner does not find their own unlisted agents by searching: search is the public listing.
+   */
+  function discoverableFor(personId: string | null): (agent: Seen & Pick<AgentRecord, 'ownerLimited'>) => boolean | Promise<boolean> {
+    const mayBeSeen = visibilityFor(personId);
+    return (agent) => agent.listing.state === 'listed' && !agent.ownerLimited && mayBeSeen(agent);
+  }
   /** The rule applied to a stored row, which this module's own writes work on. */
   const canSeeRow = (row: AgentRow, personId: string | null): Promise<boolean> =>
-    canSee({ visibility: row.visibility, ownerId: row.owner_id, orgId: row.org_id }, personId);
+    canSee(
+      {
+        visibility: row.visibility,
+        ownerId: row.owner_id,
+        orgId: row.org_id,
+        listing: { state: row.listing, reason: row.listing_reason, since: row.listing_since },
+      },
+      personId,
+    );
   const names = createAgentNames(store, canSeeRow);
 
   async function findVisible(id: string, personId: string | null): Promise<AgentRow> {
@@ -337,10 +364,20 @@ export function createRegistryService({
     ];
   }
 
-  function baseRow(input: CreateProvisionalAgentInput | CompleteAgentInput, naming: { slug: string; keys: NameKeys }, now: string) {
+  async function baseRow(
+    input: CreateProvisionalAgentInput | CompleteAgentInput,
+    naming: { slug: string; keys: NameKeys },
+    now: string,
+    ownerId: string | null,
+  ) {
     const deliveryMode = deliveryModeFor(input.endpoint, input.deliveryMode);
+    const waits = (await listingPolicy()) === 'approval';
     return {
       id: newId(),
+      listing: waits ? ('pending' as const) : ('listed' as const),
+      listing_reason: waits ? 'new' : null,
+      listing_since: now,
+      owner_limited: ownerId !== null && (await ownerLimited(ownerId)) ? 1 : 0,
       name: input.name,
       slug: naming.slug,
       ...naming.keys,
@@ -395,6 +432,7 @@ export function createRegistryService({
     view,
     canSee,
     visibilityFor,
+    discoverableFor,
     availabilityOf,
     agentAccounts,
     /** A successful delivery to the agent or callback from it: a sign of life, as a heartbeat is. */
@@ -428,7 +466,7 @@ export function createRegistryService({
       const inputSchema = checkInputSchema(input.inputSchema);
       const pubkey = input.pubkey === undefined ? null : parsePublicKey(input.pubkey, 'pubkey').canonical;
       const now = isoNow(clock);
-      const base = baseRow(input, await namingFor(input.name, principal.personId), now);
+      const base = await baseRow(input, await namingFor(input.name, principal.personId), now, principal.personId);
       const authType = input.authType ?? 'none';
       const row = await insertAgent(
         {
@@ -462,7 +500,7 @@ export function createRegistryService({
       const now = isoNow(clock);
       const row = await insertAgent(
         {
-          ...baseRow(input, await namingFor(input.name, null), now),
+          ...(await baseRow(input, await namingFor(input.name, null), now, null)),
           manifest_imported_at: null,
           manifest_fields: null,
           mcp_server_name: null,
@@ -541,7 +579,11 @@ export function createRegistryService({
       // Sending the current name back (a client that PATCHes the whole agent) is no rename.
       const rename = input.name !== undefined && input.name !== row.name ? input.name : null;
       if (rename !== null) names.checkCharacters(rename);
+      // Under the approval policy, a listed (or rejected) agent whose name, description or endpoint changes waits again.
+      const describedAnew = rename !== null || endpointMoved || (input.description !== undefined && input.description !== row.description);
+      const waitsAgain = describedAnew && (row.listing === 'listed' || row.listing === 'rejected') && (await listingPolicy()) === 'approval';
       const changes = {
+        ...(waitsAgain ? { listing: 'pending' as const, listing_reason: 'changed', listing_since: isoNow(clock) } : {}),
         ...(rename !== null ? { name: rename, ...(await names.keysFor(rename, id, principal.personId)) } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
         endpoint,
@@ -597,6 +639,20 @@ export function createRegistryService({
 
     /** The ids of every agent the account owns. */
     ownedAgentIds: (accountId: string) => store.ownedIds(accountId),
+
+    /**
+     * Moderation's one way to change an agent's listing (delist, relist, approve, reject); `logged`
+     * records a delisting or relisting in the public registry log with the change. False when the
+     * agent is gone or its listing was not one of `from`.
+     */
+    setListing: (
+      agentId: string,
+      listing: { state: AgentListing; reason: string | null },
+      options: { from?: readonly AgentListing[]; logged?: { event: 'delisted' | 'relisted'; values: Record<string, unknown> } } = {},
+    ) => store.setListing(agentId, { ...listing, since: isoNow(clock) }, options),
+    setOwnerLimited: (ownerId: string, limited: boolean) => store.setOwnerLimited(ownerId, limited),
+    /** Agents waiting for a moderator's approval, the longest-waiting first. */
+    pendingAgents: (limit: number) => store.pendingAgents(limit),
 
     /** Account deletion's part: every agent the account owns goes, as if removed one by one. */
     async removeAllOwnedBy(accountId: string) {
@@ -700,7 +756,7 @@ export function createRegistryService({
     async visibleWithAnyCapability(terms: string[], personId: string | null, limit = 500): Promise<AgentRecord[]> {
       const mayBeSeen = visibilityFor(personId);
       const visible: AgentRecord[] = [];
-      for (const agent of await store.withAnyCapability(terms, limit)) if (await mayBeSeen(agent)) visible.push(agent);
+      for (const agent of await store.withAnyCapability(terms, limit)) if (agent.listing.state === 'listed' && (await mayBeSeen(agent))) visible.push(agent);
       return visible;
     },
 

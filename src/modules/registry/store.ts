@@ -7,7 +7,7 @@ import type { InputSchema } from './input-schema.ts';
 import { provenKeyOf } from './proven-key.ts';
 import { verifiedDomainOf } from './identity.ts';
 import { changeEvents, deletedEvent, logAgentEvent, loggedColumns, queueRegistryEvents, registeredEvent, type LoggedAgent } from './lifecycle-log.ts';
-import type { AgentDomainProofsTable, AgentsTable, ClaimChallengesTable, RegistryTables } from './tables.ts';
+import type { AgentDomainProofsTable, AgentListing, AgentsTable, ClaimChallengesTable, RegistryTables } from './tables.ts';
 
 export type AgentRow = Selectable<AgentsTable>;
 export type ChallengeRow = Selectable<ClaimChallengesTable>;
@@ -35,6 +35,10 @@ export interface AgentRecord {
   examples: string[];
   /** The name of the MCP server.json it was registered from, if any. */
   mcpServerName: string | null;
+  /** Listed, waiting for approval, rejected or delisted, with the reason and since when. */
+  listing: { state: AgentListing; reason: string | null; since: string | null };
+  /** The owner's account is limited: the agent stays out of discovery. */
+  ownerLimited: boolean;
   docsUrl: string | null;
   manifestUrl: string | null;
   /** When a manifest last filled fields in, and which. */
@@ -93,6 +97,8 @@ export function agentRecordOf(row: AgentRow): AgentRecord {
     tags: parseList(row.tags),
     examples: parseList(row.examples),
     mcpServerName: row.mcp_server_name,
+    listing: { state: row.listing, reason: row.listing_reason, since: row.listing_since },
+    ownerLimited: row.owner_limited === 1,
     docsUrl: row.docs_url,
     manifestUrl: row.manifest_url,
     manifest: row.manifest_imported_at ? { importedAt: row.manifest_imported_at, fields: parseList(row.manifest_fields ?? '[]') } : null,
@@ -281,6 +287,7 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
           .selectFrom('agents')
           .selectAll()
           .where('visibility', '=', 'public')
+          .where('listing', '=', 'listed')
           .$if(afterSlug !== null, (qb) => qb.where('slug', '>', afterSlug!))
           .orderBy('slug')
           .limit(limit)
@@ -444,6 +451,49 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
 
     markKeyProven: (agentId: string, now: string) => markKeyProven(db, agentId, now),
     domainProofs,
+
+    /**
+     * Sets the agent's listing; a delisting or relisting by the moderators queues its registry log
+     * event (`logged`) in the same transaction. False when the agent is gone, or when `from` is given
+     * and the agent's listing is not one of them (someone else changed it first).
+     */
+    setListing: (
+      agentId: string,
+      listing: { state: AgentListing; reason: string | null; since: string },
+      options: { from?: readonly AgentListing[]; logged?: { event: 'delisted' | 'relisted'; values: Record<string, unknown> } } = {},
+    ) =>
+      db.transaction().execute(async (tx) => {
+        const changed = await tx
+          .updateTable('agents')
+          .set({ listing: listing.state, listing_reason: listing.reason, listing_since: listing.since })
+          .where('id', '=', agentId)
+          .$if(options.from !== undefined, (qb) => qb.where('listing', 'in', [...options.from!]))
+          .executeTakeFirst();
+        if (Number(changed.numUpdatedRows) !== 1) return false;
+        const after = await loggedState(tx, agentId);
+        if (options.logged && after) await logAgentEvent(tx as unknown as Kysely<unknown>, after, options.logged.event, options.logged.values, listing.since);
+        return true;
+      }),
+
+    /** Marks every agent of the owner as limited or not (the owner's account was limited or the limit lifted). */
+    setOwnerLimited: (ownerId: string, limited: boolean) =>
+      db
+        .updateTable('agents')
+        .set({ owner_limited: limited ? 1 : 0 })
+        .where('owner_id', '=', ownerId)
+        .where('owner_limited', '=', limited ? 0 : 1)
+        .execute(),
+
+    /** Agents waiting for approval, the longest-waiting first. */
+    pendingAgents: (limit: number) =>
+      db
+        .selectFrom('agents')
+        .select(['id', 'name', 'owner_id', 'listing_reason', 'listing_since'])
+        .where('listing', '=', 'pending')
+        .orderBy('listing_since')
+        .orderBy('id')
+        .limit(limit)
+        .execute(),
 
     /** The registry log's queue: events not yet logged, in the order they were queued. */
     async unloggedEvents(tx: Tx, limit: number): Promise<{ id: number; entry: Buffer }[]> {

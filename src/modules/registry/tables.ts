@@ -64,6 +64,16 @@ export interface AgentsTable {
   /** The endpoint host whose control the owner proved (migration 0042); null until proven, and again once lost. */
   verified_domain: ColumnType<string | null, string | null | undefined, string | null>;
   domain_verified_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * Whether the agent is listed (migration 0041): only a public, listed agent is shown to everyone;
+   * a pending, rejected or delisted one only to its owner. Written by moderation and the listing policy.
+   */
+  listing: ColumnType<AgentListing, AgentListing | undefined, AgentListing>;
+  /** The moderators' reason for a delisting or rejection; `new` or `changed` while pending. */
+  listing_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  listing_since: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 while the owner's account is limited: the agent stays out of discovery. */
+  owner_limited: ColumnType<number, number | undefined, number>;
 }
 
 /**
@@ -82,6 +92,8 @@ export interface AgentDomainProofsTable {
   failing_since: string | null;
   last_failure: string | null;
 }
+
+export type AgentListing = 'listed' | 'pending' | 'rejected' | 'delisted';
 
 /** Claim and key challenges: an agent's recent nonces, numbered by `seq` in the order issued (docs/registry.md). */
 export interface ClaimChallengesTable {

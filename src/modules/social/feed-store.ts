@@ -119,6 +119,18 @@ const votesSql = new Map<string, string>();
 
 export function createFeedStore(database: Db, dialect: DialectName) {
   const db = ownTables<FeedTables>(database);
+  /**
+   * Posts whose author's account the moderators limited: they stay on the author's profile, on their
+   * own pages and in their followers' following feed, and leave the shared listings (for you,
+   * trending, search).
+   */
+  const limitedAuthors = () =>
+    db
+      .selectFrom('profiles as limited_author')
+      .innerJoin('moderation_states as limited', (join) =>
+        join.onRef('limited.subject_id', '=', 'limited_author.account_id').on('limited.subject_type', '=', 'account').on('limited.state', '=', 'limited'),
+      )
+      .select('limited_author.id');
   return {
     /** Most likes plus comments among posts created in (since, until]; posts nobody engaged with are not trending. */
     async trendingIds({ since, until, topic, limit }: TrendingWindow): Promise<string[]> {
@@ -127,7 +139,8 @@ export function createFeedStore(database: Db, dialect: DialectName) {
         .select('id')
         .where('created_at', '>', since)
         .where('created_at', '<=', until)
-        .where((eb) => eb(eb('like_count', '+', eb.ref('comment_count')), '>', 0));
+        .where((eb) => eb(eb('like_count', '+', eb.ref('comment_count')), '>', 0))
+        .where('author_id', 'not in', limitedAuthors());
       if (topic) query = query.where('topic', '=', topic);
       const rows = await query
         .orderBy((eb) => eb('like_count', '+', eb.ref('comment_count')), 'desc')
@@ -140,7 +153,7 @@ export function createFeedStore(database: Db, dialect: DialectName) {
 
     /** Newest first, ties by id: a total order, so consecutive pages never overlap. */
     async chronologicalIds({ until, topic, exclude, limit, offset }: ChronologicalPage): Promise<string[]> {
-      let query = db.selectFrom('posts').select('id').where('created_at', '<=', until);
+      let query = db.selectFrom('posts').select('id').where('created_at', '<=', until).where('author_id', 'not in', limitedAuthors());
       if (topic) query = query.where('topic', '=', topic);
       if (exclude.length > 0) query = query.where('id', 'not in', exclude);
       const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
@@ -189,7 +202,7 @@ export function createFeedStore(database: Db, dialect: DialectName) {
      * and quotes of posts) by accounts they muted or blocked, as their feeds do.
      */
     async searchIds(pattern: string, limit: number, offset: number, viewerId: string | null): Promise<string[]> {
-      let query = db.selectFrom('posts').select('id').where(lowerLike('body', pattern));
+      let query = db.selectFrom('posts').select('id').where(lowerLike('body', pattern)).where('author_id', 'not in', limitedAuthors());
       if (viewerId !== null) {
         const hidden = db
           .selectFrom('mutes')

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { Signals } from '../../db/signals.ts';
 import { readerOf, type Principal } from '../../lib/principal.ts';
 import { isoIn, isoNow, type Clock } from '../../lib/clock.ts';
-import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
+import { AppError, agentNotListed, badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import canonicalize from 'canonicalize';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
@@ -166,6 +166,16 @@ export function createTasksService(deps: TasksDeps) {
   }
   const viewOf = async (task: Task) => (await views([task]))[0] as TaskView;
 
+  /**
+   * A task naming an agent that would be public but is not listed is refused with that reason, so
+   * the requester learns why rather than a bare 404; an agent they could never see stays 404.
+   */
+  const unlistedAgent = (agent: AgentRecord) => agentNotListed(agent.name, agent.listing.state as 'pending' | 'rejected' | 'delisted');
+  async function unlistedRefusal(agentId: string): Promise<AppError | null> {
+    const agent = await registry.findAgent(agentId);
+    return agent && agent.visibility === 'public' && agent.listing.state !== 'listed' ? unlistedAgent(agent) : null;
+  }
+
   /** Agents the requester may see that could take the task, ranked; hidden agents never appear, not even as excluded. */
   async function plan(
     principal: Principal,
@@ -185,7 +195,8 @@ export function createTasksService(deps: TasksDeps) {
     };
     if (input.agentId) {
       const agent = await registry.visibleAgent(input.agentId, readerOf(principal));
-      if (!agent) throw notFound('Agent not found');
+      if (!agent) throw (await unlistedRefusal(input.agentId)) ?? notFound('Agent not found');
+      if (agent.listing.state !== 'listed') throw unlistedAgent(agent);
       // Input given for a named agent must fit its schema, as the task form checks it; routed tasks
       // may end with any of several agents, so their input is the agents' to judge.
       const schema = agent.inputSchema();
