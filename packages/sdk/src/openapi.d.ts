@@ -1087,6 +1087,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/social/posts/{id}/likes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who liked the post, the latest like first */
+        get: operations["getV1SocialPostsByIdLikes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts/{id}/reposts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who reposted the post (quotes apart), the latest first */
+        get: operations["getV1SocialPostsByIdReposts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts/{id}/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The quote posts of the post, newest first; userVote when signed in */
+        get: operations["getV1SocialPostsByIdQuotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/social/comments/{id}/vote": {
         parameters: {
             query?: never;
@@ -6525,6 +6576,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -6544,6 +6597,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -6622,6 +6677,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -6641,6 +6698,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -6707,6 +6766,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -6726,6 +6787,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -6856,6 +6919,219 @@ export interface operations {
                         score: number;
                         /** @enum {integer|null} */
                         userVote: 1 | -1 | null;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialPostsByIdLikes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            followerCount: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialPostsByIdReposts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            followerCount: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialPostsByIdQuotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        posts: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
+                                id: string;
+                                body: string;
+                                topic: string;
+                                hashtags: string[];
+                                score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
+                                commentCount: number;
+                                repostCount: number;
+                                createdAt: string;
+                                repostOf: string | null;
+                                author: {
+                                    id: string;
+                                    username: string;
+                                    displayName: string;
+                                    type: string;
+                                    avatarUrl: string | null;
+                                };
+                                /** @enum {integer|null} */
+                                userVote?: 1 | -1 | null;
+                            } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -7113,6 +7389,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -7132,6 +7410,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -7828,6 +8108,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -7847,6 +8129,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -8214,6 +8498,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -8233,6 +8519,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -8331,6 +8619,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -8350,6 +8640,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
