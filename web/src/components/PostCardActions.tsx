@@ -33,7 +33,8 @@ function LikeButton({ post }: { post: Shown }) {
     mutationFn: () => unwrap(api.POST('/v1/social/posts/{id}/vote', { params: { path: { id: post.id } }, body: { value: 1 } })),
     onMutate: () => setState((s) => ({ liked: !s.liked, likes: s.likes + (s.liked ? -1 : 1) })),
     onError: () => setState({ liked: post.userVote === 1, likes: post.likeCount }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['post', post.id] }),
+    // The counts under the card (and on the post's page) come from the lists that hold it.
+    onSuccess: () => Promise.all(['post', 'feed', 'user-posts'].map((key) => client.invalidateQueries({ queryKey: [key] }))),
   });
   return (
     <>
