@@ -6,6 +6,7 @@ import { createPost } from '../helpers/social.ts';
 import { assertAccessible, browserSuiteSkip, freePort, logIn, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { seed } from './fixtures.ts';
 import { seedSocial, type SocialSeed } from './social-fixtures.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** What a vote group shows once every click has been answered: the score and which button is pressed. */
 async function shownVote(group: Locator) {
@@ -359,10 +360,11 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
     assert.equal(stored.body, 'Read this one.');
     assert.equal(stored.repostOf, original.id);
 
-    // A feed offers the same Quote under each post.
+    // A feed offers the same Quote under each post, beside Repost.
     const another = await createPost(harness.app, social.grace.token, 'Another post worth quoting, about linkers');
     await page.goto('/?feed=following');
     const card = page.getByRole('article').filter({ hasText: 'Another post worth quoting' });
+    await card.getByRole('button', { name: 'Repost or quote' }).click();
     await card.getByRole('button', { name: 'Quote', exact: true }).click();
     const feedForm = page.getByRole('form', { name: 'Quote this post' });
     await feedForm.getByLabel('Your quote').fill('And this one.');
@@ -377,6 +379,57 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
     await settled(page);
     assertClean();
     await close();
+  });
+
+  it('likes, replies to and shares a post from its card in the feed, and opens who liked it; signed out, the card invites to join', async () => {
+    const post = await createPost(harness.app, social.grace.token, 'A card with every action on it, about assemblers');
+    const { page, assertClean, close } = await openPage(harness);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await logIn(page, social.ada.email, '/?feed=following');
+    const card = page.getByRole('article').filter({ hasText: 'A card with every action on it' });
+    const actions = card.getByRole('group', { name: 'Act on the post' });
+    await actions.getByRole('button', { name: /^Like/ }).click();
+    await actions.getByRole('button', { name: /^Liked/ }).waitFor();
+    await waitFor('the like is stored', async () => (await server(social.ada.token, post.id)).body.post.userVote === 1);
+    assert.match(await actions.getByRole('button', { name: /^Liked/ }).innerText(), /Liked[\s,]*1$/);
+
+    await actions.getByRole('button', { name: 'Reply' }).click();
+    const box = card.getByLabel('Your comment');
+    await page.waitForFunction(() => document.activeElement?.tagName === 'TEXTAREA');
+    await box.fill('Replied from the feed');
+    await settled(page);
+    await assertAccessible(page, 'reply box under a card in the feed');
+    await card.getByRole('button', { name: 'Comment', exact: true }).click();
+    await box.waitFor({ state: 'detached' });
+    const stored = await server(social.ada.token, post.id);
+    assert.deepEqual(
+      stored.body.comments.map((c: { body: string }) => c.body),
+      ['Replied from the feed'],
+    );
+
+    await actions.getByRole('button', { name: 'Share' }).click();
+    await card.getByRole('status').getByText('Link copied').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), new URL(`/posts/${post.id}`, page.url()).href);
+
+    await card.getByRole('link', { name: '1 like' }).click();
+    await page.getByRole('heading', { name: 'Who liked this post' }).waitFor();
+    await page.locator('.user-row', { hasText: '@ada' }).waitFor();
+    await page.getByRole('link', { name: 'Quotes' }).click();
+    await page.getByText('Nobody has quoted this post yet.').waitFor();
+    await settled(page);
+    await assertAccessible(page, 'who quoted a post');
+    assertClean();
+    await close();
+
+    const visitor = await openPage(harness, { width: 390 });
+    await visitor.page.goto(`/posts/${post.id}`);
+    const invite = visitor.page.getByRole('group', { name: 'Act on the post' });
+    await invite.getByRole('link', { name: 'Join to like' }).waitFor();
+    assert.equal(await invite.getByRole('link', { name: 'Log in to reply' }).getAttribute('href'), `/login?next=${encodeURIComponent(`/posts/${post.id}`)}`);
+    await settled(visitor.page);
+    await assertAccessible(visitor.page, 'a post signed out (390 px)');
+    visitor.assertClean();
+    await visitor.close();
   });
 
   it('offers @mentions from the username search in the composer: arrows choose, Enter inserts, Escape closes (390 px)', async () => {

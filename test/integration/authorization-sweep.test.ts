@@ -540,6 +540,8 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/trust': { public: 'trust is computed from public receipts' },
   'GET /v1/social/topics': { public: 'the topic taxonomy' },
   'GET /v1/social/hashtags': { public: 'hashtag counts of public posts' },
+  'GET /v1/social/posts/:id/likes': { public: 'who liked a public post: public, as its like count is' },
+  'GET /v1/social/posts/:id/reposts': { public: 'who reposted a public post: public, as the reposts themselves are' },
   'GET /v1/social/users/:username/followers': { public: 'who follows a profile: public, as its follower count is' },
   'GET /v1/trust-receipts/:id/proof': { public: 'receipts are public; a proof is computed from the public log' },
   'GET /v1/log/receipts/consistency': { public: 'the receipt log is public: anyone may check it' },
@@ -1189,6 +1191,17 @@ const FIXTURES: Record<string, Fixture> = {
     async build(world) {
       const post = await ownerPost(world);
       return { url: `/v1/social/posts/${post.id}`, anonymous: 200, outsiders: [{ as: 'ownerAgentKey', status: 200 }], success: { as: 'owner', status: 200 } };
+    },
+  },
+  'GET /v1/social/posts/:id/quotes': {
+    async build(world) {
+      const post = await ownerPost(world);
+      return {
+        url: `/v1/social/posts/${post.id}/quotes`,
+        anonymous: 200,
+        outsiders: [{ as: 'ownerAgentKey', status: 200 }],
+        success: { as: 'owner', status: 200 },
+      };
     },
   },
   'DELETE /v1/social/posts/:id': {

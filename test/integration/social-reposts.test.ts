@@ -148,4 +148,66 @@ describe('social reposts and quote posts', () => {
     expectError(await app.request({ method: 'DELETE', url: `/v1/social/posts/${made.id}`, token: alice.token }), 403, 'FORBIDDEN');
     assert.deepEqual((await status(bob.token, original.id)).json(), { reposted: true, repostId: made.id });
   });
+
+  describe('who liked, reposted and quoted a post', () => {
+    it('lists likers (not dislikers), pure reposters and quotes, the latest first, page by page, to anyone', async () => {
+      const carol = await socialUser(app);
+      const original = await createPost(app, alice.token, 'Heat pumps work in the cold too');
+      await vote(app, bob.token, original.id, 1);
+      await vote(app, carol.token, original.id, 1);
+      await vote(app, alice.token, original.id, -1);
+      assert.equal((await repost(bob.token, original.id)).statusCode, 201);
+      const quote = (await repost(carol.token, original.id, { body: 'Seen it at -20 C' })).json().post;
+
+      const likes = await getJson(app, `/v1/social/posts/${original.id}/likes`);
+      assert.deepEqual(
+        likes.users.map((u: { username: string }) => u.username),
+        [carol.username, bob.username],
+      );
+      assert.deepEqual(likes.pagination, { limit: 20, offset: 0, hasMore: false });
+      const firstPage = await getJson(app, `/v1/social/posts/${original.id}/likes?limit=1`);
+      assert.deepEqual([firstPage.users[0].username, firstPage.pagination.hasMore], [carol.username, true]);
+      const secondPage = await getJson(app, `/v1/social/posts/${original.id}/likes?limit=1&offset=1`);
+      assert.deepEqual([secondPage.users[0].username, secondPage.pagination.hasMore], [bob.username, false]);
+
+      const reposts = await getJson(app, `/v1/social/posts/${original.id}/reposts`);
+      assert.deepEqual(
+        reposts.users.map((u: { username: string }) => u.username),
+        [bob.username],
+        'a quote is listed with the quotes, not the reposts',
+      );
+
+      const quotes = await getJson(app, `/v1/social/posts/${original.id}/quotes`, bob.token);
+      assert.deepEqual(
+        quotes.posts.map((p: { id: string; body: string }) => [p.id, p.body]),
+        [[quote.id, 'Seen it at -20 C']],
+      );
+      assert.equal(quotes.posts[0].originalPost.id, original.id);
+      assert.equal(quotes.posts[0].originalPost.userVote, 1, "signed in, the reader's own votes come with the quotes");
+      assert.equal((await getJson(app, `/v1/social/posts/${original.id}`)).post.likeCount, 2, 'likeCount counts likes alone');
+
+      // A like taken back leaves the list.
+      await vote(app, carol.token, original.id, 1);
+      assert.deepEqual(
+        (await getJson(app, `/v1/social/posts/${original.id}/likes`)).users.map((u: { username: string }) => u.username),
+        [bob.username],
+      );
+    });
+
+    it('answers 404 for a missing or deleted post and 400 for a bad page', async () => {
+      const gone = await createPost(app, alice.token, 'soon gone');
+      await vote(app, bob.token, gone.id, 1);
+      assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/posts/${gone.id}`, token: alice.token })).statusCode, 200);
+      for (const list of ['likes', 'reposts', 'quotes']) {
+        for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', gone.id]) {
+          expectError(await app.request({ method: 'GET', url: `/v1/social/posts/${id}/${list}` }), 404, 'NOT_FOUND');
+        }
+        const post = await createPost(app, alice.token, `a post for bad pages of ${list}`);
+        for (const query of ['limit=0', 'limit=101', 'offset=-1', 'limit=abc']) {
+          expectError(await app.request({ method: 'GET', url: `/v1/social/posts/${post.id}/${list}?${query}` }), 400, 'BAD_REQUEST');
+        }
+      }
+      expectError(await app.request({ method: 'GET', url: `/v1/social/posts/${gone.id}/quotes`, token: 'ags_wrong' }), 401, 'UNAUTHORIZED');
+    });
+  });
 });

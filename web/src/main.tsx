@@ -39,6 +39,7 @@ const router = createBrowserRouter([
       { path: 'me/agents/:id/:tab?', lazy: page(() => import('./pages/MyAgent')) },
       { path: 'me', lazy: page(() => import('./pages/Me')) },
       { path: 'posts/:id', lazy: page(() => import('./pages/Post')) },
+      { path: 'posts/:id/:list', lazy: page(() => import('./pages/PostEngagement')) },
       { path: 'notifications', lazy: page(() => import('./pages/Notifications')) },
       { path: 'search', lazy: page(() => import('./pages/Search')) },
       { path: 'topics', lazy: async () => ({ Component: (await import('./pages/Topics')).TopicList }) },

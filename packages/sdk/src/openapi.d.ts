@@ -1191,6 +1191,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/social/posts/{id}/likes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who liked the post, the latest like first */
+        get: operations["getV1SocialPostsByIdLikes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts/{id}/reposts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who reposted the post (quotes apart), the latest first */
+        get: operations["getV1SocialPostsByIdReposts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/posts/{id}/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The quote posts of the post, newest first; userVote when signed in */
+        get: operations["getV1SocialPostsByIdQuotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/social/comments/{id}/vote": {
         parameters: {
             query?: never;
@@ -7164,6 +7215,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -7183,6 +7236,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -7261,6 +7316,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -7280,6 +7337,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -7346,6 +7405,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -7365,6 +7426,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -7495,6 +7558,219 @@ export interface operations {
                         score: number;
                         /** @enum {integer|null} */
                         userVote: 1 | -1 | null;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialPostsByIdLikes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            followerCount: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialPostsByIdReposts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: string;
+                            username: string;
+                            displayName: string;
+                            avatarUrl: string | null;
+                            bio: string;
+                            type: string;
+                            followerCount: number;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialPostsByIdQuotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        posts: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            originalPost: {
+                                id: string;
+                                body: string;
+                                topic: string;
+                                hashtags: string[];
+                                score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
+                                commentCount: number;
+                                repostCount: number;
+                                createdAt: string;
+                                repostOf: string | null;
+                                author: {
+                                    id: string;
+                                    username: string;
+                                    displayName: string;
+                                    type: string;
+                                    avatarUrl: string | null;
+                                };
+                                /** @enum {integer|null} */
+                                userVote?: 1 | -1 | null;
+                            } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
                     };
                 };
             };
@@ -7752,6 +8028,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -7771,6 +8049,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -8467,6 +8747,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -8486,6 +8768,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -8853,6 +9137,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -8872,6 +9158,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;
@@ -8970,6 +9258,8 @@ export interface operations {
                             topic: string;
                             hashtags: string[];
                             score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
                             commentCount: number;
                             repostCount: number;
                             createdAt: string;
@@ -8989,6 +9279,8 @@ export interface operations {
                                 topic: string;
                                 hashtags: string[];
                                 score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
                                 commentCount: number;
                                 repostCount: number;
                                 createdAt: string;

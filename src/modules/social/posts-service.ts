@@ -11,7 +11,7 @@ import { nextVote, voteDeltas, type Post, type VoteValue } from './posts-store.t
 import type { Identity } from './people-store.ts';
 import { extractHashtags, extractMentions, isBlank } from './text.ts';
 import { assertTopic, FALLBACK_TOPIC, inferTopic } from './topics.ts';
-import { authorColumns, commentView, postView } from './views.ts';
+import { authorColumns, commentView, postView, userSummaryView } from './views.ts';
 
 function checkText(text: string, path: string): void {
   if (isBlank(text)) throw badRequest(`${path} must not be blank`, [{ path, message: 'must not be blank' }]);
@@ -65,6 +65,11 @@ export function createPostsService(ctx: SocialContext) {
     const post = await stores.posts.findPost(id);
     if (!post) throw notFound('Post not found');
     return post;
+  }
+
+  /** A post shown to everyone: neither missing nor hidden by moderators. */
+  async function visiblePost(id: string): Promise<void> {
+    if (!isUuid(id) || (await stores.feed.hydrate([id.toLowerCase()])).length === 0) throw notFound('Post not found');
   }
 
   /** Reposting (or asking about a repost of) a pure repost means its original. */
@@ -123,6 +128,20 @@ export function createPostsService(ctx: SocialContext) {
         ),
       );
       return { post, comments: comments.map((c) => commentView(c, commentVotes)) };
+    },
+
+    /** Who liked or purely reposted a post anyone may see (a hidden or missing post: 404). */
+    async engagedUsers(which: 'likes' | 'reposts', id: string, limit: number, offset: number) {
+      await visiblePost(id);
+      const rows = await stores.posts.likersOrReposters(which, id, limit + 1, offset);
+      return { users: rows.slice(0, limit).map(userSummaryView), pagination: { limit, offset, hasMore: rows.length > limit } };
+    },
+
+    /** The quote posts of a post anyone may see, newest first; hidden quotes are left out. */
+    async quotes(principal: Principal | null, id: string, limit: number, offset: number) {
+      const [viewer] = await Promise.all([ctx.viewerOf(principal), visiblePost(id)]);
+      const ids = await stores.posts.quoteIdsOf(id, limit + 1, offset);
+      return { posts: await ctx.postsFor(ids.slice(0, limit), viewer), pagination: { limit, offset, hasMore: ids.length > limit } };
     },
 
     /** Whether a post with this id exists (any string: an id that is no UUID exists nowhere). */

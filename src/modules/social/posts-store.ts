@@ -166,6 +166,49 @@ export function createPostsStore(database: Db) {
           .execute();
     },
 
+    /** Who liked (`post_votes` 1) or purely reposted the post, the latest first, ties by profile id. */
+    likersOrReposters(which: 'likes' | 'reposts', postId: string, limit: number, offset: number) {
+      const columns = ['p.id', 'p.username', 'p.display_name', 'p.type', 'p.avatar_url', 'p.bio', 'p.followers_count'] as const;
+      const query =
+        which === 'likes'
+          ? db
+              .selectFrom('post_votes as v')
+              .innerJoin('profiles as p', 'p.id', 'v.profile_id')
+              .select(columns)
+              .where('v.post_id', '=', postId)
+              .where('v.value', '=', 1)
+              .orderBy('v.created_at', 'desc')
+              .orderBy('p.id')
+              .limit(limit)
+              .offset(offset)
+          : db
+              .selectFrom('posts as r')
+              .innerJoin('profiles as p', 'p.id', 'r.author_id')
+              .select(columns)
+              .where('r.repost_of', '=', postId)
+              .where('r.kind', '=', 'repost')
+              .orderBy('r.created_at', 'desc')
+              .orderBy('p.id')
+              .limit(limit)
+              .offset(offset);
+      return query.execute();
+    },
+
+    /** The ids of the quote posts of `postId`, newest first. */
+    quoteIdsOf: async (postId: string, limit: number, offset: number) =>
+      (
+        await db
+          .selectFrom('posts')
+          .select('id')
+          .where('repost_of', '=', postId)
+          .where('kind', '=', 'quote')
+          .orderBy('created_at', 'desc')
+          .orderBy('id')
+          .limit(limit)
+          .offset(offset)
+          .execute()
+      ).map((row) => row.id),
+
     /** Every comment of a post with its author, oldest first. */
     commentsOf: (postId: string) =>
       db

@@ -104,6 +104,32 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
     handler: async (request) => posts.votePost(principalOf(request), request.params.id, request.body.value),
   });
 
+  for (const which of ['likes', 'reposts'] as const) {
+    app.get(`/v1/social/posts/:id/${which}`, {
+      config: { auth: 'none' },
+      schema: {
+        tags,
+        summary: which === 'likes' ? 'Who liked the post, the latest like first' : 'Who reposted the post (quotes apart), the latest first',
+        params: IdParams,
+        querystring: PageQuery(20, 100),
+        response: { 200: UsersPage, ...errorResponses },
+      },
+      handler: async (request) => posts.engagedUsers(which, request.params.id, request.query.limit, request.query.offset),
+    });
+  }
+
+  app.get('/v1/social/posts/:id/quotes', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: 'The quote posts of the post, newest first; userVote when signed in',
+      params: IdParams,
+      querystring: PageQuery(20, 100),
+      response: { 200: PostsPage, ...errorResponses },
+    },
+    handler: async (request) => posts.quotes(request.principal, request.params.id, request.query.limit, request.query.offset),
+  });
+
   app.post('/v1/social/comments/:id/vote', {
     config: { auth: 'either' },
     schema: { tags, security, summary: 'Vote on a comment, as on a post', params: IdParams, body: VoteBody, response: { 200: VoteResult, ...errorResponses } },

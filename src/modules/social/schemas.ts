@@ -59,6 +59,7 @@ const postFields = {
   topic: Type.String(),
   hashtags: Type.Array(Type.String()),
   score: Type.Integer(),
+  likeCount: Type.Integer({ description: 'likes alone (score is likes minus dislikes)' }),
   commentCount: Type.Integer(),
   repostCount: Type.Integer(),
   createdAt: Type.String(),

@@ -38,6 +38,7 @@ function coreView(row: PostCore, votes: VoteLookup) {
     topic: row.topic,
     hashtags: row.hashtags,
     score: row.like_count - row.dislike_count,
+    likeCount: row.like_count,
     commentCount: row.comment_count,
     repostCount: row.repost_count,
     createdAt: row.created_at,

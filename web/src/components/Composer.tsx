@@ -46,6 +46,7 @@ export function Composer({ me, into, topic }: { me: Post['author']; into: PostLi
         topic: input.topic || 'general',
         hashtags: [],
         score: 0,
+        likeCount: 0,
         commentCount: 0,
         repostCount: 0,
         createdAt: new Date().toISOString(),

@@ -1,10 +1,9 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import type { Post } from '../api/types';
 import { useAccountEvents } from '../lib/events';
 import { formatNumber } from '../lib/format';
-import { pagedOf, useFeed, useSocialSelf } from '../lib/social';
-import { QuoteButton, QuoteForm } from './PostActions';
+import { pagedOf, useFeed } from '../lib/social';
 import { EndlessList, PostCard } from './Social';
 import { EmptyState } from './States';
 
@@ -31,44 +30,9 @@ function useNewPosts(enabled: boolean, topic: string | undefined) {
   };
 }
 
-/**
- * A post in a feed. For someone with a profile, Quote opens the post page's quote form under it (a
- * repost's Quote quotes the reposted post, the one shown).
- */
-function FeedPost({ post, trending = false, canAct }: { post: Post; trending?: boolean; canAct: boolean }) {
-  const [quoting, setQuoting] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const quoted = post.repostOf !== null && post.body === '' ? post.originalPost?.id : post.id;
-  return (
-    <>
-      <PostCard
-        post={post}
-        trending={trending}
-        actions={
-          canAct && quoted ? (
-            <div className="post-actions" role="group" aria-label="Act on the post">
-              <QuoteButton ref={button} open={quoting} onToggle={() => setQuoting(!quoting)} />
-            </div>
-          ) : undefined
-        }
-      />
-      {quoting && quoted && (
-        <QuoteForm
-          postId={quoted}
-          onClose={() => {
-            setQuoting(false);
-            button.current?.focus();
-          }}
-        />
-      )}
-    </>
-  );
-}
-
 /** A feed, endless: foryou's trending slice at its top is marked as such; with `live`, new posts wait behind a button. */
 export function Feed({ feed, topic, live = false }: { feed: 'foryou' | 'following'; topic?: string; live?: boolean }) {
   const query = useFeed(feed, topic);
-  const canAct = Boolean(useSocialSelf().me);
   const fresh = useNewPosts(live, topic);
   const first = query.data?.pages[0];
   const trending = new Set(first ? first.posts.slice(0, first.trending).map((post) => post.id) : []);
@@ -93,7 +57,7 @@ export function Feed({ feed, topic, live = false }: { feed: 'foryou' | 'followin
         <ul className="list feed" aria-label="New posts">
           {fresh.shown.map((post) => (
             <li key={post.id} className="list-item">
-              <FeedPost post={post} canAct={canAct} />
+              <PostCard post={post} />
             </li>
           ))}
         </ul>
@@ -103,7 +67,7 @@ export function Feed({ feed, topic, live = false }: { feed: 'foryou' | 'followin
         keyOf={(post) => post.id}
         label={feed === 'following' ? 'posts by people you follow' : topic ? `posts in ${topic}` : 'posts'}
         className="list feed"
-        render={(post) => <FeedPost post={post} trending={trending.has(post.id)} canAct={canAct} />}
+        render={(post) => <PostCard post={post} trending={trending.has(post.id)} />}
         empty={
           feed === 'following' ? (
             <EmptyState title="Nobody you follow has posted yet.">

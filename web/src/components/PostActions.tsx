@@ -143,8 +143,9 @@ export function DeleteButton({ what, remove, onDeleted }: { what: 'post' | 'comm
   );
 }
 
-/** The comment box under a post. */
-export function CommentBox({ postId, onAdded }: { postId: string; onAdded: () => Promise<unknown> }) {
+/** The comment box under a post (on its page, or opened by Reply under a card). */
+export function CommentBox({ postId, onAdded, autoFocus = false }: { postId: string; onAdded: () => Promise<unknown>; autoFocus?: boolean }) {
+  const id = useId();
   const [body, setBody] = useState('');
   const add = useMutation({
     mutationFn: () => unwrap(api.POST('/v1/social/posts/{id}/comments', { params: { path: { id: postId } }, body: { body } })),
@@ -162,8 +163,8 @@ export function CommentBox({ postId, onAdded }: { postId: string; onAdded: () =>
         add.mutate();
       }}
     >
-      <label htmlFor="comment-body">Your comment</label>
-      <textarea id="comment-body" rows={3} value={body} onChange={(event) => setBody(event.target.value)} />
+      <label htmlFor={`${id}-body`}>Your comment</label>
+      <textarea id={`${id}-body`} rows={3} autoFocus={autoFocus} value={body} onChange={(event) => setBody(event.target.value)} />
       {refusal && (
         <p className="form-error" role="alert">
           {refusal}

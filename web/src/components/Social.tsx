@@ -2,6 +2,7 @@ import { Fragment, useEffect, useRef, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { Post, UserSummary } from '../api/types';
 import { exactTime, formatNumber, relativeTime, safeHttpUrl } from '../lib/format';
+import { PostCardActions, EngagementLinks } from './PostCardActions';
 import { ErrorState, SkeletonRows } from './States';
 import type { Paged } from '../lib/social';
 
@@ -114,9 +115,7 @@ function Counts({ post }: { post: Post | NonNullable<Post['originalPost']> }) {
       <Link to={`/posts/${post.id}`}>
         {formatNumber(post.commentCount)} {post.commentCount === 1 ? 'comment' : 'comments'}
       </Link>
-      <span>
-        {formatNumber(post.repostCount)} {post.repostCount === 1 ? 'repost' : 'reposts'}
-      </span>
+      <EngagementLinks post={post} />
       <Link to={`/topics/${post.topic}`} className="chip">
         {post.topic}
       </Link>
@@ -137,9 +136,13 @@ function Quoted({ post, repostOf }: { post: Post['originalPost']; repostOf: stri
   );
 }
 
-/** `actions`: what the reader can do with the post (a feed's Quote), at the card's foot. */
+/**
+ * A post wherever it is shown, with what anyone can do with it (PostCardActions: for a pure repost,
+ * on the reposted post) and `actions`, what else the page offers, at the card's foot.
+ */
 export function PostCard({ post, trending = false, asPage = false, actions }: { post: Post; trending?: boolean; asPage?: boolean; actions?: ReactNode }) {
   const pureRepost = post.repostOf !== null && post.body === '';
+  const acted = pureRepost ? post.originalPost : post;
   return (
     <article className={`card post${asPage ? ' post-page' : ''}`} aria-label={`Post by ${post.author.displayName}`} data-post-id={post.id}>
       {trending && <p className="post-flag">Trending</p>}
@@ -173,6 +176,7 @@ export function PostCard({ post, trending = false, asPage = false, actions }: { 
           <Counts post={post} />
         </>
       )}
+      {acted && <PostCardActions post={acted} onPage={asPage} />}
       {actions}
     </article>
   );
