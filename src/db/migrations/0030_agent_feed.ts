@@ -15,11 +15,11 @@ import type { Migration } from '../migration.ts';
  *    a change while the agent is not listed writes nothing, and losing the listing (deleted, hidden,
  *    no longer MCP, no endpoint) marks every version deleted.
  */
-export const FEED_COLUMNS =
+const FEED_COLUMNS =
   'name, slug, description, long_description, endpoint, protocols, categories, capabilities, tags, docs_url, manifest_url, auth_type, version, ' +
   'visibility, org_id, input_schema, twitter_url, status, owner_id, registration_pubkey, claimed_at, key_verified_at, delivery_mode, ' +
   'webhook_secret, auth_credential, price_per_task_cents, currency, manifest_imported_at, manifest_fields';
-export const MCP_COLUMNS = 'name, slug, description, endpoint, protocols, version, visibility, mcp_server_name';
+const MCP_COLUMNS = 'name, slug, description, endpoint, protocols, version, visibility, mcp_server_name';
 
 export const agentFeed: Migration = {
   async up(db: Kysely<unknown>, dialect: DialectName) {
@@ -30,10 +30,10 @@ export const agentFeed: Migration = {
 
 const sqliteListed = (row: 'new' | 'old') =>
   `(${row}.visibility = 'public' AND ${row}.endpoint IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(${row}.protocols) WHERE value = 'mcp'))`;
-export const SQLITE_NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+const SQLITE_NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
 /** Writes the listed row's current version (kept as first published) and makes it the latest. */
-export const sqliteKeepVersion = `
+const sqliteKeepVersion = `
   INSERT OR IGNORE INTO agent_mcp_versions (agent_id, version, server_name, slug, name, description, endpoint, published_at, updated_at, is_latest, deleted)
     VALUES (new.id, new.version, new.mcp_server_name, new.slug, new.name, new.description, new.endpoint, new.updated_at, new.updated_at, 1, 0);
   UPDATE agent_mcp_versions SET server_name = new.mcp_server_name, slug = new.slug, name = new.name, description = new.description,

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
 import type { Migration } from '../migration.ts';
-import { FEED_COLUMNS, MCP_COLUMNS, SQLITE_NOW, sqliteKeepVersion } from './0030_agent_feed.ts';
 
 /**
  * Whether an agent is listed (docs/moderation.md):
@@ -14,6 +13,23 @@ import { FEED_COLUMNS, MCP_COLUMNS, SQLITE_NOW, sqliteKeepVersion } from './0030
  * delisting reaches mirrors as a removal.
  *  - `instance_policies`: the admins' settings (agent listing, sign-up, new-account limits, automatic hold).
  */
+// The feed's columns and statements as migration 0030 wrote them; a migration never imports another.
+const FEED_COLUMNS =
+  'name, slug, description, long_description, endpoint, protocols, categories, capabilities, tags, docs_url, manifest_url, auth_type, version, ' +
+  'visibility, org_id, input_schema, twitter_url, status, owner_id, registration_pubkey, claimed_at, key_verified_at, delivery_mode, ' +
+  'webhook_secret, auth_credential, price_per_task_cents, currency, manifest_imported_at, manifest_fields';
+const MCP_COLUMNS = 'name, slug, description, endpoint, protocols, version, visibility, mcp_server_name';
+const SQLITE_NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+/** Writes the listed row's current version (kept as first published) and makes it the latest. */
+const sqliteKeepVersion = `
+  INSERT OR IGNORE INTO agent_mcp_versions (agent_id, version, server_name, slug, name, description, endpoint, published_at, updated_at, is_latest, deleted)
+    VALUES (new.id, new.version, new.mcp_server_name, new.slug, new.name, new.description, new.endpoint, new.updated_at, new.updated_at, 1, 0);
+  UPDATE agent_mcp_versions SET server_name = new.mcp_server_name, slug = new.slug, name = new.name, description = new.description,
+    endpoint = new.endpoint, updated_at = new.updated_at, deleted = 0 WHERE agent_id = new.id AND version = new.version
+    AND (server_name IS NOT new.mcp_server_name OR slug IS NOT new.slug OR name IS NOT new.name OR description IS NOT new.description
+      OR endpoint IS NOT new.endpoint OR deleted <> 0);
+  UPDATE agent_mcp_versions SET is_latest = (version = new.version) WHERE agent_id = new.id AND is_latest <> (version = new.version);`;
+
 export const agentListing: Migration = {
   async up(db: Kysely<unknown>, dialect: DialectName) {
     const columns = [
