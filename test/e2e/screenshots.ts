@@ -329,7 +329,9 @@ try {
       url: '/?feed=following',
       signedIn: true,
       ready: async (page) => {
-        await page.locator('[data-post-id]').nth(1).getByRole('button', { name: 'Quote', exact: true }).click();
+        const card = page.locator('[data-post-id]').nth(1);
+        await card.getByRole('button', { name: 'Repost or quote' }).click();
+        await card.getByRole('button', { name: 'Quote', exact: true }).click();
         await page.getByRole('form', { name: 'Quote this post' }).getByLabel('Your quote').fill('Worth reading before the release.');
         // The box took the focus and scrolled to it: a full-page shot is taken from the top, with the top bar there.
         if (page.viewportSize()!.width > 390) await page.evaluate(() => window.scrollTo(0, 0));

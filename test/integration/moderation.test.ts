@@ -627,7 +627,7 @@ describe('instance policies and approval', () => {
   it('moderators read the policies, only admins change them; 401 without a credential, 403 without a role, 400 on bad values', async () => {
     const read = await policies(moderator.token);
     assert.equal(read.statusCode, 200);
-    assert.deepEqual(read.json(), { agentListing: 'open', signUp: 'open', newAccountFraction: 0.25, autoHoldReports: 0 });
+    assert.deepEqual(read.json().data, { agentListing: 'open', signUp: 'open', newAccountFraction: 0.25, autoHoldReports: 0 });
     expectError(await policies(null), 401, 'UNAUTHORIZED');
     expectError(await policies(person.token), 403, 'FORBIDDEN');
     expectError(await policies(moderator.token, { signUp: 'closed' }), 403, 'FORBIDDEN');
@@ -644,7 +644,7 @@ describe('instance policies and approval', () => {
       expectError(await policies(admin.token, bad), 400, 'BAD_REQUEST');
     const changed = await policies(admin.token, { newAccountFraction: 0.5, autoHoldReports: 3 });
     assert.equal(changed.statusCode, 200, changed.body);
-    assert.deepEqual(changed.json(), { agentListing: 'open', signUp: 'open', newAccountFraction: 0.5, autoHoldReports: 3 });
+    assert.deepEqual(changed.json().data, { agentListing: 'open', signUp: 'open', newAccountFraction: 0.5, autoHoldReports: 3 });
     assert.deepEqual((await policies(moderator.token)).json(), changed.json());
   });
 

@@ -11051,12 +11051,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        agentListing: "open" | "approval";
-                        signUp: "open" | "approval" | "closed";
-                        /** @description the share of the ordinary limits in an account's first 24 hours */
-                        newAccountFraction: number;
-                        /** @description distinct reporters that hide a post or comment pending review; 0 is off */
-                        autoHoldReports: number;
+                        data: {
+                            agentListing: "open" | "approval";
+                            signUp: "open" | "approval" | "closed";
+                            /** @description the share of the ordinary limits in an account's first 24 hours */
+                            newAccountFraction: number;
+                            /** @description distinct reporters that hide a post or comment pending review; 0 is off */
+                            autoHoldReports: number;
+                        };
                     };
                 };
             };
@@ -11107,12 +11109,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        agentListing: "open" | "approval";
-                        signUp: "open" | "approval" | "closed";
-                        /** @description the share of the ordinary limits in an account's first 24 hours */
-                        newAccountFraction: number;
-                        /** @description distinct reporters that hide a post or comment pending review; 0 is off */
-                        autoHoldReports: number;
+                        data: {
+                            agentListing: "open" | "approval";
+                            signUp: "open" | "approval" | "closed";
+                            /** @description the share of the ordinary limits in an account's first 24 hours */
+                            newAccountFraction: number;
+                            /** @description distinct reporters that hide a post or comment pending review; 0 is off */
+                            autoHoldReports: number;
+                        };
                     };
                 };
             };

@@ -137,8 +137,8 @@ export function registerModerationRoutes(root: FastifyInstance, moderation: Mode
   app.get('/v1/admin/policies', {
     config: { auth: 'either' },
     onRequest: requireRole(moderation.roles, 'moderator'),
-    schema: { ...admin, summary: "The instance's policies (moderators and admins)", response: { 200: Policies, ...errorResponses } },
-    handler: async () => moderation.policies(),
+    schema: { ...admin, summary: "The instance's policies (moderators and admins)", response: { 200: dataOf(Policies), ...errorResponses } },
+    handler: async () => ({ data: await moderation.policies() }),
   });
 
   app.put('/v1/admin/policies', {
@@ -148,9 +148,9 @@ export function registerModerationRoutes(root: FastifyInstance, moderation: Mode
       ...admin,
       summary: "Change any of the instance's policies (admins only)",
       body: Type.Partial(Policies, { additionalProperties: false, minProperties: 1 }),
-      response: { 200: Policies, ...errorResponses },
+      response: { 200: dataOf(Policies), ...errorResponses },
     },
-    handler: async (request) => moderation.updatePolicies(principalOf(request), request.body),
+    handler: async (request) => ({ data: await moderation.updatePolicies(principalOf(request), request.body) }),
   });
 
   app.get('/v1/admin/pending', {
