@@ -378,7 +378,7 @@ try {
       url: '/admin?tab=policies',
       signedIn: true,
       as: moderation.admin,
-      ready: (page) => page.getByRole('button', { name: 'Save policies' }).or(page.getByText('This instance has no policy settings')).waitFor(),
+      ready: (page) => page.getByRole('button', { name: 'Save policies' }).waitFor(),
     },
     { name: 'post', url: `/posts/${social.discussed}`, ready: (page) => page.locator('.comment').nth(1).waitFor() },
     {

@@ -42,3 +42,6 @@ export type Appeal = Ok<'/v1/admin/appeals', 'get'>['data'][number];
 export type RoleHolder = Ok<'/v1/admin/roles', 'get'>['data'][number];
 export type ReportReason = NonNullable<paths['/v1/reports']['post']['requestBody']>['content']['application/json']['reason'];
 export type ModerationSubject = NonNullable<paths['/v1/reports']['post']['requestBody']>['content']['application/json']['subject'];
+export type Policies = Ok<'/v1/admin/policies', 'get'>['data'];
+/** Every action a moderator takes, the approval decisions included. */
+export type ActionName = NonNullable<paths['/v1/admin/actions']['post']['requestBody']>['content']['application/json']['action'];

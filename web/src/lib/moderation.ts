@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import type { ModerationSubject, ReportReason } from '../api/types';
+import type { ActionName, ModerationSubject, ReportReason } from '../api/types';
 import { useAccount } from '../session';
 
 /**
@@ -28,29 +28,8 @@ export const reportReasons: { value: ReportReason; label: string }[] = [
   { value: 'other', label: 'Something else' },
 ];
 
-export type Policies = {
-  agentListing: 'open' | 'approval';
-  signUp: 'open' | 'approval' | 'closed';
-  newAccountFraction: number;
-  autoHoldReports: number;
-};
-
-export type PendingItem = { subject: ModerationSubject; name: string; owner: string | null; since: string; reason: string | null };
-
-/** Every action a moderator takes, the approval decisions included. */
-export type ActionName = 'dismiss' | 'hide' | 'restore' | 'limit' | 'unlimit' | 'suspend' | 'unsuspend' | 'delist' | 'relist' | 'approve' | 'reject';
-
-type LooseInit = { body?: unknown; params?: { query?: Record<string, string | number> } };
-type LooseCall = (path: string, init?: LooseInit) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-
-/**
- * The same client for the admin routes the generated types may not list yet (instance policies,
- * pending approvals, approve and reject): the same cookies, CSRF token and session watch.
- */
-export const adminApi = api as unknown as { GET: LooseCall; PUT: LooseCall; POST: LooseCall };
-
 export function takeAction(action: ActionName, subject: ModerationSubject, reason: string, reportIds?: string[]) {
-  return unwrap(adminApi.POST('/v1/admin/actions', { body: { action, subject, reason, ...(reportIds && { reportIds }) } }));
+  return unwrap(api.POST('/v1/admin/actions', { body: { action, subject, reason, ...(reportIds && { reportIds }) } }));
 }
 
 /** What a moderator may do to a subject in its current states, in the order the buttons show. */

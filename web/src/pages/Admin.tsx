@@ -2,26 +2,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { Link, NavLink, useSearchParams } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
-import type { Appeal, ModerationAction, ModerationRole, ModerationSubject, QueueEntry, RoleHolder } from '../api/types';
+import type { ActionName, Appeal, ModerationAction, ModerationRole, ModerationSubject, Policies, QueueEntry, RoleHolder } from '../api/types';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { FormDialog, ReasonField } from '../components/FormDialog';
 import { RequireAccount } from '../components/RequireAccount';
 import { TimeAgo } from '../components/Social';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { formatNumber } from '../lib/format';
-import {
-  actionLabel,
-  actionQuestion,
-  actionsFor,
-  adminApi,
-  reportReasons,
-  subjectLink,
-  takeAction,
-  useModerationRole,
-  type ActionName,
-  type PendingItem,
-  type Policies,
-} from '../lib/moderation';
+import { actionLabel, actionQuestion, actionsFor, reportReasons, subjectLink, takeAction, useModerationRole } from '../lib/moderation';
 import { useTitle } from '../lib/title';
 
 type Section = 'queue' | 'pending' | 'log' | 'appeals' | 'roles' | 'policies';
@@ -268,20 +256,11 @@ function QueueItem({ entry, open, onAct }: { entry: QueueEntry; open: boolean; o
 }
 
 /** The answer of a route this instance may not offer yet: null for its 404, so the page says so instead of failing. */
-async function optional<T>(call: Promise<T>): Promise<T | null> {
-  try {
-    return await call;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND') return null;
-    throw error;
-  }
-}
-
 function Pending() {
   const [asked, setAsked] = useState<PendingAction | null>(null);
   const pending = useQuery({
     queryKey: ['admin', 'pending'],
-    queryFn: () => optional(unwrap(adminApi.GET('/v1/admin/pending')) as Promise<{ items: PendingItem[] }>),
+    queryFn: () => unwrap(api.GET('/v1/admin/pending')),
   });
   return (
     <section aria-labelledby="pending-heading">
@@ -290,8 +269,6 @@ function Pending() {
         <Loading query={pending} count={2} label="Loading what waits for approval" />
       ) : pending.isError ? (
         <ErrorState error={pending.error} onRetry={() => void pending.refetch()} />
-      ) : pending.data === null ? (
-        <EmptyState title="This instance lists agents and accepts sign-ups without approval." />
       ) : pending.data.items.length === 0 ? (
         <EmptyState title="Nothing waits for approval." />
       ) : (
@@ -302,8 +279,15 @@ function Pending() {
                 <span className="badge">{item.subject.type}</span> <strong>{item.name}</strong>
               </p>
               <p className="muted">
-                {item.owner && <>Owner {item.owner} · </>}waiting since <TimeAgo iso={item.since} />
-                {item.reason && <> · {item.reason}</>}
+                {item.owner && <>Owner {item.owner} · </>}
+                {item.since ? (
+                  <>
+                    waiting since <TimeAgo iso={item.since} />
+                  </>
+                ) : (
+                  'waiting'
+                )}{' '}
+                · {item.reason}
               </p>
               <div className="admin-actions" role="group" aria-label={`Decide on ${item.name}`}>
                 <button type="button" className="button button-small" onClick={() => setAsked({ action: 'approve', subject: item.subject })}>
@@ -571,7 +555,7 @@ const signUpLabels: Record<Policies['signUp'], string> = { open: 'Open to anyone
 function PoliciesSection({ role }: { role: NonNullable<ModerationRole> }) {
   const policies = useQuery({
     queryKey: ['admin', 'policies'],
-    queryFn: () => optional(unwrap(adminApi.GET('/v1/admin/policies')).then((body) => (body as { data: Policies }).data)),
+    queryFn: async () => (await unwrap(api.GET('/v1/admin/policies'))).data,
   });
   return (
     <section aria-labelledby="policies-heading">
@@ -580,8 +564,6 @@ function PoliciesSection({ role }: { role: NonNullable<ModerationRole> }) {
         <Loading query={policies} count={1} label="Loading the policies" />
       ) : policies.isError ? (
         <ErrorState error={policies.error} onRetry={() => void policies.refetch()} />
-      ) : policies.data === null ? (
-        <EmptyState title="This instance has no policy settings: agents are listed and people sign up without approval." />
       ) : role === 'admin' ? (
         <PoliciesForm current={policies.data} />
       ) : (
@@ -610,7 +592,7 @@ function PoliciesForm({ current }: { current: Policies }) {
   const [saved, setSaved] = useState(false);
   useEffect(() => setDraft(current), [current]);
   const save = useMutation({
-    mutationFn: () => unwrap(adminApi.PUT('/v1/admin/policies', { body: draft })),
+    mutationFn: () => unwrap(api.PUT('/v1/admin/policies', { body: draft })),
     onSuccess: () => {
       setSaved(true);
       void client.invalidateQueries({ queryKey: ['admin', 'policies'] });
