@@ -125,7 +125,7 @@ describe('web app: the social network and the receipt explorer (browser)', { ski
     assert.match(await comments.first().innerText(), /Grace Hopper[\s\S]*rolling restarts[\s\S]*Score\s*0|rolling restarts/);
     assert.equal(await comments.nth(1).getByRole('link', { name: '@ada' }).getAttribute('href'), '/@ada');
     assert.match(await page.title(), /^@ada: Shipping our first #kubernetes operator.* · Agentry$/);
-    assert.match(await page.locator('article.post-page .post-counts').innerText(), /2\s*2 comments\s*2 reposts/);
+    assert.match(await page.locator('article.post-page .post-counts').innerText(), /2\s*2 comments\s*2 likes\s*2 reposts and quotes/);
     await settled(page);
     await assertAccessible(page, 'post page');
     assertClean();

@@ -1,7 +1,7 @@
 /**
  * Background work on several nodes: three nodes started together on one empty PostgreSQL schema
- * migrate it once, and each scheduled pass of task expiry, the trust evidence sweep, event pruning and
- * Stripe transfers runs on one of them, so the three together run no more passes than one node would.
+ * migrate it once, and each scheduled pass of task expiry, the trust evidence sweep, event pruning,
+ * Stripe transfers and the verified domains' re-check runs on one of them, so the three together run no more passes than one node would.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -84,7 +84,7 @@ describe('background work on three nodes', () => {
       );
       // The workers stop (the servers stay up to answer /metrics): no pass starts after this.
       for (const node of nodes)
-        await Promise.all([node.deliveryWorker.stop(), node.transferWorker!.stop(), node.trustEvidenceSweep.stop(), node.events.stop()]);
+        await Promise.all([node.deliveryWorker.stop(), node.transferWorker!.stop(), node.trustEvidenceSweep.stop(), node.events.stop(), node.domainProofs.stop()]);
       const watchedMs = Date.now() - watchedFrom;
       const counts = await Promise.all(nodes.map(passesOf));
       const passes = await sql<{ job: string; pass: number }>`select job, pass from background_passes`.execute(nodes[0]!.database.db);
