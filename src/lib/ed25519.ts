@@ -193,9 +193,19 @@ export function verifyStrict(publicKey: Uint8Array, message: Uint8Array, signatu
   }
 }
 
+/** Seeds' key objects, newest last: parsing a key costs about ten times the signature it makes. */
+const privateKeys = new Map<string, KeyObject>();
+const PRIVATE_KEYS_KEPT = 256;
+
 function privateKeyFromSeed(seed: Uint8Array): KeyObject {
   if (seed.length !== 32) throw new Error('An Ed25519 seed is 32 bytes');
-  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const id = Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString('base64');
+  let key = privateKeys.get(id);
+  if (key) return key;
+  key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  if (privateKeys.size >= PRIVATE_KEYS_KEPT) privateKeys.delete(privateKeys.keys().next().value!);
+  privateKeys.set(id, key);
+  return key;
 }
 
 /** Raw 32-byte public key of an RFC 8032 seed (tests, fixtures, CLI). */
