@@ -127,6 +127,11 @@ export interface AppOverrides {
   beforeReady?: (server: FastifyInstance) => void;
   /** The built-in sentence encoder, shared by the apps of a test process and left open by each. */
   sentenceEncoder?: SentenceEncoder;
+  /**
+   * scrypt's cost N for new password hashes (default 2^15). Only tests lower it, where thousands of
+   * sign-ups would otherwise spend minutes of CPU; it is deliberately not an environment setting.
+   */
+  passwordCost?: number;
 }
 
 export interface AgentryApp {
@@ -328,6 +333,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     agentAccounts,
     principals,
     loginThrottle,
+    ...(overrides.passwordCost ? { passwordCost: overrides.passwordCost } : {}),
   });
   const signatureVerifier = createSignatureVerifier({
     threads: config.signatureThreads,

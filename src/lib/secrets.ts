@@ -17,13 +17,15 @@ export function hashSecret(secret: string): string {
   return hash('sha256', secret, 'base64url');
 }
 
-// scrypt N=2^15, r=8, p=1: OWASP's floor for scrypt, ~50 ms per hash on these machines.
-const scryptParams = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/** scrypt's cost N for new password hashes: 2^15 (r=8, p=1) is OWASP's floor for scrypt, ~50 ms per hash on these machines. */
+export const PASSWORD_COST = 32768;
+const scryptParams = { r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
-export async function hashPassword(password: string): Promise<string> {
+/** Each hash records its own cost, so hashes made at any cost verify after the cost changes. */
+export async function hashPassword(password: string, cost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password.normalize('NFKC'), salt, 32, scryptParams);
-  return `scrypt$${scryptParams.N}$${scryptParams.r}$${scryptParams.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+  const hash = await scrypt(password.normalize('NFKC'), salt, 32, { ...scryptParams, N: cost });
+  return `scrypt$${cost}$${scryptParams.r}$${scryptParams.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -38,6 +40,3 @@ export async function verifyPassword(password: string, stored: string): Promise<
   });
   return timingSafeEqual(actual, expected);
 }
-
-/** A hash to compare against when the account does not exist, so timing does not reveal which emails exist. */
-export const dummyPasswordHash = await hashPassword('not-a-real-password');

@@ -131,6 +131,12 @@ function migratedSqliteTemplate(): Promise<string> {
   return sqliteTemplate;
 }
 
+/**
+ * scrypt's cost for passwords in test apps: real scrypt, 2 ms a hash instead of 50-80, since the suites
+ * sign up thousands of accounts. The service's own cost is checked in test/unit/secrets.test.ts.
+ */
+export const TEST_PASSWORD_COST = 1024;
+
 /** The password `TestApp.signup` gives every account it makes. */
 export const signupPassword = 'correct horse battery';
 
@@ -200,6 +206,7 @@ async function startApp(
       logger: false,
       webRoot: null,
       sentenceEncoder: sharedSentenceEncoder(),
+      passwordCost: TEST_PASSWORD_COST,
       ...(databaseSchema ? { databaseSchema } : {}),
       ...overrides,
     });
@@ -240,7 +247,13 @@ export async function otherNode(app: TestApp, options: { sqliteFile?: boolean; o
   const schema = app.databaseSchema;
   if (!schema && !options.sqliteFile) return { ...app, close: async () => {} };
   const build = () =>
-    buildApp(app.config, { logger: false, sentenceEncoder: sharedSentenceEncoder(), ...(schema ? { databaseSchema: schema } : {}), ...options.overrides });
+    buildApp(app.config, {
+      logger: false,
+      sentenceEncoder: sharedSentenceEncoder(),
+      passwordCost: TEST_PASSWORD_COST,
+      ...(schema ? { databaseSchema: schema } : {}),
+      ...options.overrides,
+    });
   const node = testDatabaseUrl ? await withSchemaLock(testDatabaseUrl, build) : await build();
   const held = databaseUsers.get(app.server);
   if (held) held.users += 1;

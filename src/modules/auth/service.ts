@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { isoIn, isoNow } from '../../lib/clock.ts';
 import { accountSuspended, AppError, badRequest, conflict, forbidden, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { dummyPasswordHash, hashPassword, hashSecret, newSecret, verifyPassword } from '../../lib/secrets.ts';
+import { PASSWORD_COST, hashPassword, hashSecret, newSecret, verifyPassword } from '../../lib/secrets.ts';
 import type { Authenticator, Principal } from '../../lib/principal.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { AccountDeletion } from './account-deletion.ts';
@@ -30,6 +30,8 @@ export interface AuthServiceDeps {
   suspensionOf?: (accountIds: string[]) => Promise<string | null>;
   /** The instance's sign-up policy: `closed` refuses new accounts, by password and through the identity provider alike. */
   signUpPolicy?: () => Promise<'open' | 'approval' | 'closed'>;
+  /** scrypt's cost for new password hashes (default PASSWORD_COST). */
+  passwordCost?: number;
 }
 
 /** What a password-less account (signed in through an identity provider) types to confirm its deletion. */
@@ -64,7 +66,11 @@ export function createAuthService({
   accountDeletion,
   suspensionOf = async () => null,
   signUpPolicy = async () => 'open',
+  passwordCost = PASSWORD_COST,
 }: AuthServiceDeps) {
+  /** A hash to compare against when the account does not exist, so timing does not reveal which emails exist. */
+  const dummyPasswordHash = hashPassword('not-a-real-password', passwordCost);
+
   async function refuseClosedSignUp() {
     if ((await signUpPolicy()) === 'closed') throw new AppError('SIGN_UP_CLOSED', 'This instance is not taking new accounts: sign-up is closed');
   }
@@ -198,7 +204,7 @@ export function createAuthService({
         id: newId(),
         kind: 'person',
         email: normalized,
-        password_hash: await hashPassword(password),
+        password_hash: await hashPassword(password, passwordCost),
         oidc_issuer: null,
         oidc_subject: null,
         agent_id: null,
@@ -218,7 +224,7 @@ export function createAuthService({
         throw new RateLimitedError(`Too many failed logins for this email address; retry in ${seconds} s`, seconds);
       }
       const account = await store.findAccountByEmail(normalized);
-      const valid = await verifyPassword(password, account?.password_hash ?? dummyPasswordHash);
+      const valid = await verifyPassword(password, account?.password_hash ?? (await dummyPasswordHash));
       if (!account || !account.password_hash || !valid) {
         await loginThrottle.failed(normalized, clientAddress, admission.budget);
         throw unauthorized('Invalid email or password');
@@ -251,7 +257,7 @@ export function createAuthService({
       await checkOwnPassword(account, currentPassword, clientAddress, '/body/currentPassword');
       if (currentPassword === newPassword)
         throw badRequest('The new password is the current one', [{ path: '/body/newPassword', message: 'Choose a password different from the current one' }]);
-      await store.setPasswordHash(account.id, await hashPassword(newPassword));
+      await store.setPasswordHash(account.id, await hashPassword(newPassword, passwordCost));
       const keep = principal.via === 'session' ? principal.credentialId : null;
       const revoked = await store.revokeSessionsExcept(account.id, keep, isoNow(clock));
       await Promise.all(revoked.map((id) => principals.forgetCredential(id)));
