@@ -57,6 +57,15 @@ const httpUrl = (maxLength: number): fc.Arbitrary<string> =>
     .map(([scheme, host, path]) => `${scheme}://${host}.example.test${path}`)
     .filter((url) => url.length <= maxLength);
 
+/** Strings matching each pattern, built once per pattern: parsing a pattern into a generator costs 1-30 ms, a sample far less. */
+const patternArbitraries = new Map<string, fc.Arbitrary<string>>();
+
+function matching(pattern: string): fc.Arbitrary<string> {
+  let arbitrary = patternArbitraries.get(pattern);
+  if (!arbitrary) patternArbitraries.set(pattern, (arbitrary = fc.stringMatching(new RegExp(pattern))));
+  return arbitrary;
+}
+
 function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = num(schema.minLength) ?? 0;
   const maxLength = num(schema.maxLength) ?? 200;
@@ -74,17 +83,26 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
     case 'date-time':
       return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
   }
-  if (typeof schema.pattern === 'string') return fc.stringMatching(new RegExp(schema.pattern)).filter(fits);
+  if (typeof schema.pattern === 'string') return matching(schema.pattern).filter(fits);
   // Mostly readable text, sometimes any Unicode scalar values (never lone surrogates or NUL: those are hostile).
   const cap = Math.min(maxLength, minLength + 40);
-  return fc
-    .oneof(
-      { weight: 3, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme-ascii' }) },
-      { weight: 1, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme' }) },
-    )
-    .map((text) => text.replace(/\0/g, 'x'))
-    .filter((text) => fits(text) && text.trim() !== '');
+  const key = `${minLength}-${cap}`;
+  let text = textArbitraries.get(key);
+  if (!text)
+    textArbitraries.set(
+      key,
+      (text = fc
+        .oneof(
+          { weight: 3, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme-ascii' }) },
+          { weight: 1, arbitrary: fc.string({ minLength, maxLength: cap, unit: 'grapheme' }) },
+        )
+        .map((text) => text.replace(/\0/g, 'x'))),
+    );
+  return text.filter((text) => fits(text) && text.trim() !== '');
 }
+
+/** Free text by length bounds, built once per bounds: a grapheme generator builds a table of every grapheme. */
+const textArbitraries = new Map<string, fc.Arbitrary<string>>();
 
 function integerArbitrary(schema: JsonSchema): fc.Arbitrary<number> {
   const min = num(schema.minimum) ?? (num(schema.exclusiveMinimum) !== undefined ? num(schema.exclusiveMinimum)! + 1 : -1_000_000);
@@ -231,9 +249,17 @@ export function validArbitraries(route: RouteEntry): ValidArbitraries {
 }
 
 /** One valid request for the route, as an arbitrary. */
+/** Each route's arbitrary, built once: building one (its patterns parsed into generators) costs far more than a sample. */
+const validRequests = new WeakMap<RouteEntry, fc.Arbitrary<RouteInput>>();
+
 export function validRequest(route: RouteEntry): fc.Arbitrary<RouteInput> {
-  const a = validArbitraries(route);
-  return fc.record({ params: a.params, query: a.query, headers: a.headers, body: a.body });
+  let arbitrary = validRequests.get(route);
+  if (!arbitrary) {
+    const a = validArbitraries(route);
+    arbitrary = fc.record({ params: a.params, query: a.query, headers: a.headers, body: a.body });
+    validRequests.set(route, arbitrary);
+  }
+  return arbitrary;
 }
 
 /** One deterministic valid request for the route: the same seed gives the same request. */
@@ -279,7 +305,7 @@ export function deepValue(depth: number): unknown {
 }
 
 /** Strings meant to break text handling: NUL, lone surrogates, very long, control and odd Unicode. */
-export const hostileString = (): fc.Arbitrary<string> =>
+const buildHostileString = (): fc.Arbitrary<string> =>
   fc.oneof(
     fc.constantFrom(
       '\u0000',
@@ -316,7 +342,7 @@ export const hostileString = (): fc.Arbitrary<string> =>
   );
 
 /** Numbers at and past every edge, as values. */
-export const hostileNumber = (): fc.Arbitrary<number> =>
+const buildHostileNumber = (): fc.Arbitrary<number> =>
   fc.oneof(
     fc.constantFrom(
       0,
@@ -342,7 +368,7 @@ export const hostileNumber = (): fc.Arbitrary<number> =>
   );
 
 /** Number spellings for query strings that a strict parser refuses. */
-export const hostileNumberText = (): fc.Arbitrary<string> =>
+const buildHostileNumberText = (): fc.Arbitrary<string> =>
   fc.oneof(
     fc.constantFrom(
       '1e20',
@@ -377,7 +403,7 @@ export const hostileNumberText = (): fc.Arbitrary<string> =>
  * A JSON value of any type, sometimes huge. Deep nesting comes as text (see hostileRequest): a
  * value thousands of levels deep would overflow JSON.stringify before it could be sent.
  */
-export const hostileValue = (): fc.Arbitrary<unknown> =>
+const buildHostileValue = (): fc.Arbitrary<unknown> =>
   fc.oneof(
     { weight: 3, arbitrary: fc.oneof(fc.constant(null), fc.boolean(), hostileNumber(), hostileString()) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
@@ -388,7 +414,7 @@ export const hostileValue = (): fc.Arbitrary<unknown> =>
 const DEEP_PLACEHOLDER = '\u0000deep\u0000';
 
 /** Raw body texts: malformed or extreme JSON. */
-export const hostileBodyText = (): fc.Arbitrary<string> =>
+const buildHostileBodyText = (): fc.Arbitrary<string> =>
   fc.oneof(
     fc.constantFrom(
       '',
@@ -489,7 +515,7 @@ export function hostileRequest(route: RouteEntry): fc.Arbitrary<HostileInput> {
           from(input, 'raw body', { body: { kind: 'raw', text } }),
     ),
     hostileValue().map((value) => (input: RouteInput) => from(input, 'body replaced', { body: { kind: 'json', value } })),
-    fc.tuple(fc.stringMatching(/^[a-zA-Z_$][a-zA-Z0-9_]{0,10}$/), hostileValue()).map(
+    fc.tuple(matching('^[a-zA-Z_$][a-zA-Z0-9_]{0,10}$'), hostileValue()).map(
       ([name, value]) =>
         (input: RouteInput) =>
           from(input, `unknown field ${name}`, { body: { kind: 'json', value: withField(input.body, name, value) } }),
@@ -515,3 +541,15 @@ export function hostileRequest(route: RouteEntry): fc.Arbitrary<HostileInput> {
   }
   return fc.tuple(validRequest(route), fc.oneof(...mutations)).map(([input, mutate]) => mutate(input));
 }
+
+/** Builds an arbitrary on first use and keeps it: building costs far more than drawing from it. */
+function once<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
+export const hostileNumber = once(buildHostileNumber);
+export const hostileString = once(buildHostileString);
+export const hostileNumberText = once(buildHostileNumberText);
+export const hostileValue = once(buildHostileValue);
+export const hostileBodyText = once(buildHostileBodyText);
