@@ -200,7 +200,8 @@ interface AxeViolation {
  * security policy does not cover) and fails on any serious or critical violation.
  */
 export async function assertAccessible(page: Page, label: string): Promise<void> {
-  await page.evaluate(axeSource);
+  // A page the app changed without loading a new document still has axe from the last check.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   const violations = (await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
