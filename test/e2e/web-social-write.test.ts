@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { png } from '../helpers/images.ts';
-import { createPost } from '../helpers/social.ts';
+import { comment, createPost } from '../helpers/social.ts';
 import { assertAccessible, browserSuiteSkip, freePort, logIn, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { seed } from './fixtures.ts';
 import { seedSocial, type SocialSeed } from './social-fixtures.ts';
@@ -327,6 +327,56 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
       .or(page.getByRole('button', { name: 'Follow', exact: true }))
       .waitFor();
     assert.equal(await page.getByRole('button', { name: 'Edit profile' }).count(), 0);
+    await settled(page);
+    assertClean();
+    await close();
+  });
+
+  it('replies to a comment by keyboard: the reply sits indented under it, long threads open with Show more replies, and a link to a reply opens its thread', async () => {
+    const post = await createPost(harness.app, social.ada.token, 'Threads: which CI runner do you use?');
+    const root = await comment(harness.app, social.ada.token, post.id, 'We use a self-hosted runner');
+    for (const words of ['First answer', 'Second answer', 'Third answer', 'Fourth answer'])
+      await comment(harness.app, social.ada.token, post.id, words, root.id);
+    const { page, assertClean, close } = await openPage(harness);
+    await logIn(page, social.grace.email, `/posts/${post.id}`);
+    const rootCard = page.locator(`#comment-${root.id}`);
+    const replies = page.getByRole('list', { name: 'Replies to Ada Lovelace' });
+    // Three replies show; the fourth waits behind a button.
+    await replies.getByText('Third answer').waitFor();
+    assert.equal(await replies.getByText('Fourth answer').count(), 0);
+    await replies.getByRole('button', { name: 'Show 1 more reply' }).click();
+    await replies.getByText('Fourth answer').waitFor();
+
+    const replyButton = rootCard.getByRole('button', { name: 'Reply to Ada Lovelace' });
+    await replyButton.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await replyButton.getAttribute('aria-expanded'), 'true');
+    await page.waitForFunction(() => document.activeElement?.tagName === 'TEXTAREA');
+    await page.keyboard.type('Same here, on two cores');
+    await settled(page);
+    await assertAccessible(page, 'reply box under a comment');
+    const answered = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith(`/v1/social/posts/${post.id}/comments`),
+    );
+    await page.keyboard.press('Tab'); // Cancel
+    await page.keyboard.press('Tab'); // Reply
+    await page.keyboard.press('Enter');
+    assert.equal((await answered).status(), 201);
+    await replies.getByText('Same here, on two cores').waitFor();
+    const stored = (await server(social.grace.token, post.id)).body.comments as { body: string; parentId: string | null }[];
+    assert.equal(stored.find((c) => c.body === 'Same here, on two cores')?.parentId, root.id);
+
+    // Escape closes a reply box and gives the focus back to its button.
+    await replyButton.click();
+    await page.waitForFunction(() => document.activeElement?.tagName === 'TEXTAREA');
+    await page.keyboard.press('Escape');
+    assert.equal(await replyButton.getAttribute('aria-expanded'), 'false');
+    assert.equal(await replyButton.evaluate((button) => button === document.activeElement), true);
+
+    // A link to the fourth reply (as a notification gives it) opens the thread it sits in.
+    const fourth = stored.find((c) => c.body === 'Fourth answer') as unknown as { id: string };
+    await page.goto(`/posts/${post.id}#comment-${fourth.id}`);
+    await page.locator(`#comment-${fourth.id}`).getByText('Fourth answer').waitFor();
     await settled(page);
     assertClean();
     await close();

@@ -31,8 +31,9 @@ export async function vote(app: TestApp, token: string, postId: string, value: 1
   return response.json() as { score: number; userVote: 1 | -1 | null };
 }
 
-export async function comment(app: TestApp, token: string, postId: string, body: string) {
-  const response = await app.request({ method: 'POST', url: `/v1/social/posts/${postId}/comments`, token, body: { body } });
+/** A comment on the post, or (`parentId`) a reply to one of its comments. */
+export async function comment(app: TestApp, token: string, postId: string, body: string, parentId?: string) {
+  const response = await app.request({ method: 'POST', url: `/v1/social/posts/${postId}/comments`, token, body: parentId ? { body, parentId } : { body } });
   if (response.statusCode !== 201) throw new Error(`comment failed: ${response.statusCode} ${response.body}`);
   return response.json().comment as { id: string; [k: string]: unknown };
 }

@@ -16,7 +16,7 @@ describe('social notifications: what creates them', () => {
 
   const fresh = async () => Promise.all([socialUser(app), socialUser(app)]);
 
-  it('notifies a like (and takes it back with the like), a reply, a follow, a repost and a quote', async () => {
+  it('notifies a like (and takes it back with the like), a reply (with its words), a follow, a repost and a quote', async () => {
     const [author, fan] = await fresh();
     const post = await createPost(app, author.token, 'A'.repeat(150));
     await vote(app, fan.token, post.id, 1);
@@ -32,7 +32,7 @@ describe('social notifications: what creates them', () => {
         ['repost', quote.id, null, 'quoting', false, fan.username],
         ['repost', repost.id, null, 'A'.repeat(100), false, fan.username],
         ['follow', null, null, null, false, fan.username],
-        ['reply', post.id, reply.id, 'A'.repeat(100), false, fan.username],
+        ['reply', post.id, reply.id, 'reply here', false, fan.username],
         ['like', post.id, null, 'A'.repeat(100), false, fan.username],
       ],
     );
@@ -54,7 +54,7 @@ describe('social notifications: what creates them', () => {
     assert.equal((await notificationsOf(app, author.token)).length, 3);
   });
 
-  it('notifies mentions in posts and comments: existing users only, once each, case-insensitively', async () => {
+  it('notifies mentions in posts and comments (with the words that mention): existing users only, once each, case-insensitively', async () => {
     const [writer, reader] = await fresh();
     const post = await createPost(
       app,
@@ -70,7 +70,7 @@ describe('social notifications: what creates them', () => {
     const other = await createPost(app, alice.token, 'unrelated post');
     const said = await comment(app, writer.token, other.id, `@${reader.username} look at this`);
     const latest = (await notificationsOf(app, reader.token))[0]!;
-    assert.deepEqual([latest.type, latest.postId, latest.commentId, latest.postBody], ['mention', other.id, said.id, 'unrelated post']);
+    assert.deepEqual([latest.type, latest.postId, latest.commentId, latest.postBody], ['mention', other.id, said.id, `@${reader.username} look at this`]);
   });
 
   it('never notifies people of their own actions', async () => {

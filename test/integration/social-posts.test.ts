@@ -186,7 +186,7 @@ describe('social posts: read and delete', () => {
         [second.id, 'Thanks', -1, -1],
       ],
     );
-    assert.deepEqual(Object.keys(asBob.comments[0]).sort(), ['author', 'body', 'createdAt', 'id', 'postId', 'score', 'userVote']);
+    assert.deepEqual(Object.keys(asBob.comments[0]).sort(), ['author', 'body', 'createdAt', 'id', 'parentId', 'postId', 'score', 'userVote']);
     assert.equal(asBob.comments[0].postId, post.id);
     assert.equal(asBob.comments[0].author.username, bob.username);
 
@@ -298,5 +298,89 @@ describe('social posts: deleting a comment', () => {
     const statuses = (await Promise.all([remove(bob.token, reply.id), remove(bob.token, reply.id)])).map((r) => r.statusCode).sort();
     assert.deepEqual(statuses, [200, 404]);
     assert.equal((await getJson(app, `/v1/social/posts/${post.id}`)).post.commentCount, 0);
+  });
+});
+
+describe('social comments: threads', () => {
+  let app: TestApp;
+  let alice: SocialUser;
+  let bob: SocialUser;
+  let carol: SocialUser;
+  before(async () => {
+    app = await startTestApp();
+    [alice, bob, carol] = await Promise.all([socialUser(app), socialUser(app), socialUser(app)]);
+  });
+  after(() => app.close());
+
+  const answer = (token: string | null, postId: string, body: unknown) => app.request({ method: 'POST', url: `/v1/social/posts/${postId}/comments`, token, body });
+
+  it('answers a comment with parentId, returns it with every comment, and tells both the post author and the comment author', async () => {
+    const post = await createPost(app, alice.token, 'Which queue do you run in production?');
+    const top = await comment(app, bob.token, post.id, 'We run Redis streams');
+    const response = await answer(carol.token, post.id, { body: 'Why not Kafka?', parentId: top.id });
+    assert.equal(response.statusCode, 201, response.body);
+    const reply = response.json().comment;
+    assert.equal(reply.parentId, top.id);
+    const nested = (await answer(bob.token, post.id, { body: 'Fewer moving parts', parentId: reply.id })).json().comment;
+
+    const page = await getJson(app, `/v1/social/posts/${post.id}`);
+    assert.deepEqual(
+      page.comments.map((c: { id: string; parentId: string | null }) => [c.id, c.parentId]),
+      [
+        [top.id, null],
+        [reply.id, top.id],
+        [nested.id, reply.id],
+      ],
+    );
+    assert.equal(page.post.commentCount, 3);
+
+    // The reply's words reach both people it answers, once each, linked to the reply itself.
+    const told = async (user: SocialUser) =>
+      (await notificationsOf(app, user.token)).filter((n) => n.type === 'reply' && n.commentId === reply.id).map((n) => [n.postId, n.postBody]);
+    assert.deepEqual(await told(alice), [[post.id, 'Why not Kafka?']]);
+    assert.deepEqual(await told(bob), [[post.id, 'Why not Kafka?']]);
+    // Bob answering in his own thread tells Carol (whose comment he answered) and Alice, never Bob.
+    assert.equal((await notificationsOf(app, carol.token)).filter((n) => n.commentId === nested.id).length, 1);
+    assert.equal((await notificationsOf(app, bob.token)).filter((n) => n.commentId === nested.id).length, 0);
+  });
+
+  it('refuses a parent that is not a comment of this post, and a parentId that is not an id', async () => {
+    const post = await createPost(app, alice.token, 'First post');
+    const elsewhere = await createPost(app, alice.token, 'Second post');
+    const there = await comment(app, bob.token, elsewhere.id, 'on the second post');
+    const wrongPost = await answer(carol.token, post.id, { body: 'misplaced', parentId: there.id });
+    expectError(wrongPost, 400, 'BAD_REQUEST');
+    assert.equal(wrongPost.json().details[0].path, '/body/parentId');
+    expectError(await answer(carol.token, post.id, { body: 'to nothing', parentId: '00000000-0000-4000-8000-000000000000' }), 400, 'BAD_REQUEST');
+    expectError(await answer(carol.token, post.id, { body: 'bad id', parentId: 'not-an-id' }), 400, 'BAD_REQUEST');
+    expectError(await answer(carol.token, post.id, { body: 'bad type', parentId: 7 }), 400, 'BAD_REQUEST');
+    expectError(await answer(null, post.id, { body: 'anonymous', parentId: there.id }), 401, 'UNAUTHORIZED');
+    assert.equal((await getJson(app, `/v1/social/posts/${post.id}`)).comments.length, 0);
+  });
+
+  it('keeps the replies when the comment they answer is deleted, still naming it', async () => {
+    const post = await createPost(app, alice.token, 'A thread that loses its root');
+    const root = await comment(app, bob.token, post.id, 'soon gone');
+    const kept = (await answer(carol.token, post.id, { body: 'still here', parentId: root.id })).json().comment;
+    assert.equal((await app.request({ method: 'DELETE', url: `/v1/social/comments/${root.id}`, token: bob.token })).statusCode, 200);
+    const page = await getJson(app, `/v1/social/posts/${post.id}`);
+    assert.deepEqual(
+      page.comments.map((c: { id: string; parentId: string | null }) => [c.id, c.parentId]),
+      [[kept.id, root.id]],
+    );
+    assert.equal(page.post.commentCount, 1);
+    // A deleted comment can no longer be answered.
+    expectError(await answer(alice.token, post.id, { body: 'too late', parentId: root.id }), 400, 'BAD_REQUEST');
+  });
+
+  it('refuses to answer a comment whose author blocked you', async () => {
+    const post = await createPost(app, alice.token, 'Open to all');
+    const said = await comment(app, bob.token, post.id, 'my comment');
+    assert.equal((await app.request({ method: 'POST', url: `/v1/social/users/${carol.username}/block`, token: bob.token })).statusCode, 200);
+    const refused = await answer(carol.token, post.id, { body: 'hello', parentId: said.id });
+    expectError(refused, 403, 'FORBIDDEN');
+    assert.match(refused.json().message, /author of this comment has blocked you/);
+    // Carol may still comment on Alice's post itself.
+    assert.equal((await answer(carol.token, post.id, { body: 'hello Alice' })).statusCode, 201);
   });
 });

@@ -1163,7 +1163,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A post with all its comments, oldest first */
+        /** A post with all its comments, oldest first; each names the comment it answers (parentId) */
         get: operations["getV1SocialPostsById"];
         put?: never;
         post?: never;
@@ -1268,7 +1268,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Comment on a post */
+        /** Comment on a post, or (parentId) answer one of its comments */
         post: operations["postV1SocialPostsByIdComments"];
         delete?: never;
         options?: never;
@@ -7450,6 +7450,8 @@ export interface operations {
                         comments: {
                             id: string;
                             postId: string;
+                            /** @description The comment this one answers (it may since have been deleted or hidden); null for a comment on the post */
+                            parentId: string | null;
                             body: string;
                             score: number;
                             /** @enum {integer|null} */
@@ -7858,6 +7860,11 @@ export interface operations {
                 "application/json": {
                     /** @description Up to 500 characters (Unicode code points); not blank */
                     body: string;
+                    /**
+                     * Format: uuid
+                     * @description The comment of the same post this one answers; omitted for a comment on the post
+                     */
+                    parentId?: string;
                 };
             };
         };
@@ -7872,6 +7879,8 @@ export interface operations {
                         comment: {
                             id: string;
                             postId: string;
+                            /** @description The comment this one answers (it may since have been deleted or hidden); null for a comment on the post */
+                            parentId: string | null;
                             body: string;
                             score: number;
                             /** @enum {integer|null} */

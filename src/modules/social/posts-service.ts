@@ -42,12 +42,12 @@ export function createPostsService(ctx: SocialContext) {
   const writePost = createPostWriter(ctx);
 
   /** Someone who blocked the actor cannot be mentioned by them, nor (`replyTo`, a profile id) replied to. */
-  async function refuseBlocked(actor: Identity, text: string, path: string, replyTo?: string): Promise<void> {
+  async function refuseBlocked(actor: Identity, text: string, path: string, replyTo?: string, answering: 'post' | 'comment' = 'post'): Promise<void> {
     const mentioned = (await stores.people.identitiesByUsername(extractMentions(text))).filter((person) => person.id !== actor.id);
     const asked = [...mentioned.map((person) => person.id), ...(replyTo && replyTo !== actor.id ? [replyTo] : [])];
     const blockers = new Set(await stores.shuns.blockersAmong(asked, actor.id));
     if (blockers.size === 0) return;
-    if (replyTo && blockers.has(replyTo)) throw forbidden('The author of this post has blocked you: you cannot reply to them');
+    if (replyTo && blockers.has(replyTo)) throw forbidden(`The author of this ${answering} has blocked you: you cannot reply to them`);
     const names = mentioned.filter((person) => blockers.has(person.id)).map((person) => `@${person.username}`);
     throw new AppError('FORBIDDEN', `${names.join(', ')} blocked you: you cannot mention ${names.length === 1 ? 'them' : 'these accounts'}`, [
       { path, message: `mentions ${names.join(', ')}, who blocked you` },
@@ -201,19 +201,27 @@ export function createPostsService(ctx: SocialContext) {
       });
     },
 
-    async addComment(principal: Principal, postId: string, body: string) {
+    /** `parentId`: the comment of the same post this one answers, or null for a comment on the post. */
+    async addComment(principal: Principal, postId: string, body: string, parentId: string | null = null) {
       const actor = await ctx.actorOf(principal);
       checkText(body, '/body/body');
-      await refuseBlocked(actor, body, '/body/body', (await findPost(postId)).author_id);
+      const post = await findPost(postId);
+      const parent = parentId === null ? null : await stores.posts.findVisibleComment(parentId.toLowerCase());
+      if (parentId !== null && (!parent || parent.post_id !== post.id))
+        throw badRequest('parentId must name a comment of this post', [{ path: '/body/parentId', message: 'no such comment on this post' }]);
+      await refuseBlocked(actor, body, '/body/body', post.author_id);
+      if (parent) await refuseBlocked(actor, '', '/body/parentId', parent.author_id, 'comment');
       const now = isoNow(clock);
-      const row = { id: newId(), post_id: postId, author_id: actor.id, body, created_at: now };
+      const row = { id: newId(), post_id: post.id, parent_id: parent?.id ?? null, author_id: actor.id, body, created_at: now };
       await ctx.write(async (tx) => {
-        const post = await tx.posts.countComment(postId);
-        if (!post) throw notFound('Post not found');
+        const counted = await tx.posts.countComment(post.id);
+        if (!counted) throw notFound('Post not found');
         await tx.posts.insertComment(row);
-        const subject = { postId, commentId: row.id, postText: await textOf(tx, post) };
-        const reply = notification('reply', post.author_id, actor, subject, now);
-        await tx.notifications.insert([...reply, ...(await mentionNotifications(tx, actor, body, subject, [post.author_id], now))]);
+        // What the reply says, so the notification shows the words written, not the post they answer.
+        const subject = { postId: post.id, commentId: row.id, postText: body };
+        const answered = [...new Set([counted.author_id, ...(parent ? [parent.author_id] : [])])];
+        const replies = answered.flatMap((recipient) => notification('reply', recipient, actor, subject, now));
+        await tx.notifications.insert([...replies, ...(await mentionNotifications(tx, actor, body, subject, answered, now))]);
       });
       ctx.postsChanged();
       return { comment: commentView({ ...row, like_count: 0, dislike_count: 0, ...authorColumns(actor) }, new Map()) };

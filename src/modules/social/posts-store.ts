@@ -120,6 +120,25 @@ export function createPostsStore(database: Db) {
 
     findComment: (id: string) => db.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirst(),
 
+    /** A comment anyone may see and answer: not hidden by moderators. */
+    findVisibleComment: (id: string) =>
+      db
+        .selectFrom('comments as c')
+        .selectAll('c')
+        .where('c.id', '=', id)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('moderation_states as hidden')
+                .select('hidden.subject_id')
+                .whereRef('hidden.subject_id', '=', 'c.id')
+                .where('hidden.subject_type', '=', 'comment')
+                .where('hidden.state', '=', 'hidden'),
+            ),
+          ),
+        )
+        .executeTakeFirst(),
+
     /** Deletes the comment if `authorId` wrote it; its votes and notifications go with it (foreign keys). */
     async deleteComment(id: string, authorId: string): Promise<boolean> {
       const deleted = await db.deleteFrom('comments').where('id', '=', id).where('author_id', '=', authorId).executeTakeFirst();
@@ -217,6 +236,7 @@ export function createPostsStore(database: Db) {
         .select([
           'c.id',
           'c.post_id',
+          'c.parent_id',
           'c.body',
           'c.like_count',
           'c.dislike_count',

@@ -75,7 +75,12 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.get('/v1/social/posts/:id', {
     config: { auth: 'optional' },
-    schema: { tags, summary: 'A post with all its comments, oldest first', params: IdParams, response: { 200: PostWithComments, ...errorResponses } },
+    schema: {
+      tags,
+      summary: 'A post with all its comments, oldest first; each names the comment it answers (parentId)',
+      params: IdParams,
+      response: { 200: PostWithComments, ...errorResponses },
+    },
     handler: async (request) => posts.getPost(request.principal, request.params.id),
   });
 
@@ -138,8 +143,16 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.post('/v1/social/posts/:id/comments', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Comment on a post', params: IdParams, body: CreateComment, response: { 201: CommentEnvelope, ...errorResponses } },
-    handler: async (request, reply) => reply.status(201).send(await posts.addComment(principalOf(request), request.params.id, request.body.body)),
+    schema: {
+      tags,
+      security,
+      summary: 'Comment on a post, or (parentId) answer one of its comments',
+      params: IdParams,
+      body: CreateComment,
+      response: { 201: CommentEnvelope, ...errorResponses },
+    },
+    handler: async (request, reply) =>
+      reply.status(201).send(await posts.addComment(principalOf(request), request.params.id, request.body.body, request.body.parentId ?? null)),
   });
 
   app.delete('/v1/social/comments/:id', {

@@ -9,7 +9,13 @@ const TopicSlug = Type.String({ minLength: 1, maxLength: 40, description: `One o
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const CreatePost = Type.Object({ body: Body, topic: Type.Optional(TopicSlug) }, { additionalProperties: false });
-export const CreateComment = Type.Object({ body: Body }, { additionalProperties: false });
+export const CreateComment = Type.Object(
+  {
+    body: Body,
+    parentId: Type.Optional(Type.String({ format: 'uuid', description: 'The comment of the same post this one answers; omitted for a comment on the post' })),
+  },
+  { additionalProperties: false },
+);
 export const CreateRepost = Type.Object(
   { body: Type.Optional(Body) },
   { additionalProperties: false, description: '{} for a pure repost, { body } for a quote post' },
@@ -79,6 +85,7 @@ export const Post = Type.Object({
 export const Comment = Type.Object({
   id: Type.String(),
   postId: Type.String(),
+  parentId: nullable(Type.String({ description: 'The comment this one answers (it may since have been deleted or hidden); null for a comment on the post' })),
   body: Type.String(),
   score: Type.Integer(),
   userVote: Type.Optional(Vote),

@@ -34,6 +34,8 @@ export interface PostVotesTable {
 export interface CommentsTable {
   id: string;
   post_id: string;
+  /** The comment this one answers, in the same post; null for a comment on the post itself. */
+  parent_id: string | null;
   author_id: string;
   body: string;
   like_count: Generated<number>;

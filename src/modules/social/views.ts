@@ -86,11 +86,12 @@ export function renderPosts(rows: HydratedPost[], votes: VoteLookup): string {
 export const idsWithOriginals = (rows: HydratedPost[]): string[] => [...new Set(rows.flatMap((r) => (r.original ? [r.id, r.original.id] : [r.id])))];
 
 export const commentView = (
-  row: AuthorColumns & { id: string; post_id: string; body: string; like_count: number; dislike_count: number; created_at: string },
+  row: AuthorColumns & { id: string; post_id: string; parent_id: string | null; body: string; like_count: number; dislike_count: number; created_at: string },
   votes: VoteLookup,
 ) => ({
   id: row.id,
   postId: row.post_id,
+  parentId: row.parent_id,
   body: row.body,
   score: row.like_count - row.dislike_count,
   ...(votes ? { userVote: votes.get(row.id) ?? null } : {}),

@@ -144,11 +144,24 @@ export function DeleteButton({ what, remove, onDeleted }: { what: 'post' | 'comm
 }
 
 /** The comment box under a post (on its page, or opened by Reply under a card). */
-export function CommentBox({ postId, onAdded, autoFocus = false }: { postId: string; onAdded: () => Promise<unknown>; autoFocus?: boolean }) {
+/** A comment on the post, or (`parentId`) a reply to one of its comments. */
+export function CommentBox({
+  postId,
+  parentId,
+  onAdded,
+  onCancel,
+  autoFocus = false,
+}: {
+  postId: string;
+  parentId?: string;
+  onAdded: () => Promise<unknown>;
+  onCancel?: () => void;
+  autoFocus?: boolean;
+}) {
   const id = useId();
   const [body, setBody] = useState('');
   const add = useMutation({
-    mutationFn: () => unwrap(api.POST('/v1/social/posts/{id}/comments', { params: { path: { id: postId } }, body: { body } })),
+    mutationFn: () => unwrap(api.POST('/v1/social/posts/{id}/comments', { params: { path: { id: postId } }, body: parentId ? { body, parentId } : { body } })),
     onSuccess: async () => {
       setBody('');
       await onAdded();
@@ -163,16 +176,32 @@ export function CommentBox({ postId, onAdded, autoFocus = false }: { postId: str
         add.mutate();
       }}
     >
-      <label htmlFor={`${id}-body`}>Your comment</label>
-      <textarea id={`${id}-body`} rows={3} autoFocus={autoFocus} value={body} onChange={(event) => setBody(event.target.value)} />
+      <label htmlFor={`${id}-body`}>{parentId ? 'Your reply' : 'Your comment'}</label>
+      <textarea
+        id={`${id}-body`}
+        rows={3}
+        autoFocus={autoFocus}
+        value={body}
+        onChange={(event) => setBody(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Escape' && onCancel) onCancel();
+        }}
+      />
       {refusal && (
         <p className="form-error" role="alert">
           {refusal}
         </p>
       )}
-      <button type="submit" className="button button-primary" disabled={add.isPending || body.trim() === ''}>
-        Comment
-      </button>
+      <div className="comment-box-buttons">
+        {onCancel && (
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+        <button type="submit" className="button button-primary" disabled={add.isPending || body.trim() === ''}>
+          {parentId ? 'Reply' : 'Comment'}
+        </button>
+      </div>
     </form>
   );
 }

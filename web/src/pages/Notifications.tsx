@@ -11,7 +11,7 @@ import { useTitle } from '../lib/title';
 
 const groups: { type: SocialNotification['type']; title: string; verb: string }[] = [
   { type: 'mention', title: 'Mentions', verb: 'mentioned you' },
-  { type: 'reply', title: 'Replies', verb: 'commented on your post' },
+  { type: 'reply', title: 'Replies', verb: 'replied' },
   { type: 'like', title: 'Likes', verb: 'liked your post' },
   { type: 'repost', title: 'Reposts', verb: 'reposted your post' },
   { type: 'follow', title: 'Follows', verb: 'followed you' },

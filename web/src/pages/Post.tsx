@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
-import type { Post } from '../api/types';
+import type { Comment, Post } from '../api/types';
 import { CommentBox, DeleteButton, QuoteButton, QuoteForm, RepostButton, VoteButtons } from '../components/PostActions';
 import { ReportButton } from '../components/ReportButton';
 import { Avatar, AgentBadge, Name, PostCard, TimeAgo, UserText } from '../components/Social';
@@ -96,62 +96,160 @@ export default function PostPage() {
           {formatNumber(comments.length)} {comments.length === 1 ? 'comment' : 'comments'}
         </h2>
         {me && <CommentBox postId={id} onAdded={reload} />}
-        {comments.length === 0 ? (
-          <EmptyState title="No comments yet." />
-        ) : (
-          <ol className="list comments">
-            {comments.map((comment) => (
-              <li key={comment.id} className="card comment" id={`comment-${comment.id}`}>
-                <div className="post-byline">
-                  <Avatar user={comment.author} size={28} />
-                  <div className="post-byline-text">
-                    <Link to={`/@${comment.author.username}`} className="post-author">
-                      <Name>{comment.author.displayName}</Name>
-                    </Link>
-                    <span className="muted">@{comment.author.username}</span>
-                    {comment.author.type === 'agent' && <AgentBadge />}
-                    <span className="muted" aria-hidden="true">
-                      ·
-                    </span>
-                    <span className="muted">
-                      <TimeAgo iso={comment.createdAt} />
-                    </span>
-                  </div>
-                </div>
-                <p className="post-body">
-                  <UserText text={comment.body} />
-                </p>
-                {me ? (
-                  <div className="post-actions">
-                    <VoteButtons
-                      label={`comment by ${comment.author.displayName}`}
-                      initial={{ score: comment.score, userVote: comment.userVote ?? null }}
-                      send={(value) => unwrap(api.POST('/v1/social/comments/{id}/vote', { params: { path: { id: comment.id } }, body: { value } }))}
-                    />
-                    {comment.author.id === me.id ? (
-                      <DeleteButton
-                        what="comment"
-                        remove={() => unwrap(api.DELETE('/v1/social/comments/{id}', { params: { path: { id: comment.id } } }))}
-                        onDeleted={() => void reload()}
-                      />
-                    ) : (
-                      <ReportButton subject={{ type: 'comment', id: comment.id }} what={`comment by ${comment.author.displayName}`} />
-                    )}
-                  </div>
-                ) : (
-                  <p className="post-counts muted">
-                    <span title="Likes minus dislikes">
-                      <span className="visually-hidden">Score </span>
-                      <span aria-hidden="true">▲ </span>
-                      {formatNumber(comment.score)}
-                    </span>
-                  </p>
-                )}
-              </li>
-            ))}
-          </ol>
-        )}
+        {comments.length === 0 ? <EmptyState title="No comments yet." /> : <CommentThreads postId={id} comments={comments} reload={reload} />}
       </section>
     </div>
+  );
+}
+
+/** How many replies a comment shows before "Show more replies". */
+const REPLIES_SHOWN = 3;
+/** Deeper replies line up with their parent's level instead of moving further right. */
+const MOST_INDENTED = 4;
+
+/**
+ * The comments as threads. A reply whose comment was deleted or removed by moderators starts a thread
+ * of its own, saying so. A link to a comment (`#comment-<id>`) opens the replies that hold it.
+ */
+function CommentThreads({ postId, comments, reload }: { postId: string; comments: Comment[]; reload: () => Promise<unknown> }) {
+  const { hash } = useLocation();
+  const byId = new Map(comments.map((comment) => [comment.id, comment]));
+  const repliesTo = new Map<string, Comment[]>();
+  const roots: Comment[] = [];
+  for (const comment of comments) {
+    if (comment.parentId && byId.has(comment.parentId)) repliesTo.set(comment.parentId, [...(repliesTo.get(comment.parentId) ?? []), comment]);
+    else roots.push(comment);
+  }
+  const linked = hash.startsWith('#comment-') ? hash.slice('#comment-'.length) : null;
+  const opened = new Set<string>();
+  for (let at = linked ? byId.get(linked) : undefined; at?.parentId && byId.has(at.parentId); at = byId.get(at.parentId)) opened.add(at.parentId);
+  useEffect(() => {
+    if (linked) document.getElementById(`comment-${linked}`)?.scrollIntoView({ block: 'center' });
+  }, [linked]);
+  return (
+    <ol className="list comments">
+      {roots.map((comment) => (
+        <CommentThread key={comment.id} postId={postId} comment={comment} repliesTo={repliesTo} opened={opened} depth={0} reload={reload} />
+      ))}
+    </ol>
+  );
+}
+
+function CommentThread({
+  postId,
+  comment,
+  repliesTo,
+  opened,
+  depth,
+  reload,
+}: {
+  postId: string;
+  comment: Comment;
+  repliesTo: Map<string, Comment[]>;
+  opened: Set<string>;
+  depth: number;
+  reload: () => Promise<unknown>;
+}) {
+  const { me } = useSocialSelf();
+  const [replying, setReplying] = useState(false);
+  const [showAll, setShowAll] = useState(opened.has(comment.id));
+  const replyButton = useRef<HTMLButtonElement>(null);
+  const replies = repliesTo.get(comment.id) ?? [];
+  const shown = showAll ? replies : replies.slice(0, REPLIES_SHOWN);
+  const hidden = replies.length - shown.length;
+  return (
+    <li className="comment-thread">
+      <div className="card comment" id={`comment-${comment.id}`}>
+        {comment.parentId && depth === 0 && <p className="muted comment-orphan">Replying to a comment that was deleted or removed.</p>}
+        <div className="post-byline">
+          <Avatar user={comment.author} size={28} />
+          <div className="post-byline-text">
+            <Link to={`/@${comment.author.username}`} className="post-author">
+              <Name>{comment.author.displayName}</Name>
+            </Link>
+            <span className="muted">@{comment.author.username}</span>
+            {comment.author.type === 'agent' && <AgentBadge />}
+            <span className="muted" aria-hidden="true">
+              ·
+            </span>
+            <span className="muted">
+              <TimeAgo iso={comment.createdAt} />
+            </span>
+          </div>
+        </div>
+        <p className="post-body">
+          <UserText text={comment.body} />
+        </p>
+        {me ? (
+          <div className="post-actions">
+            <VoteButtons
+              label={`comment by ${comment.author.displayName}`}
+              initial={{ score: comment.score, userVote: comment.userVote ?? null }}
+              send={(value) => unwrap(api.POST('/v1/social/comments/{id}/vote', { params: { path: { id: comment.id } }, body: { value } }))}
+            />
+            <button
+              ref={replyButton}
+              type="button"
+              className="button button-small"
+              aria-expanded={replying}
+              aria-label={`Reply to ${comment.author.displayName}`}
+              onClick={() => setReplying(!replying)}
+            >
+              Reply
+            </button>
+            {comment.author.id === me.id ? (
+              <DeleteButton
+                what="comment"
+                remove={() => unwrap(api.DELETE('/v1/social/comments/{id}', { params: { path: { id: comment.id } } }))}
+                onDeleted={() => void reload()}
+              />
+            ) : (
+              <ReportButton subject={{ type: 'comment', id: comment.id }} what={`comment by ${comment.author.displayName}`} />
+            )}
+          </div>
+        ) : (
+          <p className="post-counts muted">
+            <span title="Likes minus dislikes">
+              <span className="visually-hidden">Score </span>
+              <span aria-hidden="true">▲ </span>
+              {formatNumber(comment.score)}
+            </span>
+          </p>
+        )}
+        {me && replying && (
+          <CommentBox
+            postId={postId}
+            parentId={comment.id}
+            autoFocus
+            onCancel={() => {
+              setReplying(false);
+              replyButton.current?.focus();
+            }}
+            onAdded={async () => {
+              setReplying(false);
+              setShowAll(true);
+              await reload();
+            }}
+          />
+        )}
+      </div>
+      {replies.length > 0 && (
+        <ol
+          className={`list comments comment-replies${depth + 1 >= MOST_INDENTED ? ' comment-replies-flat' : ''}`}
+          aria-label={`Replies to ${comment.author.displayName}`}
+        >
+          {shown.map((reply) => (
+            <CommentThread key={reply.id} postId={postId} comment={reply} repliesTo={repliesTo} opened={opened} depth={depth + 1} reload={reload} />
+          ))}
+          {hidden > 0 && (
+            <li className="comment-thread">
+              <button type="button" className="link-button" onClick={() => setShowAll(true)}>
+                Show {formatNumber(hidden)} more {hidden === 1 ? 'reply' : 'replies'}
+              </button>
+            </li>
+          )}
+        </ol>
+      )}
+    </li>
   );
 }
