@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { waitFor } from '../helpers/wait.ts';
 import { assertAccessible, browserSuiteSkip, logIn, openPage, startHarness, type Harness } from './harness.ts';
 
 /** The issue's bound for a live change to show: generous, so a loaded machine does not fail it. */
@@ -73,11 +74,20 @@ describe('web app: live between two browsers', { skip: browserSuiteSkip() }, () 
       // Ben watches his notifications page while Ann likes his reply.
       await ben.page.goto('/notifications');
       await ben.page.getByText('mentioned you').waitFor();
+      // Opening the page reads what it shows: the bell clears.
+      const clearBell = ben.page.locator('.topbar').getByRole('link', { name: 'Notifications', exact: true });
+      await clearBell.waitFor({ timeout: LIVE_MS });
       await mark(ben.page);
       await ann.page.goto(`/posts/${postId}`);
       await ann.page.getByRole('group', { name: 'Vote on the comment by Ben Live' }).getByRole('button', { name: 'Like', exact: true }).click();
-      await bell(ben.page, 2).waitFor({ timeout: LIVE_MS });
-      await ben.page.getByText('liked your comment').waitFor({ timeout: LIVE_MS });
+      // The like arrives on the open page marked new, and being shown it is read: the bell stays clear.
+      await ben.page.locator('.notification-unread', { hasText: 'liked your comment' }).waitFor({ timeout: LIVE_MS });
+      await waitFor(
+        "Ben's notifications read",
+        async () => (await harness.app.request({ method: 'GET', url: '/v1/social/notifications/unread', token: people.ben.token })).json().unread,
+        (unread) => unread === 0,
+      );
+      await clearBell.waitFor({ timeout: LIVE_MS });
       assert.ok(await stayed(ben.page), "Ben's notifications page was not loaded again");
       await assertAccessible(ben.page, 'notifications, live');
       ann.assertClean();

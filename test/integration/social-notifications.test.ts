@@ -181,3 +181,105 @@ describe('social notifications: listing and read state', () => {
     expectError(await read({}, token), 403, 'FORBIDDEN');
   });
 });
+
+describe('social notifications: the grouped view', () => {
+  let app: TestApp;
+  const clock = new TestClock();
+  before(async () => {
+    app = await startTestApp({}, { clock });
+  });
+  after(() => app.close());
+
+  const grouped = (token: string | null, query = 'grouped=true') => app.request({ method: 'GET', url: `/v1/social/notifications?${query}`, token });
+  type Group = {
+    type: string;
+    postId: string | null;
+    commentId: string | null;
+    postBody: string | null;
+    count: number;
+    actorCount: number;
+    actors: { username: string }[];
+    read: boolean;
+    latestAt: string;
+    notificationIds: string[];
+  };
+
+  it('merges likes per post, pure reposts per original and follows per day; replies, quotes and mentions stay apart, newest first', async () => {
+    const author = await socialUser(app);
+    const fans = await Promise.all(Array.from({ length: 5 }, () => socialUser(app)));
+    const post = await createPost(app, author.token, 'Ship it on Friday?');
+    const other = await createPost(app, author.token, 'Another thought');
+    for (const fan of fans) {
+      clock.advance(1000);
+      await vote(app, fan.token, post.id, 1);
+    }
+    clock.advance(1000);
+    await vote(app, fans[0]!.token, other.id, 1);
+    for (const fan of fans.slice(0, 2)) {
+      clock.advance(1000);
+      assert.equal((await app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/repost`, token: fan.token, body: {} })).statusCode, 201);
+    }
+    clock.advance(1000);
+    await app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/repost`, token: fans[2]!.token, body: { body: 'Never on Friday' } });
+    for (const fan of fans.slice(3)) {
+      clock.advance(1000);
+      await follow(app, fan.token, author.username);
+    }
+    clock.advance(1000);
+    const said = await comment(app, fans[4]!.token, post.id, 'Friday is fine with tests');
+
+    const response = await grouped(author.token);
+    assert.equal(response.statusCode, 200, response.body);
+    const groups = response.json().groups as Group[];
+    assert.deepEqual(
+      groups.map((g) => [g.type, g.postId, g.count, g.actorCount, g.postBody]),
+      [
+        ['reply', post.id, 1, 1, 'Friday is fine with tests'],
+        ['follow', null, 2, 2, null],
+        ['repost', groups[2]!.postId, 1, 1, 'Never on Friday'],
+        ['repost', post.id, 2, 2, 'Ship it on Friday?'],
+        ['like', other.id, 1, 1, 'Another thought'],
+        ['like', post.id, 5, 5, 'Ship it on Friday?'],
+      ],
+    );
+    assert.equal(groups[0]!.commentId, said.id);
+    assert.notEqual(groups[2]!.postId, post.id, 'a quote is its own post');
+    assert.deepEqual(
+      groups.map((g) => (g as Group & { quote: boolean }).quote),
+      [false, false, true, false, false, false],
+    );
+    const likes = groups[5]!;
+    assert.deepEqual(
+      likes.actors.map((a) => a.username),
+      [fans[4]!.username, fans[3]!.username, fans[2]!.username],
+      'the latest three actors, newest first',
+    );
+    assert.equal(likes.notificationIds.length, 5);
+    assert.equal(likes.read, false);
+
+    // Marking a group's notifications read marks the group read; the plain list is unchanged beside it.
+    const marked = await app.request({ method: 'POST', url: '/v1/social/notifications/read', token: author.token, body: { ids: likes.notificationIds } });
+    assert.equal(marked.json().updated, 5);
+    const after = (await grouped(author.token)).json().groups as Group[];
+    assert.deepEqual(
+      after.map((g) => g.read),
+      [false, false, false, false, false, true],
+    );
+    assert.equal((await notificationsOf(app, author.token)).length, 12);
+
+    // Paged by group.
+    const page = (await grouped(author.token, 'grouped=true&limit=2&offset=2')).json();
+    assert.deepEqual(
+      page.groups.map((g: Group) => g.type),
+      ['repost', 'repost'],
+    );
+    assert.deepEqual(page.pagination, { limit: 2, offset: 2, hasMore: true });
+  });
+
+  it('refuses a grouped value that is not a boolean, and a request without a credential', async () => {
+    const someone = await socialUser(app);
+    expectError(await grouped(someone.token, 'grouped=sometimes'), 400, 'BAD_REQUEST');
+    expectError(await grouped(null), 401, 'UNAUTHORIZED');
+    assert.deepEqual((await grouped(someone.token)).json(), { groups: [], pagination: { limit: 30, offset: 0, hasMore: false } });
+  });
+});

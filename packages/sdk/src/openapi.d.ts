@@ -1527,7 +1527,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your notifications, newest first */
+        /** Your notifications, newest first; with grouped=true, likes, reposts and follows merged per subject */
         get: operations["getV1SocialNotifications"];
         put?: never;
         post?: never;
@@ -8974,6 +8974,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description merge likes, reposts and follows per subject (see docs/social.md) */
+                grouped?: boolean;
             };
             header?: never;
             path?: never;
@@ -9003,6 +9005,39 @@ export interface operations {
                                 type: string;
                                 avatarUrl: string | null;
                             };
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    } | {
+                        groups: {
+                            /** @description the newest notification's id */
+                            id: string;
+                            type: "like" | "reply" | "follow" | "repost" | "mention" | "moderation";
+                            /** @description false while any notification of the group is unread */
+                            read: boolean;
+                            postId: string | null;
+                            commentId: string | null;
+                            postBody: string | null;
+                            /** @description how many notifications the group merges */
+                            count: number;
+                            /** @description the latest distinct actors first, at most 3 */
+                            actors: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            }[];
+                            /** @description how many distinct actors */
+                            actorCount: number;
+                            latestAt: string;
+                            /** @description every notification merged, to mark them read */
+                            notificationIds: string[];
+                            /** @description a quote of your post: postId is the quote and postBody its words */
+                            quote: boolean;
                         }[];
                         pagination: {
                             limit: number;

@@ -22,6 +22,75 @@ export const notificationView = (row: NotificationRow) => ({
 
 export type NotificationView = ReturnType<typeof notificationView>;
 
+/** The grouped view merges within a person's newest notifications, this many of them. */
+export const GROUPED_WINDOW = 500;
+/** Actors named in a group; the rest are counted. */
+const ACTORS_SHOWN = 3;
+
+/**
+ * What a notification merges by: likes per post or comment, pure reposts per original post, follows
+ * per UTC day. Replies, mentions, quotes and moderation notices carry words of their own: never merged.
+ */
+function groupKey(row: NotificationRow): string | null {
+  if (row.type === 'like') return `like:${row.post_id}:${row.comment_id ?? ''}`;
+  if (row.type === 'repost' && row.reposted_post_id) return `repost:${row.reposted_post_id}`;
+  if (row.type === 'follow') return `follow:${row.created_at.slice(0, 10)}`;
+  return null;
+}
+
+/** Newest first, as the rows come: each group sits where its newest notification does. */
+export function groupNotifications(rows: readonly NotificationRow[]) {
+  const groups: {
+    id: string;
+    type: NotificationRow['type'];
+    read: boolean;
+    postId: string | null;
+    commentId: string | null;
+    postBody: string | null;
+    count: number;
+    actors: ReturnType<typeof authorView>[];
+    actorCount: number;
+    latestAt: string;
+    notificationIds: string[];
+    quote: boolean;
+  }[] = [];
+  const open = new Map<string, (typeof groups)[number] & { actorIds: Set<string> }>();
+  for (const row of rows) {
+    const key = groupKey(row);
+    const existing = key === null ? undefined : open.get(key);
+    if (existing) {
+      existing.count += 1;
+      existing.read &&= row.read === 1;
+      existing.notificationIds.push(row.id);
+      if (!existing.actorIds.has(row.author_id)) {
+        existing.actorIds.add(row.author_id);
+        existing.actorCount += 1;
+        if (existing.actors.length < ACTORS_SHOWN) existing.actors.push(authorView(row));
+      }
+      continue;
+    }
+    const group = {
+      id: row.id,
+      type: row.type,
+      read: row.read === 1,
+      // A merged repost group is about the original post, which every repost in it shares.
+      postId: key?.startsWith('repost:') ? row.reposted_post_id : row.post_id,
+      commentId: row.comment_id,
+      postBody: row.post_body,
+      count: 1,
+      actors: [authorView(row)],
+      actorCount: 1,
+      latestAt: row.created_at,
+      notificationIds: [row.id],
+      quote: row.type === 'repost' && key === null,
+    };
+    groups.push(group);
+    if (key !== null) open.set(key, Object.assign(group, { actorIds: new Set([row.author_id]) }));
+  }
+  // The bookkeeping set is not part of the view.
+  return groups.map(({ actorIds: _actorIds, ...group }: (typeof groups)[number] & { actorIds?: Set<string> }) => group);
+}
+
 /** Long enough for what happened and a moderator's reason in full, as most are. */
 const MODERATION_NOTICE_LENGTH = 1100;
 
@@ -35,6 +104,14 @@ export function createNotificationsService(ctx: SocialContext) {
         notifications: rows.slice(0, limit).map(notificationView),
         pagination: { limit, offset, hasMore: rows.length > limit },
       };
+    },
+
+    /** The merged view over the newest GROUPED_WINDOW notifications, paged by group. */
+    async grouped(principal: Principal, limit: number, offset: number) {
+      const me = await ctx.actorOf(principal);
+      const rows = await notifications.list(me.id, GROUPED_WINDOW - 1, 0, await shuns.hiddenFrom(me.id));
+      const groups = groupNotifications(rows);
+      return { groups: groups.slice(offset, offset + limit), pagination: { limit, offset, hasMore: groups.length > offset + limit } };
     },
 
     async unread(principal: Principal) {

@@ -32,7 +32,10 @@ export function createNotificationsStore(database: Db) {
       let query = db
         .selectFrom('notifications as n')
         .innerJoin('profiles as a', 'a.id', 'n.actor_id')
+        // A pure repost's notification names the repost: its original is what the grouped view merges by.
+        .leftJoin('posts as repost', (join) => join.onRef('repost.id', '=', 'n.post_id').on('repost.kind', '=', 'repost'))
         .select([
+          'repost.repost_of as reposted_post_id',
           'n.id',
           'n.type',
           'n.read',

@@ -16,7 +16,8 @@ import {
   MarkedRead,
   MarkRead,
   NotificationsPage,
-  NotificationsQuery,
+  NotificationsListQuery,
+  GroupedNotificationsPage,
   PostEnvelope,
   PostsPage,
   PostWithComments,
@@ -310,11 +311,14 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
     schema: {
       tags,
       security,
-      summary: 'Your notifications, newest first',
-      querystring: NotificationsQuery,
-      response: { 200: NotificationsPage, ...errorResponses },
+      summary: 'Your notifications, newest first; with grouped=true, likes, reposts and follows merged per subject',
+      querystring: NotificationsListQuery,
+      response: { 200: Type.Union([NotificationsPage, GroupedNotificationsPage]), ...errorResponses },
     },
-    handler: async (request) => notifications.list(principalOf(request), request.query.limit, request.query.offset),
+    handler: async (request) =>
+      request.query.grouped
+        ? notifications.grouped(principalOf(request), request.query.limit, request.query.offset)
+        : notifications.list(principalOf(request), request.query.limit, request.query.offset),
   });
 
   app.get('/v1/social/notifications/unread', {

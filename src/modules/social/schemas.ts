@@ -158,6 +158,25 @@ export const Notification = Type.Object({
   actor: Author,
 });
 export const NotificationsPage = Type.Object({ notifications: Type.Array(Notification), pagination: SocialPagination });
+export const NotificationGroup = Type.Object({
+  id: Type.String({ description: "the newest notification's id" }),
+  type: Notification.properties.type,
+  read: Type.Boolean({ description: 'false while any notification of the group is unread' }),
+  postId: nullable(Type.String()),
+  commentId: nullable(Type.String()),
+  postBody: nullable(Type.String()),
+  count: Type.Integer({ description: 'how many notifications the group merges' }),
+  actors: Type.Array(Author, { description: 'the latest distinct actors first, at most 3' }),
+  actorCount: Type.Integer({ description: 'how many distinct actors' }),
+  latestAt: Type.String(),
+  notificationIds: Type.Array(Type.String(), { description: 'every notification merged, to mark them read' }),
+  quote: Type.Boolean({ description: 'a quote of your post: postId is the quote and postBody its words' }),
+});
+export const GroupedNotificationsPage = Type.Object({ groups: Type.Array(NotificationGroup), pagination: SocialPagination });
+export const NotificationsListQuery = Type.Object({
+  ...NotificationsQuery.properties,
+  grouped: Type.Optional(Type.Boolean({ description: 'merge likes, reposts and follows per subject (see docs/social.md)', default: false })),
+});
 export const UnreadCount = Type.Object({ unread: Type.Integer() });
 export const MarkedRead = Type.Object({ updated: Type.Integer() });
 
