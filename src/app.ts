@@ -2,7 +2,7 @@
  * The composition root: everything the service is made of is built here from one validated Config.
  * Tests build the same app with overrides (a clock, a PostgreSQL schema of their own, an OIDC verifier).
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -446,6 +446,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     settlement: payments.settlement,
     deliveries: deliveryHandOff,
+    pollLeaseMs: config.pollLeaseMs,
+    pollTokenKey: createHmac('sha256', secretsKey.key).update('agentry poll task token').digest(),
     onPollHeld: () => metrics.longPollHeld(),
     discover: async (principal, words) =>
       (await discovery.search(principal, { q: words, limit: 20, offset: 0 })).data.map((found) => ({
