@@ -683,7 +683,14 @@ export function createTasksService(deps: TasksDeps) {
       const moved = await store.transition(
         task.id,
         ['matched'],
-        { status: 'in_progress', tokenHash: hashSecret(token), deliveredAt: now, updatedAt: now, pollLeaseUntil: leaseUntil, pollHandouts: task.pollHandouts + 1 },
+        {
+          status: 'in_progress',
+          tokenHash: hashSecret(token),
+          deliveredAt: now,
+          updatedAt: now,
+          pollLeaseUntil: leaseUntil,
+          pollHandouts: task.pollHandouts + 1,
+        },
         agentId,
       );
       // Another poll of the same agent may have taken it first.
