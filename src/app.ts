@@ -127,6 +127,12 @@ export interface AppOverrides {
   beforeReady?: (server: FastifyInstance) => void;
   /** The built-in sentence encoder, shared by the apps of a test process and left open by each. */
   sentenceEncoder?: SentenceEncoder;
+  /**
+   * Leaves the background work (delivery worker, log sequencers, witness client, sweeps, backups) for
+   * the caller to start with `startBackground()`: the entry point starts it once the server listens,
+   * so none of it delays the first answer. Without it, the app starts it before it returns.
+   */
+  deferBackground?: boolean;
 }
 
 export interface AgentryApp {
@@ -157,6 +163,8 @@ export interface AgentryApp {
   events: EventsService;
   /** BACKUP_DIR's scheduled backups (SQLite); null when not configured. */
   backups: BackupSchedule | null;
+  /** Starts the background work, once (already started unless the app was built with `deferBackground`). */
+  startBackground(): Promise<void>;
   /** OpenTelemetry tracing when an OTLP endpoint is configured; null when off. */
   tracing: Tracing | null;
   /**
@@ -750,15 +758,20 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   overrides.beforeReady?.(server);
   await server.ready();
-  await deliveries.start();
-  transfers?.start();
-  evidenceSweep.start();
-  domainProofs.start();
-  receiptSequencer.start();
-  registrySequencer.start();
-  witnessClient.start();
-  events.start();
-  backups?.start();
+  let background: Promise<void> | null = null;
+  const startBackground = () =>
+    (background ??= (async () => {
+      await deliveries.start();
+      transfers?.start();
+      evidenceSweep.start();
+      domainProofs.start();
+      receiptSequencer.start();
+      registrySequencer.start();
+      witnessClient.start();
+      events.start();
+      backups?.start();
+    })());
+  if (!overrides.deferBackground) await startBackground();
 
   return {
     server,
@@ -777,6 +790,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     transferWorker: transfers,
     events,
     backups,
+    startBackground,
     tracing,
     drain,
     close: () => server.close(),
