@@ -135,6 +135,8 @@ async function main(cleanup: Cleanup): Promise<void> {
     WEBHOOK_MAX_ATTEMPTS: '10',
     SHUTDOWN_GRACE_MS: String(SHUTDOWN_GRACE_MS),
     DATABASE_TIMEOUT_MS: '2000',
+    // A poll answer lost with a killed node strands its task until the lease runs out: well inside the drain's minute.
+    POLL_LEASE_MS: '15000',
   };
   const ports = [await freePort(), await freePort(), await freePort()];
   // The compiled service when it is built (npm run build): a restart then skips compiling TypeScript.

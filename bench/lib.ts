@@ -471,6 +471,8 @@ export interface Target {
   body?: string;
   /** The target service's statement counter (startService's `statementCounts`): statements per request are counted when given. */
   statementCounts?: (() => Promise<StatementCounts>) | null;
+  /** The serving process: its CPU per answered request is measured when given (rates swing with the machine's load; CPU per request much less). */
+  pid?: number;
 }
 
 export interface Measurement {
@@ -488,6 +490,8 @@ export interface Measurement {
   statusCodes: Record<string, number>;
   /** On PostgreSQL, when the options name the service's counter: the statements it sent per 2xx answer of the measured run. */
   statementsPerRequest?: number;
+  /** When the target names its process: CPU (user + system, every thread) per request of the measured run, in microseconds. */
+  cpuPerRequestUs?: number;
 }
 
 export interface LoadOptions {
@@ -522,6 +526,7 @@ export async function measure(
   }
   const errorKinds: Record<string, number> = {};
   const statementsBefore = await target.statementCounts?.();
+  const cpuBefore = target.pid ? cpuSeconds(target.pid) : null;
   const run = autocannon({ ...base, duration: seconds });
   run.on('reqError', (error: Error & { code?: string }) => {
     const kind = error.code ?? error.message;
@@ -529,9 +534,12 @@ export async function measure(
   });
   const result = await run;
   await settle();
+  // After the settle: the requests still in the server when autocannon returned are paid for too.
+  const cpuAfter = target.pid ? cpuSeconds(target.pid) : null;
   const statementsAfter = await target.statementCounts?.();
   const answered = result.requests.total - result.non2xx - result.errors;
   return {
+    ...(cpuBefore !== null && cpuAfter !== null ? { cpuPerRequestUs: ((cpuAfter - cpuBefore) * 1e6) / result.requests.total } : {}),
     ...(statementsBefore && statementsAfter ? { statementsPerRequest: statementsBetween(statementsBefore, statementsAfter).total / answered } : {}),
     name: target.name,
     rps: result.requests.average,
@@ -577,14 +585,25 @@ export function markdownTable(headers: string[], rows: (string | number)[][]): s
 export function resultsTable(results: Measurement[], baseline: string): string {
   const base = results.find((r) => r.name === baseline)?.rps ?? NaN;
   const counted = results.some((r) => r.statementsPerRequest !== undefined);
+  const cpuBase = results.find((r) => r.name === baseline)?.cpuPerRequestUs;
+  const cpu = cpuBase !== undefined;
   return markdownTable(
-    ['route', 'req/s (mean)', 'p50 (ms)', 'p99 (ms)', `vs ${baseline}`, ...(counted ? ['statements per request'] : [])],
+    [
+      'route',
+      'req/s (mean)',
+      'p50 (ms)',
+      'p99 (ms)',
+      `vs ${baseline}`,
+      ...(cpu ? ['CPU per request (µs)', `${baseline}'s CPU per request as a share of this one's`] : []),
+      ...(counted ? ['statements per request'] : []),
+    ],
     results.map((r) => [
       r.name,
       Math.round(r.rps),
       r.p50,
       r.p99,
       `${((r.rps / base) * 100).toFixed(1)}%`,
+      ...(cpu ? (r.cpuPerRequestUs === undefined ? ['', ''] : [Math.round(r.cpuPerRequestUs), `${((cpuBase / r.cpuPerRequestUs) * 100).toFixed(1)}%`]) : []),
       ...(counted ? [r.statementsPerRequest === undefined ? '' : r.statementsPerRequest.toFixed(2)] : []),
     ]),
   );

@@ -2,7 +2,7 @@
  * The composition root: everything the service is made of is built here from one validated Config.
  * Tests build the same app with overrides (a clock, a PostgreSQL schema of their own, an OIDC verifier).
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -132,6 +132,12 @@ export interface AppOverrides {
    * sign-ups would otherwise spend minutes of CPU; it is deliberately not an environment setting.
    */
   passwordCost?: number;
+  /**
+   * Leaves the background work (delivery worker, log sequencers, witness client, sweeps, backups) for
+   * the caller to start with `startBackground()`: the entry point starts it once the server listens,
+   * so none of it delays the first answer. Without it, the app starts it before it returns.
+   */
+  deferBackground?: boolean;
 }
 
 export interface AgentryApp {
@@ -162,6 +168,8 @@ export interface AgentryApp {
   events: EventsService;
   /** BACKUP_DIR's scheduled backups (SQLite); null when not configured. */
   backups: BackupSchedule | null;
+  /** Starts the background work, once (already started unless the app was built with `deferBackground`). */
+  startBackground(): Promise<void>;
   /** OpenTelemetry tracing when an OTLP endpoint is configured; null when off. */
   tracing: Tracing | null;
   /**
@@ -452,6 +460,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     signals,
     settlement: payments.settlement,
     deliveries: deliveryHandOff,
+    pollLeaseMs: config.pollLeaseMs,
+    pollTokenKey: createHmac('sha256', secretsKey.key).update('agentry poll task token').digest(),
     onPollHeld: () => metrics.longPollHeld(),
     discover: async (principal, words) =>
       (await discovery.search(principal, { q: words, limit: 20, offset: 0 })).data.map((found) => ({
@@ -754,15 +764,20 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   overrides.beforeReady?.(server);
   await server.ready();
-  await deliveries.start();
-  transfers?.start();
-  evidenceSweep.start();
-  domainProofs.start();
-  receiptSequencer.start();
-  registrySequencer.start();
-  witnessClient.start();
-  events.start();
-  backups?.start();
+  let background: Promise<void> | null = null;
+  const startBackground = () =>
+    (background ??= (async () => {
+      await deliveries.start();
+      transfers?.start();
+      evidenceSweep.start();
+      domainProofs.start();
+      receiptSequencer.start();
+      registrySequencer.start();
+      witnessClient.start();
+      events.start();
+      backups?.start();
+    })());
+  if (!overrides.deferBackground) await startBackground();
 
   return {
     server,
@@ -781,6 +796,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     transferWorker: transfers,
     events,
     backups,
+    startBackground,
     tracing,
     drain,
     close: () => server.close(),

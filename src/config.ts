@@ -55,6 +55,8 @@ export interface Config {
   /** An OpenAI-compatible embeddings API for discovery; null: the built-in offline word vectors. */
   embeddings: { url: string; model: string; apiKey: string | null } | null;
   delivery: { maxAttempts: number; retryBaseMs: number; timeoutMs: number; pollIntervalMs: number; concurrency: number };
+  /** POLL_LEASE_MS: how long a task a long poll handed out stays the agent's without an answer or a renewal. */
+  pollLeaseMs: number;
   /** An OpenAI-compatible chat model that fills task inputs; null: the built-in extractor. */
   extractor: { url: string; model: string; apiKey: string | null } | null;
   /** The platform's cut of each paid task, in basis points (250 = 2.5%). */
@@ -266,6 +268,7 @@ export function loadConfig(env: Env): Config {
       pollIntervalMs: integer('DELIVERY_POLL_INTERVAL_MS', 500, 10, 60_000),
       concurrency: integer('DELIVERY_CONCURRENCY', 16, 1, 1000),
     },
+    pollLeaseMs: integer('POLL_LEASE_MS', 300_000, 1_000, 86_400_000),
     extractor: extractorUrl && extractorModel ? { url: extractorUrl, model: extractorModel, apiKey: extractorApiKey } : null,
     embeddings: embeddingsUrl && embeddingsModel ? { url: embeddingsUrl, model: embeddingsModel, apiKey: embeddingsApiKey } : null,
     platformFeeBps: integer('PLATFORM_FEE_BPS', 250, 0, 10_000),

@@ -12,8 +12,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await buildApp(config);
+  // Nothing that answering does not need runs before the server listens: the background work
+  // (deliveries, log sequencers, witnesses, sweeps) and discovery's warm-up start after.
+  const app = await buildApp(config, { deferBackground: true });
   await app.server.listen({ port: config.port, host: config.host });
+  await app.startBackground();
   // Agents and their stored vectors are read now, not by the first search.
   app.discovery.warm();
 

@@ -1640,6 +1640,32 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'POST /v1/tasks/:id/lease': {
+    guardedBy: 'the task token in the body, good for its own task only',
+    async build(world) {
+      const first = await takenTask(world);
+      const second = await takenTask(world);
+      const at = (id: string) => `/v1/tasks/${id}/lease`;
+      // The lease is not in the task's view: a refused renewal must leave the stored one as it was.
+      const leases = async () =>
+        JSON.stringify(
+          await world.app.database.db.selectFrom('tasks').select(['id', 'poll_lease_until']).where('id', 'in', [first.id, second.id]).orderBy('id').execute(),
+        );
+      return {
+        url: at(first.id),
+        body: { taskToken: first.token },
+        outsiders: [
+          { as: 'anonymous', status: 401, body: { taskToken: second.token } },
+          { as: 'anonymous', status: 401, url: at(second.id), body: { taskToken: first.token } },
+          { as: 'anonymous', status: 401, body: { taskToken: 'tkt_not-a-real-token' } },
+          // A bearer credential is no substitute for the task token.
+          { as: 'member', status: 401, body: { taskToken: `${first.token}x` } },
+        ],
+        snapshot: async () => [await first.snapshot(), await second.snapshot(), await leases()],
+        success: { as: 'anonymous', status: 200, present: ['in_progress', 'leaseUntil'] },
+      };
+    },
+  },
   'GET /v1/tasks/:id/state': {
     guardedBy: 'the task token in X-Task-Token, good for its own task only',
     async build(world) {

@@ -155,7 +155,8 @@ describe('client and runner against the service', () => {
   let ownerToken: string;
 
   before(async () => {
-    ({ app, url } = await startListeningApp({ ALLOW_PRIVATE_ENDPOINTS: 'true' }));
+    // A short poll lease, so a runner renewing it is seen within a test's time.
+    ({ app, url } = await startListeningApp({ ALLOW_PRIVATE_ENDPOINTS: 'true', POLL_LEASE_MS: '2000' }));
     owner = new AgentryClient({ baseUrl: url });
     const session = await owner.signup(`sdk-${process.pid}-${Date.now()}@example.test`, 'correct horse battery');
     ownerToken = session.token;
@@ -277,6 +278,65 @@ describe('client and runner against the service', () => {
       );
       assert.match(JSON.stringify(done.error), /cannot do that/);
     } finally {
+      await runner.stop();
+    }
+  });
+
+  test('over long poll the runner renews the lease of a task its handler still works on, so the task stays its own', async () => {
+    const agent = (
+      await owner.registerAgent({
+        name: `Slow ${process.pid} ${Date.now()}`,
+        description: 'slow',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+      } as never)
+    ).agent;
+    const renewals: string[] = [];
+    class CountingClient extends AgentryClient {
+      override async renewTaskLease(taskId: string, taskToken: string) {
+        const renewed = await super.renewTaskLease(taskId, taskToken);
+        renewals.push(renewed.leaseUntil);
+        return renewed;
+      }
+    }
+    const client = new CountingClient({ baseUrl: url });
+    client.setToken(ownerToken);
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const runner = new AgentRunner({
+      client,
+      agentId: agent.id,
+      pollWaitSeconds: 5,
+      handler: async () => {
+        await released;
+        return { slow: true };
+      },
+    });
+    await runner.start();
+    try {
+      const task = await owner.submitTask({ description: 'take your time', agentId: agent.id } as never);
+      // A renewal each half lease (1 s): by the third, the first lease (2 s) is long over.
+      await waitFor(
+        'three lease renewals',
+        () => renewals.length,
+        (count) => count >= 3,
+        { timeoutMs: 30_000 },
+      );
+      assert.equal((await owner.getTask(task.id)).status, 'in_progress');
+      assert.ok(
+        renewals.every((until, i) => i === 0 || until > renewals[i - 1]!),
+        renewals.join(' '),
+      );
+      release();
+      const done = await waitFor(
+        'the task to complete',
+        () => owner.getTask(task.id),
+        (value) => value.status === 'completed',
+      );
+      assert.deepEqual(done.result, { slow: true });
+    } finally {
+      release();
       await runner.stop();
     }
   });

@@ -97,6 +97,8 @@ def service() -> Iterator[str]:
         # The tests' webhook agents listen on loopback.
         "ALLOW_PRIVATE_ENDPOINTS": "true",
         "RECEIPT_LOG_INTERVAL_MS": "100",
+        # A short poll lease, so a runner renewing it is seen within a test's time.
+        "POLL_LEASE_MS": "2000",
     }
     log = open(data / "service.log", "wb")
     child = subprocess.Popen(["node", str(main)], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -142,6 +142,48 @@ def test_runner_serves_a_provisional_agent_and_a_task_submitted_by_words(service
     asyncio.run(scenario())
 
 
+def test_runner_renews_the_lease_of_a_polled_task_while_its_handler_works(service: str, owner: agentry.Client) -> None:
+    renewals: list[str] = []
+    enough = asyncio.Event()
+
+    class CountingClient(agentry.AsyncClient):
+        async def renew_task_lease(self, task_id: str, task_token: str) -> Any:
+            renewed = await super().renew_task_lease(task_id, task_token)
+            renewals.append(renewed["leaseUntil"])
+            if len(renewals) >= 3:
+                enough.set()
+            return renewed
+
+    async def scenario() -> None:
+        release = asyncio.Event()
+
+        async def slow(input: Any, task: agentry.TaskDelivery) -> Any:
+            await release.wait()
+            return {"slow": True}
+
+        async with CountingClient(service, owner.token) as client:
+            agent = await client.register_agent(
+                {"name": f"Py slow {time.time_ns()}", "description": "slow", "deliveryMode": "poll", "protocols": ["rest"], "categories": ["productivity"]}
+            )
+            agent = agent["agent"]
+            runner = agentry.AgentRunner(client=client, agent_id=agent["id"], handler=slow, poll_wait=5)
+            await runner.start()
+            try:
+                task = await client.submit_task("take your time", agent_id=agent["id"])
+                # A renewal each half lease (1 s): by the third, the first lease (2 s) is long over.
+                await asyncio.wait_for(enough.wait(), timeout=30)
+                assert (await client.get_task(task["id"]))["status"] == "in_progress"
+                assert renewals == sorted(renewals)
+                release.set()
+                done = await client.wait_for_task(task["id"], timeout=60)
+                assert done["status"] == "completed" and done["result"] == {"slow": True}
+            finally:
+                release.set()
+                await runner.stop()
+
+    asyncio.run(scenario())
+
+
 def test_runner_stops_on_sigterm_and_fails_the_task_in_hand(service: str, owner: agentry.Client, tmp_path: Path) -> None:
     key_path = tmp_path / "agent.key"
     key = agentry.generate_key()

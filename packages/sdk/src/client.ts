@@ -447,6 +447,14 @@ export class AgentryClient {
     return await this.unwrap(this.api.POST('/v1/tasks/{id}/callback', { params: { path: { id: taskId } }, body: body as never }));
   }
 
+  /**
+   * Keeps a task taken by long poll another lease length (the service's POLL_LEASE_MS) from now;
+   * without an answer or a renewal before its `leaseUntil`, the task goes back to the queue.
+   */
+  async renewTaskLease(taskId: string, taskToken: string) {
+    return (await this.unwrap(this.api.POST('/v1/tasks/{id}/lease', { params: { path: { id: taskId } }, body: { taskToken } }))).data;
+  }
+
   /** The status of a task the agent is working on, read by its task token: a final one means the work can stop. */
   async taskState(taskId: string, taskToken: string) {
     return (await this.unwrap(this.api.GET('/v1/tasks/{id}/state', { params: { path: { id: taskId }, header: { 'x-task-token': taskToken } } }))).data;

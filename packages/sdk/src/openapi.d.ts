@@ -1725,6 +1725,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{id}/lease": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The agent working on a task it took by long poll keeps it: the lease runs another POLL_LEASE_MS from now (past it, the task goes back to the queue) */
+        post: operations["postV1TasksByIdLease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{id}/webhooks/listen": {
         parameters: {
             query?: never;
@@ -10071,6 +10088,58 @@ export interface operations {
             };
         };
     };
+    postV1TasksByIdLease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    taskToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            status: string;
+                            leaseUntil: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getV1AgentsByIdWebhooksListen: {
         parameters: {
             query?: {
@@ -10259,6 +10328,8 @@ export interface operations {
                             priority: string;
                             expiresAt: string;
                             timestamp: string;
+                            /** @description A task taken by a long poll: when it goes back to the queue unless the agent answers or renews the lease (POST /v1/tasks/{id}/lease) before */
+                            leaseUntil?: string;
                         }[];
                     };
                 };

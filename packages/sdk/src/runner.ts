@@ -322,6 +322,7 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
     const problems = this.options.inputSchema ? checkInput(this.options.inputSchema, task.delivery.input) : [];
     const watch = setInterval(() => void this.checkStillWaited(task), this.options.cancelCheckIntervalMs);
     watch.unref();
+    const leaseKept = this.keepLease(task);
     // A handler that ignores its signal still frees its place once the task has ended at the service.
     const ended = new Promise<never>((_, reject) =>
       task.controller.signal.addEventListener('abort', () => task.ended && reject(new Error(`the task was ${task.ended}`)), { once: true }),
@@ -338,6 +339,7 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
       outcome = { error: { code: 'handler_error', message: (error instanceof Error ? error.message : String(error)).slice(0, 3900) || 'the handler failed' } };
     } finally {
       clearInterval(watch);
+      leaseKept();
     }
     if (task.reported) return;
     task.reported = true;
@@ -348,6 +350,29 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
       task.ended ??= 'abandoned';
     }
     this.options.onTask?.({ taskId: task.delivery.taskId, outcome: task.ended ?? ('result' in outcome ? 'completed' : 'failed') });
+  }
+
+  /**
+   * A task taken by long poll is leased: while the handler runs, the lease is renewed each time half
+   * of it has passed, so a long task stays this runner's and one whose runner died goes back to the
+   * queue. Returns what stops the renewals.
+   */
+  private keepLease(task: InHand): () => void {
+    const { leaseUntil, timestamp, taskId, taskToken } = task.delivery;
+    if (!leaseUntil) return () => {};
+    // Both times are the service's, so the length holds whatever this machine's clock says.
+    const every = Math.max(1000, (Date.parse(leaseUntil) - Date.parse(timestamp)) / 2);
+    const timer = setInterval(() => {
+      this.options.client.renewTaskLease(taskId, taskToken).catch((error: unknown) => {
+        // The task ended, expired or went back to the queue: the state check says what to do; renewing is over.
+        if (error instanceof AgentryError && (error.status === 401 || error.status === 409)) {
+          clearInterval(timer);
+          void this.checkStillWaited(task);
+        } else this.options.onError(error, `renewing the lease of task ${taskId}`);
+      });
+    }, every);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Asks the service whether the task still waits for its result; when it does not, aborts the handler. */

@@ -25,6 +25,8 @@ export interface TaskDelivery {
   priority: string;
   expiresAt: string;
   timestamp: string;
+  /** A task taken by long poll: when it goes back to the queue unless answered or its lease renewed (`renewTaskLease`) before. */
+  leaseUntil?: string;
 }
 
 export interface VerifyWebhookOptions {

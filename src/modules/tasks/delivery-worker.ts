@@ -1,8 +1,8 @@
 /**
  * Works the delivery outbox (`task_deliveries`): sends due jobs with Standard Webhooks signatures,
  * or as A2A messages to agents with deliveryMode "a2a" (a2a-sender.ts), retries with exponential
- * backoff inside the task's expiry, moves a task to its next candidate after repeated failure, and
- * expires tasks nobody finished. Every state change is a conditional update, so any number of
+ * backoff inside the task's expiry, moves a task to its next candidate after repeated failure,
+ * expires tasks nobody finished, and puts back in the queue tasks whose poll lease ran out. Every state change is a conditional update, so any number of
  * workers (one per node) can share the table, and a worker killed mid-delivery leaves a job whose lease runs out and is sent again: the same task, the same webhook-id.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -308,6 +308,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
           const expired = await store.expireDue(isoNow(clock));
           if (expired.length > 0)
             void deps.a2a.cancelAtAgents(expired).catch((error: unknown) => log.warn({ err: error }, 'cancelling expired tasks at their A2A agents failed'));
+          // Poll hand-outs whose lease ran out (the answer lost with a node, or the agent gone) go back to the queue; waiting polls are woken.
+          const requeued = await store.requeueLapsed(isoNow(clock));
+          for (const agentId of new Set(requeued.map((parties) => parties.assignedAgentId)))
+            if (agentId) void signals.publish(AGENT_TASKS_CHANNEL, agentId).catch(() => {});
         }
         const room = options.concurrency - inFlight.size - reserved;
         backlog = room <= 0;

@@ -9,6 +9,7 @@ import {
   Delivery,
   ExtractPreview,
   ExtractRequest,
+  LeaseRenewal,
   ListenedDelivery,
   PollQuery,
   Rating,
@@ -118,6 +119,20 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
       response: { 200: dataOf(Type.Object({ id: Type.String(), status: Type.String() })), ...errorResponses },
     },
     handler: async (request) => ({ data: await tasks.callback(request.params.id, request.body) }),
+  });
+
+  app.post('/v1/tasks/:id/lease', {
+    // The task token is the credential, as for the callback: only the agent holding the task renews it.
+    config: { auth: 'none' },
+    schema: {
+      tags,
+      summary:
+        'The agent working on a task it took by long poll keeps it: the lease runs another POLL_LEASE_MS from now (past it, the task goes back to the queue)',
+      params: IdParams,
+      body: LeaseRenewal,
+      response: { 200: dataOf(Type.Object({ id: Type.String(), status: Type.String(), leaseUntil: Type.String() })), ...errorResponses },
+    },
+    handler: async (request) => ({ data: await tasks.renewLease(request.params.id, request.body.taskToken) }),
   });
 
   app.get('/v1/agents/:id/webhooks/listen', {

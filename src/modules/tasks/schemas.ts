@@ -125,6 +125,8 @@ export const Rating = Type.Object(
   { additionalProperties: false },
 );
 
+export const LeaseRenewal = Type.Object({ taskToken: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+
 export const Callback = Type.Object(
   {
     taskToken: Type.String({ minLength: 1, maxLength: 200 }),
@@ -187,6 +189,12 @@ export const Delivery = Type.Object({
   priority: Type.String(),
   expiresAt: Type.String(),
   timestamp: Type.String(),
+  leaseUntil: Type.Optional(
+    Type.String({
+      description:
+        'A task taken by a long poll: when it goes back to the queue unless the agent answers or renews the lease (POST /v1/tasks/{id}/lease) before',
+    }),
+  ),
 });
 export type DeliveryPayload = Static<typeof Delivery>;
 

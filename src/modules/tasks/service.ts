@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Signals } from '../../db/signals.ts';
 import { readerOf, type Principal } from '../../lib/principal.ts';
@@ -7,7 +7,7 @@ import { AppError, agentNotListed, badRequest, conflict, forbidden, notFound, un
 import { newId } from '../../lib/ids.ts';
 import canonicalize from 'canonicalize';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
-import { hashSecret, newSecret } from '../../lib/secrets.ts';
+import { hashSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
 import { checkInputAgainstSchema, validateInputSchema, type AgentRecord, type RegistryService } from '../registry/index.ts';
 import { deliveryPayload, type Assigner } from './assignment.ts';
@@ -51,6 +51,13 @@ export interface TasksDeps {
    * match (discovery's floor).
    */
   discover(principal: Principal, words: string): Promise<DiscoveredMatch[]>;
+  /**
+   * How long a task a poll hands out stays the agent's without an answer or a renewal
+   * (POST /v1/tasks/{id}/lease): past it the task goes back to the queue (POLL_LEASE_MS).
+   */
+  pollLeaseMs: number;
+  /** The key poll task tokens are derived from (made from SECRETS_KEY), the same on every node. */
+  pollTokenKey: Buffer;
   /** Told when a poll starts holding its request; what it returns is called when the hold ends (the metrics). */
   onPollHeld?: () => () => void;
   /**
@@ -117,6 +124,15 @@ function sameToken(token: string, hash: string | null): boolean {
   const given = Buffer.from(hashSecret(token), 'utf8');
   const stored = Buffer.from(hash, 'utf8');
   return given.length === stored.length && timingSafeEqual(given, stored);
+}
+
+/**
+ * A poll hand-out's task token, derived from the task and its agent rather than drawn at random: a
+ * task whose lease ran out is handed out again with the same token, so whichever holder answers
+ * first finishes it and any later answer is told it is already finished, never counted twice.
+ */
+export function pollTaskToken(key: Buffer, taskId: string, agentId: string): string {
+  return `tkt_${createHmac('sha256', key).update(`${taskId}\n${agentId}`).digest('base64url')}`;
 }
 
 export function createTasksService(deps: TasksDeps) {
@@ -332,6 +348,8 @@ export function createTasksService(deps: TasksDeps) {
         expiresAt: new Date(Date.parse(now) + (input.expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000).toISOString(),
         deliveredAt: null,
         completedAt: null,
+        pollLeaseUntil: null,
+        pollHandouts: 0,
       };
 
       let delivery = null;
@@ -514,6 +532,26 @@ export function createTasksService(deps: TasksDeps) {
       return { id: finished.task.id, status: finished.status };
     },
 
+    /**
+     * The holder of a task a poll handed out keeps it another lease length from now (an answer needs
+     * no renewal). Only the task's token does this; anyone else is told it is not valid, as the
+     * callback tells them.
+     */
+    async renewLease(id: string, taskToken: string) {
+      const now = isoNow(clock);
+      const leaseUntil = isoIn(clock, deps.pollLeaseMs);
+      const renewed = await store.renewLease(id, hashSecret(taskToken), leaseUntil, now);
+      if (renewed) return { id: renewed.id, status: renewed.status, leaseUntil };
+      const task = await store.find(id);
+      if (!task || !sameToken(taskToken, task.tokenHash)) throw unauthorized('The task token is not valid for this task');
+      if (task.status === 'in_progress' && task.pollLeaseUntil === null) throw conflict('This task was not handed out by a poll; it has no lease to renew');
+      if (task.status === 'in_progress' || task.status === 'matched') {
+        if (task.expiresAt <= now) throw conflict(`This task expired at ${task.expiresAt}; it no longer takes a result`);
+        if (task.status === 'matched') throw conflict('The lease ran out and the task is back in the queue; poll to take it again');
+      }
+      throw conflict(`This task is already ${task.status}`);
+    },
+
     /** The task's status, for the agent holding its token (any other caller learns nothing, not even that it exists). */
     async stateForAgent(id: string, taskToken: string) {
       const task = await store.find(id);
@@ -638,17 +676,26 @@ export function createTasksService(deps: TasksDeps) {
     const waiting = await store.waitingFor(agentId, isoNow(clock), limit);
     const taken: DeliveryPayload[] = [];
     for (const task of waiting) {
-      const token = newSecret('tkt_');
+      const token = pollTaskToken(deps.pollTokenKey, task.id, agentId);
       const now = isoNow(clock);
+      const leaseUntil = isoIn(clock, deps.pollLeaseMs);
+      // The lease is set by the update that hands the task out: no statement more per task.
       const moved = await store.transition(
         task.id,
         ['matched'],
-        { status: 'in_progress', tokenHash: hashSecret(token), deliveredAt: now, updatedAt: now },
+        {
+          status: 'in_progress',
+          tokenHash: hashSecret(token),
+          deliveredAt: now,
+          updatedAt: now,
+          pollLeaseUntil: leaseUntil,
+          pollHandouts: task.pollHandouts + 1,
+        },
         agentId,
       );
       // Another poll of the same agent may have taken it first.
       if (!moved) continue;
-      taken.push(deliveryPayload(moved, moved.input, token, assigner.callbackUrlOf(moved.id), now));
+      taken.push({ ...deliveryPayload(moved, moved.input, token, assigner.callbackUrlOf(moved.id), now), leaseUntil });
     }
     return taken;
   }

@@ -50,6 +50,10 @@ export interface Task {
   expiresAt: string;
   deliveredAt: string | null;
   completedAt: string | null;
+  /** Handed out by a long poll: when its lease runs out and it goes back to the queue unless renewed. */
+  pollLeaseUntil: string | null;
+  /** How many times polls have handed it out (more than one: a lease ran out before an answer came). */
+  pollHandouts: number;
 }
 
 export type TaskStatus = Task['status'];
@@ -116,6 +120,8 @@ const taskOf = (row: TaskRow): Task => ({
   expiresAt: row.expires_at,
   deliveredAt: row.delivered_at,
   completedAt: row.completed_at,
+  pollLeaseUntil: row.poll_lease_until,
+  pollHandouts: row.poll_handouts,
 });
 
 const maybeTask = (row: TaskRow | undefined): Task | undefined => row && taskOf(row);
@@ -144,6 +150,8 @@ const COLUMNS: Record<
   expiresAt: 'expires_at',
   deliveredAt: 'delivered_at',
   completedAt: 'completed_at',
+  pollLeaseUntil: 'poll_lease_until',
+  pollHandouts: 'poll_handouts',
 };
 
 /** The columns a change sets: only the fields it has. */
@@ -205,6 +213,8 @@ const rowOf = (task: Task, idempotency: IdempotentRequest | null): Insertable<Ta
   expires_at: task.expiresAt,
   delivered_at: task.deliveredAt,
   completed_at: task.completedAt,
+  poll_lease_until: task.pollLeaseUntil,
+  poll_handouts: task.pollHandouts,
 });
 
 const jobOf = (row: DeliveryRow): DeliveryJob => ({
@@ -599,6 +609,51 @@ export function createTasksStore(database: Db, dialect: DialectName) {
       return stats;
     },
 
+    /**
+     * Tasks a poll handed out whose lease ran out without an answer or a renewal go back to the
+     * queue: matched again for the same agent, same id, and the same token (it is derived from the
+     * task, so the holder whose lease lapsed may still answer; the first answer finishes the task).
+     * Tasks past their expiry are left to the expiry pass. Returns the parties of those requeued.
+     */
+    async requeueLapsed(now: string, limit = 200): Promise<TaskParties[]> {
+      const lapsed = (q: QueryCreator<TasksTables>) =>
+        q
+          .selectFrom('tasks')
+          .select('id')
+          // The literal lets SQLite use the partial index tasks_poll_lease (see isOpen).
+          .where(sql<boolean>`status = ${sql.lit('in_progress')}`)
+          .where('poll_lease_until', 'is not', null)
+          .where('poll_lease_until', '<=', now)
+          .where('expires_at', '>', now);
+      const rows = await db
+        .updateTable('tasks')
+        .set({ status: 'matched', poll_lease_until: null, delivered_at: null, updated_at: now })
+        .where('id', 'in', lapsed(db).limit(limit))
+        .where('status', '=', 'in_progress')
+        .where('poll_lease_until', '<=', now)
+        .returning(['requester_id', 'assigned_agent_id'])
+        .execute();
+      return rows.map((row) => partiesOf(row)!);
+    },
+
+    /**
+     * The holder of the task's token extends its poll lease to `until`: only while the task is in
+     * progress under a lease and not past its expiry. Undefined when nothing changed.
+     */
+    renewLease: async (id: string, tokenHash: string, until: string, now: string): Promise<Task | undefined> =>
+      maybeTask(
+        await db
+          .updateTable('tasks')
+          .set({ poll_lease_until: until })
+          .where('id', '=', id)
+          .where('token_hash', '=', tokenHash)
+          .where('status', '=', 'in_progress')
+          .where('poll_lease_until', 'is not', null)
+          .where('expires_at', '>', now)
+          .returningAll()
+          .executeTakeFirst(),
+      ),
+
     /** Open tasks past their expiry become `expired`; their pending deliveries stop. */
     async expireDue(now: string, limit = 200): Promise<Task[]> {
       const due = await openTasksDue(now, limit).execute();
@@ -848,6 +903,11 @@ export function watchingStatusChanges(store: TasksStore, changed: (status: TaskS
       const moved = await store.reassign(id, expectedIndex, changes, delivery, finishedJob);
       if (moved && changes.status) changed(changes.status, [moved]);
       return moved;
+    },
+    async requeueLapsed(now, limit) {
+      const requeued = await store.requeueLapsed(now, limit);
+      if (requeued.length > 0) changed('matched', requeued);
+      return requeued;
     },
     async expireDue(now, limit) {
       const expired = await store.expireDue(now, limit);

@@ -46,6 +46,10 @@ export interface TasksTable {
   price_cents: number | null;
   /** The search that led the requester to the task's form (migration 0034): write-only, told to discovery when the task is rated well. */
   search_query: string | null;
+  /** A task a long poll handed out: when the agent's lease on it runs out and it goes back to the queue (migration 0047). */
+  poll_lease_until: string | null;
+  /** How many times polls have handed the task out. */
+  poll_handouts: Generated<number>;
 }
 
 export interface TaskDeliveriesTable {

@@ -295,6 +295,11 @@ class AsyncClient:
             body["result"] = result
         return await self._do(Req("POST", f"/v1/tasks/{p(task_id)}/callback", r.body, json=body))
 
+    async def renew_task_lease(self, task_id: str, task_token: str) -> JSON:
+        """Keeps a task taken by long poll another lease length (the service's POLL_LEASE_MS) from now:
+        without an answer or a renewal before its ``leaseUntil``, the task goes back to the queue."""
+        return await self._do(Req("POST", f"/v1/tasks/{p(task_id)}/lease", r.data, json={"taskToken": task_token}))
+
     async def task_state(self, task_id: str, task_token: str) -> JSON:
         """The status of a task the agent works on, read by its task token: a final one means the work can stop."""
         return await self._do(Req("GET", f"/v1/tasks/{p(task_id)}/state", r.data, headers={"x-task-token": task_token}))

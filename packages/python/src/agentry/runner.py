@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Awaitable, Callable, Literal, Mapping, Union
 
 from ._routes import FINAL_TASK_STATUSES
@@ -20,6 +21,12 @@ from .errors import AgentryError, AgentryNetworkError
 from .keys import Ed25519PrivateKey, agent_signature_header, public_key_string
 from .receipts import Kind, build_receipt, party, sign_receipt
 from .webhooks import TaskDelivery, WebhookVerificationError, verify_webhook
+
+
+def _seconds(iso: str) -> float:
+    """An ISO 8601 UTC time of the service (``...Z``) as epoch seconds."""
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
 
 Handler = Callable[[Any, TaskDelivery], Union[Any, Awaitable[Any]]]
 TaskOutcome = Literal["completed", "failed", "cancelled", "abandoned"]
@@ -296,12 +303,35 @@ class AgentRunner:
             await asyncio.sleep(self.cancel_check_interval)
             await self._check_still_waited(task)
 
+    async def _keep_lease(self, task: _InHand) -> None:
+        """A task taken by long poll is leased: while the handler runs, the lease is renewed each time half
+        of it has passed, so a long task stays this runner's and one whose runner died goes back to the queue."""
+        lease_until, timestamp = task.delivery.get("leaseUntil"), task.delivery.get("timestamp")
+        if not lease_until or not timestamp:
+            return
+        # Both times are the service's, so the length holds whatever this machine's clock says.
+        every = max(1.0, (_seconds(lease_until) - _seconds(timestamp)) / 2)
+        while not task.ended:
+            await asyncio.sleep(every)
+            try:
+                await self.client.renew_task_lease(task.delivery["taskId"], task.delivery["taskToken"])
+            except AgentryError as error:
+                if error.status in (401, 409):
+                    # The task ended, expired or went back to the queue: the state check says what to do.
+                    await self._check_still_waited(task)
+                    return
+                self.on_error(error, f"renewing the lease of task {task.delivery['taskId']}")
+            except AgentryNetworkError as error:
+                self.on_error(error, f"renewing the lease of task {task.delivery['taskId']}")
+
     async def _run(self, task: _InHand) -> None:
         work = asyncio.create_task(self._call_handler(task.delivery))
         watcher = asyncio.create_task(self._watch(task))
+        lease = asyncio.create_task(self._keep_lease(task))
         ended = asyncio.create_task(task.ended_event.wait())
         await asyncio.wait({work, ended}, return_when=asyncio.FIRST_COMPLETED)
         watcher.cancel()
+        lease.cancel()
         ended.cancel()
         if not work.done():
             # The task ended at the service (or the runner gave up on it): a handler still at work is stopped.
