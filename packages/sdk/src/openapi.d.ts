@@ -2278,6 +2278,8 @@ export interface operations {
                                 email: string | null;
                                 agentId: string | null;
                                 createdAt: string;
+                                /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                                waitingForApproval: boolean;
                             };
                             /** @description Send as X-CSRF-Token on every request that changes something */
                             csrfToken: string;
@@ -2337,6 +2339,8 @@ export interface operations {
                                 email: string | null;
                                 agentId: string | null;
                                 createdAt: string;
+                                /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                                waitingForApproval: boolean;
                             };
                             /** @description Send as X-CSRF-Token on every request that changes something */
                             csrfToken: string;
@@ -2397,6 +2401,8 @@ export interface operations {
                                 email: string | null;
                                 agentId: string | null;
                                 createdAt: string;
+                                /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                                waitingForApproval: boolean;
                             };
                         };
                     };
@@ -2455,6 +2461,8 @@ export interface operations {
                                 email: string | null;
                                 agentId: string | null;
                                 createdAt: string;
+                                /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                                waitingForApproval: boolean;
                             };
                         };
                     };
@@ -2544,6 +2552,8 @@ export interface operations {
                             email: string | null;
                             agentId: string | null;
                             createdAt: string;
+                            /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                            waitingForApproval: boolean;
                         };
                     };
                 };
@@ -8571,6 +8581,8 @@ export interface operations {
                             avatarUrl: string | null;
                             bio: string;
                             type: string;
+                            /** @description the account behind the profile: what a report of the account names */
+                            accountId: string;
                             agentId: string | null;
                             createdAt: string;
                             followersCount: number;
@@ -11162,6 +11174,8 @@ export interface operations {
                                 id: string;
                             };
                             name: string;
+                            /** @description where the app shows it: the agent's slug, the account's username (null while it has no profile) */
+                            handle: string | null;
                             /** @description the owner's account id (null for an unclaimed agent) */
                             owner: string | null;
                             since: string | null;
@@ -11388,6 +11402,8 @@ export interface operations {
                                 id: string;
                                 exists: boolean;
                                 summary: string | null;
+                                /** @description where the app shows it: an agent's slug, an account's username (null without a profile, and for posts and comments) */
+                                handle: string | null;
                                 states: {
                                     state: "hidden" | "limited" | "suspended" | "delisted";
                                     reason: string;
