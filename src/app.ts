@@ -108,6 +108,8 @@ import { createModerationService, createPolicies, createModerationStore, createR
 
 /** The version the service's A2A agent card states. */
 const SERVICE_VERSION = '0.1.0';
+/** How long an account counts as new: its budget for posts, comments and agents is smaller (docs/moderation.md). */
+const NEW_ACCOUNT_MS = 24 * 3600_000;
 
 export interface AppOverrides {
   clock?: Clock;
@@ -334,6 +336,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     accountDeletion,
     suspensionOf: moderationStore.suspensionOf,
     signUpPolicy: async () => (await policies.current()).signUp,
+    approval: { hold: (accountId) => moderationStore.holdForApproval(accountId, isoNow(clock)), of: moderationStore.approvalOf },
     store: authStore,
     clock,
     sessionTtlHours: config.sessionTtlHours,
@@ -521,7 +524,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock,
     agentFor: async (id, reader) => {
       const agent = reader === 'all' ? await registry.findAgent(id) : await registry.visibleAgent(id, reader);
-      return agent ? { ownerId: agent.ownerId, name: agent.name, listing: agent.listing.state } : undefined;
+      return agent ? { ownerId: agent.ownerId, name: agent.name, slug: agent.slug, listing: agent.listing.state } : undefined;
     },
     // Every node's discovery reads the listing from the registry's change log at its next search.
     listing: { set: registry.setListing, ownedBy: registry.ownedAgentIds, pending: registry.pendingAgents },
@@ -536,6 +539,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     applied: async (action) => {
       // A suspension holds from the next request on every node: no node may answer from a cached credential.
       if (action.action === 'suspend') await principals.forgetAccount(action.subject.id);
+      // An approval or rejection changes what the account's credentials may do, on every node from the next request.
+      if (action.subject.type === 'account' && (action.action === 'approve' || action.action === 'reject')) await principals.forgetAccount(action.subject.id);
       if (['hide', 'restore', 'limit', 'unlimit'].includes(action.action)) social.posts.moderationChanged();
       if (action.action === 'limit' || action.action === 'unlimit') await registry.setOwnerLimited(action.subject.id, action.action === 'limit');
     },
@@ -577,6 +582,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     pageSubjects: { postExists: social.posts.exists, userExists: social.people.exists },
     metrics,
     tracing,
+    newAccounts: {
+      isNew: async (personId) => {
+        const createdAt = await moderationStore.accountAge(personId);
+        return createdAt !== null && clock.now().getTime() - Date.parse(createdAt) < NEW_ACCOUNT_MS;
+      },
+      fraction: async () => (await policies.current()).newAccountFraction,
+    },
     ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}),
     ...(overrides.logStream ? { logStream: overrides.logStream } : {}),
   });

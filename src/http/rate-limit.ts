@@ -31,9 +31,9 @@ interface Count {
   resetAt: number;
 }
 
-/** Counts a hit and answers synchronously when it can (memory), or later (Redis). Never fails. */
+/** Counts a hit (`weight` of them, one by default) and answers synchronously when it can (memory), or later (Redis). Never fails. */
 export interface CounterStore {
-  hit(key: string, windowMs: number): Count | Promise<Count>;
+  hit(key: string, windowMs: number, weight?: number): Count | Promise<Count>;
   close(): void;
 }
 
@@ -49,15 +49,15 @@ export function createMemoryCounterStore(now: () => number = Date.now): CounterS
   }, SWEEP_INTERVAL_MS);
   sweep.unref();
   return {
-    hit(key, windowMs) {
+    hit(key, windowMs, weight = 1) {
       const t = now();
       const entry = counts.get(key);
       if (entry === undefined || entry.resetAt <= t) {
-        const fresh = { count: 1, resetAt: t + windowMs };
+        const fresh = { count: weight, resetAt: t + windowMs };
         counts.set(key, fresh);
         return fresh;
       }
-      entry.count++;
+      entry.count += weight;
       return entry;
     },
     close: () => clearInterval(sweep),
@@ -66,8 +66,8 @@ export function createMemoryCounterStore(now: () => number = Date.now): CounterS
 
 // INCR and the expiry in one step, so two nodes never both start a window, and a key never lives forever.
 const hitScript = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
@@ -82,7 +82,7 @@ export interface RedisCounterStoreOptions {
   now?: () => number;
 }
 
-type RedisWithHit = Redis & { agentryRateHit(key: string, windowMs: number): Promise<[number, number]> };
+type RedisWithHit = Redis & { agentryRateHit(key: string, windowMs: number, weight: number): Promise<[number, number]> };
 
 /**
  * Counts in Redis, shared by every node. While Redis is unreachable each node counts on its own, so
@@ -97,16 +97,16 @@ export function createRedisCounterStore(
   redis.defineCommand('agentryRateHit', { numberOfKeys: 1, lua: hitScript });
   let reportedAt = -Infinity;
   return {
-    async hit(key, windowMs) {
+    async hit(key, windowMs, weight = 1) {
       try {
-        const [count, ttl] = await (redis as RedisWithHit).agentryRateHit(prefix + key, windowMs);
+        const [count, ttl] = await (redis as RedisWithHit).agentryRateHit(prefix + key, windowMs, weight);
         return { count, resetAt: now() + ttl };
       } catch (error) {
         if (now() - reportedAt >= REPORT_EVERY_MS) {
           reportedAt = now();
           onError(error);
         }
-        return local.hit(key, windowMs);
+        return local.hit(key, windowMs, weight);
       }
     },
     close: () => local.close(),

@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import type { Config, TrustProxy } from '../config.ts';
 import type { Authenticator } from '../lib/principal.ts';
 import { installAuthentication } from './auth.ts';
+import { installAccountStanding, type NewAccountRules } from './account-standing.ts';
 import { answerClientError, installErrorHandlers, sendError } from './errors.ts';
 import { installJsonBodyParser } from './json-body.ts';
 import { createMemoryCounterStore, createRedisCounterStore, installRateLimit } from './rate-limit.ts';
@@ -42,6 +43,8 @@ export interface ServerOptions {
   tracing?: Tracing | null;
   /** Whether the node is shutting down: every answer then asks the client to close its connection. */
   shuttingDown?: () => boolean;
+  /** What tells a new account (the first 24 hours' budget) apart; without it no new-account budget applies. */
+  newAccounts?: NewAccountRules;
 }
 
 const incomingRequestId = /^[A-Za-z0-9._-]{8,128}$/;
@@ -145,6 +148,7 @@ export async function createServer({
   metrics,
   tracing,
   shuttingDown = () => false,
+  newAccounts,
 }: ServerOptions): Promise<{ app: FastifyInstance; routes: readonly RouteEntry[] }> {
   const logging = logger !== false && config.logLevel !== 'silent';
   const app = Fastify({
@@ -188,13 +192,12 @@ export async function createServer({
 
   // Both prepend an onRequest hook per route: the limiter, installed last, runs before authentication.
   installAuthentication(app, authenticator);
-  installRateLimit(app, {
-    max: config.rateLimit.max,
-    windowMs: config.rateLimit.windowMs,
-    store: redis
-      ? createRedisCounterStore(redis, { onError: (error) => app.log.warn({ err: error }, 'rate limits: Redis unreachable, counting on this node') })
-      : createMemoryCounterStore(),
-  });
+  const counters = redis
+    ? createRedisCounterStore(redis, { onError: (error) => app.log.warn({ err: error }, 'rate limits: Redis unreachable, counting on this node') })
+    : createMemoryCounterStore();
+  installRateLimit(app, { max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, store: counters });
+  // Appends its hooks, so they run after authentication and the limiter.
+  if (newAccounts) installAccountStanding(app, { rules: newAccounts, ordinary: config.rateLimit, store: counters });
 
   await app.register(swagger, {
     openapi: {

@@ -7,7 +7,11 @@ export const errorStatus = {
   UNAUTHORIZED: 401,
   /** A suspended account's credentials and logins (docs/moderation.md). */
   ACCOUNT_SUSPENDED: 401,
+  /** An account the moderators did not approve under the sign-up approval policy: its credentials and logins (docs/moderation.md). */
+  ACCOUNT_REJECTED: 401,
   FORBIDDEN: 403,
+  /** A change by an account still waiting for approval under the sign-up approval policy (docs/moderation.md). */
+  ACCOUNT_PENDING: 403,
   NOT_FOUND: 404,
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
@@ -52,6 +56,13 @@ export class AppError extends Error {
 }
 
 export const accountSuspended = (reason: string) => new AppError('ACCOUNT_SUSPENDED', `This account is suspended by the moderators: ${reason}`);
+export const accountRejected = (reason: string | null) =>
+  new AppError('ACCOUNT_REJECTED', `This account was not approved by the moderators${reason ? `: ${reason}` : ''}`);
+export const accountPending = () =>
+  new AppError(
+    'ACCOUNT_PENDING',
+    'This account waits for a moderator to approve it; until then it can read, set up its profile and manage its sign-in, but not post, comment, register agents or submit tasks',
+  );
 const LISTING_WORDS = {
   pending: 'waits for a moderator to approve it',
   rejected: 'was rejected by the moderators',

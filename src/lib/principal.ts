@@ -9,6 +9,8 @@ export interface Principal {
   agentId: string | null;
   /** The person answerable for this principal: itself, or the owner of the agent it acts for. */
   personId: string;
+  /** Set while the person's account waits for a moderator's approval (sign-up approval): it may read but change little. */
+  pending?: true;
 }
 
 export interface Authenticator {

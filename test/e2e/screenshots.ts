@@ -139,6 +139,12 @@ async function moderationSeed(graceToken: string, adaToken: string, translatorId
   await report(graceToken, 'post', spam, 'spam', 'Posted the same offer in five threads.');
   await report(adaToken, 'post', spam, 'spam');
   await report(graceToken, 'agent', translatorId, 'impersonation', 'Says it is the official EU translation service.');
+  await report(adaToken, 'account', seller.accountId, 'spam', 'Every post is an offer to sell followers.');
+  // A newcomer who signed up while sign-up needed approval, waiting in the pending list.
+  await ask('PUT', '/v1/admin/policies', adminToken, { signUp: 'approval' });
+  const newcomer = (await ask('POST', '/v1/auth/signup', null, { email: 'newcomer@example.test', password: signupPassword })).data.token as string;
+  await ask('POST', '/v1/users', newcomer, { username: 'new_arrival', displayName: 'New Arrival', bio: 'Just here to read about agents.' });
+  await ask('PUT', '/v1/admin/policies', adminToken, { signUp: 'open' });
   return { admin, spam };
 }
 
@@ -367,6 +373,13 @@ try {
       },
     },
     {
+      name: 'admin-pending',
+      url: '/admin?tab=pending',
+      signedIn: true,
+      as: moderation.admin,
+      ready: (page) => page.getByRole('link', { name: 'newcomer@example.test' }).waitFor(),
+    },
+    {
       name: 'admin-log',
       url: '/admin?tab=log',
       signedIn: true,
@@ -416,6 +429,13 @@ try {
       },
     },
     { name: 'profile', url: '/@ada', ready: (page) => page.locator('[data-post-id]').first().waitFor() },
+    {
+      // Someone else's profile, signed in: follow, mute or block, and Report.
+      name: 'profile-other',
+      url: '/@best_deals',
+      signedIn: true,
+      ready: (page) => page.getByRole('button', { name: 'Report this person' }).waitFor(),
+    },
     {
       name: 'profile-edit',
       url: '/@ada',

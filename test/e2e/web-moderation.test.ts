@@ -115,6 +115,48 @@ describe('web app: reports and the moderation pages (browser)', { skip: browserS
     await close();
   });
 
+  it('a person reports someone from their profile by keyboard; the queue links the moderator to that profile', async () => {
+    const { page, assertClean, close } = await openPage(harness);
+    await logIn(page, reporter.email, '/@loud_author');
+    const report = page.getByRole('button', { name: 'Report this person' });
+    await report.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Report this person' });
+    await dialog.getByRole('radio', { name: 'Spam' }).waitFor();
+    await settled(page);
+    await assertAccessible(page, 'report dialog on a profile');
+    // Down twice from Spam: Impersonation.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Pretends to be the mayor.');
+    await page.keyboard.press('Tab'); // Cancel
+    await page.keyboard.press('Tab'); // Send report
+    await page.keyboard.press('Enter');
+    await dialog.getByText('Reported. Thank you').waitFor();
+    const filed = (await harness.app.request({ method: 'GET', url: '/v1/reports', token: reporter.token })).json().data as {
+      subject: { type: string };
+      reason: string;
+      note: string;
+    }[];
+    assert.deepEqual(
+      filed.filter((r) => r.subject.type === 'account').map((r) => [r.reason, r.note]),
+      [['impersonation', 'Pretends to be the mayor.']],
+    );
+    await close();
+
+    const moderatorPage = await openPage(harness);
+    await logIn(moderatorPage.page, moderator.email, '/admin');
+    const item = moderatorPage.page.getByRole('listitem', { name: /Reports of account author@example.test/ });
+    await item.getByText('Pretends to be the mayor.').waitFor();
+    await item.getByRole('link', { name: 'author@example.test' }).click();
+    await moderatorPage.page.waitForURL(/\/@loud_author$/);
+    await moderatorPage.page.getByRole('heading', { name: 'loud_author' }).waitFor();
+    moderatorPage.assertClean();
+    await moderatorPage.close();
+    assertClean();
+  });
+
   it('a person without a role has no moderation link, and /admin tells them it is not theirs', async () => {
     const { page, assertClean, close } = await openPage(harness);
     await logIn(page, reporter.email, '/');

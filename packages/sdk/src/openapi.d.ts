@@ -2295,6 +2295,8 @@ export interface operations {
                                 email: string | null;
                                 agentId: string | null;
                                 createdAt: string;
+                                /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                                waitingForApproval: boolean;
                             };
                             /** @description Send as X-CSRF-Token on every request that changes something */
                             csrfToken: string;
@@ -2354,6 +2356,8 @@ export interface operations {
                                 email: string | null;
                                 agentId: string | null;
                                 createdAt: string;
+                                /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                                waitingForApproval: boolean;
                             };
                             /** @description Send as X-CSRF-Token on every request that changes something */
                             csrfToken: string;
@@ -2414,6 +2418,8 @@ export interface operations {
                                 email: string | null;
                                 agentId: string | null;
                                 createdAt: string;
+                                /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                                waitingForApproval: boolean;
                             };
                         };
                     };
@@ -2472,6 +2478,8 @@ export interface operations {
                                 email: string | null;
                                 agentId: string | null;
                                 createdAt: string;
+                                /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                                waitingForApproval: boolean;
                             };
                         };
                     };
@@ -2561,6 +2569,8 @@ export interface operations {
                             email: string | null;
                             agentId: string | null;
                             createdAt: string;
+                            /** @description true while the account waits for a moderator to approve it (sign-up approval) */
+                            waitingForApproval: boolean;
                         };
                     };
                 };
@@ -8597,6 +8607,8 @@ export interface operations {
                             avatarUrl: string | null;
                             bio: string;
                             type: string;
+                            /** @description the account behind the profile: what a report of the account names */
+                            accountId: string;
                             agentId: string | null;
                             createdAt: string;
                             followersCount: number;
@@ -11277,6 +11289,8 @@ export interface operations {
                                 id: string;
                             };
                             name: string;
+                            /** @description where the app shows it: the agent's slug, the account's username (null while it has no profile) */
+                            handle: string | null;
                             /** @description the owner's account id (null for an unclaimed agent) */
                             owner: string | null;
                             since: string | null;
@@ -11503,6 +11517,8 @@ export interface operations {
                                 id: string;
                                 exists: boolean;
                                 summary: string | null;
+                                /** @description where the app shows it: an agent's slug, an account's username (null without a profile, and for posts and comments) */
+                                handle: string | null;
                                 states: {
                                     state: "hidden" | "limited" | "suspended" | "delisted";
                                     reason: string;

@@ -46,6 +46,7 @@ import { agentListing } from './0041_agent_listing.ts';
 import { domainVerification } from './0042_domain_verification.ts';
 import { witness } from './0043_witness.ts';
 import { taskEventsSignalAfterCommit } from './0045_task_events_signal_after_commit.ts';
+import { accountApproval } from './0046_account_approval.ts';
 import { pollLease } from './0047_poll_lease.ts';
 import { commentThreads } from './0050_comment_threads.ts';
 
@@ -90,6 +91,7 @@ const ordered: [string, Migration][] = [
   ['0042_domain_verification', domainVerification],
   ['0043_witness', witness],
   ['0045_task_events_signal_after_commit', taskEventsSignalAfterCommit],
+  ['0046_account_approval', accountApproval],
   ['0047_poll_lease', pollLease],
   ['0050_comment_threads', commentThreads],
 ];

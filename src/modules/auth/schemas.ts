@@ -15,6 +15,7 @@ export const Account = Type.Object({
   email: Type.Union([Type.String(), Type.Null()]),
   agentId: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String(),
+  waitingForApproval: Type.Boolean({ description: 'true while the account waits for a moderator to approve it (sign-up approval)' }),
 });
 
 export const SessionGrant = Type.Object({

@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.ts';
 import { isoIn, isoNow } from '../../lib/clock.ts';
-import { accountSuspended, AppError, badRequest, conflict, forbidden, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
+import { accountRejected, accountSuspended, AppError, badRequest, conflict, forbidden, notFound, RateLimitedError, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { PASSWORD_COST, hashPassword, hashSecret, newSecret, verifyPassword } from '../../lib/secrets.ts';
 import type { Authenticator, Principal } from '../../lib/principal.ts';
@@ -32,18 +32,26 @@ export interface AuthServiceDeps {
   signUpPolicy?: () => Promise<'open' | 'approval' | 'closed'>;
   /** scrypt's cost for new password hashes (default PASSWORD_COST). */
   passwordCost?: number;
+  /** Sign-up approval (moderation): makes a new account wait, and tells whether one waits or was rejected. */
+  approval?: {
+    hold(accountId: string): Promise<unknown>;
+    of(accountId: string): Promise<{ state: 'pending' | 'rejected'; reason: string | null } | null>;
+  };
 }
 
 /** What a password-less account (signed in through an identity provider) types to confirm its deletion. */
 export const DELETE_CONFIRMATION = 'delete my account';
 
-export const accountView = (row: AccountRow) => ({
+const accountView = (row: AccountRow) => ({
   id: row.id,
   kind: row.kind,
   email: row.email,
   agentId: row.agent_id,
   createdAt: row.created_at,
 });
+
+/** The account as its owner sees it: with whether it still waits for a moderator's approval. */
+const ownAccountView = (row: AccountRow, pending: boolean) => ({ ...accountView(row), waitingForApproval: pending });
 
 export const apiKeyView = (row: ApiKeyRow) => ({
   id: row.id,
@@ -67,12 +75,33 @@ export function createAuthService({
   suspensionOf = async () => null,
   signUpPolicy = async () => 'open',
   passwordCost = PASSWORD_COST,
+  approval = { hold: async () => undefined, of: async () => null },
 }: AuthServiceDeps) {
   /** A hash to compare against when the account does not exist, so timing does not reveal which emails exist. */
   const dummyPasswordHash = hashPassword('not-a-real-password', passwordCost);
 
-  async function refuseClosedSignUp() {
-    if ((await signUpPolicy()) === 'closed') throw new AppError('SIGN_UP_CLOSED', 'This instance is not taking new accounts: sign-up is closed');
+  /** The sign-up policy, refusing when it is closed. */
+  async function openSignUpPolicy() {
+    const policy = await signUpPolicy();
+    if (policy === 'closed') throw new AppError('SIGN_UP_CLOSED', 'This instance is not taking new accounts: sign-up is closed');
+    return policy;
+  }
+
+  /** Under `approval`, the account about to be created waits: held before it exists, so it never acts unapproved. */
+  async function holdIfApprovalNeeded(policy: 'open' | 'approval', accountId: string) {
+    if (policy === 'approval') await approval.hold(accountId);
+    return policy === 'approval';
+  }
+
+  /**
+   * A rejected account is refused like a suspended one; a waiting one is marked, so the guard on
+   * changes answers ACCOUNT_PENDING. Read at each look-up that misses the cache; a decision drops the
+   * account's cached credentials on every node.
+   */
+  async function standingOf(personId: string): Promise<{ pending?: true }> {
+    const found = await approval.of(personId);
+    if (found?.state === 'rejected') throw accountRejected(found.reason);
+    return found?.state === 'pending' ? { pending: true } : {};
   }
 
   /** A suspended account's credential is refused with its own code, so the client can say why (never cached, so unsuspending works at once). */
@@ -90,20 +119,21 @@ export function createAuthService({
     personId: match.owner_account_id ?? match.account_id,
   });
 
-  async function startSession(account: AccountRow) {
+  async function startSession(account: AccountRow, pending: boolean) {
     const token = newSecret(SESSION_PREFIX);
     const expiresAt = isoIn(clock, sessionTtlHours * 3600_000);
     await store.insertSession({ id: newId(), account_id: account.id, token_hash: hashSecret(token), created_at: isoNow(clock), expires_at: expiresAt });
-    return { token, expiresAt, account: accountView(account) };
+    return { token, expiresAt, account: ownAccountView(account, pending) };
   }
 
   /** The person's account for an issuer's (issuer, subject), made on first sight. */
   async function accountForOidc(identity: OidcIdentity): Promise<AccountRow> {
     let account: AccountRow | undefined = await store.findAccountByOidc(identity.issuer, identity.subject);
     if (!account) {
-      await refuseClosedSignUp();
+      const id = newId();
+      await holdIfApprovalNeeded(await openSignUpPolicy(), id);
       const row: AccountRow = {
-        id: newId(),
+        id,
         kind: 'person',
         email: null,
         password_hash: null,
@@ -131,7 +161,7 @@ export function createAuthService({
     if (!identity) return null;
     const account = await accountForOidc(identity);
     await refuseSuspended([account.id]);
-    return { accountId: account.id, kind: 'person', via: 'oidc', credentialId: null, agentId: null, personId: account.id };
+    return { accountId: account.id, kind: 'person', via: 'oidc', credentialId: null, agentId: null, personId: account.id, ...(await standingOf(account.id)) };
   }
 
   async function lookUp(tokenHash: string, isKey: boolean): Promise<Principal | null> {
@@ -140,20 +170,21 @@ export function createAuthService({
       const match = await store.findLiveApiKey(tokenHash);
       if (!match) return null;
       await refuseSuspended([match.account_id, match.owner_account_id]);
+      const standing = await standingOf(match.owner_account_id ?? match.account_id);
       const now = clock.now();
       // Recording use on every request would turn each read into a write; hourly is enough to spot dead keys.
       // A cached key is looked up again within the cache's max age, so use is still seen within the hour.
       if (!match.last_used_at || now.getTime() - Date.parse(match.last_used_at) > KEY_TOUCH_INTERVAL_MS) {
         await store.touchApiKey(match.credential_id, now.toISOString());
       }
-      const principal = principalFrom(match, 'key');
+      const principal = { ...principalFrom(match, 'key'), ...standing };
       principals.remember(tokenHash, principal, null, ticket);
       return principal;
     }
     const match = await store.findLiveSession(tokenHash, isoNow(clock));
     if (!match) return null;
     await refuseSuspended([match.account_id, match.owner_account_id]);
-    const principal = principalFrom(match, 'session');
+    const principal = { ...principalFrom(match, 'session'), ...(await standingOf(match.owner_account_id ?? match.account_id)) };
     principals.remember(tokenHash, principal, Date.parse(match.expires_at), ticket);
     return principal;
   }
@@ -196,12 +227,14 @@ export function createAuthService({
     authenticator,
 
     async signup(email: string, password: string) {
-      await refuseClosedSignUp();
+      const policy = await openSignUpPolicy();
       const normalized = email.trim().toLowerCase();
       if (await store.findAccountByEmail(normalized))
         throw conflict('An account with this email already exists', [{ path: '/body/email', message: 'This email is already registered: log in instead' }]);
+      const id = newId();
+      const pending = await holdIfApprovalNeeded(policy, id);
       const account = await store.insertAccount({
-        id: newId(),
+        id,
         kind: 'person',
         email: normalized,
         password_hash: await hashPassword(password, passwordCost),
@@ -211,7 +244,7 @@ export function createAuthService({
         owner_account_id: null,
         created_at: isoNow(clock),
       });
-      return startSession(account);
+      return startSession(account, pending);
     },
 
     /** `clientAddress`: where the attempt came from, which may have a budget of its own for this account. */
@@ -230,16 +263,16 @@ export function createAuthService({
         throw unauthorized('Invalid email or password');
       }
       await loginThrottle.succeeded(normalized, clientAddress, admission.budget);
-      // Only after the password: whether an account is suspended is told to its owner alone.
+      // Only after the password: whether an account is suspended or rejected is told to its owner alone.
       await refuseSuspended([account.id]);
-      return startSession(account);
+      return startSession(account, (await standingOf(account.id)).pending === true);
     },
 
     /** A built-in session for the person an issuer vouched for in the browser sign-in (src/modules/auth/oidc-login.ts). */
     async signInWithOidc(identity: OidcIdentity) {
       const account = await accountForOidc(identity);
       await refuseSuspended([account.id]);
-      return startSession(account);
+      return startSession(account, (await standingOf(account.id)).pending === true);
     },
 
     async logout(principal: Principal) {
@@ -291,7 +324,7 @@ export function createAuthService({
     async account(principal: Principal) {
       const account = await store.findAccountById(principal.accountId);
       if (!account) throw unauthorized();
-      return accountView(account);
+      return ownAccountView(account, principal.pending === true);
     },
 
     async createApiKey(principal: Principal, name: string, agentId: string | undefined) {

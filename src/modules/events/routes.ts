@@ -57,8 +57,8 @@ export function registerEventsRoutes(root: FastifyInstance, events: EventsServic
         async stillValid() {
           if (token === undefined) return false;
           const now = await Promise.resolve(authenticator.authenticate(token)).catch((error: unknown) => {
-            // A suspension ends the stream as a revocation does; any other failure is the check's own.
-            if (error instanceof AppError && error.code === 'ACCOUNT_SUSPENDED') return null;
+            // A suspension or rejection ends the stream as a revocation does; any other failure is the check's own.
+            if (error instanceof AppError && (error.code === 'ACCOUNT_SUSPENDED' || error.code === 'ACCOUNT_REJECTED')) return null;
             throw error;
           });
           return now !== null && now.accountId === principal.accountId && now.credentialId === principal.credentialId;

@@ -48,6 +48,7 @@ const Policies = Type.Object(policyFields);
 const PendingItem = Type.Object({
   subject: Type.Object({ type: literals(['agent', 'account'] as const), id: Type.String() }),
   name: Type.String(),
+  handle: nullable(Type.String({ description: "where the app shows it: the agent's slug, the account's username (null while it has no profile)" })),
   owner: nullable(Type.String({ description: "the owner's account id (null for an unclaimed agent)" })),
   since: nullable(Type.String()),
   reason: literals(['new', 'changed'] as const),
@@ -70,6 +71,9 @@ const QueueEntry = Type.Object({
     id: Type.String(),
     exists: Type.Boolean(),
     summary: nullable(Type.String()),
+    handle: nullable(
+      Type.String({ description: "where the app shows it: an agent's slug, an account's username (null without a profile, and for posts and comments)" }),
+    ),
     states: Type.Array(Type.Object({ state: StateName, reason: Type.String(), since: Type.String() })),
   }),
   reporters: Type.Integer({ description: 'How many accounts reported it' }),

@@ -16,7 +16,7 @@ export interface ModerationDeps {
    * The agent's owner and name, if `reader` may see it by the registry's visibility rule (a person,
    * or null for anyone); `all` finds any agent (moderators act on private ones too).
    */
-  agentFor(id: string, reader: string | null | 'all'): Promise<{ ownerId: string | null; name: string; listing: AgentListingState } | undefined>;
+  agentFor(id: string, reader: string | null | 'all'): Promise<{ ownerId: string | null; name: string; slug: string; listing: AgentListingState } | undefined>;
   /** The registry's listing of agents: what a delisting, relisting, approval or rejection changes. */
   listing: {
     /**
@@ -31,7 +31,9 @@ export interface ModerationDeps {
     /** The agents the account owns. */
     ownedBy(accountId: string): Promise<string[]>;
     /** Agents waiting for approval, the longest-waiting first. */
-    pending(limit: number): Promise<{ id: string; name: string; owner_id: string | null; listing_reason: string | null; listing_since: string | null }[]>;
+    pending(
+      limit: number,
+    ): Promise<{ id: string; name: string; slug: string; owner_id: string | null; listing_reason: string | null; listing_since: string | null }[]>;
   };
   policies: Policies;
   reportsPerAccountPerHour: number;
@@ -58,6 +60,8 @@ const ACTIONS: Record<ModerationActionName, { subjects: readonly SubjectType[]; 
 };
 
 type AgentListingState = 'listed' | 'pending' | 'rejected' | 'delisted';
+/** What the automatic hold does to each kind of subject. */
+const HOLDS: Record<SubjectType, 'hide' | 'delist' | 'limit'> = { post: 'hide', comment: 'hide', agent: 'delist', account: 'limit' };
 /** The action that undoes each appealable one (a reversed appeal takes it). */
 const UNDO: Partial<Record<ModerationActionName, ModerationActionName>> = { hide: 'restore', limit: 'unlimit', suspend: 'unsuspend', delist: 'relist' };
 
@@ -70,8 +74,9 @@ const NOTICE: Partial<Record<ModerationActionName, (subject: SubjectRecord) => s
   unsuspend: () => 'Your account was reinstated by the moderators',
   delist: (s) => `Your agent "${s.summary}" was delisted by the moderators`,
   relist: (s) => `Your agent "${s.summary}" was listed again by the moderators`,
-  approve: (s) => `Your agent "${s.summary}" was approved by the moderators and is listed`,
-  reject: (s) => `Your agent "${s.summary}" was not approved by the moderators`,
+  approve: (s) =>
+    s.type === 'account' ? 'Your account was approved by the moderators: welcome' : `Your agent "${s.summary}" was approved by the moderators and is listed`,
+  reject: (s) => (s.type === 'account' ? 'Your account was not approved by the moderators' : `Your agent "${s.summary}" was not approved by the moderators`),
 };
 
 type ActionRow = ModerationActionsTable;
@@ -174,6 +179,13 @@ export function createModerationService({ roles, store, clock, agentFor, reports
     return { ...found, states };
   }
 
+  /** Where a moderator finds the subject in the app: an agent's slug, an account's username (null without a profile). */
+  async function handleOf(type: SubjectType, id: string): Promise<string | null> {
+    if (type === 'agent') return (await agentFor(id, 'all'))?.slug ?? null;
+    if (type === 'account') return store.usernameOf(id);
+    return null;
+  }
+
   type ReportRecord = Awaited<ReturnType<ModerationStore['reportsAbout']>>[number];
   const reportItem = (r: ReportRecord) => ({ id: r.id, reporterId: r.reporter_id, reason: r.reason, note: r.note, createdAt: r.created_at });
 
@@ -203,8 +215,7 @@ export function createModerationService({ roles, store, clock, agentFor, reports
     } else resolve = rule.clear ? [] : (await store.openReportsOf(type, id)).map((r) => r.id);
     if (input.action === 'dismiss' && resolve.length === 0) throw conflict(`This ${type} has no open reports to dismiss`);
     if (input.action === 'approve' || input.action === 'reject') {
-      // Accounts never wait for approval yet: sign-up approval holds none (docs/moderation.md).
-      const waiting = type === 'agent' && (await agentFor(id, 'all'))?.listing === 'pending';
+      const waiting = type === 'agent' ? (await agentFor(id, 'all'))?.listing === 'pending' : (await store.approvalOf(id))?.state === 'pending';
       if (!waiting) throw conflict(`This ${type} is not waiting for approval`);
     }
     const row: ModerationActionsTable = {
@@ -218,7 +229,8 @@ export function createModerationService({ roles, store, clock, agentFor, reports
       report_ids: JSON.stringify(resolve),
       created_at: isoNow(clock),
     };
-    await store.record(row, { ...(rule.set ? { set: rule.set } : {}), ...(rule.clear ? { clear: rule.clear } : {}) }, resolve);
+    const approval = type === 'account' && (input.action === 'approve' || input.action === 'reject') ? { approval: input.action } : {};
+    await store.record(row, { ...(rule.set ? { set: rule.set } : {}), ...(rule.clear ? { clear: rule.clear } : {}), ...approval }, resolve);
     await changeListings(row, resolve);
     const view = actionView(row);
     await applied(view);
@@ -246,10 +258,10 @@ export function createModerationService({ roles, store, clock, agentFor, reports
         await listing.set(id, { state: 'listed', reason: null }, { from: ['delisted'], logged: { event: 'relisted', values: {} } });
         break;
       case 'approve':
-        await listing.set(id, { state: 'listed', reason: null }, { from: ['pending'] });
+        if (action.subject_type === 'agent') await listing.set(id, { state: 'listed', reason: null }, { from: ['pending'] });
         break;
       case 'reject':
-        await listing.set(id, { state: 'rejected', reason: action.reason }, { from: ['pending'] });
+        if (action.subject_type === 'agent') await listing.set(id, { state: 'rejected', reason: action.reason }, { from: ['pending'] });
         break;
       case 'suspend': {
         const delisted: string[] = [];
@@ -272,20 +284,22 @@ export function createModerationService({ roles, store, clock, agentFor, reports
   }
 
   /**
-   * The automatic hold: a post or comment reported by `autoHoldReports` distinct accounts (open
-   * reports) is hidden until a moderator looks. The hold is an action of its own in the audit log,
-   * taken by no moderator (`AUTOMATIC_HOLD`); its reports stay open in the queue.
+   * The automatic hold: a subject reported by `autoHoldReports` distinct accounts (open reports) is
+   * held until a moderator looks: a post or comment hidden, an agent delisted, an account limited
+   * (never suspended: reports alone must not lock a person out). The hold is an action of its own in
+   * the audit log, taken by no moderator (`AUTOMATIC_HOLD`); its reports stay open in the queue.
    */
   async function holdIfReportedEnough(subject: SubjectRecord) {
-    if (subject.type !== 'post' && subject.type !== 'comment') return;
+    const hold = HOLDS[subject.type];
     const { autoHoldReports } = await policies.current();
-    if (autoHoldReports === 0 || subject.states.some((s) => s.state === 'hidden')) return;
-    const reporters = new Set((await store.openReportsOf(subject.type, subject.id)).map((r) => r.reporter_id)).size;
+    if (autoHoldReports === 0 || subject.states.some((s) => s.state === ACTIONS[hold].set)) return;
+    const open = await store.openReportsOf(subject.type, subject.id);
+    const reporters = new Set(open.map((r) => r.reporter_id)).size;
     if (reporters < autoHoldReports) return;
     const row: ModerationActionsTable = {
       id: newId(),
       moderator_id: AUTOMATIC_HOLD,
-      action: 'hide',
+      action: hold,
       subject_type: subject.type,
       subject_id: subject.id,
       subject_owner_id: subject.ownerPersonId,
@@ -294,15 +308,21 @@ export function createModerationService({ roles, store, clock, agentFor, reports
       created_at: isoNow(clock),
     };
     try {
-      await store.record(row, { set: 'hidden' }, []);
+      await store.record(row, { set: ACTIONS[hold].set! }, []);
     } catch (error) {
       // Two reports crossed the threshold at once; the other one's hold stands.
       if (isUniqueViolation(error)) return;
       throw error;
     }
+    // A held agent leaves the listings publicly, its category taken from the reports that held it.
+    await changeListings(
+      row,
+      open.map((r) => r.id),
+    );
     const view = actionView(row);
     await applied(view);
-    if (subject.ownerAccountId) await notify(subject.ownerAccountId, { type: subject.type, id: subject.id }, `${NOTICE.hide!(subject)}. Reason: ${row.reason}`);
+    if (subject.ownerAccountId)
+      await notify(subject.ownerAccountId, { type: subject.type, id: subject.id }, `${NOTICE[hold]!(subject)}. Reason: ${row.reason}`);
   }
 
   return {
@@ -313,18 +333,30 @@ export function createModerationService({ roles, store, clock, agentFor, reports
     policies: () => policies.current(),
     updatePolicies: (admin: Principal, changes: Partial<InstancePolicies>) => policies.update(changes, admin.accountId),
 
-    /** What waits for a moderator's approval, the longest-waiting first. */
+    /** What waits for a moderator's approval (agents and accounts together), the longest-waiting first. */
     async pending(limit: number) {
-      const agents = await listing.pending(limit);
-      return {
-        items: agents.map((agent) => ({
+      const [agents, accounts] = await Promise.all([listing.pending(limit), store.pendingAccounts(limit)]);
+      const items = [
+        ...agents.map((agent) => ({
           subject: { type: 'agent' as const, id: agent.id },
           name: agent.name,
+          handle: agent.slug,
           owner: agent.owner_id,
           since: agent.listing_since,
           reason: agent.listing_reason === 'changed' ? ('changed' as const) : ('new' as const),
         })),
-      };
+        ...accounts.map((account) => ({
+          subject: { type: 'account' as const, id: account.account_id },
+          name: account.email ?? 'an account signed in through the identity provider',
+          handle: account.username,
+          owner: account.account_id,
+          since: account.since,
+          reason: 'new' as const,
+        })),
+      ];
+      // An agent waiting since an unknown time sorts first: it has waited at least as long as any.
+      items.sort((a, b) => (a.since ?? '').localeCompare(b.since ?? '') || a.subject.id.localeCompare(b.subject.id));
+      return { items: items.slice(0, limit) };
     },
 
     async queue(status: 'open' | 'resolved', limit: number, offset: number) {
@@ -347,6 +379,7 @@ export function createModerationService({ roles, store, clock, agentFor, reports
             id,
             exists: seen !== undefined,
             summary: seen?.summary ?? null,
+            handle: seen ? await handleOf(type, id) : null,
             states: seen?.states.map((s) => ({ state: s.state, reason: s.reason, since: s.since })) ?? [],
           },
           reporters: new Set(reports.map((r) => r.reporter_id)).size,

@@ -4,7 +4,7 @@ import type { AccountStandingReadModel } from '../auth/index.ts';
 import type { PostAuthorsReadModel } from '../social/index.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
 import type { Kysely } from 'kysely';
-import type { AppealsTable, ModerationActionsTable, ModerationState, ModerationTables, ReportsTable, SubjectType } from './tables.ts';
+import type { AccountApprovalsTable, AppealsTable, ModerationActionsTable, ModerationState, ModerationTables, ReportsTable, SubjectType } from './tables.ts';
 
 /** A subject as moderation sees it: whose it is, and what is in force on it. */
 export interface SubjectRecord {
@@ -87,6 +87,32 @@ export function createModerationStore(database: Db) {
               .where('state', '=', 'suspended')
               .executeTakeFirst()
           )?.reason ?? null),
+
+    /** Makes a new account wait for a moderator (sign-up under the approval policy). */
+    holdForApproval: (accountId: string, since: string) =>
+      db.insertInto('account_approvals').values({ account_id: accountId, state: 'pending', reason: null, since }).execute(),
+
+    /** Whether the account waits for approval or was rejected (with the reason); null when it is in good standing. */
+    approvalOf: async (accountId: string): Promise<Pick<AccountApprovalsTable, 'state' | 'reason'> | null> =>
+      (await db.selectFrom('account_approvals').select(['state', 'reason']).where('account_id', '=', accountId).executeTakeFirst()) ?? null,
+
+    /** Accounts waiting for approval, the longest-waiting first, with the email they signed up with. */
+    pendingAccounts: (limit: number) =>
+      db
+        .selectFrom('account_approvals as w')
+        .innerJoin('accounts as a', 'a.id', 'w.account_id')
+        .leftJoin('profiles as p', (join) => join.onRef('p.account_id', '=', 'w.account_id').on('p.type', '=', 'human'))
+        .select(['w.account_id', 'w.since', 'a.email', 'p.username'])
+        .where('w.state', '=', 'pending')
+        .where('a.deleted_at', 'is', null)
+        .orderBy('w.since')
+        .orderBy('w.account_id')
+        .limit(limit)
+        .execute(),
+
+    /** The username of the account's own profile, or null when it has none. */
+    usernameOf: async (accountId: string) =>
+      (await db.selectFrom('profiles').select('username').where('account_id', '=', accountId).where('type', '=', 'human').executeTakeFirst())?.username ?? null,
 
     accountAge: async (accountId: string) =>
       (await db.selectFrom('accounts').select('created_at').where('id', '=', accountId).executeTakeFirst())?.created_at ?? null,
@@ -204,10 +230,22 @@ export function createModerationStore(database: Db) {
      * Records an action, with what it leaves in force (`set`) or ends (`clear`), and resolves the
      * reports it answers: one transaction, so the audit log never misses an action that took effect.
      */
-    record: (action: ModerationActionsTable, change: { set?: ModerationState; clear?: ModerationState }, resolveIds: readonly string[]) =>
+    record: (
+      action: ModerationActionsTable,
+      change: { set?: ModerationState; clear?: ModerationState; approval?: 'approve' | 'reject' },
+      resolveIds: readonly string[],
+    ) =>
       db.transaction().execute(async (trx) => {
         const tx = trx as unknown as Kysely<ModerationTables>;
         await tx.insertInto('moderation_actions').values(action).execute();
+        // An account's approval is decided with its action: approved, the account has no row left.
+        if (change.approval === 'approve') await tx.deleteFrom('account_approvals').where('account_id', '=', action.subject_id).execute();
+        if (change.approval === 'reject')
+          await tx
+            .updateTable('account_approvals')
+            .set({ state: 'rejected', reason: action.reason, since: action.created_at })
+            .where('account_id', '=', action.subject_id)
+            .execute();
         if (change.set) {
           await tx
             .deleteFrom('moderation_states')

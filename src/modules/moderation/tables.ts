@@ -77,6 +77,15 @@ export interface InstancePoliciesTable {
   updated_at: string;
 }
 
+/** An account waiting under the sign-up approval policy, or rejected (migration 0046); no row: in good standing. */
+export interface AccountApprovalsTable {
+  account_id: string;
+  state: 'pending' | 'rejected';
+  /** The moderators' reason for a rejection; null while pending. */
+  reason: string | null;
+  since: string;
+}
+
 export interface ModerationTables {
   moderator_roles: ModeratorRolesTable;
   reports: ReportsTable;
@@ -84,6 +93,7 @@ export interface ModerationTables {
   moderation_states: ModerationStatesTable;
   appeals: AppealsTable;
   instance_policies: InstancePoliciesTable;
+  account_approvals: AccountApprovalsTable;
 }
 
 /**

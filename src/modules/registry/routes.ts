@@ -43,7 +43,7 @@ export function registerRegistryRoutes(root: FastifyInstance, registry: Registry
   const security = [{ bearer: [] }];
 
   app.post('/v1/agents', {
-    config: { auth: 'either' },
+    config: { auth: 'either', newAccountBudget: 'agent' },
     schema: {
       tags,
       security,

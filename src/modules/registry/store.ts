@@ -488,7 +488,7 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
     pendingAgents: (limit: number) =>
       db
         .selectFrom('agents')
-        .select(['id', 'name', 'owner_id', 'listing_reason', 'listing_since'])
+        .select(['id', 'name', 'slug', 'owner_id', 'listing_reason', 'listing_since'])
         .where('listing', '=', 'pending')
         .orderBy('listing_since')
         .orderBy('id')

@@ -138,6 +138,7 @@ export function createPeopleService(ctx: SocialContext) {
           avatarUrl: profile.avatar_url,
           bio: profile.bio,
           type: profile.type,
+          accountId: profile.account_id,
           agentId: profile.agent_id,
           createdAt: profile.created_at,
           followersCount: profile.followers_count,

@@ -69,7 +69,7 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
   });
 
   app.post('/v1/social/posts', {
-    config: { auth: 'either' },
+    config: { auth: 'either', newAccountBudget: 'post' },
     schema: { tags, security, summary: 'Create a post (topic inferred when omitted)', body: CreatePost, response: { 201: PostEnvelope, ...errorResponses } },
     handler: async (request, reply) => reply.status(201).send(await posts.createPost(principalOf(request), request.body)),
   });
@@ -143,7 +143,7 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
   });
 
   app.post('/v1/social/posts/:id/comments', {
-    config: { auth: 'either' },
+    config: { auth: 'either', newAccountBudget: 'comment' },
     schema: {
       tags,
       security,

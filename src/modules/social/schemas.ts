@@ -117,6 +117,7 @@ const userBasics = {
 export const SocialProfile = Type.Object({
   user: Type.Object({
     ...userBasics,
+    accountId: Type.String({ description: 'the account behind the profile: what a report of the account names' }),
     agentId: nullable(Type.String()),
     createdAt: Type.String(),
     followersCount: Type.Integer(),

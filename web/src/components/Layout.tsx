@@ -209,6 +209,7 @@ export function Layout() {
         <AccountMenu />
       </header>
       <main id="main" tabIndex={-1}>
+        <WaitingForApproval />
         <Outlet />
       </main>
       <nav aria-label="Sections" className="tabbar">
@@ -233,5 +234,17 @@ export function Layout() {
       <ScrollRestoration />
       <SessionExpiry />
     </>
+  );
+}
+
+/** An account that waits for a moderator's approval is told so on every page, and what it can do meanwhile. */
+function WaitingForApproval() {
+  const account = useAccount();
+  if (!account.data?.waitingForApproval) return null;
+  return (
+    <p className="notice page" role="status">
+      Your account waits for a moderator to approve it. Meanwhile you can look around, set up your profile and manage your sign-in; posting, commenting,
+      registering agents and sending tasks open once it is approved. You will get a notification.
+    </p>
   );
 }

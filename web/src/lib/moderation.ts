@@ -55,5 +55,14 @@ export function actionQuestion(action: ActionName, type: ModerationSubject['type
   return `${actionLabel(action)} this ${what[type]}?`;
 }
 
-/** Where the subject can be seen in the app: a post has a page of its own (agents' pages go by slug, which the queue does not give). */
-export const subjectLink = (subject: ModerationSubject): string | null => (subject.type === 'post' ? `/posts/${encodeURIComponent(subject.id)}` : null);
+/**
+ * Where the subject can be seen in the app: a post has a page of its own, an agent its page by slug and
+ * an account its profile by username (the `handle` the queue and the pending list give; without one, nowhere).
+ */
+export function subjectLink(subject: ModerationSubject & { handle?: string | null }): string | null {
+  if (subject.type === 'post') return `/posts/${encodeURIComponent(subject.id)}`;
+  if (!subject.handle) return null;
+  if (subject.type === 'agent') return `/agents/${encodeURIComponent(subject.handle)}`;
+  if (subject.type === 'account') return `/@${encodeURIComponent(subject.handle)}`;
+  return null;
+}

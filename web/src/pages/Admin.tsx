@@ -276,10 +276,10 @@ function Pending() {
           {pending.data.items.map((item) => (
             <li key={`${item.subject.type}:${item.subject.id}`} className="card admin-item">
               <p className="admin-subject">
-                <span className="badge">{item.subject.type}</span> <strong>{item.name}</strong>
+                <span className="badge">{item.subject.type}</span> <PendingName item={item} />
               </p>
               <p className="muted">
-                {item.owner && <>Owner {item.owner} · </>}
+                {item.owner && item.subject.type !== 'account' && <>Owner {item.owner} · </>}
                 {item.since ? (
                   <>
                     waiting since <TimeAgo iso={item.since} />
@@ -346,6 +346,12 @@ function AuditLog({ myAccountId }: { myAccountId: string }) {
       )}
     </section>
   );
+}
+
+/** A waiting agent links to its page, a waiting account to its profile once it has one. */
+function PendingName({ item }: { item: { subject: ModerationSubject; handle: string | null; name: string } }) {
+  const link = subjectLink({ ...item.subject, handle: item.handle });
+  return <strong>{link ? <Link to={link}>{item.name}</Link> : item.name}</strong>;
 }
 
 function LogRow({ action, mine }: { action: ModerationAction; mine: boolean }) {

@@ -85,7 +85,11 @@ function ProfileOf({ username }: { username: string }) {
           <div className="profile-actions">
             <FollowButton username={user.username} following={user.isFollowing ?? false} profileKey={['social-profile', username.toLowerCase()]} />
             <ShunButtons username={user.username} muted={user.isMuted ?? false} blocked={user.isBlocked ?? false} />
-            {user.agentId && <ReportButton subject={{ type: 'agent', id: user.agentId }} what="agent" />}
+            {user.agentId ? (
+              <ReportButton subject={{ type: 'agent', id: user.agentId }} what="agent" />
+            ) : (
+              <ReportButton subject={{ type: 'account', id: user.accountId }} what="person" />
+            )}
           </div>
         )}
       </header>
