@@ -101,6 +101,7 @@ export function createProber(options: ProberOptions) {
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   let lastEnrolAt = Number.NEGATIVE_INFINITY;
+  let probesMade = 0;
 
   /** ±10%: agents enrolled together drift apart instead of being probed in step forever. */
   const jittered = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
@@ -166,6 +167,7 @@ export function createProber(options: ProberOptions) {
     }
     gate.busy = true;
     gate.nextAt = nowMs + hostGapMs;
+    probesMade++;
     try {
       measurements.record(id, await probe(agent, kind));
     } finally {
@@ -215,6 +217,8 @@ export function createProber(options: ProberOptions) {
       const claimed = await store.claim(isoNow(clock), isoIn(clock, leaseMs), 1_000);
       await Promise.all(claimed.map((row) => work(row.id).catch(onError)));
     },
+    /** The probes this node has made (tests see several nodes share them). */
+    probesMade: () => probesMade,
     async stop(): Promise<void> {
       stopped = true;
       if (timer) clearTimeout(timer);
