@@ -8,7 +8,14 @@ import type { DialectName } from './dialect.ts';
  */
 export type BackgroundJob = 'task_expiry' | 'trust_evidence_sweep' | 'event_prune' | 'stripe_transfers' | 'domain_recheck' | 'health_enrol';
 
-export const BACKGROUND_JOBS: readonly BackgroundJob[] = ['task_expiry', 'trust_evidence_sweep', 'event_prune', 'stripe_transfers', 'domain_recheck', 'health_enrol'];
+export const BACKGROUND_JOBS: readonly BackgroundJob[] = [
+  'task_expiry',
+  'trust_evidence_sweep',
+  'event_prune',
+  'stripe_transfers',
+  'domain_recheck',
+  'health_enrol',
+];
 
 /** Whether this node runs the job's scheduled pass now. */
 export type ScheduledPass = () => Promise<boolean>;

@@ -29,7 +29,14 @@ describe('health the registry measures', () => {
   before(async () => {
     // The prober's own schedule is off (0): each test runs its passes, so none races the clock.
     app = await startTestApp(
-      { ALLOW_PRIVATE_ENDPOINTS: 'true', DELIVERY_POLL_INTERVAL_MS: '20', WEBHOOK_MAX_ATTEMPTS: '1', HEALTH_PROBE_INTERVAL_MS: '0', HEALTH_PROBE_HOST_GAP_MS: '0', HEALTH_SLOW_MS: '1000' },
+      {
+        ALLOW_PRIVATE_ENDPOINTS: 'true',
+        DELIVERY_POLL_INTERVAL_MS: '20',
+        WEBHOOK_MAX_ATTEMPTS: '1',
+        HEALTH_PROBE_INTERVAL_MS: '0',
+        HEALTH_PROBE_HOST_GAP_MS: '0',
+        HEALTH_SLOW_MS: '1000',
+      },
       { clock },
     );
     owner = await app.signup();
@@ -90,7 +97,12 @@ describe('health the registry measures', () => {
     assert.equal(health.uptime24h, 0.4);
 
     // Down: not routed to, excluded with the reason.
-    const plan = await app.request({ method: 'POST', url: '/v1/tasks/route', token: owner.token, body: { description: 'work', capabilities: ['health-probe-flaky'] } });
+    const plan = await app.request({
+      method: 'POST',
+      url: '/v1/tasks/route',
+      token: owner.token,
+      body: { description: 'work', capabilities: ['health-probe-flaky'] },
+    });
     assert.equal(plan.statusCode, 200, plan.body);
     const excluded = plan.json().data.excluded as { agent: { id: string }; code: string; reason: string }[];
     assert.deepEqual(
@@ -104,7 +116,12 @@ describe('health the registry measures', () => {
     await probe();
     health = await healthOf(agent.id);
     assert.notEqual(health.status, 'down', 'a success ends the run of failures');
-    const again = await app.request({ method: 'POST', url: '/v1/tasks/route', token: owner.token, body: { description: 'work', capabilities: ['health-probe-flaky'] } });
+    const again = await app.request({
+      method: 'POST',
+      url: '/v1/tasks/route',
+      token: owner.token,
+      body: { description: 'work', capabilities: ['health-probe-flaky'] },
+    });
     assert.deepEqual(
       (again.json().data.candidates as { agent: { id: string } }[]).map((candidate) => candidate.agent.id),
       [agent.id],

@@ -85,7 +85,14 @@ describe('background work on three nodes', () => {
       );
       // The workers stop (the servers stay up to answer /metrics): no pass starts after this.
       for (const node of nodes)
-        await Promise.all([node.deliveryWorker.stop(), node.transferWorker!.stop(), node.trustEvidenceSweep.stop(), node.events.stop(), node.domainProofs.stop(), node.health.prober.stop()]);
+        await Promise.all([
+          node.deliveryWorker.stop(),
+          node.transferWorker!.stop(),
+          node.trustEvidenceSweep.stop(),
+          node.events.stop(),
+          node.domainProofs.stop(),
+          node.health.prober.stop(),
+        ]);
       const watchedMs = Date.now() - watchedFrom;
       const counts = await Promise.all(nodes.map(passesOf));
       const passes = await sql<{ job: string; pass: number }>`select job, pass from background_passes`.execute(nodes[0]!.database.db);

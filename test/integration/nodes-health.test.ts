@@ -74,7 +74,10 @@ describe('health probing on two nodes', () => {
         (probes) => probes.every((count) => count >= 3),
         { timeoutMs: 30_000, intervalMs: 50 },
       );
-      assert.ok(a.health.prober.probesMade() > 0 && b.health.prober.probesMade() > 0, `both nodes probe: ${a.health.prober.probesMade()} and ${b.health.prober.probesMade()}`);
+      assert.ok(
+        a.health.prober.probesMade() > 0 && b.health.prober.probesMade() > 0,
+        `both nodes probe: ${a.health.prober.probesMade()} and ${b.health.prober.probesMade()}`,
+      );
       assert.deepEqual(
         endpoints.map((endpoint) => endpoint.state.mostInFlight),
         endpoints.map(() => 1),
@@ -89,7 +92,11 @@ describe('health probing on two nodes', () => {
       // A delivery made by either node shows on both within 2 s: a failed one, told apart from the probes by its failure.
       const task = await submitTask(a, owner.token, { agentId: agents[1]!.id, capabilities: ['two-node-health'] });
       assert.ok(task.id);
-      await waitFor('the delivery', () => endpoints[1]!.state.deliveries.length, (count) => count >= 1);
+      await waitFor(
+        'the delivery',
+        () => endpoints[1]!.state.deliveries.length,
+        (count) => count >= 1,
+      );
       const deliveredAt = endpoints[1]!.state.deliveries[0]!;
       for (const node of nodes) {
         const failure = await waitFor(

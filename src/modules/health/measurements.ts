@@ -95,7 +95,7 @@ export function createMeasurements({ store, clock, slowMs, writeIntervalMs = 1_0
 
   function remember(agentId: string, row: HourRow, replace: boolean): void {
     let hours = known.get(agentId);
-    if (!hours) known.set(agentId, (hours = new Map()));
+    if (!hours) known.set(agentId, (hours = new Map<string, HourRow>()));
     hours.set(row.hour, replace ? row : merge(hours.get(row.hour), row));
   }
 

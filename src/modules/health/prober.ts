@@ -75,7 +75,11 @@ function requestFor(kind: ProbeKind, agent: ProbeTarget, nowSeconds: number, sig
       return { url: endpoint, method: 'GET', headers: { 'user-agent': 'Agentry-Health/1', ...headers } };
     }
     case 'a2a':
-      return { url: new URL('/.well-known/agent-card.json', endpoint).toString(), method: 'GET', headers: { accept: 'application/json', 'user-agent': 'Agentry-Health/1' } };
+      return {
+        url: new URL('/.well-known/agent-card.json', endpoint).toString(),
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': 'Agentry-Health/1' },
+      };
     case 'mcp':
       return {
         url: endpoint,
@@ -129,7 +133,10 @@ export function createProber(options: ProberOptions) {
 
   async function probe(agent: ProbeTarget, kind: ProbeKind): Promise<Outcome> {
     const started = performance.now();
-    const result = await outbound.send({ ...requestFor(kind, agent, Math.floor(clock.now().getTime() / 1000), options.signWebhook), trace: { name: 'health probe', attributes: { 'agentry.agent.id': agent.id } } });
+    const result = await outbound.send({
+      ...requestFor(kind, agent, Math.floor(clock.now().getTime() / 1000), options.signWebhook),
+      trace: { name: 'health probe', attributes: { 'agentry.agent.id': agent.id } },
+    });
     const ms = performance.now() - started;
     const target = kind === 'a2a' ? "the agent's card" : "the agent's endpoint";
     if (kind === 'webhook') {
@@ -145,7 +152,11 @@ export function createProber(options: ProberOptions) {
       }
       return { ok: false, ms, reason: `${target} is not a JSON object` };
     }
-    return { ok: false, ms, reason: result.ok ? `${target} answered HTTP ${result.response.status}` : publicFailureReason(result.failure, target, result.response) };
+    return {
+      ok: false,
+      ms,
+      reason: result.ok ? `${target} answered HTTP ${result.response.status}` : publicFailureReason(result.failure, target, result.response),
+    };
   }
 
   async function work(id: string): Promise<void> {

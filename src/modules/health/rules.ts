@@ -74,7 +74,8 @@ export function summarize(rows: Iterable<HourRow>, nowMs: number, slowMs: number
     .filter((row) => row.ok > 0)
     .map((row) => row.okMsTotal / row.ok)
     .sort((a, b) => a - b);
-  const p50Ms = means.length === 0 ? null : Math.round(means.length % 2 ? means[(means.length - 1) / 2]! : (means[means.length / 2 - 1]! + means[means.length / 2]!) / 2);
+  const p50Ms =
+    means.length === 0 ? null : Math.round(means.length % 2 ? means[(means.length - 1) / 2]! : (means[means.length / 2 - 1]! + means[means.length / 2]!) / 2);
   const uptime24h = share(day);
   const failures = consecutiveFailures(week);
   const status: HealthStatus =
@@ -88,7 +89,15 @@ export function summarize(rows: Iterable<HourRow>, nowMs: number, slowMs: number
     const row = byHour.get(currentHour - (23 - index) * HOUR_MS);
     return row ? share([row]) : null;
   });
-  return { status, uptime24h, uptime7d: share(week), p50Ms, lastCheckedAt: week.reduce((last, row) => (row.lastAt > last ? row.lastAt : last), ''), lastFailure: lastFailureOf(week), hours };
+  return {
+    status,
+    uptime24h,
+    uptime7d: share(week),
+    p50Ms,
+    lastCheckedAt: week.reduce((last, row) => (row.lastAt > last ? row.lastAt : last), ''),
+    lastFailure: lastFailureOf(week),
+    hours,
+  };
 }
 
 function lastFailureOf(rows: HourRow[]): Health['lastFailure'] {

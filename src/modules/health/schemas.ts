@@ -11,7 +11,9 @@ export const HealthSchema = Type.Object(
     p50Ms: nullable(Type.Number({ description: "median over the last 24 hours' hours of their mean successful response time, in milliseconds" })),
     lastCheckedAt: Type.Union([Type.String(), Type.Null()]),
     lastFailure: Type.Union([Type.Object({ at: Type.String(), reason: Type.String() }), Type.Null()]),
-    hours: Type.Array(Type.Union([Type.Number(), Type.Null()]), { description: 'the last 24 hours, oldest first: each one’s share of successful checks, null without checks' }),
+    hours: Type.Array(Type.Union([Type.Number(), Type.Null()]), {
+      description: 'the last 24 hours, oldest first: each one’s share of successful checks, null without checks',
+    }),
   },
   {
     description:

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../../db/schema.ts';
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { claimLeasedJobs } from '../../db/leased-jobs.ts';
 import { ownTables } from '../../db/tables.ts';
@@ -24,9 +24,10 @@ const rowOf = (row: Selectable<AgentHealthHoursTable>): HourDelta => ({
 });
 
 /** The later of two nullable times, in SQL both engines read alike (SQLite's max() of a NULL is NULL). */
-const later = (column: string) => sql<string>`${sql.raw(`CASE WHEN agent_health_hours.${column} IS NULL OR excluded.${column} > agent_health_hours.${column} THEN COALESCE(excluded.${column}, agent_health_hours.${column}) ELSE agent_health_hours.${column} END`)}`;
+const later = (column: string) =>
+  sql<string>`${sql.raw(`CASE WHEN agent_health_hours.${column} IS NULL OR excluded.${column} > agent_health_hours.${column} THEN COALESCE(excluded.${column}, agent_health_hours.${column}) ELSE agent_health_hours.${column} END`)}`;
 
-export function createHealthStore(database: Kysely<Database>, dialect: DialectName) {
+export function createHealthStore(database: Db, dialect: DialectName) {
   const db = ownTables<HealthTables>(database);
   return {
     /**
@@ -91,7 +92,8 @@ export function createHealthStore(database: Kysely<Database>, dialect: DialectNa
         .execute();
     },
     /** Due probes, leased to this node until `leaseUntil`: no other node takes them meanwhile. */
-    claim: (now: string, leaseUntil: string, limit: number) => claimLeasedJobs<AgentHealthProbesTable, HealthTables>(db, dialect, 'agent_health_probes', now, leaseUntil, limit),
+    claim: (now: string, leaseUntil: string, limit: number) =>
+      claimLeasedJobs<AgentHealthProbesTable, HealthTables>(db, dialect, 'agent_health_probes', now, leaseUntil, limit),
     /** The probe is done (or put off): due again at `runAt`, for whichever node then claims it. */
     async reschedule(id: string, runAt: string, now: string): Promise<void> {
       await db.updateTable('agent_health_probes').set({ state: 'pending', run_at: runAt, lease_until: null, updated_at: now }).where('id', '=', id).execute();

@@ -95,7 +95,12 @@ const CAUSE_LABELS: Record<ExclusionCause['code'], string> = {
   price_above_max: 'above your maxPriceCents',
 };
 
-function exclusionOf(agent: AgentRecord, availability: Availability, health: Pick<Health, 'status' | 'lastFailure'>, request: RoutingRequest): ExclusionCause | null {
+function exclusionOf(
+  agent: AgentRecord,
+  availability: Availability,
+  health: Pick<Health, 'status' | 'lastFailure'>,
+  request: RoutingRequest,
+): ExclusionCause | null {
   if (availability === 'offline') return { code: 'offline', reason: 'offline: no heartbeat or poll in the last 24 hours' };
   if (health.status === 'down')
     return { code: 'down', reason: `down: its last health checks failed${health.lastFailure ? ` (${health.lastFailure.reason})` : ''}` };
