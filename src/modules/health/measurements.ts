@@ -46,6 +46,16 @@ export function createMeasurements({ store, clock, slowMs, writeIntervalMs = 1_0
   let readMark: string | null = null;
   let refreshTimer: NodeJS.Timeout | null = null;
   let stopped = false;
+  /**
+   * Writes and reads take turns: a read while a batch is being written could miss the batch (no
+   * longer pending, not yet committed) and show this node's own outcomes gone for a moment.
+   */
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = turn.then(work, work);
+    turn = run.catch(() => {});
+    return run;
+  };
 
   const merge = (into: HourRow | undefined, add: HourRow): HourRow => {
     if (!into) return { ...add };
@@ -64,7 +74,9 @@ export function createMeasurements({ store, clock, slowMs, writeIntervalMs = 1_0
     };
   };
 
-  async function write(): Promise<void> {
+  const write = (): Promise<void> => inTurn(writeNow);
+
+  async function writeNow(): Promise<void> {
     writeTimer = null;
     if (pending.size === 0) return;
     const batch = [...pending.values()];
@@ -99,7 +111,9 @@ export function createMeasurements({ store, clock, slowMs, writeIntervalMs = 1_0
     hours.set(row.hour, replace ? row : merge(hours.get(row.hour), row));
   }
 
-  async function refresh(): Promise<void> {
+  const refresh = (): Promise<void> => inTurn(refreshNow);
+
+  async function refreshNow(): Promise<void> {
     const now = clock.now().getTime();
     const rows = await store.hoursChanged(readMark === null ? { hour: hourOf(now - WEEK_MS) } : { updatedAt: readMark });
     let newest = readMark;
