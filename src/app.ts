@@ -90,6 +90,7 @@ import {
   createStatusSignals,
   createStatusEventsStore,
   registerTasksRoutes,
+  standardWebhookHeaders,
 } from './modules/tasks/index.ts';
 import {
   createLedgerProvider,
@@ -104,6 +105,7 @@ import { createOutboundClient, knownRefusal } from './lib/outbound-http.ts';
 import { createSecretBox, keyFromFile } from './lib/secret-box.ts';
 import { createMediaService, createMediaStore, registerMediaRoutes } from './modules/media/index.ts';
 import { createUsersService, createUsersStore, registerUsersRoutes } from './modules/users/index.ts';
+import { createHealthStore, createMeasurements, createProber, type Measurements, type Prober } from './modules/health/index.ts';
 import { createModerationService, createPolicies, createModerationStore, createRolesStore, registerModerationRoutes } from './modules/moderation/index.ts';
 
 /** The version the service's A2A agent card states. */
@@ -164,6 +166,8 @@ export interface AgentryApp {
   deliveryWorker: DeliveryWorker;
   /** The Stripe transfer worker, when Stripe is configured. */
   transferWorker: TransferWorker | null;
+  /** Measured health: tests flush and refresh its measurements, and run a probe pass, when they need one. */
+  health: { measurements: Measurements; prober: Prober };
   /** Verified domains; tests with a manual clock run the daily re-check pass when they need one. */
   domainProofs: DomainProofs;
   /** GET /v1/events; tests with a manual clock run its prune pass when they need one. */
@@ -296,6 +300,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     accountIdByUsername: usersStore.accountIdByUsername,
   });
   const registryStore = createRegistryStore(database.db, database.dialect);
+  const healthStore = createHealthStore(database.db, database.dialect);
+  const measurements = createMeasurements({
+    store: healthStore,
+    clock,
+    slowMs: config.health.slowMs,
+    onError: (error) => log?.warn({ err: error }, 'health: measurements could not be written or read; they are retried'),
+  });
+  await measurements.start();
   const policies = createPolicies(database.db, config.policies, () => isoNow(clock));
   const moderationStore = createModerationStore(database.db);
   const registry = createRegistryService({
@@ -313,6 +325,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     endpointRefusal: (url) => knownRefusal(url, config.allowPrivateEndpoints),
     registryLog,
     onSeenWriteError: (error) => log?.warn({ err: error }, "registry: an agent's sign of life was not written; its next one is"),
+    healthOf: measurements.healthOf,
   });
   // Few events and small ones: this sequencer runs on the event loop on both databases.
   const registrySequencer = createLogSequencer({
@@ -711,7 +724,22 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     options: { ...config.delivery, leaseMs: config.delivery.timeoutMs + 5_000 },
     handOff: deliveryHandOff,
     onAttempt: (mode, outcome) => metrics.deliveryAttempt(mode, outcome),
+    onHealth: measurements.record,
     scheduledExpiry: backgroundPasses.scheduled('task_expiry', config.delivery.pollIntervalMs),
+  });
+  const prober = createProber({
+    store: healthStore,
+    measurements,
+    outbound,
+    clock,
+    targetIds: registry.probeTargetIds,
+    findTarget: registry.findAgent,
+    signWebhook: standardWebhookHeaders,
+    intervalMs: config.health.probeIntervalMs,
+    hostGapMs: config.health.hostGapMs,
+    timeoutMs: config.delivery.timeoutMs,
+    scheduledEnrol: backgroundPasses.scheduled('health_enrol', Math.max(config.health.probeIntervalMs, 1)),
+    onError: (error) => log?.warn({ err: error }, 'health: a probe pass failed; the next one retries'),
   });
   metrics.readFrom({
     databasePool: database.poolStats,
@@ -760,6 +788,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     await signatureVerifier.close();
     await evidenceSweep.stop();
     await domainProofs.stop();
+    await prober.stop();
+    await measurements.stop();
     await receiptSequencer.close();
     await registrySequencer.close();
     await witnessClient.stop();
@@ -783,6 +813,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       transfers?.start();
       evidenceSweep.start();
       domainProofs.start();
+      prober.start();
       receiptSequencer.start();
       registrySequencer.start();
       witnessClient.start();
@@ -801,6 +832,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     discovery,
     trustEvidenceSweep: evidenceSweep,
     domainProofs,
+    health: { measurements, prober },
     receiptSequencer,
     registrySequencer,
     witnessClient,

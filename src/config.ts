@@ -57,6 +57,8 @@ export interface Config {
   delivery: { maxAttempts: number; retryBaseMs: number; timeoutMs: number; pollIntervalMs: number; concurrency: number };
   /** POLL_LEASE_MS: how long a task a long poll handed out stays the agent's without an answer or a renewal. */
   pollLeaseMs: number;
+  /** The prober of agents' health (docs/operations.md): how often each agent is probed (0: never), the gap between probes of one host, and the median response time above which an agent is degraded. */
+  health: { probeIntervalMs: number; hostGapMs: number; slowMs: number };
   /** An OpenAI-compatible chat model that fills task inputs; null: the built-in extractor. */
   extractor: { url: string; model: string; apiKey: string | null } | null;
   /** The platform's cut of each paid task, in basis points (250 = 2.5%). */
@@ -269,6 +271,11 @@ export function loadConfig(env: Env): Config {
       concurrency: integer('DELIVERY_CONCURRENCY', 16, 1, 1000),
     },
     pollLeaseMs: integer('POLL_LEASE_MS', 300_000, 1_000, 86_400_000),
+    health: {
+      probeIntervalMs: integer('HEALTH_PROBE_INTERVAL_MS', 60_000, 0, 86_400_000),
+      hostGapMs: integer('HEALTH_PROBE_HOST_GAP_MS', 1_000, 0, 3_600_000),
+      slowMs: integer('HEALTH_SLOW_MS', 3_000, 1, 600_000),
+    },
     extractor: extractorUrl && extractorModel ? { url: extractorUrl, model: extractorModel, apiKey: extractorApiKey } : null,
     embeddings: embeddingsUrl && embeddingsModel ? { url: embeddingsUrl, model: embeddingsModel, apiKey: embeddingsApiKey } : null,
     platformFeeBps: integer('PLATFORM_FEE_BPS', 250, 0, 10_000),

@@ -6,9 +6,16 @@ import type { DialectName } from './dialect.ts';
  * The background work whose scheduled passes run on one node of all those sharing a database. Each
  * node keeps its own timer for each job; at every tick it asks here whether the pass is its to run.
  */
-export type BackgroundJob = 'task_expiry' | 'trust_evidence_sweep' | 'event_prune' | 'stripe_transfers' | 'domain_recheck';
+export type BackgroundJob = 'task_expiry' | 'trust_evidence_sweep' | 'event_prune' | 'stripe_transfers' | 'domain_recheck' | 'health_enrol';
 
-export const BACKGROUND_JOBS: readonly BackgroundJob[] = ['task_expiry', 'trust_evidence_sweep', 'event_prune', 'stripe_transfers', 'domain_recheck'];
+export const BACKGROUND_JOBS: readonly BackgroundJob[] = [
+  'task_expiry',
+  'trust_evidence_sweep',
+  'event_prune',
+  'stripe_transfers',
+  'domain_recheck',
+  'health_enrol',
+];
 
 /** Whether this node runs the job's scheduled pass now. */
 export type ScheduledPass = () => Promise<boolean>;

@@ -6,6 +6,7 @@
  */
 import type { AuthTables } from '../modules/auth/index.ts';
 import type { DiscoveryTables } from '../modules/discovery/index.ts';
+import type { HealthTables } from '../modules/health/index.ts';
 import type { MediaTables } from '../modules/media/index.ts';
 import type { ModerationTables } from '../modules/moderation/index.ts';
 import type { OrgsTables } from '../modules/orgs/index.ts';
@@ -30,4 +31,5 @@ export type Database = AuthTables &
   MediaTables &
   TlogTables &
   ModerationTables &
-  WitnessTables;
+  WitnessTables &
+  HealthTables;

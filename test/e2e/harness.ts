@@ -52,7 +52,10 @@ export async function startHarness(env: Record<string, string> = {}, { port = 0 
   // availability must not depend on how fast the machine is.
   // The tests log in through the page many times a minute from one address, more than the credential
   // routes allow a visitor; that limit has tests of its own (test/integration/login-limits.test.ts).
-  const app = await startTestApp({ HEARTBEAT_INTERVAL_SECONDS: '3600', CREDENTIAL_RATE_LIMIT_MAX: '1000', ...env }, { webRoot: defaultWebRoot });
+  const app = await startTestApp(
+    { HEARTBEAT_INTERVAL_SECONDS: '3600', CREDENTIAL_RATE_LIMIT_MAX: '1000', HEALTH_PROBE_INTERVAL_MS: '0', ...env },
+    { webRoot: defaultWebRoot },
+  );
   await app.server.listen({ port, host: '127.0.0.1' });
   const address = app.server.server.address();
   if (!address || typeof address === 'string') throw new Error('no port');

@@ -160,6 +160,10 @@ try {
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'ci runner' } });
   await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: person.token, body: { name: 'laptop' } });
   const formAgent = await registerFormAgent(harness.app, data.owner.token, 'Document Translator');
+  // The translator's measured health: checks as its deliveries and probes would count them (the prober is off here).
+  for (let check = 0; check < 40; check++) harness.app.health.measurements.record(data.translator.id, { ok: true, ms: 150 + (check % 5) * 20 });
+  harness.app.health.measurements.record(data.translator.id, { ok: false, ms: 0, reason: "the agent's endpoint did not answer in time" });
+  harness.app.health.measurements.record(data.translator.id, { ok: true, ms: 170 });
   const mine = await myAgents(person.token);
   const social = await seedSocial(harness.app, { translatorId: data.translator.id, ownerToken: data.owner.token, ada: person, filler: 6 });
   // Moderation: an admin of its own (so Ada's pages keep their top bar), posts reported by two people,

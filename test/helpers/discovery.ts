@@ -54,7 +54,13 @@ export function discoveryOver(
 ) {
   return createDiscoveryService({
     store,
-    registry: { view: (agent) => ({ id: agent.id }), canSee: async () => true, discoverableFor: () => () => true, availabilityOf: () => 'offline' },
+    registry: {
+      view: (agent) => ({ id: agent.id }),
+      canSee: async () => true,
+      discoverableFor: () => () => true,
+      availabilityOf: () => 'offline',
+      healthOf: () => ({ status: 'unknown' }),
+    },
     trust: { trustBySubject: async () => new Map() },
     embedder: sharedWordVectors,
     clock: systemClock,

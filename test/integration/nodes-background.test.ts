@@ -1,7 +1,7 @@
 /**
  * Background work on several nodes: three nodes started together on one empty PostgreSQL schema
  * migrate it once, and each scheduled pass of task expiry, the trust evidence sweep, event pruning,
- * Stripe transfers and the verified domains' re-check runs on one of them, so the three together run no more passes than one node would.
+ * Stripe transfers, the verified domains' re-check and the health prober's enrolment runs on one of them, so the three together run no more passes than one node would.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -46,6 +46,7 @@ describe('background work on three nodes', () => {
       STRIPE_WEBHOOK_SECRET: 'whsec_standin_secret',
       STRIPE_API_BASE: stripe.url,
       DELIVERY_POLL_INTERVAL_MS: String(INTERVAL_MS),
+      HEALTH_PROBE_INTERVAL_MS: String(INTERVAL_MS),
     });
     const overrides = {
       logger: false,
@@ -90,6 +91,7 @@ describe('background work on three nodes', () => {
           node.trustEvidenceSweep.stop(),
           node.events.stop(),
           node.domainProofs.stop(),
+          node.health.prober.stop(),
         ]);
       const watchedMs = Date.now() - watchedFrom;
       const counts = await Promise.all(nodes.map(passesOf));

@@ -3516,6 +3516,20 @@ export interface operations {
                             /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                             availability: "available" | "away" | "offline" | "unknown";
                             lastSeenAt: string | null;
+                            /** @description measured by the registry from its probes and from real deliveries: down after 3 failed checks in a row; degraded after 1 or 2, below 90% uptime over 24 h, or slower than HEALTH_SLOW_MS; unknown without a check in 24 h */
+                            health: {
+                                status: "up" | "degraded" | "down" | "unknown";
+                                uptime24h: number | null;
+                                uptime7d: number | null;
+                                p50Ms: number | null;
+                                lastCheckedAt: string | null;
+                                lastFailure: {
+                                    at: string;
+                                    reason: string;
+                                } | null;
+                                /** @description the last 24 hours, oldest first: each one’s share of successful checks, null without checks */
+                                hours: (number | null)[];
+                            };
                             heartbeat: {
                                 status: string;
                                 load: number | null;
@@ -3657,6 +3671,20 @@ export interface operations {
                             /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                             availability: "available" | "away" | "offline" | "unknown";
                             lastSeenAt: string | null;
+                            /** @description measured by the registry from its probes and from real deliveries: down after 3 failed checks in a row; degraded after 1 or 2, below 90% uptime over 24 h, or slower than HEALTH_SLOW_MS; unknown without a check in 24 h */
+                            health: {
+                                status: "up" | "degraded" | "down" | "unknown";
+                                uptime24h: number | null;
+                                uptime7d: number | null;
+                                p50Ms: number | null;
+                                lastCheckedAt: string | null;
+                                lastFailure: {
+                                    at: string;
+                                    reason: string;
+                                } | null;
+                                /** @description the last 24 hours, oldest first: each one’s share of successful checks, null without checks */
+                                hours: (number | null)[];
+                            };
                             heartbeat: {
                                 status: string;
                                 load: number | null;
@@ -3847,6 +3875,20 @@ export interface operations {
                             /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                             availability: "available" | "away" | "offline" | "unknown";
                             lastSeenAt: string | null;
+                            /** @description measured by the registry from its probes and from real deliveries: down after 3 failed checks in a row; degraded after 1 or 2, below 90% uptime over 24 h, or slower than HEALTH_SLOW_MS; unknown without a check in 24 h */
+                            health: {
+                                status: "up" | "degraded" | "down" | "unknown";
+                                uptime24h: number | null;
+                                uptime7d: number | null;
+                                p50Ms: number | null;
+                                lastCheckedAt: string | null;
+                                lastFailure: {
+                                    at: string;
+                                    reason: string;
+                                } | null;
+                                /** @description the last 24 hours, oldest first: each one’s share of successful checks, null without checks */
+                                hours: (number | null)[];
+                            };
                             heartbeat: {
                                 status: string;
                                 load: number | null;
@@ -4021,6 +4063,20 @@ export interface operations {
                             /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                             availability: "available" | "away" | "offline" | "unknown";
                             lastSeenAt: string | null;
+                            /** @description measured by the registry from its probes and from real deliveries: down after 3 failed checks in a row; degraded after 1 or 2, below 90% uptime over 24 h, or slower than HEALTH_SLOW_MS; unknown without a check in 24 h */
+                            health: {
+                                status: "up" | "degraded" | "down" | "unknown";
+                                uptime24h: number | null;
+                                uptime7d: number | null;
+                                p50Ms: number | null;
+                                lastCheckedAt: string | null;
+                                lastFailure: {
+                                    at: string;
+                                    reason: string;
+                                } | null;
+                                /** @description the last 24 hours, oldest first: each one’s share of successful checks, null without checks */
+                                hours: (number | null)[];
+                            };
                             heartbeat: {
                                 status: string;
                                 load: number | null;
@@ -4797,6 +4853,20 @@ export interface operations {
                                 /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                                 availability: "available" | "away" | "offline" | "unknown";
                                 lastSeenAt: string | null;
+                                /** @description measured by the registry from its probes and from real deliveries: down after 3 failed checks in a row; degraded after 1 or 2, below 90% uptime over 24 h, or slower than HEALTH_SLOW_MS; unknown without a check in 24 h */
+                                health: {
+                                    status: "up" | "degraded" | "down" | "unknown";
+                                    uptime24h: number | null;
+                                    uptime7d: number | null;
+                                    p50Ms: number | null;
+                                    lastCheckedAt: string | null;
+                                    lastFailure: {
+                                        at: string;
+                                        reason: string;
+                                    } | null;
+                                    /** @description the last 24 hours, oldest first: each one’s share of successful checks, null without checks */
+                                    hours: (number | null)[];
+                                };
                                 heartbeat: {
                                     status: string;
                                     load: number | null;
@@ -5650,6 +5720,20 @@ export interface operations {
                             /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                             availability: "available" | "away" | "offline" | "unknown";
                             lastSeenAt: string | null;
+                            /** @description measured by the registry from its probes and from real deliveries: down after 3 failed checks in a row; degraded after 1 or 2, below 90% uptime over 24 h, or slower than HEALTH_SLOW_MS; unknown without a check in 24 h */
+                            health: {
+                                status: "up" | "degraded" | "down" | "unknown";
+                                uptime24h: number | null;
+                                uptime7d: number | null;
+                                p50Ms: number | null;
+                                lastCheckedAt: string | null;
+                                lastFailure: {
+                                    at: string;
+                                    reason: string;
+                                } | null;
+                                /** @description the last 24 hours, oldest first: each one’s share of successful checks, null without checks */
+                                hours: (number | null)[];
+                            };
                             heartbeat: {
                                 status: string;
                                 load: number | null;
@@ -5767,6 +5851,20 @@ export interface operations {
                             /** @description available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet) */
                             availability: "available" | "away" | "offline" | "unknown";
                             lastSeenAt: string | null;
+                            /** @description measured by the registry from its probes and from real deliveries: down after 3 failed checks in a row; degraded after 1 or 2, below 90% uptime over 24 h, or slower than HEALTH_SLOW_MS; unknown without a check in 24 h */
+                            health: {
+                                status: "up" | "degraded" | "down" | "unknown";
+                                uptime24h: number | null;
+                                uptime7d: number | null;
+                                p50Ms: number | null;
+                                lastCheckedAt: string | null;
+                                lastFailure: {
+                                    at: string;
+                                    reason: string;
+                                } | null;
+                                /** @description the last 24 hours, oldest first: each one’s share of successful checks, null without checks */
+                                hours: (number | null)[];
+                            };
                             heartbeat: {
                                 status: string;
                                 load: number | null;
@@ -9691,7 +9789,7 @@ export interface operations {
                                     name: string;
                                     slug: string;
                                 };
-                                /** @description offline, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max */
+                                /** @description offline, down, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max */
                                 code: string;
                                 reason: string;
                             }[];

@@ -28,6 +28,8 @@ export interface RegistryView<View> {
   /** The visibility rule, less what is not listed or belongs to a limited account: what search shows. */
   discoverableFor(personId: string | null): (agent: AgentRecord) => boolean | Promise<boolean>;
   availabilityOf(agent: AgentRecord): Availability;
+  /** Measured health: an agent that is `down` ranks below the rest. */
+  healthOf(agentId: string): { status: string };
 }
 
 export interface DiscoveryDeps<View> {
@@ -321,8 +323,10 @@ export function createDiscoveryService<View extends object>({
       candidate.trustReceipts = receipts;
       candidate.score = scoreOf(candidate.relevance, candidate.trust, candidate.availability);
     }
+    const down = (candidate: Candidate) => (registry.healthOf(candidate.agent.record.id).status === 'down' ? 1 : 0);
     shortlist.sort(
       (a, b) =>
+        down(a) - down(b) ||
         b.score - a.score ||
         b.relevance - a.relevance ||
         a.agent.record.name.localeCompare(b.agent.record.name) ||

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { HealthSchema } from '../health/index.ts';
 import { Currency, literals, nullable } from '../../http/schemas.ts';
 import { MAX_AMOUNT_CENTS } from '../../lib/money.ts';
 
@@ -188,6 +189,7 @@ export const Agent = Type.Object({
     description: 'available (heard from within two heartbeat intervals), away (up to 24 h), offline (longer), unknown (never: no heartbeat or poll yet)',
   }),
   lastSeenAt: nullable(Type.String()),
+  health: HealthSchema,
   heartbeat: Type.Union([Type.Object({ status: Type.String(), load: Type.Union([Type.Number(), Type.Null()]) }), Type.Null()]),
   pricePerTaskCents: Type.Integer(),
   currency: Type.String(),

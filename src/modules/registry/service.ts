@@ -20,6 +20,7 @@ import { importableFields, type ImportableField, type ManifestFields, type Manif
 import type { CreateAgentInput, CreateProvisionalAgentInput, UpdateAgentInput } from './schemas.ts';
 import { agentRecordOf, type AgentRecord, type AgentRow, type RegistryStore } from './store.ts';
 import { createSeenWriter } from './seen-writer.ts';
+import { UNKNOWN_HEALTH, type Health } from '../health/index.ts';
 import type { AgentListing } from './tables.ts';
 
 const SIGNED_HEADER_SKEW_S = 300;
@@ -82,6 +83,8 @@ export interface RegistryDeps {
   registryLog: { inclusionProofs(indexes: number[]): Promise<{ checkpoint: string; proofs: (string | null)[] }> };
   /** Told when a sign of life folded into a later write could not be written. */
   onSeenWriteError?(error: unknown): void;
+  /** The agent's health as the registry measures it (the health module); unknown without it. */
+  healthOf?(agentId: string): Health;
 }
 
 /** Something that registered but will not work as given. */
@@ -118,6 +121,7 @@ export function createRegistryService({
   endpointRefusal,
   registryLog,
   onSeenWriteError = () => {},
+  healthOf = () => UNKNOWN_HEALTH,
   listingPolicy,
   ownerLimited,
 }: RegistryDeps) {
@@ -173,6 +177,7 @@ export function createRegistryService({
       manifest: agent.manifest,
       availability: availabilityOf(agent),
       lastSeenAt: agent.lastSeenAt,
+      health: healthOf(agent.id),
       heartbeat: agent.reportedStatus ? { status: agent.reportedStatus, load: agent.reportedLoad } : null,
       pricePerTaskCents: agent.pricePerTaskCents,
       currency: agent.currency,
@@ -434,6 +439,9 @@ export function createRegistryService({
     visibilityFor,
     discoverableFor,
     availabilityOf,
+    healthOf,
+    /** Listed agents with an endpoint, by id after `afterId`: the ones the prober checks. */
+    probeTargetIds: store.probeTargetIds,
     agentAccounts,
     /** A successful delivery to the agent or callback from it: a sign of life, as a heartbeat is. */
     markSeen: seenWriter.seen,

@@ -293,6 +293,18 @@ export function createRegistryStore(database: Db, dialect: DialectName) {
           .limit(limit)
           .execute()
       ).map(agentRecordOf),
+    probeTargetIds: async (afterId: string | null, limit: number): Promise<string[]> =>
+      (
+        await db
+          .selectFrom('agents')
+          .select('id')
+          .where('listing', '=', 'listed')
+          .where('endpoint', 'is not', null)
+          .$if(afterId !== null, (qb) => qb.where('id', '>', afterId!))
+          .orderBy('id')
+          .limit(limit)
+          .execute()
+      ).map((row) => row.id),
     slugTaken: async (slug: string) => !!(await db.selectFrom('agents').select('id').where('slug', '=', slug).executeTakeFirst()),
     /** An agent other than `exceptId` whose name has either lookalike key: one probe of each unique index. */
     findLookalike: (keys: { asWritten: string; lowercase: string }, exceptId: string | null) =>

@@ -5,6 +5,7 @@
  * expires tasks nobody finished, and puts back in the queue tasks whose poll lease ran out. Every state change is a conditional update, so any number of
  * workers (one per node) can share the table, and a worker killed mid-delivery leaves a job whose lease runs out and is sent again: the same task, the same webhook-id.
  */
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DeliveryMode, DeliveryOutcome } from '../../lib/metrics.ts';
 import type { DialectName } from '../../db/dialect.ts';
@@ -88,6 +89,8 @@ export interface DeliveryWorkerDeps {
   handOff: DeliveryHandOff;
   /** Told what each attempt led to (the metrics). */
   onAttempt?: (mode: DeliveryMode, outcome: DeliveryOutcome) => void;
+  /** Each attempt's outcome for the agent's measured health: counted in memory, never a statement of the delivery's own. */
+  onHealth?: (agentId: string, outcome: { ok: boolean; ms: number; reason?: string }) => void;
   /**
    * Asked at each tick of the timer whether this node expires due tasks in that pass (one node of
    * those sharing the database does: src/db/background-passes.ts); without it every tick does.
@@ -99,6 +102,7 @@ export interface DeliveryWorkerDeps {
 export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   const { store, clock, outbound, signals, assigner, findAgent, log, options, handOff } = deps;
   const attempted = deps.onAttempt ?? (() => {});
+  const health = deps.onHealth ?? (() => {});
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   let ticking = false;
@@ -164,7 +168,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   }
 
   async function deliverA2a(job: DeliveryJob, task: Task, agent: AgentRecord): Promise<void> {
+    const started = performance.now();
     const outcome = await deps.a2a.deliver(job, task, agent);
+    const ms = performance.now() - started;
+    health(agent.id, outcome.kind === 'failed' ? { ok: false, ms, reason: outcome.reason } : { ok: true, ms });
     const now = isoNow(clock);
     if (outcome.kind !== 'failed') {
       attempted('a2a', 'delivered');
@@ -227,6 +234,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       return;
     }
     const headers = webhookDeliveryHeaders(agent.webhookSecret, job.id, Math.floor(clock.now().getTime() / 1000), job.body);
+    const started = performance.now();
     const outcome = await outbound.send({
       url: agent.endpoint,
       method: 'POST',
@@ -234,6 +242,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       body: job.body,
       trace: { name: 'deliver webhook', attributes: deliverySpanAttributes(job, 'webhook') },
     });
+    const ms = performance.now() - started;
+    health(agent.id, outcome.ok ? { ok: true, ms } : { ok: false, ms, reason: publicFailureReason(outcome.failure, "the agent's endpoint", outcome.response) });
     if (outcome.ok) {
       attempted('webhook', 'delivered');
       await store.delivered(job, isoNow(clock));

@@ -8,3 +8,4 @@ export { CreateTask, type CreateTaskInput, type TaskStatus, type TaskView } from
 export { createStatusEventsStore, type StatusEventsStore, type TaskStatusEvent } from './status-events.ts';
 export type * from './tables.ts';
 export { createStatusSignals, EVENTS_CHANNEL, accountsInEventsPayload } from './status-signals.ts';
+export { standardWebhookHeaders } from './webhook-signature.ts';

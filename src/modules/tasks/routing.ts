@@ -5,6 +5,7 @@
 import { expandCapabilityTerms, findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
 import type { ClassTrust, TrustLookup } from '../receipts/index.ts';
 import type { AgentRecord, Availability } from '../registry/index.ts';
+import type { Health } from '../health/index.ts';
 import type { AgentTaskStats } from './store.ts';
 
 export const ROUTING_WEIGHTS = { capability: 0.35, trust: 0.25, rating: 0.15, responseTime: 0.1, availability: 0.1, load: 0.05 } as const;
@@ -41,6 +42,8 @@ export interface Exclusion extends ExclusionCause {
 
 export interface RoutingDeps {
   availabilityOf(agent: AgentRecord): Availability;
+  /** The health the registry measures (docs/registry.md): a `down` agent is not routed to. */
+  healthOf(agentId: string): Pick<Health, 'status' | 'lastFailure'>;
   trust: TrustLookup;
   statsFor(agentIds: string[]): Promise<Map<string, AgentTaskStats>>;
 }
@@ -76,13 +79,14 @@ export function trustFactor(classes: ClassTrust[] | undefined, taskClass: string
 
 /** Why an agent cannot take a task: a stable code (counted in an unmatched task's error) and the reason in words. */
 export interface ExclusionCause {
-  code: 'offline' | 'maintenance' | 'no_endpoint' | 'no_webhook_secret' | 'price_unbudgeted' | 'price_currency' | 'price_above_max';
+  code: 'offline' | 'down' | 'maintenance' | 'no_endpoint' | 'no_webhook_secret' | 'price_unbudgeted' | 'price_currency' | 'price_above_max';
   reason: string;
 }
 
 /** How an unmatched task's message counts each cause: "1 offline, 2 above your maxPriceCents". */
 const CAUSE_LABELS: Record<ExclusionCause['code'], string> = {
   offline: 'offline',
+  down: 'down (failing their health checks)',
   maintenance: 'in maintenance',
   no_endpoint: 'without an endpoint',
   no_webhook_secret: 'without a webhook secret',
@@ -91,8 +95,15 @@ const CAUSE_LABELS: Record<ExclusionCause['code'], string> = {
   price_above_max: 'above your maxPriceCents',
 };
 
-function exclusionOf(agent: AgentRecord, availability: Availability, request: RoutingRequest): ExclusionCause | null {
+function exclusionOf(
+  agent: AgentRecord,
+  availability: Availability,
+  health: Pick<Health, 'status' | 'lastFailure'>,
+  request: RoutingRequest,
+): ExclusionCause | null {
   if (availability === 'offline') return { code: 'offline', reason: 'offline: no heartbeat or poll in the last 24 hours' };
+  if (health.status === 'down')
+    return { code: 'down', reason: `down: its last health checks failed${health.lastFailure ? ` (${health.lastFailure.reason})` : ''}` };
   if (agent.reportedStatus === 'maintenance') return { code: 'maintenance', reason: 'in maintenance (last heartbeat)' };
   if (agent.deliveryMode === 'webhook') {
     if (!agent.endpoint) return { code: 'no_endpoint', reason: 'no endpoint and not polling' };
@@ -168,7 +179,7 @@ export async function rankCandidates(
     const capability = capabilityMatch(agent.capabilities, requested);
     if (requireCapability && capability === 0) continue;
     const availability = deps.availabilityOf(agent);
-    const cause = exclusionOf(agent, availability, request);
+    const cause = exclusionOf(agent, availability, deps.healthOf(agent.id), request);
     if (cause) excluded.push({ agent, ...cause });
     else eligible.push({ agent, capability, availability });
   }

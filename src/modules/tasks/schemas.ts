@@ -165,7 +165,7 @@ export const RoutePlan = Type.Object({
     excluded: Type.Array(
       Type.Object({
         agent: AgentRef,
-        code: Type.String({ description: 'offline, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max' }),
+        code: Type.String({ description: 'offline, down, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max' }),
         reason: Type.String(),
       }),
     ),

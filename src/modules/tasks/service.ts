@@ -31,7 +31,7 @@ const LISTEN_GRACE_MS = 30_000;
 
 type RegistryForTasks = Pick<
   RegistryService,
-  'findAgent' | 'findAgents' | 'visibleAgent' | 'visibleWithAnyCapability' | 'availabilityOf' | 'authorizePoll' | 'markSeen'
+  'findAgent' | 'findAgents' | 'visibleAgent' | 'visibleWithAnyCapability' | 'availabilityOf' | 'healthOf' | 'authorizePoll' | 'markSeen'
 >;
 
 export interface TasksDeps {
@@ -206,6 +206,7 @@ export function createTasksService(deps: TasksDeps) {
     };
     const routingDeps = {
       availabilityOf: registry.availabilityOf,
+      healthOf: registry.healthOf,
       trust,
       statsFor,
     };

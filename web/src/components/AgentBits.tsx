@@ -1,5 +1,5 @@
 import type { AgentDetail } from '../api/types';
-import { formatPrice, formatTrust } from '../lib/format';
+import { formatPrice, formatTrust, relativeTime } from '../lib/format';
 
 type Availability = 'available' | 'away' | 'offline' | 'unknown';
 
@@ -48,3 +48,46 @@ export const Trust = ({ trust, receipts }: { trust: number; receipts: number }) 
 
 /** A provisional agent: nobody has claimed it, so nobody answers for it but its key. */
 export const Unclaimed = () => <p className="badge badge-warn unclaimed">Unclaimed: registered by its key alone</p>;
+
+const healthLabel: Record<AgentDetail['health']['status'], string> = {
+  up: 'Up',
+  degraded: 'Degraded',
+  down: 'Down',
+  unknown: 'Not checked yet',
+};
+
+const percent = (share: number) => `${(share * 100).toFixed(share === 1 ? 0 : 1)}%`;
+
+/** The health the registry measures: a word, the figures, and the last 24 hours as a small strip (one cell an hour). */
+export function HealthStrip({ health }: { health: AgentDetail['health'] }) {
+  const figures = [
+    health.uptime24h !== null && `${percent(health.uptime24h)} over 24 h`,
+    health.uptime7d !== null && `${percent(health.uptime7d)} over 7 days`,
+    health.p50Ms !== null && `median ${health.p50Ms} ms`,
+  ].filter(Boolean);
+  return (
+    <div className="health">
+      <span className={`health-status health-${health.status}`}>
+        <span className="dot" aria-hidden="true" />
+        {healthLabel[health.status]}
+      </span>
+      {figures.length > 0 && <span className="health-figures">{figures.join(' · ')}</span>}
+      {health.status !== 'unknown' && (
+        <ol className="health-strip" aria-label="Share of successful checks in each of the last 24 hours, oldest first">
+          {health.hours.map((share, index) => (
+            <li
+              key={index}
+              className={share === null ? 'none' : share >= 0.99 ? 'good' : share >= 0.9 ? 'fair' : 'poor'}
+              title={`${24 - index} h ago: ${share === null ? 'no checks' : percent(share)}`}
+            />
+          ))}
+        </ol>
+      )}
+      {health.lastFailure && (
+        <span className="health-failure">
+          Last failure {relativeTime(health.lastFailure.at)}: {health.lastFailure.reason}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { AgentDetail } from '../api/types';
-import { AvailabilityDot, Chips, Price, Trust, Unclaimed } from '../components/AgentBits';
+import { AvailabilityDot, Chips, HealthStrip, Price, Trust, Unclaimed } from '../components/AgentBits';
 import { Markdown } from '../components/Markdown';
 import { ReportButton } from '../components/ReportButton';
 import { explorerOfKey, ReceiptRow } from '../components/Receipts';
@@ -104,6 +104,10 @@ export default function AgentPage() {
               ) : (
                 'never'
               )}
+            </dd>
+            <dt>Health</dt>
+            <dd>
+              <HealthStrip health={a.health} />
             </dd>
           </dl>
           <h3>Capabilities</h3>
