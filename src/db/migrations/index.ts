@@ -46,6 +46,7 @@ import { agentListing } from './0041_agent_listing.ts';
 import { domainVerification } from './0042_domain_verification.ts';
 import { witness } from './0043_witness.ts';
 import { taskEventsSignalAfterCommit } from './0045_task_events_signal_after_commit.ts';
+import { cardSignature } from './0048_card_signature.ts';
 
 const ordered: [string, Migration][] = [
   ['0001_identity', identity],
@@ -88,6 +89,7 @@ const ordered: [string, Migration][] = [
   ['0042_domain_verification', domainVerification],
   ['0043_witness', witness],
   ['0045_task_events_signal_after_commit', taskEventsSignalAfterCommit],
+  ['0048_card_signature', cardSignature],
 ];
 
 /** Every migration this code knows, in order; the last is the schema version it expects. */
