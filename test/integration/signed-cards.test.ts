@@ -2,7 +2,7 @@
  * Signed A2A cards and the identity shown everywhere an agent appears: a card's A2A 1.0 signatures
  * are checked against the key its protected header's jku and kid name (fetched under the outbound
  * guard); a card whose signature fails is refused with the reason; the service signs its own card.
- * The agent view, /v0.1 and the AI Catalog carry the identity level, verified domain and signed card.
+ * The agent view, /v0.1, the AI Catalog and tasks carry the identity level, verified domain and signed card.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +14,7 @@ import { createOutboundClient } from '../../src/lib/outbound-http.ts';
 import { createCardSignatureVerifier } from '../../src/modules/registry/index.ts';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
 import { registerAgent, uniqueName } from '../helpers/agents.ts';
+import { submitTask } from '../helpers/tasks.ts';
 
 type Answer = { status: number; contentType?: string; body: string };
 
@@ -232,11 +233,11 @@ describe('signed A2A cards', () => {
     // ...and so does the A2A SDK's, with the key from the set.
     const { verifyAgentCardSignature } = await import('@a2a-js/sdk');
     // (It canonicalises what it is given through AgentCard.fromJSON, so it takes the card as JSON.)
-    await verifyAgentCardSignature(async () => jose.importJWK(set.keys[0] as jose.JWK, 'EdDSA'))(card as unknown as AgentCard);
+    await verifyAgentCardSignature(async () => set.keys[0] as jose.JWK)(card as unknown as AgentCard);
   });
 });
 
-describe('identity shown on /v0.1, the AI Catalog and the agent view', () => {
+describe('identity shown on /v0.1, the AI Catalog and tasks', () => {
   let app: TestApp;
   let host: Awaited<ReturnType<typeof startHost>>;
   let token: string;
@@ -250,7 +251,7 @@ describe('identity shown on /v0.1, the AI Catalog and the agent view', () => {
     await host.close();
   });
 
-  it('carries identityLevel and verifiedDomain in /v0.1 _meta and the catalog, before and after the domain is verified', async () => {
+  it('carries identityLevel and verifiedDomain in /v0.1 _meta, the catalog and a task naming the agent, before and after the domain is verified', async () => {
     const agent = await registerAgent(app, token, { protocols: ['mcp'], endpoint: `${host.url}/mcp` });
     const server = async () =>
       (await app.request({ method: 'GET', url: `/v0.1/servers/${encodeURIComponent(`test.example.registry/${agent.slug}`)}/versions/latest` })).json();
@@ -271,5 +272,9 @@ describe('identity shown on /v0.1, the AI Catalog and the agent view', () => {
     assert.deepEqual([(await entry()).metadata.identityLevel, (await entry()).metadata.verifiedDomain], ['domain', domain]);
     const listed = (await app.request({ method: 'GET', url: `/v0.1/servers?search=${agent.slug}` })).json();
     assert.equal(listed.servers[0]._meta['io.agentry/identity'].identityLevel, 'domain');
+    // A task naming it says who it is, too.
+    const task = await submitTask(app, token, { agentId: agent.id, capabilities: undefined });
+    const named = (task.assignedAgent ?? task.requestedAgent) as { identityLevel: string; verifiedDomain: string };
+    assert.deepEqual([named.identityLevel, named.verifiedDomain], ['domain', domain]);
   });
 });
