@@ -3477,6 +3477,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -3618,6 +3628,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -3808,6 +3828,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -3982,6 +4012,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -4758,6 +4798,16 @@ export interface operations {
                                 identityLevel: "provisional" | "none" | "key" | "domain";
                                 /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                                 verifiedDomain: string | null;
+                                /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                                cardSignature: {
+                                    /** @enum {boolean} */
+                                    verified: true;
+                                    alg: "EdDSA" | "Ed25519" | "ES256";
+                                    kid: string;
+                                    /** @description the JWK Set URL the key was read from */
+                                    jku: string;
+                                    checkedAt: string;
+                                } | null;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
                                 /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -4858,6 +4908,15 @@ export interface operations {
                                     updatedAt: string;
                                     isLatest: boolean;
                                 };
+                                /** @description how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted) */
+                                "io.agentry/identity"?: {
+                                    identityLevel: "provisional" | "none" | "key" | "domain";
+                                    verifiedDomain: string | null;
+                                    cardSignature: {
+                                        kid: string;
+                                        jku: string;
+                                    } | null;
+                                };
                             };
                         }[];
                         metadata: {
@@ -4948,6 +5007,15 @@ export interface operations {
                                     updatedAt: string;
                                     isLatest: boolean;
                                 };
+                                /** @description how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted) */
+                                "io.agentry/identity"?: {
+                                    identityLevel: "provisional" | "none" | "key" | "domain";
+                                    verifiedDomain: string | null;
+                                    cardSignature: {
+                                        kid: string;
+                                        jku: string;
+                                    } | null;
+                                };
                             };
                         }[];
                         metadata: {
@@ -5037,6 +5105,15 @@ export interface operations {
                                 publishedAt: string;
                                 updatedAt: string;
                                 isLatest: boolean;
+                            };
+                            /** @description how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted) */
+                            "io.agentry/identity"?: {
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                verifiedDomain: string | null;
+                                cardSignature: {
+                                    kid: string;
+                                    jku: string;
+                                } | null;
                             };
                         };
                     };
@@ -5611,6 +5688,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -5728,6 +5815,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -9359,12 +9456,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
@@ -9474,12 +9579,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
@@ -9592,6 +9705,10 @@ export interface operations {
                                     id: string;
                                     name: string;
                                     slug: string;
+                                    /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                    identityLevel: "provisional" | "none" | "key" | "domain";
+                                    /** @description the endpoint host whose control the owner proved */
+                                    verifiedDomain: string | null;
                                 };
                                 score: number;
                                 factors: {
@@ -9617,6 +9734,10 @@ export interface operations {
                                     id: string;
                                     name: string;
                                     slug: string;
+                                    /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                    identityLevel: "provisional" | "none" | "key" | "domain";
+                                    /** @description the endpoint host whose control the owner proved */
+                                    verifiedDomain: string | null;
                                 };
                                 /** @description offline, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max */
                                 code: string;
@@ -9745,12 +9866,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
@@ -9829,12 +9958,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
@@ -9920,12 +10057,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
