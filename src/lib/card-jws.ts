@@ -68,7 +68,11 @@ export function ed25519Jwk(seed: Uint8Array): { jwk: { kty: 'OKP'; crv: 'Ed25519
 }
 
 /** Signs a card with an Ed25519 seed (alg EdDSA); the card's own `signatures` are not covered and are replaced. */
-export function signCard<T extends Record<string, unknown>>(card: T, seed: Uint8Array, header: { kid: string; jku: string }): T & { signatures: CardSignature[] } {
+export function signCard<T extends Record<string, unknown>>(
+  card: T,
+  seed: Uint8Array,
+  header: { kid: string; jku: string },
+): T & { signatures: CardSignature[] } {
   const protectedHeader = b64url(JSON.stringify({ alg: 'EdDSA', typ: 'JOSE', kid: header.kid, jku: header.jku }));
   const signature = signMessage(seed, `${protectedHeader}.${b64url(a2aCardPayload(card))}`).toString('base64url');
   return { ...card, signatures: [{ protected: protectedHeader, signature }] };
@@ -92,7 +96,8 @@ export function verifyWithJwk(alg: CardSignatureAlg, jwk: Record<string, unknown
     if (!raw || raw.length !== 32) return 'its "x" is not a 32-byte base64url value';
     return verifyStrict(raw, message, signature);
   }
-  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || typeof jwk.x !== 'string' || typeof jwk.y !== 'string') return 'it is not a P-256 key (kty "EC", crv "P-256", x, y)';
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || typeof jwk.x !== 'string' || typeof jwk.y !== 'string')
+    return 'it is not a P-256 key (kty "EC", crv "P-256", x, y)';
   if (signature.length !== 64) return false;
   let key;
   try {

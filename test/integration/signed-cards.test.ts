@@ -256,9 +256,9 @@ describe('identity shown on /v0.1, the AI Catalog and tasks', () => {
     const server = async () =>
       (await app.request({ method: 'GET', url: `/v0.1/servers/${encodeURIComponent(`test.example.registry/${agent.slug}`)}/versions/latest` })).json();
     const entry = async () =>
-      ((await app.request({ method: 'GET', url: '/.well-known/ai-catalog.json' })).json().entries as { identifier: string; metadata: Record<string, string> }[]).find(
-        (e) => e.identifier.endsWith(`:agent:${agent.slug}`),
-      )!;
+      (
+        (await app.request({ method: 'GET', url: '/.well-known/ai-catalog.json' })).json().entries as { identifier: string; metadata: Record<string, string> }[]
+      ).find((e) => e.identifier.endsWith(`:agent:${agent.slug}`))!;
     const namespaced = (await server())._meta['io.agentry/identity'];
     assert.deepEqual(namespaced, { identityLevel: 'none', verifiedDomain: null, cardSignature: null });
     assert.equal((await entry()).metadata.identityLevel, 'none');

@@ -29,7 +29,9 @@ const ServerResponse = Type.Object({
           verifiedDomain: Type.Union([Type.String(), Type.Null()]),
           cardSignature: Type.Union([Type.Object({ kid: Type.String(), jku: Type.String() }), Type.Null()]),
         },
-        { description: "how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted)" },
+        {
+          description: 'how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted)',
+        },
       ),
     ),
   }),

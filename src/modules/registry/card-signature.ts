@@ -108,7 +108,8 @@ export function createCardSignatureVerifier(deps: { outbound: OutboundClient; al
       const signatures = card.signatures;
       if (signatures === undefined || signatures === null || (Array.isArray(signatures) && signatures.length === 0)) return { ok: true, signature: null };
       if (!Array.isArray(signatures)) return { ok: false, problem: '"signatures" is not an array' };
-      if (signatures.length > SIGNATURES_MAX) return { ok: false, problem: `it carries ${signatures.length} signatures; at most ${SIGNATURES_MAX} are checked` };
+      if (signatures.length > SIGNATURES_MAX)
+        return { ok: false, problem: `it carries ${signatures.length} signatures; at most ${SIGNATURES_MAX} are checked` };
       let payloads: string[];
       try {
         payloads = cardPayloads(card);

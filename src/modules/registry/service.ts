@@ -451,7 +451,9 @@ export function createRegistryService({
 
     async register(principal: Principal, requested: CreateAgentInput) {
       refuseAgentKey(principal);
-      const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : { filled: requested, fields: [], serverName: null, cardSignature: null };
+      const imported = requested.manifestUrl
+        ? await fromManifest(requested.manifestUrl, requested)
+        : { filled: requested, fields: [], serverName: null, cardSignature: null };
       const missing = requiredFromManifest.filter((field) => imported.filled[field] === undefined);
       // No manifest gives categories: they are the catalogue's, chosen at registration.
       const noCategories = requested.categories === undefined;
