@@ -36,7 +36,7 @@ import {
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
 import { createEventsService, type EventsService, registerEventsRoutes } from './modules/events/index.ts';
 import { registerMcpRoutes } from './modules/mcp/index.ts';
-import { createA2aFrontDoor, registerA2aRoutes, registerAgentCardRoute, serviceAgentCard } from './modules/a2a/index.ts';
+import { createA2aFrontDoor, registerA2aRoutes, registerAgentCardRoute, signedServiceAgentCard } from './modules/a2a/index.ts';
 import {
   createEvidenceSweep,
   createReceiptsService,
@@ -56,6 +56,8 @@ import {
   createFeedCursors,
   createFeedStore,
   createDomainProofs,
+  createCardSignatureVerifier,
+  identityLevelOf,
   createManifestImporter,
   createRegistryService,
   registerDomainRoutes,
@@ -320,7 +322,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     heartbeatIntervalMs: config.heartbeatIntervalSeconds * 1000,
     allowUnsignedProvisionalPoll: config.allowUnsignedProvisionalPoll,
     agentRemoved: principals.forgetAgent,
-    manifests: createManifestImporter(outbound),
+    manifests: createManifestImporter(
+      outbound,
+      createCardSignatureVerifier({ outbound, allowPlainHttp: config.allowPrivateEndpoints, now: () => isoNow(clock) }),
+    ),
     secrets,
     endpointRefusal: (url) => knownRefusal(url, config.allowPrivateEndpoints),
     registryLog,
@@ -646,7 +651,27 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       cursors: createFeedCursors(secretsKey.key),
     }),
   );
-  registerMcpRegistryRoutes(server, createMcpRegistryService({ db: database.db, publicUrl: config.publicUrl }));
+  registerMcpRegistryRoutes(
+    server,
+    createMcpRegistryService({
+      db: database.db,
+      publicUrl: config.publicUrl,
+      identitiesOf: async (ids) =>
+        new Map(
+          (await registryStore.findMany(ids)).map((agent) => {
+            const signature = agent.cardSignature;
+            return [
+              agent.id,
+              {
+                identityLevel: identityLevelOf(agent),
+                verifiedDomain: agent.verifiedDomain,
+                cardSignature: signature ? { kid: signature.kid, jku: signature.jku } : null,
+              },
+            ];
+          }),
+        ),
+    }),
+  );
   registerArdRoutes(
     server,
     createArdService({
@@ -675,12 +700,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   registerPaymentsRoutes(server, payments, { stripeEnabled: stripe !== null });
   registerMediaRoutes(server, media);
   registerModerationRoutes(server, moderation, { reportRateLimit: { max: config.reports.perAddressPerHour, timeWindow: 3600_000 } });
-  registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: SERVICE_VERSION });
+  // The card is signed with the instance's key: the one its logs sign with, the same on every node.
+  const instanceSeed = receiptLog.signer().seed;
+  registerAgentCardRoute(server, { publicUrl: config.publicUrl, version: SERVICE_VERSION, signingSeed: instanceSeed });
   const a2aFrontDoor = createA2aFrontDoor({
     tasks,
     log: statusEvents,
     signals,
-    card: serviceAgentCard(config.publicUrl, SERVICE_VERSION),
+    card: signedServiceAgentCard(config.publicUrl, SERVICE_VERSION, instanceSeed),
     publicUrl: config.publicUrl,
     logger: server.log,
     maxStreamsPerAccount: config.events.maxStreamsPerAccount,

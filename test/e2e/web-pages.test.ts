@@ -51,6 +51,8 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
     assert.match(await first.innerText(), /Trust 0\.\d\d · \d+ receipts/);
     assert.match(await first.innerText(), /Available/);
     assert.match(await first.innerText(), /translation/);
+    // It proved its key: the card says so.
+    assert.equal(await first.locator('.identity-badge').innerText(), 'Key proven');
     await settled(page);
     await assertAccessible(page, 'results');
     // The URL holds the search: a reload shows the same results.
@@ -289,6 +291,8 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
     const facts = page.getByRole('complementary', { name: 'About this agent' });
     assert.match(await facts.innerText(), /2\.3\.0/);
     assert.match(await facts.innerText(), /REST, MCP/);
+    assert.equal(await facts.getByTestId('agent-identity').innerText(), 'Registration key proven');
+    assert.equal(await page.locator('.agent-header .identity-badge').innerText(), 'Key proven');
     assert.deepEqual(await facts.locator('.agent-examples li').allInnerTexts(), [
       '“Put our German supply contract into plain English”',
       '“Translate this NDA into French before Friday”',

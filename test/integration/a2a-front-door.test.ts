@@ -115,6 +115,8 @@ describe('A2A front door: the official client gives the registry work', () => {
     );
     assert.equal(card.capabilities?.streaming, true);
     assert.equal(client.protocolVersion, '1.0');
+    // Signed with the instance key (checked in signed-cards.test.ts).
+    assert.equal(card.signatures.length, 1);
   });
 
   it('SendMessage with text and a data part, naming the agent, answers the completed task with the result as its artifact', async () => {
@@ -127,6 +129,8 @@ describe('A2A front door: the official client gives the registry work', () => {
     assert.deepEqual(dataOf(reply.artifacts[0]?.parts[0]), { summary: 'done: Write a haiku\n\nabout autumn leaves', input: null });
     assert.equal(reply.metadata?.agentryStatus, 'completed');
     assert.equal(reply.metadata?.assignedAgent.id, workerAgent.id);
+    // Who the agent is proven to be comes with it.
+    assert.deepEqual([reply.metadata?.assignedAgent.identityLevel, reply.metadata?.assignedAgent.verifiedDomain], ['none', null]);
     // The A2A task is our task: the same id over /v1.
     const ours = await taskOf(app, requester.token, reply.id);
     assert.equal(ours.status, 'completed');

@@ -407,7 +407,11 @@ describe('tasks: routing', () => {
     assert.equal(unmatched.status, 'unmatched');
     assert.match((unmatched.error as { message: string }).message, /^The agent you named cannot take it: in maintenance/);
     assert.equal((unmatched.error as { cause: string }).cause, 'maintenance');
-    assert.deepEqual(unmatched.requestedAgent, { id: sleeping.id, name: sleeping.name, slug: sleeping.slug }, 'the named agent stays on the task');
+    assert.deepEqual(
+      unmatched.requestedAgent,
+      { id: sleeping.id, name: sleeping.name, slug: sleeping.slug, identityLevel: 'none', verifiedDomain: null },
+      'the named agent stays on the task',
+    );
     assert.equal(unmatched.assignedAgent, null);
   });
 

@@ -3504,6 +3504,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -3659,6 +3669,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -3863,6 +3883,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -4051,6 +4081,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -4841,6 +4881,16 @@ export interface operations {
                                 identityLevel: "provisional" | "none" | "key" | "domain";
                                 /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                                 verifiedDomain: string | null;
+                                /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                                cardSignature: {
+                                    /** @enum {boolean} */
+                                    verified: true;
+                                    alg: "EdDSA" | "Ed25519" | "ES256";
+                                    kid: string;
+                                    /** @description the JWK Set URL the key was read from */
+                                    jku: string;
+                                    checkedAt: string;
+                                } | null;
                                 deliveryMode: string;
                                 hasWebhookSecret: boolean;
                                 /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -4955,6 +5005,15 @@ export interface operations {
                                     updatedAt: string;
                                     isLatest: boolean;
                                 };
+                                /** @description how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted) */
+                                "io.agentry/identity"?: {
+                                    identityLevel: "provisional" | "none" | "key" | "domain";
+                                    verifiedDomain: string | null;
+                                    cardSignature: {
+                                        kid: string;
+                                        jku: string;
+                                    } | null;
+                                };
                             };
                         }[];
                         metadata: {
@@ -5045,6 +5104,15 @@ export interface operations {
                                     updatedAt: string;
                                     isLatest: boolean;
                                 };
+                                /** @description how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted) */
+                                "io.agentry/identity"?: {
+                                    identityLevel: "provisional" | "none" | "key" | "domain";
+                                    verifiedDomain: string | null;
+                                    cardSignature: {
+                                        kid: string;
+                                        jku: string;
+                                    } | null;
+                                };
                             };
                         }[];
                         metadata: {
@@ -5134,6 +5202,15 @@ export interface operations {
                                 publishedAt: string;
                                 updatedAt: string;
                                 isLatest: boolean;
+                            };
+                            /** @description how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted) */
+                            "io.agentry/identity"?: {
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                verifiedDomain: string | null;
+                                cardSignature: {
+                                    kid: string;
+                                    jku: string;
+                                } | null;
                             };
                         };
                     };
@@ -5708,6 +5785,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -5839,6 +5926,16 @@ export interface operations {
                             identityLevel: "provisional" | "none" | "key" | "domain";
                             /** @description the endpoint host (with its port, if any) whose control the owner proved; null until proven */
                             verifiedDomain: string | null;
+                            /** @description the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one */
+                            cardSignature: {
+                                /** @enum {boolean} */
+                                verified: true;
+                                alg: "EdDSA" | "Ed25519" | "ES256";
+                                kid: string;
+                                /** @description the JWK Set URL the key was read from */
+                                jku: string;
+                                checkedAt: string;
+                            } | null;
                             deliveryMode: string;
                             hasWebhookSecret: boolean;
                             /** @description a credential for the A2A endpoint is stored (it is never shown) */
@@ -9530,12 +9627,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
@@ -9645,12 +9750,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
@@ -9763,6 +9876,10 @@ export interface operations {
                                     id: string;
                                     name: string;
                                     slug: string;
+                                    /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                    identityLevel: "provisional" | "none" | "key" | "domain";
+                                    /** @description the endpoint host whose control the owner proved */
+                                    verifiedDomain: string | null;
                                 };
                                 score: number;
                                 factors: {
@@ -9788,6 +9905,10 @@ export interface operations {
                                     id: string;
                                     name: string;
                                     slug: string;
+                                    /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                    identityLevel: "provisional" | "none" | "key" | "domain";
+                                    /** @description the endpoint host whose control the owner proved */
+                                    verifiedDomain: string | null;
                                 };
                                 /** @description offline, down, maintenance, no_endpoint, no_webhook_secret, price_unbudgeted, price_currency or price_above_max */
                                 code: string;
@@ -9916,12 +10037,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
@@ -10000,12 +10129,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;
@@ -10091,12 +10228,20 @@ export interface operations {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description the agent the requester named, kept when it refused the task */
                             requestedAgent: {
                                 id: string;
                                 name: string;
                                 slug: string;
+                                /** @description provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven) */
+                                identityLevel: "provisional" | "none" | "key" | "domain";
+                                /** @description the endpoint host whose control the owner proved */
+                                verifiedDomain: string | null;
                             } | null;
                             /** @description any JSON value */
                             result: unknown;

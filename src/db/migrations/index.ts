@@ -48,6 +48,7 @@ import { witness } from './0043_witness.ts';
 import { taskEventsSignalAfterCommit } from './0045_task_events_signal_after_commit.ts';
 import { accountApproval } from './0046_account_approval.ts';
 import { pollLease } from './0047_poll_lease.ts';
+import { cardSignature } from './0048_card_signature.ts';
 import { agentHealth } from './0049_agent_health.ts';
 import { commentThreads } from './0050_comment_threads.ts';
 
@@ -94,6 +95,7 @@ const ordered: [string, Migration][] = [
   ['0045_task_events_signal_after_commit', taskEventsSignalAfterCommit],
   ['0046_account_approval', accountApproval],
   ['0047_poll_lease', pollLease],
+  ['0048_card_signature', cardSignature],
   ['0049_agent_health', agentHealth],
   ['0050_comment_threads', commentThreads],
 ];

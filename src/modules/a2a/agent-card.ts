@@ -1,5 +1,6 @@
 import { AgentCard } from '@a2a-js/sdk';
 import type { FastifyInstance } from 'fastify';
+import { ed25519Jwk, signCard } from '../../lib/card-jws.ts';
 import { A2A_VERSION } from './front-door.ts';
 import { A2A_PATH } from './routes.ts';
 
@@ -54,11 +55,32 @@ export function serviceAgentCard(publicUrl: string, version: string): AgentCard 
   };
 }
 
-export function registerAgentCardRoute(app: FastifyInstance, options: { publicUrl: string; version: string }): void {
-  const body = AgentCard.toJSON(serviceAgentCard(options.publicUrl, options.version));
+/** Where the service publishes the key its card is signed with (a JWK Set, RFC 7517). */
+export const JWKS_PATH = '/.well-known/jwks.json';
+
+/**
+ * The service's card signed with the instance's Ed25519 key (the one its logs sign with), as A2A 1.0
+ * has it: the protected header names the key by its RFC 7638 thumbprint (`kid`) in the JWK Set at
+ * JWKS_PATH (`jku`).
+ */
+export function signedServiceAgentCard(publicUrl: string, version: string, seed: Uint8Array): AgentCard {
+  const { thumbprint } = ed25519Jwk(seed);
+  const json = AgentCard.toJSON(serviceAgentCard(publicUrl, version)) as Record<string, unknown>;
+  return AgentCard.fromJSON(signCard(json, seed, { kid: thumbprint, jku: `${publicUrl.replace(/\/+$/, '')}${JWKS_PATH}` }));
+}
+
+export function registerAgentCardRoute(app: FastifyInstance, options: { publicUrl: string; version: string; signingSeed: Uint8Array }): void {
+  const body = AgentCard.toJSON(signedServiceAgentCard(options.publicUrl, options.version, options.signingSeed));
+  const { jwk, thumbprint } = ed25519Jwk(options.signingSeed);
+  const keys = { keys: [{ ...jwk, kid: thumbprint, alg: 'EdDSA', use: 'sig' }] };
   app.get('/.well-known/agent-card.json', {
     config: { auth: 'none' },
     schema: { hide: true },
     handler: async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(body),
+  });
+  app.get(JWKS_PATH, {
+    config: { auth: 'none' },
+    schema: { hide: true },
+    handler: async (_request, reply) => reply.header('cache-control', 'public, max-age=300').type('application/jwk-set+json').send(keys),
   });
 }

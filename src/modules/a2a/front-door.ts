@@ -147,7 +147,8 @@ function resultArtifact(task: TaskView): Artifact | null {
 
 function a2aTask(task: TaskView, publicUrl: string): A2aTask {
   const artifact = resultArtifact(task);
-  const agentRef = (agent: TaskView['assignedAgent']) => (agent ? { id: agent.id, name: agent.name, slug: agent.slug } : undefined);
+  const agentRef = (agent: TaskView['assignedAgent']) =>
+    agent ? { id: agent.id, name: agent.name, slug: agent.slug, identityLevel: agent.identityLevel, verifiedDomain: agent.verifiedDomain } : undefined;
   const metadata: Record<string, unknown> = {
     agentryStatus: task.status,
     url: `${publicUrl}/v1/tasks/${task.id}`,

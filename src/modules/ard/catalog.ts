@@ -75,6 +75,8 @@ export function createCatalog(publicUrl: string) {
           page: `${publicUrl}/agents/${agent.slug}`,
           identityLevel: identityLevelOf(agent),
           ...(agent.verifiedDomain !== null ? { verifiedDomain: agent.verifiedDomain } : {}),
+          // The key its A2A card is signed with, when the card's signature verified at registration or refresh.
+          ...(agent.cardSignature !== null ? { cardSignatureKid: agent.cardSignature.kid, cardSignatureJku: agent.cardSignature.jku } : {}),
         },
       };
     },

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { literals, standardErrorResponses } from '../../http/schemas.ts';
-import { OFFICIAL_META, type McpRegistryService } from './service.ts';
+import { IDENTITY_META, OFFICIAL_META, type McpRegistryService } from './service.ts';
 
 const ServerDetail = Type.Object({
   $schema: Type.String(),
@@ -22,6 +22,18 @@ const ServerResponse = Type.Object({
       updatedAt: Type.String(),
       isLatest: Type.Boolean(),
     }),
+    [IDENTITY_META]: Type.Optional(
+      Type.Object(
+        {
+          identityLevel: literals(['provisional', 'none', 'key', 'domain']),
+          verifiedDomain: Type.Union([Type.String(), Type.Null()]),
+          cardSignature: Type.Union([Type.Object({ kid: Type.String(), jku: Type.String() }), Type.Null()]),
+        },
+        {
+          description: 'how far the agent behind the server proved who it is: its identity level, verified domain and signed card (absent once it is deleted)',
+        },
+      ),
+    ),
   }),
 });
 const ServerList = Type.Object({

@@ -9,6 +9,15 @@ import { createMcpRegistryStore, type ListedVersion } from './store.ts';
 
 export const SERVER_SCHEMA_URL = 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';
 export const OFFICIAL_META = 'io.modelcontextprotocol.registry/official';
+/** This registry's own `_meta` member: how far the agent behind the server proved who it is (docs/registry.md, "Identity levels"). */
+export const IDENTITY_META = 'io.agentry/identity';
+
+/** What the registry says of an agent's identity now (an agent deleted since has none). */
+export interface ServerIdentity {
+  identityLevel: 'provisional' | 'none' | 'key' | 'domain';
+  verifiedDomain: string | null;
+  cardSignature: { kid: string; jku: string } | null;
+}
 const TEXT_LIMIT = 100;
 
 /** At most `limit` code points, ending in an ellipsis when cut. */
@@ -92,12 +101,22 @@ export function mcpServerNameOf(namespace: string, server: { serverName: string 
   return serverName !== null && !ownNamespace && ownNameStands(serverName, server.endpoint) ? serverName : `${namespace}/${server.slug}`;
 }
 
-export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl: string }) {
+export function createMcpRegistryService({
+  db,
+  publicUrl,
+  identitiesOf,
+}: {
+  db: Db;
+  publicUrl: string;
+  /** The agents' identities now, by agent id; a version row is a snapshot, identity is the agent's current state. */
+  identitiesOf(agentIds: string[]): Promise<Map<string, ServerIdentity>>;
+}) {
   const store = createMcpRegistryStore(db);
   const namespace = namespaceOf(publicUrl);
   const serverName = (row: ListedVersion) => mcpServerNameOf(namespace, row);
 
-  function serverResponse(row: ListedVersion) {
+  function serverResponse(row: ListedVersion, identities: Map<string, ServerIdentity>) {
+    const identity = row.deleted ? undefined : identities.get(row.agentId);
     return {
       server: {
         $schema: SERVER_SCHEMA_URL,
@@ -115,6 +134,7 @@ export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl:
           updatedAt: row.updatedAt,
           isLatest: row.isLatest,
         },
+        ...(identity ? { [IDENTITY_META]: identity } : {}),
       },
     };
   }
@@ -123,6 +143,8 @@ export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl:
    * The versions listed under `name`: a name in this registry's namespace is a slug's, any other a
    * server.json's own (a name that no longer stands finds nothing).
    */
+  const identitiesFor = (rows: ListedVersion[]) => identitiesOf([...new Set(rows.filter((row) => !row.deleted).map((row) => row.agentId))]);
+
   async function versionsNamed(name: string): Promise<ListedVersion[]> {
     const prefix = `${namespace}/`;
     const rows = name.startsWith(prefix) ? await store.versionsOf({ slug: name.slice(prefix.length) }) : await store.versionsOf({ serverName: name });
@@ -144,8 +166,9 @@ export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl:
       });
       const page = rows.slice(0, query.limit);
       const last = page.at(-1);
+      const identities = await identitiesFor(page);
       return {
-        servers: page.map(serverResponse),
+        servers: page.map((row) => serverResponse(row, identities)),
         metadata: { count: page.length, ...(rows.length > query.limit && last ? { nextCursor: encodeCursor(last) } : {}) },
       };
     },
@@ -153,7 +176,8 @@ export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl:
     async versions(name: string, includeDeleted: boolean) {
       const rows = (await versionsNamed(name)).filter((row) => includeDeleted || !row.deleted);
       if (rows.length === 0) throw new AppError('NOT_FOUND', 'Server not found');
-      return { servers: rows.map(serverResponse), metadata: { count: rows.length } };
+      const identities = await identitiesFor(rows);
+      return { servers: rows.map((row) => serverResponse(row, identities)), metadata: { count: rows.length } };
     },
 
     async version(name: string, version: string, includeDeleted: boolean) {
@@ -161,7 +185,7 @@ export function createMcpRegistryService({ db, publicUrl }: { db: Db; publicUrl:
       if (rows.length === 0) throw new AppError('NOT_FOUND', 'Server not found');
       const row = rows.find((r) => (version === 'latest' ? r.isLatest : r.version === version));
       if (!row || (row.deleted && !includeDeleted)) throw new AppError('NOT_FOUND', 'Server version not found');
-      return serverResponse(row);
+      return serverResponse(row, await identitiesFor([row]));
     },
   };
 }

@@ -8,5 +8,6 @@ export { checkInputAgainstSchema, validateInputSchema, type InputSchema, type In
 export { Agent, protocolValues } from './schemas.ts';
 export { agentRecordOf, type AgentRecord } from './store.ts';
 export { createManifestImporter, readManifest, type ManifestImporter } from './manifest.ts';
+export { createCardSignatureVerifier, type CardSignatureVerifier, type VerifiedCardSignature } from './card-signature.ts';
 export type * from './tables.ts';
 export { logAgentEvent, type LoggedAgent } from './lifecycle-log.ts';

@@ -4,10 +4,11 @@
  * registration takes from it the fields its request leaves out.
  */
 import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
-import { badRequest } from '../../lib/errors.ts';
+import { AppError, badRequest } from '../../lib/errors.ts';
 import { findCapability } from '../catalog/index.ts';
 import { publicFailureReason, type OutboundClient } from '../../lib/outbound-http.ts';
 import { parseStrictJson } from '../../lib/strict-json.ts';
+import type { CardSignatureVerifier, VerifiedCardSignature } from './card-signature.ts';
 import { EXAMPLES_MAX, EXAMPLES_MIN } from './schemas.ts';
 
 export const importableFields = ['name', 'description', 'capabilities', 'tags', 'protocols', 'docsUrl', 'examples'] as const;
@@ -26,6 +27,8 @@ export interface ManifestFields {
   examples?: string[];
   /** An MCP server.json's own `name` (`<reverse-DNS namespace>/<name>`), when it is one. */
   serverName?: string;
+  /** An A2A card's verified signature (a card whose signature fails is refused). */
+  cardSignature?: VerifiedCardSignature;
 }
 
 export interface ManifestImporter {
@@ -162,6 +165,10 @@ function fromMcpServer(json: Record<string, unknown>): ManifestFields {
 
 /** Reads an already-fetched manifest body: the part that needs no network. */
 export function readManifest(body: string): ManifestFields {
+  return parseManifest(body).fields;
+}
+
+function parseManifest(body: string): { fields: ManifestFields; card: Record<string, unknown> | null } {
   let json: unknown;
   try {
     json = parseStrictJson(body);
@@ -169,12 +176,18 @@ export function readManifest(body: string): ManifestFields {
     throw invalid(`is not valid JSON (${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'})`);
   }
   if (!isObject(json)) throw invalid('is not a JSON object');
-  if (looksLikeAgentCard(json)) return fromAgentCard(json);
-  if (looksLikeMcpServer(json)) return fromMcpServer(json);
+  if (looksLikeAgentCard(json)) return { fields: fromAgentCard(json), card: json };
+  if (looksLikeMcpServer(json)) return { fields: fromMcpServer(json), card: null };
   throw invalid('is neither an A2A agent card (no skills) nor an MCP server.json (no packages or remotes)');
 }
 
-export function createManifestImporter(outbound: OutboundClient): ManifestImporter {
+/** An A2A card whose signature does not verify: the registry will not take what it says. */
+const badSignature = (problem: string) =>
+  new AppError('UNPROCESSABLE', `The A2A card at manifestUrl is refused: its signature does not verify: ${problem}`, [
+    { path: '/body/manifestUrl', message: `signature: ${problem}` },
+  ]);
+
+export function createManifestImporter(outbound: OutboundClient, signatures?: CardSignatureVerifier): ManifestImporter {
   return {
     async load(url) {
       const outcome = await outbound.send({
@@ -184,7 +197,11 @@ export function createManifestImporter(outbound: OutboundClient): ManifestImport
         requireFullBody: true,
       });
       if (!outcome.ok) throw invalid(`could not be fetched: ${publicFailureReason(outcome.failure, 'the manifest URL', outcome.response)}`);
-      return readManifest(outcome.response.body);
+      const { fields, card } = parseManifest(outcome.response.body);
+      if (!card || !signatures) return fields;
+      const checked = await signatures.verify(card);
+      if (!checked.ok) throw badSignature(checked.problem);
+      return checked.signature ? { ...fields, cardSignature: checked.signature } : fields;
     },
   };
 }

@@ -175,6 +175,18 @@ export const Agent = Type.Object({
     description: 'provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven)',
   }),
   verifiedDomain: nullable(Type.String({ description: 'the endpoint host (with its port, if any) whose control the owner proved; null until proven' })),
+  cardSignature: nullable(
+    Type.Object(
+      {
+        verified: Type.Literal(true),
+        alg: literals(['EdDSA', 'Ed25519', 'ES256'] as const),
+        kid: Type.String(),
+        jku: Type.String({ description: 'the JWK Set URL the key was read from' }),
+        checkedAt: Type.String(),
+      },
+      { description: 'the A2A card at manifestUrl carried A2A 1.0 signatures and they verified; null for no card or an unsigned one' },
+    ),
+  ),
   deliveryMode: Type.String(),
   hasWebhookSecret: Type.Boolean(),
   hasAuthCredential: Type.Boolean({ description: 'a credential for the A2A endpoint is stored (it is never shown)' }),

@@ -171,6 +171,7 @@ export function createRegistryService({
       keyVerified: agent.keyVerifiedAt !== null,
       identityLevel: identityLevelOf(agent),
       verifiedDomain: agent.verifiedDomain,
+      cardSignature: agent.cardSignature,
       deliveryMode: agent.deliveryMode,
       hasWebhookSecret: agent.webhookSecret !== null,
       hasAuthCredential: agent.authCredential !== null,
@@ -305,8 +306,8 @@ export function createRegistryService({
   async function fromManifest<T extends Partial<Record<ImportableField, unknown>>>(
     url: string,
     input: T,
-  ): Promise<{ filled: T; fields: ImportableField[]; serverName: string | null }> {
-    if (!manifests) return { filled: input, fields: [], serverName: null };
+  ): Promise<{ filled: T; fields: ImportableField[]; serverName: string | null; cardSignature: string | null }> {
+    if (!manifests) return { filled: input, fields: [], serverName: null, cardSignature: null };
     const manifest: ManifestFields = await manifests.load(url);
     const filled: Record<string, unknown> = { ...input };
     const fields: ImportableField[] = [];
@@ -315,7 +316,12 @@ export function createRegistryService({
       filled[field] = manifest[field];
       fields.push(field);
     }
-    return { filled: filled as T, fields, serverName: manifest.serverName ?? null };
+    return {
+      filled: filled as T,
+      fields,
+      serverName: manifest.serverName ?? null,
+      cardSignature: manifest.cardSignature ? JSON.stringify(manifest.cardSignature) : null,
+    };
   }
 
   async function checkVisibility(principal: Principal, visibility: string, orgId: string | null | undefined): Promise<string | null> {
@@ -404,6 +410,7 @@ export function createRegistryService({
       reported_load: null,
       verified_domain: null,
       domain_verified_at: null,
+      card_signature: null,
       price_per_task_cents: input.pricePerTaskCents ?? 0,
       currency: input.currency ?? DEFAULT_CURRENCY,
       created_at: now,
@@ -452,7 +459,9 @@ export function createRegistryService({
 
     async register(principal: Principal, requested: CreateAgentInput) {
       refuseAgentKey(principal);
-      const imported = requested.manifestUrl ? await fromManifest(requested.manifestUrl, requested) : { filled: requested, fields: [], serverName: null };
+      const imported = requested.manifestUrl
+        ? await fromManifest(requested.manifestUrl, requested)
+        : { filled: requested, fields: [], serverName: null, cardSignature: null };
       const missing = requiredFromManifest.filter((field) => imported.filled[field] === undefined);
       // No manifest gives categories: they are the catalogue's, chosen at registration.
       const noCategories = requested.categories === undefined;
@@ -482,6 +491,7 @@ export function createRegistryService({
           manifest_imported_at: imported.fields.length > 0 ? now : null,
           manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
           mcp_server_name: imported.serverName,
+          card_signature: imported.cardSignature,
           long_description: input.longDescription ?? null,
           docs_url: input.docsUrl ?? null,
           auth_type: authType,
@@ -606,9 +616,10 @@ export function createRegistryService({
               manifest_imported_at: imported.fields.length > 0 ? isoNow(clock) : null,
               manifest_fields: imported.fields.length > 0 ? JSON.stringify(imported.fields) : null,
               mcp_server_name: imported.serverName,
+              card_signature: imported.cardSignature,
             }
           : input.manifestUrl === null
-            ? { manifest_imported_at: null, manifest_fields: null, mcp_server_name: null }
+            ? { manifest_imported_at: null, manifest_fields: null, mcp_server_name: null, card_signature: null }
             : {}),
         ...(input.version !== undefined ? { version: input.version } : {}),
         delivery_mode: deliveryModeFor(endpoint, input.deliveryMode ?? row.delivery_mode),

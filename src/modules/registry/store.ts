@@ -6,6 +6,7 @@ import { ownTables } from '../../db/tables.ts';
 import type { InputSchema } from './input-schema.ts';
 import { provenKeyOf } from './proven-key.ts';
 import { verifiedDomainOf } from './identity.ts';
+import type { VerifiedCardSignature } from './card-signature.ts';
 import { changeEvents, deletedEvent, logAgentEvent, loggedColumns, queueRegistryEvents, registeredEvent, type LoggedAgent } from './lifecycle-log.ts';
 import type { AgentDomainProofsTable, AgentListing, AgentsTable, ClaimChallengesTable, RegistryTables } from './tables.ts';
 
@@ -70,6 +71,8 @@ export interface AgentRecord {
   /** The endpoint host whose control is proven (verifiedDomainOf), and when it was first proven. */
   verifiedDomain: string | null;
   domainVerifiedAt: string | null;
+  /** The verified signature of the A2A card it was registered or refreshed from. */
+  cardSignature: VerifiedCardSignature | null;
   pricePerTaskCents: number;
   currency: string;
   lastSeenAt: string | null;
@@ -123,6 +126,7 @@ export function agentRecordOf(row: AgentRow): AgentRecord {
     provenKey: provenKeyOf(row),
     verifiedDomain: verifiedDomainOf(row),
     domainVerifiedAt: verifiedDomainOf(row) === null ? null : row.domain_verified_at,
+    cardSignature: row.card_signature === null ? null : (JSON.parse(row.card_signature) as VerifiedCardSignature),
     pricePerTaskCents: row.price_per_task_cents,
     currency: row.currency,
     lastSeenAt: row.last_seen_at,

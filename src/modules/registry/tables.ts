@@ -64,6 +64,8 @@ export interface AgentsTable {
   /** The endpoint host whose control the owner proved (migration 0042); null until proven, and again once lost. */
   verified_domain: ColumnType<string | null, string | null | undefined, string | null>;
   domain_verified_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The verified signature of the A2A card at manifest_url, as JSON (migration 0048); null for no manifest or an unsigned one. */
+  card_signature: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * Whether the agent is listed (migration 0041): only a public, listed agent is shown to everyone;
    * a pending, rejected or delisted one only to its owner. Written by moderation and the listing policy.

@@ -83,7 +83,15 @@ export const ExtractPreview = Type.Object({
   }),
 });
 
-const AgentRef = Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() });
+const AgentRef = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  slug: Type.String(),
+  identityLevel: literals(['provisional', 'none', 'key', 'domain'] as const, {
+    description: 'provisional (no owner yet), none (owned, no key proven), key (registration key proven), domain (control of the endpoint host proven)',
+  }),
+  verifiedDomain: Type.Union([Type.String(), Type.Null()], { description: 'the endpoint host whose control the owner proved' }),
+});
 
 export const Task = Type.Object({
   id: Type.String(),

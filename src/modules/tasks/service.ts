@@ -9,7 +9,7 @@ import canonicalize from 'canonicalize';
 import { DEFAULT_CURRENCY } from '../../lib/money.ts';
 import { hashSecret } from '../../lib/secrets.ts';
 import type { TrustLookup } from '../receipts/index.ts';
-import { checkInputAgainstSchema, validateInputSchema, type AgentRecord, type RegistryService } from '../registry/index.ts';
+import { checkInputAgainstSchema, identityLevelOf, validateInputSchema, type AgentRecord, type RegistryService } from '../registry/index.ts';
 import { deliveryPayload, type Assigner } from './assignment.ts';
 import type { DeliveryHandOff, DeliverySlot } from './delivery-worker.ts';
 import { MAX_CANDIDATES, rankCandidates, requestedTermSets, ROUTING_WEIGHTS, unmatchedError, type Candidate, type Exclusion } from './routing.ts';
@@ -140,7 +140,14 @@ export function createTasksService(deps: TasksDeps) {
   const statsFor = withRecentStats(store.statsFor, clock);
   // Aborted when the node shuts down: held polls answer at once.
   const stopping = new AbortController();
-  const agentRef = (agent: AgentRecord) => ({ id: agent.id, name: agent.name, slug: agent.slug });
+  // Who the agent is proven to be travels with every mention of it (docs/registry.md, "Identity levels").
+  const agentRef = (agent: AgentRecord) => ({
+    id: agent.id,
+    name: agent.name,
+    slug: agent.slug,
+    identityLevel: identityLevelOf(agent),
+    verifiedDomain: agent.verifiedDomain,
+  });
 
   /** `inHand`: agents the caller has just read (a new task's), which are not read again. */
   async function views(tasks: Task[], inHand: AgentRecord[] = []): Promise<TaskView[]> {

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import type { DiscoveredAgent } from '../api/types';
-import { AvailabilityDot, Chips, Price, Trust, Unclaimed } from './AgentBits';
+import { AvailabilityDot, Chips, IdentityBadge, Price, Trust, Unclaimed } from './AgentBits';
 
 /** The agent page's address; after a search, with the search words, which travel on to the task form (docs/web.md). */
 export const agentPageOf = (slug: string, searchWords?: string) =>
@@ -24,6 +24,8 @@ export function AgentCard({ agent, searchWords }: { agent: DiscoveredAgent; sear
       <div className="agent-card-meta">
         <Trust trust={agent.trust} receipts={agent.trustReceipts} />
         <AvailabilityDot availability={agent.availability} />
+        {/* A provisional agent already carries the Unclaimed notice above. */}
+        {agent.status !== 'provisional' && <IdentityBadge agent={agent} />}
       </div>
     </li>
   );

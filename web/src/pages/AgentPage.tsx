@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { AgentDetail } from '../api/types';
-import { AvailabilityDot, Chips, HealthStrip, Price, Trust, Unclaimed } from '../components/AgentBits';
+import { AvailabilityDot, Chips, HealthStrip, IdentityBadge, identityText, Price, Trust, Unclaimed } from '../components/AgentBits';
 import { Markdown } from '../components/Markdown';
 import { ReportButton } from '../components/ReportButton';
 import { explorerOfKey, ReceiptRow } from '../components/Receipts';
@@ -49,6 +49,7 @@ export default function AgentPage() {
             <AvailabilityDot availability={a.availability} />
             <Price agent={a} />
             <Trust trust={a.trust} receipts={a.trustReceipts} />
+            {a.status !== 'provisional' && <IdentityBadge agent={a} />}
           </div>
         </div>
         <div className="agent-header-actions">
@@ -95,6 +96,16 @@ export default function AgentPage() {
             </dd>
             <dt>Status</dt>
             <dd>{a.status}</dd>
+            <dt>Identity</dt>
+            <dd data-testid="agent-identity">{identityText(a)}</dd>
+            {a.cardSignature && (
+              <>
+                <dt>Agent card</dt>
+                <dd data-testid="agent-card-signature" title={`Key ${a.cardSignature.kid} from ${a.cardSignature.jku}`}>
+                  Signed; signature verified with key {a.cardSignature.kid} from {hostOf(a.cardSignature.jku)}
+                </dd>
+              </>
+            )}
             <dt>Last seen</dt>
             <dd>
               {a.lastSeenAt ? (
@@ -127,6 +138,15 @@ export default function AgentPage() {
       </div>
     </div>
   );
+}
+
+/** A key set URL's host: where the card's signing key was published. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 /** What the task form will ask for, by the names the form uses, so people know before they start. */

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Link } from 'react-router';
 import type { OwnedAgent } from '../api/types';
-import { AvailabilityDot, Price } from '../components/AgentBits';
+import { AvailabilityDot, IdentityBadge, Price } from '../components/AgentBits';
 import { RequireAccount } from '../components/RequireAccount';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { deliveryLabel, useMyAgents } from '../lib/my-agents';
@@ -23,6 +23,7 @@ function MyAgentRow({ agent }: { agent: OwnedAgent }) {
         <span className="badge">{agent.status}</span>
         <span className="badge">{agent.visibility}</span>
         <span>Delivery: {deliveryLabel(agent.deliveryMode)}</span>
+        {agent.status !== 'provisional' && <IdentityBadge agent={agent} />}
       </div>
     </li>
   );

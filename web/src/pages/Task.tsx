@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
 import type { Task } from '../api/types';
-import { Chips } from '../components/AgentBits';
+import { Chips, IdentityBadge } from '../components/AgentBits';
 import { RequireAccount } from '../components/RequireAccount';
 import { ErrorState, Loading } from '../components/States';
 import { isOpenStatus, StatusChip, taskHeading, Time } from '../components/TaskBits';
@@ -206,6 +206,12 @@ function TaskBody({ id }: { id: string }) {
             <dt>Agent</dt>
             <dd>
               {agentShown ? <Link to={`/agents/${encodeURIComponent(agentShown.slug)}`}>{agentShown.name}</Link> : 'none yet'}
+              {agentShown && agentShown.identityLevel !== 'none' && (
+                <>
+                  {' '}
+                  <IdentityBadge agent={agentShown} />
+                </>
+              )}
               {!current.assignedAgent && current.requestedAgent && <span className="muted"> (asked for; it did not take the task)</span>}
             </dd>
           </>

@@ -1,5 +1,5 @@
 import type { OwnedAgent } from '../../api/types';
-import { AvailabilityDot } from '../../components/AgentBits';
+import { AvailabilityDot, identityText } from '../../components/AgentBits';
 import { Time } from '../../components/TaskBits';
 import { deliveryLabel } from '../../lib/my-agents';
 import { FirstSignOfLife } from './FirstSignOfLife';
@@ -41,6 +41,14 @@ export default function OverviewTab({ agent }: { agent: OwnedAgent }) {
           <dd>{deliveryLabel(agent.deliveryMode)}</dd>
           <dt>Key</dt>
           <dd>{agent.registrationPubkey ? (agent.keyVerified ? 'proven' : 'not proven yet') : 'none registered'}</dd>
+          <dt>Identity</dt>
+          <dd>{identityText(agent)}</dd>
+          {agent.cardSignature && (
+            <>
+              <dt>Agent card</dt>
+              <dd title={agent.cardSignature.jku}>Signed; verified with key {agent.cardSignature.kid}</dd>
+            </>
+          )}
           <dt>Registered</dt>
           <dd>
             <Time iso={agent.createdAt} />
