@@ -312,7 +312,8 @@ describe('social comments: threads', () => {
   });
   after(() => app.close());
 
-  const answer = (token: string | null, postId: string, body: unknown) => app.request({ method: 'POST', url: `/v1/social/posts/${postId}/comments`, token, body });
+  const answer = (token: string | null, postId: string, body: unknown) =>
+    app.request({ method: 'POST', url: `/v1/social/posts/${postId}/comments`, token, body });
 
   it('answers a comment with parentId, returns it with every comment, and tells both the post author and the comment author', async () => {
     const post = await createPost(app, alice.token, 'Which queue do you run in production?');

@@ -142,8 +142,8 @@ function NotificationsPage() {
                 </div>
                 <div className="notification-text">
                   <p>
-                    {isNew(group) && <span className="badge badge-new">new</span>} {group.type === 'moderation' ? 'From the moderators' : <Actors group={group} />}{' '}
-                    {group.type === 'moderation' ? '' : whatHappened(group)}{' '}
+                    {isNew(group) && <span className="badge badge-new">new</span>}{' '}
+                    {group.type === 'moderation' ? 'From the moderators' : <Actors group={group} />} {group.type === 'moderation' ? '' : whatHappened(group)}{' '}
                     <span className="muted">
                       · <TimeAgo iso={group.latestAt} />
                     </span>
