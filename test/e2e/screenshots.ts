@@ -2,6 +2,7 @@
  * `npm run screenshots`: every page of the web app at 1280 and 390 px, from the browser tests'
  * data, into docs/screenshots/. `npm run screenshots -- profile-edit settings`: only those.
  */
+import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -179,6 +180,25 @@ try {
     await harness.app.request({ method: 'POST', url: `/v1/social/users/${username}/${what}`, token: person.token });
   }
   let liveMentions = 0;
+  /** A post with a thread of replies, made once, on the first screenshot that shows it. */
+  let threadPost: string | null = null;
+  const thread = async () => {
+    if (threadPost) return threadPost;
+    const say = async (token: string, url: string, body: unknown) => {
+      const response = await harness.app.request({ method: 'POST', url, token, body });
+      assert.ok(response.statusCode < 300, response.body);
+      return response.json();
+    };
+    const post = (await say(social.grace.token, '/v1/social/posts', { body: 'How do you roll out a schema change without downtime?' })).post.id as string;
+    const root = (await say(social.ada.token, `/v1/social/posts/${post}/comments`, { body: 'Expand, migrate, contract: three deploys.' })).comment.id as string;
+    const reply = (await say(social.grace.token, `/v1/social/posts/${post}/comments`, { body: 'Three deploys for one column?', parentId: root })).comment
+      .id as string;
+    await say(social.ada.token, `/v1/social/posts/${post}/comments`, { body: 'For a column people read while you change it, yes.', parentId: reply });
+    for (const words of ['We do the same, with a flag per step.', 'Agreed: the contract step is the one people skip.', 'And test the rollback of each step.'])
+      await say(social.grace.token, `/v1/social/posts/${post}/comments`, { body: words, parentId: root });
+    await say(social.ada.token, `/v1/social/posts/${post}/comments`, { body: 'Is there a tool that plans the steps?' });
+    return (threadPost = post);
+  };
 
   // Ada's tasks, to a polling agent of another person that the script plays.
   const charts = await harness.app.signup('charts@example.test');
@@ -451,14 +471,28 @@ try {
         await form.getByRole('img', { name: 'Your avatar' }).waitFor();
       },
     },
-    { name: 'notifications', url: '/notifications', signedIn: true, ready: (page) => page.getByRole('heading', { name: /^Follows/ }).waitFor() },
+    {
+      name: 'social-thread',
+      url: '/',
+      signedIn: true,
+      ready: async (page) => {
+        await page.goto(`/posts/${await thread()}`);
+        await page.getByRole('button', { name: 'Show 1 more reply' }).waitFor();
+      },
+    },
+    {
+      name: 'social-notifications-grouped',
+      url: '/notifications',
+      signedIn: true,
+      ready: (page) => page.getByRole('list', { name: 'Notifications, newest first' }).getByText('followed you').first().waitFor(),
+    },
     {
       // A mention made while the page is open arrives without a reload: the bell and the list.
       name: 'notifications-live',
       url: '/notifications',
       signedIn: true,
       ready: async (page) => {
-        await page.getByRole('heading', { name: /^Follows/ }).waitFor();
+        await page.getByRole('list', { name: 'Notifications, newest first' }).waitFor();
         const text = `Live from the stream (${++liveMentions}): @ada, the weekly receipts are in.`;
         await harness.app.request({ method: 'POST', url: '/v1/social/posts', token: social.grace.token, body: { body: text } });
         await page.getByText(text).waitFor({ timeout: 10_000 });
