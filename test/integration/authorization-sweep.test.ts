@@ -2276,6 +2276,8 @@ async function sweepRoute(world: World, route: RouteEntry, testCase: Case): Prom
     // Earlier calls' agent events reach the registry log on its sequencer's own timer: log them
     // first, so that only the GET itself can change what is stored.
     await world.app.registrySequencer.drain();
+    // Health from earlier deliveries is written in batches a second apart: write what is waiting now.
+    await world.app.health.measurements.flush();
     const before = await databaseFingerprint(world.app.database);
     const response = await send({ url: testCase.success.url, body: testCase.success.body, headers: { ...testCase.success.headers, cookie: successCookie } });
     checks++;

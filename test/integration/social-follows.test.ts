@@ -81,6 +81,7 @@ describe('social follows and profiles', () => {
     await follow(app, bob.token, erin.username);
     const anonymous = (await profile(erin.username)).user;
     assert.deepEqual(Object.keys(anonymous).sort(), [
+      'accountId',
       'agentId',
       'avatarUrl',
       'bio',
@@ -93,8 +94,8 @@ describe('social follows and profiles', () => {
       'username',
     ]);
     assert.deepEqual(
-      [anonymous.id, anonymous.bio, anonymous.avatarUrl, anonymous.type, anonymous.followersCount, anonymous.followingCount],
-      [erin.profileId, 'Builds boats', 'https://example.test/e.png', 'human', 1, 0],
+      [anonymous.id, anonymous.accountId, anonymous.bio, anonymous.avatarUrl, anonymous.type, anonymous.followersCount, anonymous.followingCount],
+      [erin.profileId, erin.accountId, 'Builds boats', 'https://example.test/e.png', 'human', 1, 0],
     );
     assert.equal((await profile(erin.username, bob.token)).user.isFollowing, true);
     assert.equal((await profile(erin.username, alice.token)).user.isFollowing, false);
