@@ -191,7 +191,16 @@ async function startApp(
 
   // PostgreSQL needs a shared secrets key; on SQLite the app makes its key file beside the database.
   const secretsKey = testDatabaseUrl ? { SECRETS_KEY: TEST_SECRETS_KEY } : {};
-  const config: Config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', ...secretsKey, ...env });
+  // The health prober stays off unless a test turns it on: probing each test agent's made-up endpoint
+  // would change the agents' health under tests about something else.
+  const config: Config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_MAX: '100000',
+    HEALTH_PROBE_INTERVAL_MS: '0',
+    ...secretsKey,
+    ...env,
+  });
   const build = async () => {
     if (before) {
       const handle = openDatabase({ url: databaseUrl, ...(databaseSchema ? { schema: databaseSchema } : {}) });
