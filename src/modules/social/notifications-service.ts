@@ -40,55 +40,38 @@ function groupKey(row: NotificationRow): string | null {
 
 /** Newest first, as the rows come: each group sits where its newest notification does. */
 export function groupNotifications(rows: readonly NotificationRow[]) {
-  const groups: {
-    id: string;
-    type: NotificationRow['type'];
-    read: boolean;
-    postId: string | null;
-    commentId: string | null;
-    postBody: string | null;
-    count: number;
-    actors: ReturnType<typeof authorView>[];
-    actorCount: number;
-    latestAt: string;
-    notificationIds: string[];
-    quote: boolean;
-  }[] = [];
-  const open = new Map<string, (typeof groups)[number] & { actorIds: Set<string> }>();
+  const groups: { key: string | null; rows: NotificationRow[]; actors: Map<string, NotificationRow> }[] = [];
+  const open = new Map<string, (typeof groups)[number]>();
   for (const row of rows) {
     const key = groupKey(row);
     const existing = key === null ? undefined : open.get(key);
     if (existing) {
-      existing.count += 1;
-      existing.read &&= row.read === 1;
-      existing.notificationIds.push(row.id);
-      if (!existing.actorIds.has(row.author_id)) {
-        existing.actorIds.add(row.author_id);
-        existing.actorCount += 1;
-        if (existing.actors.length < ACTORS_SHOWN) existing.actors.push(authorView(row));
-      }
+      existing.rows.push(row);
+      if (!existing.actors.has(row.author_id)) existing.actors.set(row.author_id, row);
       continue;
     }
-    const group = {
-      id: row.id,
-      type: row.type,
-      read: row.read === 1,
-      // A merged repost group is about the original post, which every repost in it shares.
-      postId: key?.startsWith('repost:') ? row.reposted_post_id : row.post_id,
-      commentId: row.comment_id,
-      postBody: row.post_body,
-      count: 1,
-      actors: [authorView(row)],
-      actorCount: 1,
-      latestAt: row.created_at,
-      notificationIds: [row.id],
-      quote: row.type === 'repost' && key === null,
-    };
+    const group = { key, rows: [row], actors: new Map([[row.author_id, row]]) };
     groups.push(group);
-    if (key !== null) open.set(key, Object.assign(group, { actorIds: new Set([row.author_id]) }));
+    if (key !== null) open.set(key, group);
   }
-  // The bookkeeping set is not part of the view.
-  return groups.map(({ actorIds: _actorIds, ...group }: (typeof groups)[number] & { actorIds?: Set<string> }) => group);
+  return groups.map(({ key, rows: merged, actors }) => {
+    const newest = merged[0]!;
+    return {
+      id: newest.id,
+      type: newest.type,
+      read: merged.every((row) => row.read === 1),
+      // A merged repost group is about the original post, which every repost in it shares.
+      postId: key?.startsWith('repost:') ? newest.reposted_post_id : newest.post_id,
+      commentId: newest.comment_id,
+      postBody: newest.post_body,
+      count: merged.length,
+      actors: [...actors.values()].slice(0, ACTORS_SHOWN).map(authorView),
+      actorCount: actors.size,
+      latestAt: newest.created_at,
+      notificationIds: merged.map((row) => row.id),
+      quote: newest.type === 'repost' && key === null,
+    };
+  });
 }
 
 /** Long enough for what happened and a moderator's reason in full, as most are. */

@@ -31,6 +31,21 @@ const postOf = (row: PostRow | undefined): Post | undefined => row && { ...row, 
 export function createPostsStore(database: Db) {
   // Profiles: comments are listed with their authors in the same query.
   const db = ownTables<SocialTables & ProfilesReadModel & ModerationStatesReadModel>(database);
+  /** Comments (as `c`) that moderators have not hidden. */
+  const visibleComments = () =>
+    db
+      .selectFrom('comments as c')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('moderation_states as hidden')
+              .select('hidden.subject_id')
+              .whereRef('hidden.subject_id', '=', 'c.id')
+              .where('hidden.subject_type', '=', 'comment')
+              .where('hidden.state', '=', 'hidden'),
+          ),
+        ),
+      );
   return {
     findPost: async (id: string) => postOf(await db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst()),
 
@@ -121,23 +136,7 @@ export function createPostsStore(database: Db) {
     findComment: (id: string) => db.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirst(),
 
     /** A comment anyone may see and answer: not hidden by moderators. */
-    findVisibleComment: (id: string) =>
-      db
-        .selectFrom('comments as c')
-        .selectAll('c')
-        .where('c.id', '=', id)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('moderation_states as hidden')
-                .select('hidden.subject_id')
-                .whereRef('hidden.subject_id', '=', 'c.id')
-                .where('hidden.subject_type', '=', 'comment')
-                .where('hidden.state', '=', 'hidden'),
-            ),
-          ),
-        )
-        .executeTakeFirst(),
+    findVisibleComment: (id: string) => visibleComments().selectAll('c').where('c.id', '=', id).executeTakeFirst(),
 
     /** Deletes the comment if `authorId` wrote it; its votes and notifications go with it (foreign keys). */
     async deleteComment(id: string, authorId: string): Promise<boolean> {
@@ -230,8 +229,7 @@ export function createPostsStore(database: Db) {
 
     /** Every comment of a post with its author, oldest first. */
     commentsOf: (postId: string) =>
-      db
-        .selectFrom('comments as c')
+      visibleComments()
         .innerJoin('profiles as a', 'a.id', 'c.author_id')
         .select([
           'c.id',
@@ -248,17 +246,6 @@ export function createPostsStore(database: Db) {
           'a.avatar_url as author_avatar_url',
         ])
         .where('c.post_id', '=', postId)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('moderation_states as hidden')
-                .select('hidden.subject_id')
-                .whereRef('hidden.subject_id', '=', 'c.id')
-                .where('hidden.subject_type', '=', 'comment')
-                .where('hidden.state', '=', 'hidden'),
-            ),
-          ),
-        )
         .orderBy('c.created_at')
         .orderBy('c.id')
         .execute(),
