@@ -16,6 +16,7 @@ import { registerHealthRoutes } from './http/health.ts';
 import { registerMetricsRoute } from './http/metrics.ts';
 import { createMetrics } from './lib/metrics.ts';
 import { startTracing, type Tracing } from './lib/tracing.ts';
+import type { Principal } from './lib/principal.ts';
 import type { RouteEntry } from './http/route-table.ts';
 import { connectionsClosed, createServer, waitForRequestsToFinish } from './http/server.ts';
 import { defaultWebRoot } from './http/web-app.ts';
@@ -426,6 +427,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     onError: (error) => log?.error({ err: error }, 'trust evidence sweep failed; reads stay exact, the next pass retries'),
   });
   const users = createUsersService({ store: usersStore, clock, agentAccounts, signals, onSignalError: reportSignalError });
+  const rolesStore = createRolesStore(database.db);
+  const isModerator = async (principal: Principal) => principal.kind === 'person' && (await rolesStore.roleOf(principal.accountId)) !== null;
   const discovery = createDiscoveryService({
     store: createDiscoveryStore(database.db, database.dialect),
     registry,
@@ -435,6 +438,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ...(config.embeddings ? { sentenceEncoders: null } : overrides.sentenceEncoder ? { sharedBuiltInEncoder: overrides.sentenceEncoder } : {}),
     candidatesFrom: config.discoveryCandidatesFrom,
     clock,
+    isModerator,
     onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: a relevance signal is unavailable; search goes on with the others'),
   });
   const extractor = config.extractor
@@ -519,10 +523,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   accountDeletion.hook({ remove: media.forgetAccount });
   accountDeletion.hook({ refusal: tasks.deletionRefusal, remove: discovery.forgetAccount });
   accountDeletion.hook({ remove: orgs.forgetAccount });
-  const rolesStore = createRolesStore(database.db);
   const social = createSocialService({
     database,
-    isModerator: async (principal) => principal.kind === 'person' && (await rolesStore.roleOf(principal.accountId)) !== null,
+    isModerator,
     clock,
     // The `services` tab is discovery itself; its pages end where discovery's do (offset 500).
     searchServices: async (q, limit, offset, principal) => {

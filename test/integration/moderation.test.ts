@@ -526,6 +526,15 @@ describe('what actions do', () => {
       const own = await agentView(agent.id, owner.token);
       assert.equal(own.statusCode, 200);
       assert.deepEqual({ ...own.json().data.listing, since: undefined }, { state: 'delisted', reason: 'Impersonates a vendor', since: undefined });
+      // Its public page (read by slug) opens for its owner and for the moderators following the queue's link, for nobody else.
+      const page = (token: string | null) => app.request({ method: 'GET', url: `/v1/discover/${agent.slug}`, token });
+      expectError(await page(requester.token), 404, 'NOT_FOUND');
+      expectError(await page(null), 404, 'NOT_FOUND');
+      for (const token of [owner.token, moderator.token]) {
+        const shown = await page(token);
+        assert.equal(shown.statusCode, 200, shown.body);
+        assert.equal(shown.json().data.listing.state, 'delisted');
+      }
 
       const task = expectError(
         await app.request({ method: 'POST', url: '/v1/tasks', token: requester.token, body: { description: 'Translate this', agentId: agent.id } }),

@@ -63,6 +63,11 @@ export interface DiscoveryDeps<View> {
   /** From this many agents a search scores only candidates (RelevanceQuery.nearest); 0: always. Default 5,000. */
   candidatesFrom?: number;
   clock: Clock;
+  /**
+   * Whether the viewer moderates the instance: a moderator opening a public agent that is not listed
+   * (waiting, rejected, delisted) from the queue sees its page, as its owner does. Default: nobody.
+   */
+  isModerator?(viewer: Principal): Promise<boolean>;
   /** Told when an embedder fails; search then ranks by the signals left. */
   onEmbedderError?(error: unknown): void;
 }
@@ -148,8 +153,13 @@ export function createDiscoveryService<View extends object>({
   queryMap,
   candidatesFrom = 5_000,
   clock,
+  isModerator = async () => false,
   onEmbedderError: report = () => {},
 }: DiscoveryDeps<View>) {
+  /** Whoever may see the agent, and moderators opening a public agent that is not listed. */
+  const mayOpen = async (viewer: Principal | null, agent: AgentRecord): Promise<boolean> =>
+    (await registry.canSee(agent, readerOf(viewer))) ||
+    (viewer !== null && agent.visibility === 'public' && agent.listing.state !== 'listed' && (await isModerator(viewer)));
   // Searches still running at shutdown see the encoders fail because they were closed: not news.
   let closed = false;
   const onEmbedderError = (error: unknown) => {
@@ -437,7 +447,7 @@ export function createDiscoveryService<View extends object>({
 
     async get(viewer: Principal | null, slug: string) {
       const agent = await store.agentBySlug(slug);
-      if (!agent || !(await registry.canSee(agent, readerOf(viewer)))) throw notFound('Agent not found');
+      if (!agent || !(await mayOpen(viewer, agent))) throw notFound('Agent not found');
       const key = agent.provenKey;
       const evidence = key ? (await trust.trustBySubject([key])).get(key) : undefined;
       const { trust: overall, receipts } = trustWithSample(evidence, new Set());

@@ -14,6 +14,13 @@ import { exactTime, relativeTime, safeHttpUrl } from '../lib/format';
 import { fieldLabel, optionLabel, parseInputSchema } from '../lib/input-schema';
 import { useAccount } from '../session';
 
+/** Why a page only its owner and the moderators can open is not in search. */
+const unlistedNotice = {
+  pending: 'Not listed yet: this agent waits for a moderator’s approval, and only its owner and the moderators see this page.',
+  rejected: 'Not listed: the moderators rejected this agent, and only its owner and the moderators see this page.',
+  delisted: 'Not listed: the moderators delisted this agent, and only its owner and the moderators see this page.',
+} as const;
+
 export default function AgentPage() {
   const { slug = '' } = useParams();
   // The search that led here (`?q=`), carried on to the task form, which sends it with the task.
@@ -62,6 +69,12 @@ export default function AgentPage() {
           {signedIn && <ReportButton subject={{ type: 'agent', id: a.id }} what="agent" />}
         </div>
       </div>
+      {a.listing.state !== 'listed' && (
+        <p className="notice" role="status">
+          {unlistedNotice[a.listing.state]}
+          {a.listing.state !== 'pending' && a.listing.reason && ` Reason: ${a.listing.reason}`}
+        </p>
+      )}
       <div className="agent-layout agent-facts-first">
         <div>
           {a.status === 'provisional' && (
