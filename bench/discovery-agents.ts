@@ -20,7 +20,7 @@ import { capabilities } from '../src/modules/catalog/index.ts';
 import { agentText } from '../src/modules/discovery/agent-index.ts';
 import { createSentenceEncoder, SENTENCE_ENCODER_MODEL } from '../src/modules/discovery/sentence-encoder.ts';
 import { fixtureAgents } from '../test/fixtures/discovery/relevance.ts';
-import { agentRow, outDir } from './lib.ts';
+import { agentRow, outDir, seededRandom } from './lib.ts';
 
 const documentedCategories = new Set([
   'coding',
@@ -37,9 +37,11 @@ const documentedCategories = new Set([
   'other',
 ]);
 
-export function benchAgentRows(count: number, ownerId: string) {
+/** Agents number `from` to `from + count - 1` (the same numbers always make the same agents). */
+export function benchAgentRows(count: number, ownerId: string, from = 0) {
   const now = new Date().toISOString();
-  return Array.from({ length: count }, (_, i) => {
+  return Array.from({ length: count }, (_, offset) => {
+    const i = from + offset;
     const fixture = fixtureAgents[i % fixtureAgents.length]!;
     const capability = capabilities[(i * 7) % capabilities.length]!;
     const fromFixture = i % 3 === 0;
@@ -78,8 +80,8 @@ const textOf = (row: BenchRow) =>
   });
 
 /** Writes the agents in one transaction; returns them. */
-export async function seedAgents(databaseUrl: string, ownerId: string, count: number): Promise<BenchRow[]> {
-  const rows = benchAgentRows(count, ownerId);
+export async function seedAgents(databaseUrl: string, ownerId: string, count: number, from = 0): Promise<BenchRow[]> {
+  const rows = benchAgentRows(count, ownerId, from);
   const database = openDatabase({ url: databaseUrl });
   try {
     await database.transaction(async (tx) => {
@@ -141,17 +143,42 @@ export async function sentenceVectorsOf(texts: string[], progress: (done: number
 /** The text whose vector an agent gets: its own without the number in its name. */
 const vectorTextOf = (row: BenchRow) => textOf({ ...row, name: row.name.replace(/ \d+$/, '') });
 
+/**
+ * Each agent's vector moved off its text's by Gaussian noise of this size per dimension and
+ * normalised again: with `noise` > 0, agents that share a text form a cluster instead of one point
+ * (an approximate index treats exact duplicates unlike real, distinct vectors).
+ */
+function scattered(vector: Float32Array, noise: number, random: () => number): Float32Array {
+  if (noise === 0) return vector;
+  const out = new Float32Array(vector.length);
+  let norm = 0;
+  for (let d = 0; d < vector.length; d++) {
+    // Box-Muller: one standard normal draw from two uniforms.
+    const gaussian = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    out[d] = vector[d]! + noise * gaussian;
+    norm += out[d]! * out[d]!;
+  }
+  norm = Math.sqrt(norm);
+  for (let d = 0; d < out.length; d++) out[d] = out[d]! / norm;
+  return out;
+}
+
 /** Stores the agents' vectors as the service would have (agent-index.ts: hash of model and text). */
-export async function seedSentenceVectors(databaseUrl: string, rows: BenchRow[], progress?: (done: number, total: number) => void): Promise<void> {
+export async function seedSentenceVectors(
+  databaseUrl: string,
+  rows: BenchRow[],
+  { progress, noise = 0, seed = 1 }: { progress?: (done: number, total: number) => void; noise?: number; seed?: number } = {},
+): Promise<void> {
   const texts = rows.map(textOf);
   const vectors = await sentenceVectorsOf(rows.map(vectorTextOf), progress);
+  const random = seededRandom(seed);
   const database = openDatabase({ url: databaseUrl });
   try {
     await database.transaction(async (tx) => {
       for (let start = 0; start < rows.length; start += 100) {
         const values = rows.slice(start, start + 100).map((row, i) => {
           const text = texts[start + i]!;
-          const vector = vectors.get(vectorTextOf(row))!;
+          const vector = scattered(vectors.get(vectorTextOf(row))!, noise, random);
           return {
             agent_id: row.id,
             text_hash: createHash('sha256').update(`${SENTENCE_ENCODER_MODEL}\n${text}`).digest('hex'),

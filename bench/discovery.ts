@@ -37,7 +37,6 @@
  *   BENCH_RELEVANCE_ONLY=1 BENCH_EXAMPLES=1 npx tsx bench/discovery.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/discovery.ts
  */
-import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDiscoveryStore } from '../src/modules/discovery/index.ts';
@@ -54,6 +53,7 @@ import {
 } from '../test/fixtures/discovery/relevance.ts';
 import { WEAK_MATCH_FLOOR } from '../src/modules/discovery/index.ts';
 import { seedAgents, seedSentenceVectors } from './discovery-agents.ts';
+import { openLoad, type Load } from './discovery-load.ts';
 import {
   BENCH_SECRETS_KEY,
   benchDatabase,
@@ -64,7 +64,6 @@ import {
   postJson,
   rssMb,
   startService,
-  threadCpuSeconds,
   waitUntilIdle,
   withCleanup,
   writeResult,
@@ -191,71 +190,6 @@ async function relevance(databaseUrl: string, mode: Mode): Promise<{ lexical: Re
   }
 }
 
-interface Load {
-  searchP50: number;
-  searchP99: number;
-  healthP50: number;
-  healthP99: number;
-  searches: number;
-  failures: number;
-  /** CPU ms per search: request thread, whole process. */
-  requestThreadCpuMs: number;
-  processCpuMs: number;
-}
-
-/** Open loop: requests sent at fixed times whatever the answers; latency from the scheduled time. */
-async function openLoad(url: string, pid: number, seconds: number): Promise<Load> {
-  const dispatcher = new Agent({ connections: 256 });
-  const searchMs: number[] = [];
-  const healthMs: number[] = [];
-  let failures = 0;
-  const events: { at: number; path: string; into: number[] }[] = [];
-  for (let i = 0; i < seconds * SEARCHES_PER_SECOND; i++) {
-    events.push({
-      at: (i * 1000) / SEARCHES_PER_SECOND,
-      path: `/v1/discover?q=${encodeURIComponent(fixtureQueries[i % fixtureQueries.length]!.q)}`,
-      into: searchMs,
-    });
-  }
-  for (let i = 0; i < seconds * HEALTH_PER_SECOND; i++) events.push({ at: (i * 1000) / HEALTH_PER_SECOND + 7, path: '/health', into: healthMs });
-  events.sort((a, b) => a.at - b.at);
-  const cpuBefore = threadCpuSeconds(pid);
-  const start = performance.now() + 50;
-  const sent: Promise<void>[] = [];
-  for (const event of events) {
-    const at = start + event.at;
-    const wait = at - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    sent.push(
-      request(`${url}${event.path}`, { dispatcher }).then(
-        async (response) => {
-          await response.body.arrayBuffer();
-          if (response.statusCode !== 200) failures++;
-          event.into.push(performance.now() - at);
-        },
-        () => void failures++,
-      ),
-    );
-  }
-  await Promise.all(sent);
-  const cpuAfter = threadCpuSeconds(pid);
-  await dispatcher.close();
-  const sum = (cpu: Map<string, number>) => [...cpu.values()].reduce((a, b) => a + b, 0);
-  const searches = seconds * SEARCHES_PER_SECOND;
-  searchMs.sort((a, b) => a - b);
-  healthMs.sort((a, b) => a - b);
-  return {
-    searchP50: percentile(searchMs, 50),
-    searchP99: percentile(searchMs, 99),
-    healthP50: percentile(healthMs, 50),
-    healthP99: percentile(healthMs, 99),
-    searches,
-    failures,
-    requestThreadCpuMs: ((cpuAfter.get('request thread')! - cpuBefore.get('request thread')!) * 1000) / searches,
-    processCpuMs: ((sum(cpuAfter) - sum(cpuBefore)) * 1000) / searches,
-  };
-}
-
 interface Round {
   variant: string;
   healthMs: number;
@@ -281,7 +215,12 @@ async function round(variant: { name: string; entry: string; cwd?: string }, dat
   const idleRssMb = rssMb(pid);
   // Warm-up, discarded: every fixture query once (their vectors are then remembered, as in steady use).
   for (const query of fixtureQueries) await (await fetch(`${service.url}/v1/discover?q=${encodeURIComponent(query.q)}`)).arrayBuffer();
-  const load = await openLoad(service.url, pid, seconds);
+  const load = await openLoad(service.url, pid, {
+    seconds,
+    searchesPerSecond: SEARCHES_PER_SECOND,
+    healthPerSecond: HEALTH_PER_SECOND,
+    queries: fixtureQueries.map((q) => q.q),
+  });
   const rssAfterSearchesMb = rssMb(pid);
   await service.stop();
   return { variant: variant.name, healthMs: service.readyMs, readyToSearchMs, idleRssMb, rssAfterSearchesMb, load };
