@@ -373,14 +373,15 @@ export function createDiscoveryService<View extends object>({
 
   return {
     /**
-     * Loads the index now (at start), then runs one search, so that the encoder's model is loaded
-     * and every path a search takes has run before the node says it is ready (searchReady).
+     * Loads the index now (at start), then runs one whole search as an anonymous visitor's (the
+     * encoder's model, the candidate index, scoring, trust and the page's views), so that every path
+     * a search takes has run before the node says it is ready (searchReady).
      */
     warm(): void {
       warmed = false;
       void (async () => {
         await index.refresh();
-        await candidatesFor(WARMING_QUERY, null);
+        await search(null, { q: WARMING_QUERY, limit: 20, offset: 0 });
       })()
         .catch(onEmbedderError)
         // A node whose encoder failed still searches (by the signals left): it is ready all the same.
