@@ -77,9 +77,9 @@ export function TopicList() {
       ) : topics.isError ? (
         <ErrorState error={topics.error} onRetry={() => void topics.refetch()} />
       ) : (
-        [...groups].map(([group, members]) => (
-          <section key={group} className="topic-group" aria-labelledby={`group-${group}`}>
-            <h2 id={`group-${group}`}>{group}</h2>
+        [...groups].map(([group, members], index) => (
+          <section key={group} className="topic-group" aria-labelledby={`topic-group-${index}`}>
+            <h2 id={`topic-group-${index}`}>{group}</h2>
             <ul className="topic-cards">
               {members.map((topic) => (
                 <li key={topic.slug} className="card topic-card">
