@@ -167,6 +167,9 @@ try {
   harness.app.health.measurements.record(data.translator.id, { ok: true, ms: 170 });
   const mine = await myAgents(person.token);
   const social = await seedSocial(harness.app, { translatorId: data.translator.id, ownerToken: data.owner.token, ada: person, filler: 6 });
+  // Ada follows two topics, so the topic pages show the Follow button pressed.
+  for (const topic of ['cloud', 'cybersecurity'])
+    assert.equal((await harness.app.request({ method: 'POST', url: `/v1/social/topics/${topic}/follow`, token: social.ada.token })).statusCode, 200);
   // Moderation: an admin of its own (so Ada's pages keep their top bar), posts reported by two people,
   // a reported agent, and one action already in the audit log.
   const moderation = await moderationSeed(social.grace.token, person.token, data.translator.id);
@@ -512,6 +515,27 @@ try {
     { name: 'search-people', url: '/search?q=a&tab=people', signedIn: true, ready: (page) => page.locator('.user-row').nth(1).waitFor() },
     { name: 'search-agents', url: '/search?q=translat&tab=agents', signedIn: true, ready: (page) => page.locator('.user-row').first().waitFor() },
     { name: 'topic', url: '/topics/cloud', ready: (page) => page.locator('[data-post-id]').first().waitFor() },
+    {
+      name: 'social-topics-list',
+      url: '/topics',
+      signedIn: true,
+      ready: (page) =>
+        page
+          .getByRole('region', { name: 'Community' })
+          .getByRole('button', { name: /General/ })
+          .waitFor(),
+    },
+    {
+      name: 'social-topics-topic',
+      url: '/topics/devops',
+      signedIn: true,
+      ready: async (page) => {
+        // An alias's address lands on its topic.
+        await page.waitForURL(/\/topics\/cloud$/);
+        await page.getByRole('heading', { level: 1, name: 'Cloud' }).waitFor();
+        await page.locator('[data-post-id]').first().waitFor();
+      },
+    },
     { name: 'receipts', url: `/receipts?pubkey=${encodeURIComponent(data.translatorPubkey)}`, ready: (page) => page.locator('.receipt').nth(3).waitFor() },
     {
       name: 'receipts-chain',

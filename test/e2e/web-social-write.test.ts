@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { png } from '../helpers/images.ts';
-import { comment, createPost } from '../helpers/social.ts';
+import { comment, createPost, socialUser } from '../helpers/social.ts';
 import { assertAccessible, browserSuiteSkip, freePort, logIn, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { seed } from './fixtures.ts';
 import { seedSocial, type SocialSeed } from './social-fixtures.ts';
@@ -203,6 +203,29 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
     assert.equal(stored.topic, 'cloud');
     assert.equal(await composer.getByRole('alert').count(), 0);
     await settled(page);
+    assertClean();
+    await close();
+  });
+
+  it('follows a topic by keyboard from its alias address, and its posts by people one does not follow show in Following', async () => {
+    const stranger = await socialUser(harness.app);
+    await createPost(harness.app, stranger.token, 'Saturn rings are visible tonight, low in the south', 'space');
+    const { page, assertClean, close } = await openPage(harness);
+    await logIn(page, social.grace.email, '/topics/astronomy');
+    await page.waitForURL(/\/topics\/space$/);
+    const followButton = page.locator('.topic-header').getByRole('button', { name: /Space/ });
+    assert.equal(await followButton.getAttribute('aria-pressed'), 'false');
+    await followButton.focus();
+    const answered = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/v1/social/topics/space/follow');
+    await page.keyboard.press('Enter');
+    assert.equal((await answered).status(), 200);
+    await page.locator('.topic-header').getByRole('button', { name: /Space/, pressed: true }).waitFor();
+    assert.match(await page.locator('.topic-header').innerText(), /1 follower/);
+    await settled(page);
+    await assertAccessible(page, 'a followed topic');
+
+    await page.goto('/?feed=following');
+    await page.getByRole('list', { name: 'posts by people you follow' }).getByText('Saturn rings are visible tonight').waitFor();
     assertClean();
     await close();
   });

@@ -234,14 +234,18 @@ describe('web app: the social network and the receipt explorer (browser)', { ski
   it('lists topics and shows one topic’s feed', async () => {
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/topics');
-    await page.getByRole('list', { name: 'Topics' }).getByRole('link', { name: 'cloud' }).click();
+    // Grouped, each topic with its name, what it is about and its counts.
+    const technology = page.getByRole('region', { name: 'Technology and AI' });
+    await technology.getByText('Servers, containers, deployment and the infrastructure under it all.').waitFor();
+    await technology.getByRole('link', { name: 'Cloud', exact: true }).click();
     await page.waitForURL(/\/topics\/cloud$/);
     await page
       .getByRole('list', { name: 'posts in cloud' })
       .getByText(/kubernetes operator/)
       .first()
       .waitFor();
-    assert.equal(await page.title(), '#cloud · Agentry');
+    assert.equal(await page.title(), 'Cloud · Agentry');
+    assert.match(await page.locator('.topic-header').innerText(), /\d+ posts? · \d+ followers?/);
     await settled(page);
     await assertAccessible(page, 'topic');
     assertClean();

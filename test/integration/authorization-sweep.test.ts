@@ -539,7 +539,6 @@ const FIXTURES: Record<string, Fixture> = {
   'GET /v1/trust-receipts/chain/:correlationId': { public: 'receipts are public; their signatures are their integrity' },
   'POST /v1/trust-receipts': { public: 'receipts are verified by their Ed25519 signature, not by who sends them' },
   'GET /v1/trust': { public: 'trust is computed from public receipts' },
-  'GET /v1/social/topics': { public: 'the topic taxonomy' },
   'GET /v1/social/hashtags': { public: 'hashtag counts of public posts' },
   'GET /v1/social/posts/:id/likes': { public: 'who liked a public post: public, as its like count is' },
   'GET /v1/social/posts/:id/reposts': { public: 'who reposted a public post: public, as the reposts themselves are' },
@@ -1467,6 +1466,49 @@ const FIXTURES: Record<string, Fixture> = {
           { as: 'ownerAgentKey', status: 200, absent: [privateAgent.id] },
         ],
         success: { as: 'owner', status: 200, present: [privateAgent.id] },
+      };
+    },
+  },
+  'GET /v1/social/topics': {
+    async build() {
+      // The taxonomy and its counts are the same for everyone; a credential adds only whether you follow each.
+      return { url: '/v1/social/topics', anonymous: 200, outsiders: [{ as: 'ownerAgentKey', status: 200 }], success: { as: 'owner', status: 200 } };
+    },
+  },
+  'GET /v1/social/topics/:slug': {
+    async build() {
+      return { url: '/v1/social/topics/security', anonymous: 200, outsiders: [{ as: 'ownerAgentKey', status: 200 }], success: { as: 'owner', status: 200 } };
+    },
+  },
+  'POST /v1/social/topics/:slug/follow': {
+    async build(world) {
+      return {
+        url: '/v1/social/topics/robotics/follow',
+        // Following changes the caller's own follows only; following needs a social profile.
+        outsiders: [
+          { as: 'member', status: 403 },
+          { as: 'strangerAgentKey', status: 200 },
+        ],
+        // Others' follows move the follower count: the owner's own follow must not move.
+        snapshot: async () => (await read(world, '/v1/social/topics/robotics')).body.data.following,
+        success: { as: 'owner', status: 200, present: ['"following":true'] },
+      };
+    },
+  },
+  'DELETE /v1/social/topics/:slug/follow': {
+    async build(world) {
+      const url = '/v1/social/topics/pets/follow';
+      await json(await world.app.request({ method: 'POST', url, token: world.owner.token }), 'follow a topic');
+      return {
+        url,
+        // Unfollowing ends the caller's own follow only.
+        outsiders: [
+          { as: 'stranger', status: 200 },
+          { as: 'strangerAgentKey', status: 200 },
+          { as: 'member', status: 403 },
+        ],
+        snapshot: async () => (await read(world, '/v1/social/topics/pets')).body.data.following,
+        success: { as: 'owner', status: 200, present: ['"following":false'] },
       };
     },
   },

@@ -18,6 +18,7 @@ describe('social topics', () => {
     assert.equal(response.statusCode, 200);
     const { topics } = response.json();
     assert.equal(topics.length, 56);
+    assert.equal(response.json().data.length, 56);
     assert.deepEqual(topics.slice(0, 3), ['ai', 'ai-agents', 'ai-ethics']);
     assert.equal(topics.at(-1), 'general');
     assert.ok(topics.includes('open-source') && topics.includes('openplatform'));

@@ -1493,11 +1493,46 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The topic taxonomy */
+        /** The topic taxonomy: slugs, and each topic with its name, description, counts and (signed in) whether you follow it */
         get: operations["getV1SocialTopics"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/topics/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One topic, by its slug or an alias (#security: cybersecurity) */
+        get: operations["getV1SocialTopicsBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/topics/{slug}/follow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Follow a topic: its posts join your following feed */
+        post: operations["postV1SocialTopicsBySlugFollow"];
+        /** Unfollow a topic */
+        delete: operations["deleteV1SocialTopicsBySlugFollow"];
         options?: never;
         head?: never;
         patch?: never;
@@ -9116,7 +9151,195 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the slugs, in taxonomy order */
                         topics: string[];
+                        /** @description every topic in full, in the same order */
+                        data: {
+                            slug: string;
+                            name: string;
+                            /** @description one sentence on what belongs in the topic */
+                            description: string;
+                            /** @description the taxonomy's group the topic is in */
+                            group: string;
+                            /** @description hashtags (without #) and addresses that land on this topic besides its slug */
+                            aliases: string[];
+                            /** @description posts its feed shows anyone */
+                            postCount: number;
+                            followerCount: number;
+                            /** @description whether you follow it (false when signed out) */
+                            following: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialTopicsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a topic slug or one of its aliases */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            slug: string;
+                            name: string;
+                            /** @description one sentence on what belongs in the topic */
+                            description: string;
+                            /** @description the taxonomy's group the topic is in */
+                            group: string;
+                            /** @description hashtags (without #) and addresses that land on this topic besides its slug */
+                            aliases: string[];
+                            /** @description posts its feed shows anyone */
+                            postCount: number;
+                            followerCount: number;
+                            /** @description whether you follow it (false when signed out) */
+                            following: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialTopicsBySlugFollow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a topic slug or one of its aliases */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            slug: string;
+                            name: string;
+                            /** @description one sentence on what belongs in the topic */
+                            description: string;
+                            /** @description the taxonomy's group the topic is in */
+                            group: string;
+                            /** @description hashtags (without #) and addresses that land on this topic besides its slug */
+                            aliases: string[];
+                            /** @description posts its feed shows anyone */
+                            postCount: number;
+                            followerCount: number;
+                            /** @description whether you follow it (false when signed out) */
+                            following: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1SocialTopicsBySlugFollow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a topic slug or one of its aliases */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            slug: string;
+                            name: string;
+                            /** @description one sentence on what belongs in the topic */
+                            description: string;
+                            /** @description the taxonomy's group the topic is in */
+                            group: string;
+                            /** @description hashtags (without #) and addresses that land on this topic besides its slug */
+                            aliases: string[];
+                            /** @description posts its feed shows anyone */
+                            postCount: number;
+                            followerCount: number;
+                            /** @description whether you follow it (false when signed out) */
+                            following: boolean;
+                        };
                     };
                 };
             };

@@ -14,6 +14,7 @@ import { createPeopleStore, type Identity } from './people-store.ts';
 import { createPostsStore, type VoteValue } from './posts-store.ts';
 import { createReadCache } from './read-cache.ts';
 import { createShunsStore } from './shuns-store.ts';
+import { createTopicsStore } from './topics-store.ts';
 import { createTimelines } from './timelines.ts';
 import { idsWithOriginals, postView, type PostView } from './views.ts';
 
@@ -54,6 +55,7 @@ const storesOn = (db: Db, dialect: DialectName) => ({
   people: createPeopleStore(db),
   notifications: createNotificationsStore(db),
   shuns: createShunsStore(db),
+  topics: createTopicsStore(db),
 });
 
 /** The stores bound to one transaction, and the users module's follow counters moved in it. */
@@ -101,11 +103,13 @@ export function createSocialContext({
   const pages = createReadCache<FeedPage>(clock, feedCacheMs, 500);
   // Per reader, so kept apart: many readers must not push the shared foryou pages out.
   const followingPages = createReadCache<FeedPage>(clock, feedCacheMs, 2000);
+  const topicPostCounts = createReadCache<Map<string, number>>(clock, feedCacheMs, 1);
   const timelines = createTimelines({
     clock,
     signals,
     source: {
       followees: (readerId) => stores.people.followeesOf(readerId),
+      followedTopics: (readerId) => stores.topics.followedBy(readerId),
       newest: (readerId, topic, limit) => stores.feed.followingPosts(readerId, null, topic, limit, 0),
     },
     maxAgeMs: timelineMaxAgeMs,
@@ -142,16 +146,19 @@ export function createSocialContext({
     trending,
     pages,
     followingPages,
+    topicPostCounts,
     timelines,
     /**
      * After any write that changes posts, their counters or their order: cached reads are stale.
-     * `authors`: whose posts were added or removed, so the following timelines that show them go too.
+     * `authors` and `topics`: whose posts were added or removed and in which topics, so the
+     * following timelines that show them go too.
      */
-    postsChanged(authors: readonly string[] = []): void {
+    postsChanged(authors: readonly string[] = [], topics: readonly string[] = []): void {
       trending.clear();
       pages.clear();
       followingPages.clear();
-      if (authors.length > 0) timelines.authorsChanged(authors);
+      topicPostCounts.clear();
+      if (authors.length > 0 || topics.length > 0) timelines.postsChanged(authors, topics);
     },
     /** Runs `work` in one transaction with every store bound to it. */
     write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts))),

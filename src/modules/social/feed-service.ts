@@ -1,4 +1,4 @@
-/** Feeds, trending, topics and search. */
+/** Feeds, trending and search. */
 import { containsPattern } from '../../db/like.ts';
 import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
@@ -6,7 +6,7 @@ import { badRequest, unauthorized } from '../../lib/errors.ts';
 import type { FeedPage, SocialContext } from './context.ts';
 import type { HydratedPost } from './feed-store.ts';
 import type { FeedQueryInput } from './schemas.ts';
-import { assertTopic, topics } from './topics.ts';
+import { assertTopic } from './topics.ts';
 import { userSummaryView, type VoteLookup } from './views.ts';
 
 const HOUR_MS = 3600 * 1000;
@@ -140,8 +140,6 @@ export function createFeedService(ctx: SocialContext) {
       ]);
       return { posts: await ctx.viewsOf(await withoutHidden(page.rows, viewer?.profileId), viewer) };
     },
-
-    topics: () => ({ topics: [...topics] }),
 
     async search(principal: Principal | null, query: { q: string; tab?: 'posts' | 'agents' | 'humans' | 'services'; limit: number; offset: number }) {
       const { limit, offset } = query;

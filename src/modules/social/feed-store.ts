@@ -73,23 +73,73 @@ export interface FeedEntry {
 }
 
 /**
- * SQLite walks each followed author's posts by index and sorts them. PostgreSQL would rather scan
- * every post newest first and test each author (tens of milliseconds for someone following a few
- * quiet accounts), so it is asked for each author's newest `offset + limit` posts, then those merged.
+ * Posts whose author's account the moderators limited: they stay on the author's profile, on their
+ * own pages and in their followers' following feed, and leave the shared listings (for you,
+ * trending, search, followed topics).
  */
-const followingPostsBy: Record<DialectName, (db: Kysely<FeedTables>, page: FollowingPage) => Promise<FeedEntry[]>> = {
-  async sqlite(db, { followerId, until, topic, limit, offset }) {
-    let query = db
+const limitedAuthorsOf = (db: Kysely<FeedTables>) => () =>
+  db
+    .selectFrom('profiles as limited_author')
+    .innerJoin('moderation_states as limited', (join) =>
+      join.onRef('limited.subject_id', '=', 'limited_author.account_id').on('limited.subject_type', '=', 'account').on('limited.state', '=', 'limited'),
+    )
+    .select('limited_author.id');
+
+/**
+ * The following feed is the posts of the accounts the reader follows, and the posts in the topics
+ * they follow by others (limited accounts left out there, as in every shared listing). Each side
+ * is asked for its newest `offset + limit` posts, then the two merged (a post on both sides once).
+ * SQLite walks each followed author's and topic's posts by index and sorts them. PostgreSQL would
+ * rather scan every post newest first and test each one (tens of milliseconds for someone following
+ * a few quiet accounts), so it is asked for each author's and each topic's newest posts, then those merged.
+ */
+const followingPostsBy: Record<DialectName, (db: Kysely<FeedTables>, page: FollowingPage, limitedAuthors: LimitedAuthors) => Promise<FeedEntry[]>> = {
+  async sqlite(db, { followerId, until, topic, limit, offset }, limitedAuthors) {
+    let byPeople = db
       .selectFrom('follows as f')
       .innerJoin('posts as p', 'p.author_id', 'f.followee_id')
       .select(['p.id', 'p.created_at', 'p.topic'])
       .where('f.follower_id', '=', followerId);
-    if (until !== null) query = query.where('p.created_at', '<=', until);
-    if (topic) query = query.where('p.topic', '=', topic);
-    return query.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).offset(offset).execute();
-  },
-  async postgres(db, { followerId, until, topic, limit, offset }) {
+    let byTopics = db
+      .selectFrom('topic_follows as t')
+      .innerJoin('posts as p', 'p.topic', 't.topic')
+      .select(['p.id', 'p.created_at', 'p.topic'])
+      .where('t.profile_id', '=', followerId)
+      .where('p.author_id', '!=', followerId)
+      .where('p.author_id', 'not in', limitedAuthors());
+    if (until !== null) {
+      byPeople = byPeople.where('p.created_at', '<=', until);
+      byTopics = byTopics.where('p.created_at', '<=', until);
+    }
+    if (topic) {
+      byPeople = byPeople.where('p.topic', '=', topic);
+      byTopics = byTopics.where('p.topic', '=', topic);
+    }
+    const people = byPeople
+      .orderBy('p.created_at', 'desc')
+      .orderBy('p.id', 'desc')
+      .limit(offset + limit);
+    const topics = byTopics
+      .orderBy('p.created_at', 'desc')
+      .orderBy('p.id', 'desc')
+      .limit(offset + limit);
     return db
+      .selectFrom(
+        db
+          .selectFrom(people.as('people'))
+          .selectAll()
+          .union(db.selectFrom(topics.as('topics')).selectAll())
+          .as('merged'),
+      )
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  },
+  async postgres(db, { followerId, until, topic, limit, offset }, limitedAuthors) {
+    const byPeople = db
       .selectFrom('follows as f')
       .innerJoinLateral(
         (eb) => {
@@ -105,32 +155,48 @@ const followingPostsBy: Record<DialectName, (db: Kysely<FeedTables>, page: Follo
         (join) => join.onTrue(),
       )
       .select(['p.id', 'p.created_at', 'p.topic'])
-      .where('f.follower_id', '=', followerId)
-      .orderBy('p.created_at', 'desc')
-      .orderBy('p.id', 'desc')
+      .where('f.follower_id', '=', followerId);
+    const byTopics = db
+      .selectFrom('topic_follows as t')
+      .innerJoinLateral(
+        (eb) => {
+          let newest = eb
+            .selectFrom('posts')
+            .select(['posts.id', 'posts.created_at', 'posts.topic'])
+            .whereRef('posts.topic', '=', 't.topic')
+            .where('posts.author_id', '!=', followerId)
+            .where('posts.author_id', 'not in', limitedAuthors());
+          if (until !== null) newest = newest.where('posts.created_at', '<=', until);
+          return newest
+            .orderBy('posts.created_at', 'desc')
+            .orderBy('posts.id', 'desc')
+            .limit(offset + limit)
+            .as('p');
+        },
+        (join) => join.onTrue(),
+      )
+      .select(['p.id', 'p.created_at', 'p.topic'])
+      .where('t.profile_id', '=', followerId)
+      .$if(topic !== undefined && topic !== '', (q) => q.where('t.topic', '=', topic!));
+    return db
+      .selectFrom(byPeople.union(byTopics).as('merged'))
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
       .limit(limit)
       .offset(offset)
       .execute();
   },
 };
 
+type LimitedAuthors = ReturnType<typeof limitedAuthorsOf>;
+
 /** SQL of the votes query by engine and number of posts asked about (the parameters are its only difference). */
 const votesSql = new Map<string, string>();
 
 export function createFeedStore(database: Db, dialect: DialectName) {
   const db = ownTables<FeedTables>(database);
-  /**
-   * Posts whose author's account the moderators limited: they stay on the author's profile, on their
-   * own pages and in their followers' following feed, and leave the shared listings (for you,
-   * trending, search).
-   */
-  const limitedAuthors = () =>
-    db
-      .selectFrom('profiles as limited_author')
-      .innerJoin('moderation_states as limited', (join) =>
-        join.onRef('limited.subject_id', '=', 'limited_author.account_id').on('limited.subject_type', '=', 'account').on('limited.state', '=', 'limited'),
-      )
-      .select('limited_author.id');
+  const limitedAuthors = limitedAuthorsOf(db);
   return {
     /** Most likes plus comments among posts created in (since, until]; posts nobody engaged with are not trending. */
     async trendingIds({ since, until, topic, limit }: TrendingWindow): Promise<string[]> {
@@ -160,9 +226,24 @@ export function createFeedStore(database: Db, dialect: DialectName) {
       return rows.map((r) => r.id);
     },
 
+    /**
+     * Posts per topic that its feed shows anyone (moderators' hidden posts and the posts of limited
+     * accounts left out, as the feed leaves them out), in one grouped query; topics without any are absent.
+     */
+    async topicPostCounts(): Promise<Map<string, number>> {
+      const rows = await db
+        .selectFrom('posts')
+        .select(['topic', (eb) => eb.fn.countAll<string | number>().as('count')])
+        .where('id', 'not in', (eb) => eb.selectFrom('moderation_states').select('subject_id').where('subject_type', '=', 'post').where('state', '=', 'hidden'))
+        .where('author_id', 'not in', limitedAuthors())
+        .groupBy('topic')
+        .execute();
+      return new Map(rows.map((row) => [row.topic, Number(row.count)]));
+    },
+
     /** Posts by the people `followerId` follows, newest first (created at `until` or before, unless null). */
     followingPosts: (followerId: string, until: string | null, topic: string | undefined, limit: number, offset: number): Promise<FeedEntry[]> =>
-      followingPostsBy[dialect](db, { followerId, until, topic, limit, offset }),
+      followingPostsBy[dialect](db, { followerId, until, topic, limit, offset }, limitedAuthors),
 
     /** Ids of the posts of `authorIds` created at `since` or later, oldest first: what a live stream sends next. */
     async idsSince(authorIds: readonly string[], since: string, limit: number): Promise<string[]> {

@@ -111,7 +111,7 @@ export function createPostsService(ctx: SocialContext) {
         created_at: now,
       };
       await writePost({ row, hashtags, actor });
-      ctx.postsChanged([actor.id]);
+      ctx.postsChanged([actor.id], [row.topic]);
       const counts = { like_count: 0, dislike_count: 0, comment_count: 0, repost_count: 0 };
       return { post: postView({ ...row, hashtags, ...counts, ...authorColumns(actor), original: null }, new Map()) };
     },
@@ -153,7 +153,7 @@ export function createPostsService(ctx: SocialContext) {
       if (post.author_id !== actor.id) throw forbidden('Only the author can delete a post');
       const removedFrom = await ctx.write((tx) => removePost(tx, post, actor.id));
       if (!removedFrom) throw notFound('Post not found');
-      ctx.postsChanged(removedFrom);
+      ctx.postsChanged(removedFrom, [post.topic]);
       return { id, deleted: true };
     },
 
@@ -279,7 +279,7 @@ export function createPostsService(ctx: SocialContext) {
         if (isUniqueViolation(error)) throw duplicate();
         throw error;
       }
-      ctx.postsChanged([actor.id]);
+      ctx.postsChanged([actor.id], [row.topic]);
       const [post] = await ctx.postsFor([row.id], { profileId: actor.id });
       return { post: post! };
     },
@@ -297,7 +297,7 @@ export function createPostsService(ctx: SocialContext) {
       const repost = await stores.posts.findPureRepost(actor.id, target.id);
       const removedFrom = repost ? await ctx.write((tx) => removePost(tx, repost, actor.id)) : null;
       if (!removedFrom) throw notFound('You have not reposted this post');
-      ctx.postsChanged(removedFrom);
+      ctx.postsChanged(removedFrom, [target.topic]);
       return { reposted: false, repostId: null };
     },
 

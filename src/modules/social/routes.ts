@@ -28,7 +28,9 @@ import {
   ShunStatus,
   SocialProfile,
   SuggestedUsers,
+  Topic,
   TopicList,
+  TopicParams,
   TrendingPosts,
   UnreadCount,
   UsernameParams,
@@ -51,7 +53,7 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['social'];
   const security = [{ bearer: [] }];
-  const { posts, feed, people, notifications } = social;
+  const { posts, feed, people, notifications, topics } = social;
 
   app.get('/v1/social/posts', {
     config: { auth: 'optional' },
@@ -295,10 +297,42 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
   });
 
   app.get('/v1/social/topics', {
-    config: { auth: 'none' },
-    schema: { tags, summary: 'The topic taxonomy', response: { 200: TopicList, ...errorResponses } },
-    handler: async () => feed.topics(),
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: 'The topic taxonomy: slugs, and each topic with its name, description, counts and (signed in) whether you follow it',
+      response: { 200: TopicList, ...errorResponses },
+    },
+    handler: async (request) => topics.list(request.principal),
   });
+
+  app.get('/v1/social/topics/:slug', {
+    config: { auth: 'optional' },
+    schema: {
+      tags,
+      summary: 'One topic, by its slug or an alias (#security: cybersecurity)',
+      params: TopicParams,
+      response: { 200: dataOf(Topic), ...errorResponses },
+    },
+    handler: async (request) => topics.get(request.principal, request.params.slug),
+  });
+
+  for (const [method, follow] of [
+    ['post', true],
+    ['delete', false],
+  ] as const) {
+    app[method]('/v1/social/topics/:slug/follow', {
+      config: { auth: 'either' },
+      schema: {
+        tags,
+        security,
+        summary: follow ? 'Follow a topic: its posts join your following feed' : 'Unfollow a topic',
+        params: TopicParams,
+        response: { 200: dataOf(Topic), ...errorResponses },
+      },
+      handler: async (request) => topics.setFollowing(principalOf(request), request.params.slug, follow),
+    });
+  }
 
   app.get('/v1/social/hashtags', {
     config: { auth: 'none' },

@@ -181,7 +181,23 @@ export const NotificationsListQuery = Type.Object({
 export const UnreadCount = Type.Object({ unread: Type.Integer() });
 export const MarkedRead = Type.Object({ updated: Type.Integer() });
 
-export const TopicList = Type.Object({ topics: Type.Array(Type.String()) });
+export const Topic = Type.Object({
+  slug: Type.String(),
+  name: Type.String(),
+  description: Type.String({ description: 'one sentence on what belongs in the topic' }),
+  group: Type.String({ description: "the taxonomy's group the topic is in" }),
+  aliases: Type.Array(Type.String(), { description: 'hashtags (without #) and addresses that land on this topic besides its slug' }),
+  postCount: Type.Integer({ description: 'posts its feed shows anyone' }),
+  followerCount: Type.Integer(),
+  following: Type.Boolean({ description: 'whether you follow it (false when signed out)' }),
+});
+export const TopicList = Type.Object({
+  topics: Type.Array(Type.String(), { description: 'the slugs, in taxonomy order' }),
+  data: Type.Array(Topic, { description: 'every topic in full, in the same order' }),
+});
+export const TopicParams = Type.Object({
+  slug: Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9_-]+$', description: 'a topic slug or one of its aliases' }),
+});
 export const Hashtag = Type.Object({ tag: Type.String(), count: Type.Integer({ description: 'posts using it' }) });
 
 const SearchPagination = Type.Object({ limit: Type.Integer(), offset: Type.Integer(), hasMore: Type.Boolean(), total: Type.Optional(Type.Integer()) });

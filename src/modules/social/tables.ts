@@ -56,6 +56,12 @@ export interface FollowsTable {
   created_at: string;
 }
 
+export interface TopicFollowsTable {
+  profile_id: string;
+  topic: string;
+  created_at: string;
+}
+
 export interface NotificationsTable {
   id: string;
   recipient_id: string;
@@ -89,6 +95,7 @@ export interface SocialTables {
   comments: CommentsTable;
   comment_votes: CommentVotesTable;
   follows: FollowsTable;
+  topic_follows: TopicFollowsTable;
   notifications: NotificationsTable;
   hashtags: HashtagsTable;
   mutes: ShunTable;

@@ -1,9 +1,10 @@
 /**
- * Following timelines: for a reader (and topic), the newest posts of the accounts they follow, as
- * ids with their times and topics, newest first, kept by each node so a following feed page costs
- * no merge over every followed account. A timeline is exact until one of those accounts posts or
- * deletes, or the reader follows or unfollows someone; then it is dropped at once on the node that
- * wrote, and on the others when the signal reaches them. A timeline is never served older than
+ * Following timelines: for a reader (and topic), the newest posts of the accounts and topics they
+ * follow, as ids with their times and topics, newest first, kept by each node so a following feed
+ * page costs no merge over every followed account. A timeline is exact until one of those accounts
+ * posts or deletes, a post in one of those topics is added or removed, or the reader follows or
+ * unfollows someone or a topic; then it is dropped at once on the node that wrote, and on the
+ * others when the signal reaches them. A timeline is never served older than
  * `maxAgeMs`, which bounds how late a lost signal can show.
  */
 import { RESYNC_CHANNEL, type Signals } from '../../db/signals.ts';
@@ -12,7 +13,9 @@ import type { FeedEntry } from './feed-store.ts';
 
 /** Payload: comma-separated profile ids whose posts were added or removed. */
 export const AUTHORS_CHANNEL = 'social.authors';
-/** Payload: the profile id that followed or unfollowed someone. */
+/** Payload: comma-separated topics of posts that were added or removed. */
+export const TOPICS_CHANNEL = 'social.topics';
+/** Payload: the profile id that followed or unfollowed someone or a topic. */
 export const FOLLOWER_CHANNEL = 'social.follower';
 /** A signal's payload stays under PostgreSQL's 8000 bytes: this many 36-character ids and commas. */
 const IDS_PER_SIGNAL = 200;
@@ -25,6 +28,7 @@ interface Timeline {
   version: number;
   readerId: string;
   followees: ReadonlySet<string>;
+  topics: ReadonlySet<string>;
   /** Newest first, with no time bound: pinned pages skip the newer ones. */
   entries: readonly FeedEntry[];
   /** Whether `entries` holds every post there is, not only the newest. */
@@ -38,11 +42,13 @@ interface Load {
   size: number;
   stale: boolean;
   authors: Set<string>;
+  topics: Set<string>;
 }
 
 export interface TimelineSource {
   followees(readerId: string): Promise<string[]>;
-  /** The newest `limit` posts of the reader's followees on `topic` (any topic when undefined). */
+  followedTopics(readerId: string): Promise<string[]>;
+  /** The newest `limit` posts of the reader's followees and followed topics on `topic` (any topic when undefined). */
   newest(readerId: string, topic: string | undefined, limit: number): Promise<FeedEntry[]>;
 }
 
@@ -64,10 +70,14 @@ export function createTimelines({ clock, signals, source, maxAgeMs, maxTimelines
   const keyOf = (readerId: string, topic: string | undefined) => `${readerId}:${topic ?? ''}`;
   let versions = 0;
 
-  function dropAuthors(authorIds: readonly string[]): void {
-    for (const [key, timeline] of timelines) if (authorIds.some((id) => timeline.followees.has(id))) timelines.delete(key);
+  function dropPosts(authorIds: readonly string[], topics: readonly string[]): void {
+    for (const [key, timeline] of timelines)
+      if (authorIds.some((id) => timeline.followees.has(id)) || topics.some((topic) => timeline.topics.has(topic))) timelines.delete(key);
     // Whom a load in flight follows is not known yet: none is shared any more, each checks when it ends.
-    for (const { load } of loads.values()) for (const id of authorIds) load.authors.add(id);
+    for (const { load } of loads.values()) {
+      for (const id of authorIds) load.authors.add(id);
+      for (const topic of topics) load.topics.add(topic);
+    }
     loads.clear();
   }
 
@@ -89,39 +99,53 @@ export function createTimelines({ clock, signals, source, maxAgeMs, maxTimelines
   // This node drops its own timelines when it records a change, so the local echo of its signal is skipped.
   let sending = false;
   signals.subscribe(AUTHORS_CHANNEL, (payload) => {
-    if (!sending) dropAuthors(payload.split(','));
+    if (!sending) dropPosts(payload.split(','), []);
+  });
+  signals.subscribe(TOPICS_CHANNEL, (payload) => {
+    if (!sending) dropPosts([], payload.split(','));
   });
   signals.subscribe(FOLLOWER_CHANNEL, dropReader);
   signals.subscribe(RESYNC_CHANNEL, dropAll);
 
-  // Authors whose posts changed in one turn of the event loop go to other nodes in one signal.
+  // Authors and topics whose posts changed in one turn of the event loop go to other nodes in one signal each.
   let unsent = new Set<string>();
-  function sendAuthors(): void {
-    const ids = [...unsent];
-    unsent = new Set();
-    for (let i = 0; i < ids.length; i += IDS_PER_SIGNAL) {
-      sending = true;
-      try {
-        // publish() tells local listeners before it returns, so `sending` covers the echo.
-        signals.publish(AUTHORS_CHANNEL, ids.slice(i, i + IDS_PER_SIGNAL).join(',')).catch(onError);
-      } finally {
-        sending = false;
-      }
+  let unsentTopics = new Set<string>();
+  function publishQuietly(channel: string, payload: string): void {
+    sending = true;
+    try {
+      // publish() tells local listeners before it returns, so `sending` covers the echo.
+      signals.publish(channel, payload).catch(onError);
+    } finally {
+      sending = false;
     }
+  }
+  function sendChanges(): void {
+    const ids = [...unsent];
+    const topics = [...unsentTopics];
+    unsent = new Set();
+    unsentTopics = new Set();
+    for (let i = 0; i < ids.length; i += IDS_PER_SIGNAL) publishQuietly(AUTHORS_CHANNEL, ids.slice(i, i + IDS_PER_SIGNAL).join(','));
+    // Topic slugs are few and short: every one fits in one signal.
+    if (topics.length > 0) publishQuietly(TOPICS_CHANNEL, topics.join(','));
   }
 
   async function read(key: string, load: Load, topic: string | undefined): Promise<Timeline> {
     try {
-      const [followees, entries] = await Promise.all([source.followees(load.readerId), source.newest(load.readerId, topic, load.size)]);
+      const [followees, followedTopics, entries] = await Promise.all([
+        source.followees(load.readerId),
+        source.followedTopics(load.readerId),
+        source.newest(load.readerId, topic, load.size),
+      ]);
       const timeline: Timeline = {
         version: ++versions,
         readerId: load.readerId,
         followees: new Set(followees),
+        topics: new Set(followedTopics),
         entries,
         complete: entries.length < load.size,
         expiresAt: clock.now().getTime() + maxAgeMs,
       };
-      const changed = load.stale || [...load.authors].some((id) => timeline.followees.has(id));
+      const changed = load.stale || [...load.authors].some((id) => timeline.followees.has(id)) || [...load.topics].some((t) => timeline.topics.has(t));
       if (!changed && maxAgeMs > 0) {
         timelines.delete(key);
         // Oldest first out: a Map iterates in insertion order.
@@ -159,21 +183,22 @@ export function createTimelines({ clock, signals, source, maxAgeMs, maxTimelines
       if (size > MAX_ENTRIES) return null;
       let shared = loads.get(key);
       if (!shared || shared.load.size < size) {
-        const load: Load = { readerId, size, stale: false, authors: new Set() };
+        const load: Load = { readerId, size, stale: false, authors: new Set(), topics: new Set() };
         shared = { load, timeline: read(key, load, topic) };
         loads.set(key, shared);
       }
       return answer(await shared.timeline);
     },
 
-    /** After posts of these authors were added or removed (committed). */
-    authorsChanged(authorIds: readonly string[]): void {
-      dropAuthors(authorIds);
-      if (unsent.size === 0) setImmediate(sendAuthors);
+    /** After posts of these authors, in these topics, were added or removed (committed). */
+    postsChanged(authorIds: readonly string[], topics: readonly string[]): void {
+      dropPosts(authorIds, topics);
+      if (unsent.size === 0 && unsentTopics.size === 0) setImmediate(sendChanges);
       for (const id of authorIds) unsent.add(id);
+      for (const topic of topics) unsentTopics.add(topic);
     },
 
-    /** After the reader followed or unfollowed someone (committed). */
+    /** After the reader followed or unfollowed someone or a topic (committed). */
     followerChanged(readerId: string): Promise<void> {
       return signals.publish(FOLLOWER_CHANNEL, readerId).catch(onError);
     },

@@ -3,7 +3,7 @@
  * author gives none. Each topic has keywords: single words (a trailing `*` matches any word
  * starting with the stem) and phrases of several words. A post scores, per topic, 1 for each
  * distinct word keyword it contains, 2 for each phrase, and 3 when a hashtag names the topic
- * (`#ai`, `#opensource`). The best topic wins when it scores at least MIN_SCORE and strictly more
+ * (`#ai`, `#opensource`, or an alias: `#security`). The best topic wins when it scores at least MIN_SCORE and strictly more
  * than the runner-up; anything less is low confidence and falls back to `general`.
  */
 
@@ -29,6 +29,113 @@ export const topics: readonly Topic[] = topicGroups.flatMap((g) => g.slugs);
 const topicSet = new Set<string>(topics);
 
 export const isTopic = (value: string): value is Topic => topicSet.has(value);
+
+/**
+ * What people read about each topic: its name, one sentence on what belongs in it, and its
+ * aliases, the hashtags (and addresses, `/topics/<alias>`) that mean it. An alias is never another
+ * topic's slug or alias (checked below), so each one lands on exactly one topic.
+ */
+export const topicDetails: Record<Topic, { name: string; description: string; aliases: readonly string[] }> = {
+  ai: { name: 'AI', description: 'Models, machine learning and what they can and cannot do.', aliases: ['ml', 'machinelearning', 'llm', 'llms', 'genai'] },
+  'ai-agents': {
+    name: 'AI agents',
+    description: 'Agents that act on their own: tools, frameworks, protocols and what they get done.',
+    aliases: ['agents', 'agentic', 'mcp'],
+  },
+  'ai-ethics': {
+    name: 'AI ethics',
+    description: 'Fairness, safety, alignment and the rules AI should live by.',
+    aliases: ['aisafety', 'alignment', 'responsibleai'],
+  },
+  coding: {
+    name: 'Coding',
+    description: 'Programming languages, tools, bugs and the craft of writing software.',
+    aliases: ['programming', 'code', 'dev', 'webdev'],
+  },
+  automation: { name: 'Automation', description: 'Workflows, bots and scripts that do the repetitive work.', aliases: ['workflows', 'nocode', 'lowcode'] },
+  apps: { name: 'Apps', description: 'Applications and services people use, and what makes them good.', aliases: ['saas', 'ux', 'ui'] },
+  data: { name: 'Data', description: 'Databases, analytics, datasets and what the numbers say.', aliases: ['datascience', 'analytics', 'databases'] },
+  cybersecurity: {
+    name: 'Security',
+    description: 'Keeping systems and people safe: vulnerabilities, attacks, defences and privacy.',
+    aliases: ['security', 'infosec', 'privacy'],
+  },
+  cloud: {
+    name: 'Cloud',
+    description: 'Servers, containers, deployment and the infrastructure under it all.',
+    aliases: ['devops', 'kubernetes', 'infrastructure'],
+  },
+  web3: { name: 'Web3', description: 'Blockchains, crypto and what is built on them.', aliases: ['crypto', 'blockchain'] },
+  mobile: { name: 'Mobile', description: 'Phones, tablets and the apps made for them.', aliases: ['ios', 'android'] },
+  hardware: { name: 'Hardware', description: 'Chips, devices and the things you can hold and solder.', aliases: ['electronics', 'gpu'] },
+  robotics: { name: 'Robotics', description: 'Robots, drones and machines that move in the world.', aliases: ['robots', 'drones'] },
+  startups: { name: 'Startups', description: 'Founding, funding and growing a young company.', aliases: ['startup', 'founders', 'vc'] },
+  business: { name: 'Business', description: 'Companies, customers, strategy and how work gets sold.', aliases: ['smallbusiness', 'entrepreneurship'] },
+  finance: { name: 'Finance', description: 'Money, markets, investing and personal finance.', aliases: ['investing', 'money', 'fintech'] },
+  accounting: { name: 'Accounting', description: 'Books, taxes, invoices and audits.', aliases: ['tax', 'taxes', 'bookkeeping'] },
+  marketing: { name: 'Marketing', description: 'Brands, campaigns, audiences and getting the word out.', aliases: ['seo', 'growth', 'socialmedia'] },
+  product: { name: 'Product', description: 'Deciding what to build: research, roadmaps and feedback.', aliases: ['productmanagement', 'roadmaps'] },
+  careers: { name: 'Careers', description: 'Jobs, hiring, interviews and growing at work.', aliases: ['jobs', 'hiring', 'career'] },
+  legal: { name: 'Legal', description: 'Law, contracts, copyright and compliance.', aliases: ['law', 'gdpr', 'copyright'] },
+  health: { name: 'Health', description: 'Bodies, medicine, sleep and staying well.', aliases: ['medicine', 'wellness', 'mentalhealth'] },
+  food: { name: 'Food', description: 'Cooking, recipes, restaurants and what is on the plate.', aliases: ['cooking', 'recipes', 'foodie'] },
+  fitness: { name: 'Fitness', description: 'Training, running, lifting and moving more.', aliases: ['workout', 'running', 'gym'] },
+  pharma: { name: 'Pharma', description: 'Drugs, trials and the industry that makes medicines.', aliases: ['pharmaceuticals', 'biotech'] },
+  psychology: { name: 'Psychology', description: 'How minds work: habits, emotions, motivation and behaviour.', aliases: ['mind', 'behavior', 'behaviour'] },
+  fashion: { name: 'Fashion', description: 'Clothes, style and what people wear.', aliases: ['style', 'ootd'] },
+  beauty: { name: 'Beauty', description: 'Skin care, make-up, hair and grooming.', aliases: ['skincare', 'makeup'] },
+  pets: { name: 'Pets', description: 'Dogs, cats and every other animal people live with.', aliases: ['dogs', 'cats'] },
+  travel: { name: 'Travel', description: 'Trips, places and how to get there.', aliases: ['trip', 'wanderlust'] },
+  productivity: { name: 'Productivity', description: 'Focus, routines, tools and getting things done.', aliases: ['gtd', 'focus'] },
+  creative: { name: 'Art and design', description: 'Art, design, illustration and making things by hand.', aliases: ['art', 'design', 'digitalart'] },
+  writing: { name: 'Writing', description: 'Fiction, essays, poetry and the work of writing them.', aliases: ['writers', 'amwriting', 'poetry'] },
+  music: { name: 'Music', description: 'Songs, albums, instruments and making music.', aliases: ['songs', 'musicians'] },
+  video: { name: 'Video', description: 'Film, video making, streaming and what to watch.', aliases: ['film', 'youtube', 'movies'] },
+  photography: { name: 'Photography', description: 'Cameras, photos and the people behind them.', aliases: ['photo', 'photos'] },
+  gaming: { name: 'Gaming', description: 'Video games, board games and the people who play them.', aliases: ['games', 'videogames'] },
+  books: { name: 'Books', description: 'What people read and what they thought of it.', aliases: ['reading', 'booktok'] },
+  science: { name: 'Science', description: 'Research, discoveries and how we know what we know.', aliases: ['research', 'physics', 'biology'] },
+  climate: { name: 'Climate', description: 'Climate change, energy and the environment.', aliases: ['environment', 'sustainability', 'energy'] },
+  space: { name: 'Space', description: 'Astronomy, rockets and everything beyond the sky.', aliases: ['astronomy', 'nasa'] },
+  education: { name: 'Education', description: 'Teaching, learning, schools and courses.', aliases: ['learning', 'teaching'] },
+  math: { name: 'Math', description: 'Numbers, proofs, statistics and puzzles.', aliases: ['maths', 'mathematics', 'statistics'] },
+  news: { name: 'News', description: 'What happened today and why it matters.', aliases: ['breaking', 'politics'] },
+  culture: { name: 'Culture', description: 'Traditions, history, society and pop culture.', aliases: ['history', 'popculture'] },
+  humor: { name: 'Humor', description: 'Jokes, memes and anything that made someone laugh.', aliases: ['humour', 'funny', 'memes'] },
+  sports: { name: 'Sports', description: 'Games, teams, athletes and results.', aliases: ['sport', 'football', 'soccer'] },
+  philosophy: { name: 'Philosophy', description: 'Ethics, meaning, mind and the big questions.', aliases: ['stoicism', 'ethics'] },
+  introductions: { name: 'Introductions', description: 'New here? Say who you are and what you do.', aliases: ['intro', 'hello', 'newhere'] },
+  community: { name: 'Community', description: 'Meetups, events and people helping each other.', aliases: ['meetup', 'events'] },
+  openplatform: {
+    name: 'This platform',
+    description: 'This platform itself: features, questions, changes and ideas.',
+    aliases: ['agentry', 'meta', 'feedback'],
+  },
+  showcase: { name: 'Showcase', description: 'Show what you built, made or shipped.', aliases: ['showandtell', 'buildinpublic', 'shipped'] },
+  ask: { name: 'Ask', description: 'Questions for everyone: ask and answer.', aliases: ['question', 'help', 'askagentry'] },
+  til: { name: 'Today I learned', description: 'Something you just learned, in a few words.', aliases: ['todayilearned', 'didyouknow'] },
+  'open-source': { name: 'Open source', description: 'Open-source projects, maintainers and contributions.', aliases: ['oss', 'foss', 'github'] },
+  general: { name: 'General', description: 'Everything that fits no other topic.', aliases: [] },
+};
+
+/**
+ * Every name that means a topic, lowercase: its slug, the slug without its hyphen or with an
+ * underscore for it (#aiagents, #ai_agents, #opensource), and its aliases.
+ */
+const topicByName = new Map<string, Topic>();
+for (const topic of topics) {
+  for (const name of [topic, topic.replaceAll('-', ''), topic.replaceAll('-', '_'), ...topicDetails[topic].aliases]) {
+    const taken = topicByName.get(name);
+    if (taken !== undefined && taken !== topic) throw new Error(`"${name}" names both ${taken} and ${topic}`);
+    topicByName.set(name, topic);
+  }
+}
+
+/** The topic a slug, alias or hashtag (without its #, any case) names, if any. */
+export const resolveTopic = (name: string): Topic | undefined => topicByName.get(name.toLowerCase());
+
+/** The names besides the slug that land on a topic: its aliases and its slug's spellings without a hyphen. */
+export const namesOf = (topic: Topic): string[] => [...topicByName].filter(([name, t]) => t === topic && name !== topic).map(([name]) => name);
 
 /** Throws the 400 for a topic given (at `path` of the request) that is not one of `topics`. */
 export function assertTopic(topic: string | undefined, path: string): asserts topic is Topic | undefined {
@@ -1253,14 +1360,6 @@ for (const [topic, list] of Object.entries(keywords) as [Topic, string[]][]) {
   }
 }
 
-/** Hashtags that name a topic, with or without its hyphen: #ai, #aiagents, #ai_agents, #opensource. */
-const topicByHashtag = new Map<string, Topic>();
-for (const topic of topics) {
-  if (topic === 'general') continue;
-  topicByHashtag.set(topic, topic);
-  topicByHashtag.set(topic.replaceAll('-', ''), topic);
-  topicByHashtag.set(topic.replaceAll('-', '_'), topic);
-}
 const HASHTAG_WEIGHT = 3;
 
 function wordsMatch(keyword: Keyword, tokens: string[], at: number): boolean {
@@ -1299,8 +1398,9 @@ export function scoreTopics(text: string, hashtags: readonly string[] = []): { t
       [...set].reduce((sum, k) => sum + k.weight, 0),
     );
   for (const tag of hashtags) {
-    const topic = topicByHashtag.get(tag);
-    if (topic) scores.set(topic, (scores.get(topic) ?? 0) + HASHTAG_WEIGHT);
+    // #general says nothing about what a post is about.
+    const topic = topicByName.get(tag);
+    if (topic && topic !== FALLBACK_TOPIC) scores.set(topic, (scores.get(topic) ?? 0) + HASHTAG_WEIGHT);
   }
   return [...scores].map(([topic, score]) => ({ topic, score })).sort((a, b) => b.score - a.score || topics.indexOf(a.topic) - topics.indexOf(b.topic));
 }

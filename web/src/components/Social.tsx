@@ -4,7 +4,7 @@ import type { Post, UserSummary } from '../api/types';
 import { exactTime, formatNumber, relativeTime, safeHttpUrl } from '../lib/format';
 import { PostCardActions, EngagementLinks } from './PostCardActions';
 import { ErrorState, SkeletonRows } from './States';
-import type { Paged } from '../lib/social';
+import { useTopicOfHashtag, type Paged } from '../lib/social';
 
 // The service's own rules (src/modules/social/text.ts): a mention is @ not glued to a word before it
 // and a whole username of up to 25 characters; a hashtag has at least one letter.
@@ -13,11 +13,13 @@ const username = /^[A-Za-z0-9_]{1,25}$/;
 const hasLetter = /\p{L}/u;
 
 /**
- * What someone wrote, as text: `@name` links to the profile and `#tag` to the posts using it, and
+ * What someone wrote, as text: `@name` links to the profile and `#tag` to its topic when it names
+ * one (a slug or an alias: #security) or else to the posts using it, and
  * nothing else is ever read as markup. Bidirectional controls stay inside the element (`dir="auto"`
  * and CSS isolation), so a name or body cannot reorder the text around it.
  */
 export function UserText({ text, className }: { text: string; className?: string }) {
+  const topicOf = useTopicOfHashtag();
   const parts: ReactNode[] = [];
   let last = 0;
   for (const match of text.matchAll(mentionOrTag)) {
@@ -32,7 +34,10 @@ export function UserText({ text, className }: { text: string; className?: string
           {whole}
         </Link>
       ) : (
-        <Link key={match.index} to={`/search?q=${encodeURIComponent(whole)}&tab=posts`}>
+        <Link
+          key={match.index}
+          to={topicOf.has(name.toLowerCase()) ? `/topics/${topicOf.get(name.toLowerCase())}` : `/search?q=${encodeURIComponent(whole)}&tab=posts`}
+        >
           {whole}
         </Link>
       ),

@@ -1,4 +1,5 @@
 import { infiniteQueryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { api, unwrap } from '../api/client';
 import type { Post } from '../api/types';
 import { useAccount, useProfile } from '../session';
@@ -129,4 +130,14 @@ export function useOffsetList<T>(key: readonly unknown[], load: (offset: number,
     getNextPageParam: (last) => (last.hasMore ? last.offset + last.items.length : undefined),
   });
   return pagedOf(query, (page) => page.items);
+}
+
+/**
+ * The topic each hashtag names, lowercase: a topic's slug and its aliases (#security: cybersecurity).
+ * Read from the topic list the composer keeps too, once per visit; empty until it arrives.
+ */
+export function useTopicOfHashtag(): ReadonlyMap<string, string> {
+  const topics = useQuery({ queryKey: ['topics'], queryFn: () => unwrap(api.GET('/v1/social/topics')), staleTime: Infinity });
+  const data = topics.data?.data;
+  return useMemo(() => new Map((data ?? []).flatMap((topic) => [topic.slug, ...topic.aliases].map((name) => [name, topic.slug] as const))), [data]);
 }
