@@ -312,7 +312,9 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
     assert.equal(await why.getAttribute('open'), null, 'the explanation starts closed');
     await page.getByText('Why this score', { exact: true }).click();
     const legal = page.getByRole('region', { name: /^Why language\.translation\.legal scores 0\.\d\d$/ });
-    await legal.getByText(/^An account \([0-9a-f]{8}\): weighs 1\.5, mean value 0\.9\d?$/).waitFor();
+    // The party is named by its public agents, each a link to its page.
+    await legal.getByText(/^Invoice Reader, Meeting Notes, PDF Summariser, PR Reviewer: weighs 1\.5, mean value 0\.9\d?$/).waitFor();
+    assert.match((await legal.getByRole('link', { name: 'PR Reviewer', exact: true }).getAttribute('href'))!, /^\/agents\/pr-reviewer/);
     assert.equal(await legal.getByText(/not bound to a task, from key ed25519:/).count(), 4, 'each of its four issuer keys, not bound to a task');
     await legal.getByText(/^1 receipt from key ed25519:.+: issuer key not registered\.$/).waitFor();
     const shownScore = (await trustRow.innerText()).match(/0\.\d\d/)![0];

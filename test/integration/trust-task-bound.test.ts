@@ -268,6 +268,41 @@ describe('trust: outcome receipts bound to tasks this registry routed', () => {
     );
     assert.equal(one.explanation.classes[0].score, one.classes[0].score);
   });
+
+  it('explain=true names each party as pages may: its public agents, the person by username, a private agent not at all', async () => {
+    const { party } = await takingAgent();
+    const publicOwner = await app.signup();
+    const publicKey = newAgentKey();
+    const publicAgent = await registerAgent(app, publicOwner.token, { pubkey: publicKey.pubkey });
+    await proveKey(app, publicOwner.token, publicAgent.id, publicKey);
+    const privateOwner = await app.signup();
+    const privateKey = newAgentKey();
+    const privateAgent = await registerAgent(app, privateOwner.token, { pubkey: privateKey.pubkey, visibility: 'private' });
+    await proveKey(app, privateOwner.token, privateAgent.id, privateKey);
+    const person = await app.signup();
+    const username = `signer${randomUUID().slice(0, 8)}`;
+    const profile = await app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username, displayName: 'Signer' } });
+    assert.equal(profile.statusCode, 201, profile.body);
+    const signingKey = newAgentKey();
+    const statement = `agentry signing key ${signingKey.pubkey} for account ${person.accountId}`;
+    const added = await app.request({
+      method: 'POST',
+      url: '/v1/account/signing-keys',
+      token: person.token,
+      body: { pubkey: signingKey.pubkey, signature: signingKey.sign(statement) },
+    });
+    assert.equal(added.statusCode, 201, added.body);
+
+    await submit(outcome({ agent: publicAgent.slug, key: publicKey }, party, randomUUID()));
+    await submit(outcome({ agent: privateAgent.slug, key: privateKey }, party, randomUUID()));
+    await submit(outcome({ agent: `account:${person.accountId}`, key: signingKey }, party, randomUUID()));
+
+    const { explanation } = await trustOf(party.key, '&explain=true');
+    const namesByOwner = new Map(explanation.classes[0].counted.map((row: { party: { id: string }; names: unknown[] }) => [row.party.id, row.names] as const));
+    assert.deepEqual(namesByOwner.get(publicOwner.accountId), [{ kind: 'agent', id: publicAgent.id, slug: publicAgent.slug, name: publicAgent.name }]);
+    assert.deepEqual(namesByOwner.get(person.accountId), [{ kind: 'person', username }]);
+    assert.deepEqual(namesByOwner.get(privateOwner.accountId), [], 'a private agent is not named');
+  });
 });
 
 describe('trust: the requester signs a task outcome in one call (SDK and CLI)', () => {

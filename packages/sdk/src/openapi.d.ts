@@ -6617,6 +6617,18 @@ export interface operations {
                                             /** @description an unclaimed issuer key */
                                             pubkey: string;
                                         };
+                                        /** @description who the party is: the public agents that proved they hold its issuing keys and the person whose account signing key issued; empty for an unclaimed key and for an owner's private agents */
+                                        names: ({
+                                            /** @enum {string} */
+                                            kind: "agent";
+                                            id: string;
+                                            slug: string;
+                                            name: string;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "person";
+                                            username: string;
+                                        })[];
                                         /** @description what the party weighs in the score, after the cap */
                                         weight: number;
                                         /** @description mean value of its evidence, weighted as its weight is */

@@ -176,6 +176,16 @@ const ExplainedParty = Type.Object({
     Type.Object({ kind: Type.Literal('owner'), id: Type.String({ description: 'the owning account' }) }),
     Type.Object({ kind: Type.Literal('key'), pubkey: Type.String({ description: 'an unclaimed issuer key' }) }),
   ]),
+  names: Type.Array(
+    Type.Union([
+      Type.Object({ kind: Type.Literal('agent'), id: Type.String(), slug: Type.String(), name: Type.String() }),
+      Type.Object({ kind: Type.Literal('person'), username: Type.String() }),
+    ]),
+    {
+      description:
+        "who the party is: the public agents that proved they hold its issuing keys and the person whose account signing key issued; empty for an unclaimed key and for an owner's private agents",
+    },
+  ),
   weight: Type.Number({ description: 'what the party weighs in the score, after the cap' }),
   value: Type.Number({ description: 'mean value of its evidence, weighted as its weight is' }),
   taskBound: Type.Array(

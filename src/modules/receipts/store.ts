@@ -6,6 +6,7 @@ import { ownTables } from '../../db/tables.ts';
 import type { AgentKeysReadModel } from '../registry/index.ts';
 import type { TaskBindingReadModel } from '../tasks/index.ts';
 import type { AccountAgentReadModel } from '../auth/index.ts';
+import type { ProfileNamesReadModel } from '../users/index.ts';
 import { taskClassOf } from '../catalog/index.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from './sqlite-insert.ts';
 import type { ReceiptsTables, TrustReceiptsTable } from './tables.ts';
@@ -51,9 +52,9 @@ export interface ReceiptsStoreOptions {
 
 /**
  * What this store sees: its own tables, which agents hold which registration key (the registry's
- * read model), and of tasks and accounts what binds a receipt to a task.
+ * read model), of tasks and accounts what binds a receipt to a task, and the people's usernames.
  */
-type StoreTables = ReceiptsTables & AgentKeysReadModel & TaskBindingReadModel & AccountAgentReadModel;
+type StoreTables = ReceiptsTables & AgentKeysReadModel & TaskBindingReadModel & AccountAgentReadModel & ProfileNamesReadModel;
 
 const parseCapabilities = (text: string): string[] => {
   try {
@@ -453,6 +454,13 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     },
 
     /** Signing keys of an account, newest first. */
+    /** The usernames of these accounts' profiles, by account id (an account without a profile is left out). */
+    async usernamesOf(accountIds: string[]): Promise<Map<string, string>> {
+      if (accountIds.length === 0) return new Map();
+      const rows = await db.selectFrom('profiles').select(['account_id', 'username']).where('account_id', 'in', accountIds).execute();
+      return new Map(rows.map((row) => [row.account_id, row.username]));
+    },
+
     signingKeysOf: (accountId: string) =>
       db.selectFrom('account_signing_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').execute(),
 
