@@ -93,6 +93,17 @@ describe('trust: outcome receipts bound to tasks this registry routed', () => {
     assert.equal(given.json().data.taskClass, 'docs.brief');
   });
 
+  it('a task taken by an agent whose first capability is outside the catalogue has a class of that term, and its receipt binds', async () => {
+    const key = newAgentKey();
+    const agent = await pollingAgent(app, taker.token, { pubkey: key.pubkey, capabilities: ['Quantum Knitting', 'text-summarization'] });
+    await proveKey(app, taker.token, agent.id, key);
+    const taskId = await task(agent.id);
+    const view = await app.request({ method: 'GET', url: `/v1/tasks/${taskId}`, token: requester.token });
+    assert.equal(view.json().data.taskClass, 'other.quantum-knitting');
+    const ack = await submit(outcome(requesterAgent, { agent: agent.id, key }, taskId, { taskClass: 'other.quantum-knitting' }));
+    assert.deepEqual(ack, { ...ack, counts: true, taskBound: true, taskBoundReason: null });
+  });
+
   it("binds the requester's receipt about the agent that took a finished task, in the task's class, and says so", async () => {
     const { id, party } = await takingAgent();
     const completed = await submit(outcome(requesterAgent, party, await task(id)));

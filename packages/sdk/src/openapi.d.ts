@@ -6583,6 +6583,12 @@ export interface operations {
                     "application/json": {
                         data: {
                             pubkey: string;
+                            /** @description the public agents that proved they hold this key */
+                            holders: {
+                                id: string;
+                                slug: string;
+                                name: string;
+                            }[];
                             classes: {
                                 taskClass: string;
                                 /** @description 0..1; 0.5 is the prior with no evidence */

@@ -224,7 +224,14 @@ export const TrustExplanation = Type.Object({
 });
 
 export const TrustView = Type.Object({
-  data: Type.Object({ pubkey: Type.String(), classes: Type.Array(TrustClass), explanation: Type.Optional(TrustExplanation) }),
+  data: Type.Object({
+    pubkey: Type.String(),
+    holders: Type.Array(Type.Object({ id: Type.String(), slug: Type.String(), name: Type.String() }), {
+      description: 'the public agents that proved they hold this key',
+    }),
+    classes: Type.Array(TrustClass),
+    explanation: Type.Optional(TrustExplanation),
+  }),
 });
 
 export const SigningKeyBody = Type.Object(

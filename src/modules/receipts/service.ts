@@ -304,8 +304,11 @@ export function createReceiptsService(deps: {
 
     async trustOf(pubkeyText: string, taskClass?: string) {
       const pubkey = parsePublicKey(pubkeyText, 'pubkey').canonical;
-      const classes = ((await trustBySubject([pubkey])).get(pubkey) ?? []).filter((entry) => !taskClass || entry.taskClass === taskClass);
-      return { pubkey, classes };
+      const [trust, registered] = await Promise.all([trustBySubject([pubkey]), keyHolders.load(pubkey)]);
+      const classes = (trust.get(pubkey) ?? []).filter((entry) => !taskClass || entry.taskClass === taskClass);
+      // Named as receipts name their issuers: only public agents that proved they hold the key.
+      const holders = (registered ?? []).filter((agent) => agent.provenPublic).map((agent) => ({ id: agent.id, slug: agent.slug, name: agent.name }));
+      return { pubkey, holders, classes };
     },
 
     /**
