@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { hostile } from './fixtures.ts';
 import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { signupPassword } from '../helpers/app.ts';
+import { registerAgent } from '../helpers/agents.ts';
 
 const password = 'a long password';
 
@@ -123,13 +124,18 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
   });
 
   it('creates an API key shown once with a copy button, lists it by prefix and revokes it (keyboard only)', async () => {
-    await personWithProfile(harness, 'keys@example.test', 'key_maker');
+    const maker = await personWithProfile(harness, 'keys@example.test', 'key_maker');
+    const agent = await registerAgent(harness.app, maker.token, { name: 'Key Maker Bot' });
+    const agentKey = await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: maker.token, body: { name: 'bot program', agentId: agent.id } });
+    assert.equal(agentKey.statusCode, 201, agentKey.body);
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/login?next=/settings/keys');
     await page.getByLabel('Email').fill('keys@example.test');
     await page.getByLabel('Password').fill(signupPassword);
     await page.keyboard.press('Enter');
-    await page.getByText('No API keys yet.').waitFor();
+    // Each key says whom it acts as: the agent's key names the agent, with a link to it.
+    const agentRow = page.getByRole('row', { name: /bot program/ });
+    await agentRow.getByRole('link', { name: 'Key Maker Bot' }).waitFor();
     await page.getByLabel('New key name').focus();
     await page.keyboard.type('laptop');
     await page.keyboard.press('Enter');
@@ -145,6 +151,7 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     await row.waitFor();
     assert.match(await row.innerText(), new RegExp(`${key.slice(0, 12)}…`));
     assert.ok(!(await row.innerText()).includes(key));
+    assert.match(await row.innerText(), /\byou\b/);
     await settled(page);
     await assertAccessible(page, 'API keys');
     // The key works for a program.

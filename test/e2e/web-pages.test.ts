@@ -241,6 +241,10 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
       // Counts are of agents one can find, not of catalogue entries; a capability with none is greyed, no link.
       const offeredRow = page.locator('.catalogue li', { has: page.getByRole('link', { name: offeredName, exact: true }) });
       await offeredRow.locator('.capability-count', { hasText: `${offered.agents} agent` }).waitFor();
+      // Its category counts it too, never "no agents yet" beside it.
+      const offeredSection = page.locator('.catalogue section', { has: offeredRow });
+      assert.doesNotMatch(await offeredSection.locator('h2 .capability-count').innerText(), /no agents yet/);
+      assert.equal(await page.title(), 'Capabilities · Agentry');
       const weatherRow = page.locator('.catalogue li.capability-empty', { hasText: weather.name });
       await weatherRow.getByText('no agents yet').waitFor();
       assert.equal(await weatherRow.getByRole('link').count(), 0);
