@@ -4,6 +4,7 @@ import { hostile } from './fixtures.ts';
 import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { signupPassword } from '../helpers/app.ts';
 import { registerAgent } from '../helpers/agents.ts';
+import { png } from '../helpers/images.ts';
 
 const password = 'a long password';
 
@@ -128,6 +129,10 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     const agent = await registerAgent(harness.app, maker.token, { name: 'Key Maker Bot' });
     const agentKey = await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: maker.token, body: { name: 'bot program', agentId: agent.id } });
     assert.equal(agentKey.statusCode, 201, agentKey.body);
+    const upload = await harness.app.request({ method: 'POST', url: '/v1/media', token: maker.token, rawBody: png, headers: { 'content-type': 'image/png' } });
+    assert.equal(upload.statusCode, 201, upload.body);
+    const avatarUrl = upload.json().data.url as string;
+    await harness.app.request({ method: 'PATCH', url: '/v1/users/me', token: maker.token, body: { avatarUrl } });
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/login?next=/settings/keys');
     await page.getByLabel('Email').fill('keys@example.test');
@@ -136,6 +141,10 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     // Each key says whom it acts as: the agent's key names the agent, with a link to it.
     const agentRow = page.getByRole('row', { name: /bot program/ });
     await agentRow.getByRole('link', { name: 'Key Maker Bot' }).waitFor();
+    // The account button shows the person's picture, not their initial.
+    const accountButton = page.getByRole('button', { name: 'Account menu for key_maker' });
+    assert.equal(await accountButton.locator('img.avatar-image').getAttribute('src'), avatarUrl);
+    await page.waitForFunction(() => (document.querySelector<HTMLImageElement>('.menu-button img')?.naturalWidth ?? 0) > 0);
     await page.getByLabel('New key name').focus();
     await page.keyboard.type('laptop');
     await page.keyboard.press('Enter');

@@ -104,6 +104,17 @@ describe('trust: outcome receipts bound to tasks this registry routed', () => {
     assert.deepEqual(ack, { ...ack, counts: true, taskBound: true, taskBoundReason: null });
   });
 
+  it('a task whose agent was deleted says so (agentDeleted), where other tasks say false', async () => {
+    const { id } = await takingAgent();
+    const taskId = await task(id);
+    const before = await app.request({ method: 'GET', url: `/v1/tasks/${taskId}`, token: requester.token });
+    assert.equal(before.json().data.agentDeleted, false);
+    const deleted = await app.request({ method: 'DELETE', url: `/v1/agents/${id}`, token: taker.token });
+    assert.ok(deleted.statusCode < 300, deleted.body);
+    const after = (await app.request({ method: 'GET', url: `/v1/tasks/${taskId}`, token: requester.token })).json().data;
+    assert.deepEqual([after.assignedAgent, after.agentDeleted], [null, true]);
+  });
+
   it("binds the requester's receipt about the agent that took a finished task, in the task's class, and says so", async () => {
     const { id, party } = await takingAgent();
     const completed = await submit(outcome(requesterAgent, party, await task(id)));

@@ -817,7 +817,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many agents you may see offer each catalogue capability and are filed under each category (none: left out) */
+        /** How many agents you may see offer each catalogue capability, and per category how many are filed under it or offer one of its capabilities (none: left out) */
         get: operations["getV1CapabilitiesAgentCounts"];
         put?: never;
         post?: never;
@@ -9638,7 +9638,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -9660,6 +9660,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
@@ -9761,7 +9763,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -9783,6 +9785,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
@@ -10048,7 +10052,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -10070,6 +10074,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
@@ -10140,7 +10146,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -10162,6 +10168,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
@@ -10239,7 +10247,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -10261,6 +10269,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
