@@ -131,7 +131,8 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     assert.equal(agentKey.statusCode, 201, agentKey.body);
     const upload = await harness.app.request({ method: 'POST', url: '/v1/media', token: maker.token, rawBody: png, headers: { 'content-type': 'image/png' } });
     assert.equal(upload.statusCode, 201, upload.body);
-    const avatarUrl = upload.json().data.url as string;
+    // Uploaded outside the browser, the answer's address has the test request's host: the page loads it from its own.
+    const avatarUrl = `${harness.baseUrl}${new URL(upload.json().data.url as string).pathname}`;
     await harness.app.request({ method: 'PATCH', url: '/v1/users/me', token: maker.token, body: { avatarUrl } });
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/login?next=/settings/keys');

@@ -242,7 +242,7 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
       const offeredRow = page.locator('.catalogue li', { has: page.getByRole('link', { name: offeredName, exact: true }) });
       await offeredRow.locator('.capability-count', { hasText: `${offered.agents} agent` }).waitFor();
       // Its category counts it too, never "no agents yet" beside it.
-      const offeredSection = page.locator('.catalogue section', { has: offeredRow });
+      const offeredSection = page.locator('.catalogue section', { has: page.getByRole('link', { name: offeredName, exact: true }) });
       assert.doesNotMatch(await offeredSection.locator('h2 .capability-count').innerText(), /no agents yet/);
       assert.equal(await page.title(), 'Capabilities · Agentry');
       const weatherRow = page.locator('.catalogue li.capability-empty', { hasText: weather.name });

@@ -104,6 +104,34 @@ describe('trust: outcome receipts bound to tasks this registry routed', () => {
     assert.deepEqual(ack, { ...ack, counts: true, taskBound: true, taskBoundReason: null });
   });
 
+  it('lists the receipts about one agent among those sharing its key (subjectAgentId), by its id or slug', async () => {
+    const key = newAgentKey();
+    const first = await registerAgent(app, taker.token, { pubkey: key.pubkey });
+    const second = await registerAgent(app, taker.token, { pubkey: key.pubkey });
+    await submit(outcome(requesterAgent, { agent: first.slug, key }, randomUUID()));
+    await submit(outcome(requesterAgent, { agent: first.id, key }, randomUUID()));
+    await submit(makeReceipt('decision', stranger, { agent: second.slug, key }, { correlationId: randomUUID(), taskClass: SUMMARY_CLASS }));
+    const list = async (query: string) => {
+      const response = await app.request({ method: 'GET', url: `/v1/trust-receipts?subjectPubkey=${encodeURIComponent(key.pubkey)}${query}` });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json();
+    };
+    assert.equal((await list('')).pagination.total, 3);
+    const firsts = await list(`&subjectAgentId=${first.id}`);
+    assert.deepEqual(firsts.data.map((receipt: { kind: string; subject: { agent: string } }) => receipt.subject.agent).sort(), [first.id, first.slug].sort());
+    assert.equal(firsts.pagination.total, 2);
+    assert.deepEqual(
+      (await list(`&subjectAgentId=${second.id}`)).data.map((receipt: { kind: string }) => receipt.kind),
+      ['decision'],
+    );
+    assert.equal((await list('&subjectAgentId=no-such-agent')).pagination.total, 0);
+    // An agent alone with its key gets every receipt about it, whatever name the signer wrote.
+    const { id, party } = await takingAgent();
+    await submit(outcome(requesterAgent, { ...party, agent: 'what-the-signer-wrote' }, randomUUID()));
+    const alone = await app.request({ method: 'GET', url: `/v1/trust-receipts?subjectPubkey=${encodeURIComponent(party.key.pubkey)}&subjectAgentId=${id}` });
+    assert.equal(alone.json().pagination.total, 1);
+  });
+
   it('a task whose agent was deleted says so (agentDeleted), where other tasks say false', async () => {
     const { id } = await takingAgent();
     const taskId = await task(id);

@@ -6148,6 +6148,8 @@ export interface operations {
                 correlationId?: string;
                 taskClass?: string;
                 kind?: "offer" | "decision" | "outcome";
+                /** @description only receipts about this agent: with subjectPubkey its key, all of them when the agent holds the key alone; when other agents share the key, those whose subject.agent names it (its id or slug) */
+                subjectAgentId?: string;
                 limit?: number;
                 offset?: number;
             };

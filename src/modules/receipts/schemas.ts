@@ -140,6 +140,14 @@ export const ReceiptQuery = Type.Object({
   correlationId: Type.Optional(Uuid),
   taskClass: Type.Optional(TaskClass),
   kind: Type.Optional(literals(receiptKinds)),
+  subjectAgentId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'only receipts about this agent: with subjectPubkey its key, all of them when the agent holds the key alone; when other agents share the key, those whose subject.agent names it (its id or slug)',
+    }),
+  ),
   ...PageQuery(20, 100, 1_000_000).properties,
 });
 export type ReceiptQuery = Static<typeof ReceiptQuery>;

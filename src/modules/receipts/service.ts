@@ -141,6 +141,16 @@ export function createReceiptsService(deps: {
     });
   }
 
+  /**
+   * Receipts about one agent: when it holds its key alone, every receipt about the key (whatever
+   * name the signer wrote); when other agents share the key, those whose subject.agent names it.
+   */
+  async function subjectAgentFilter(agentId: string, subjectPubkey: string | undefined): Promise<{ subjectAgents?: string[] }> {
+    const holders = subjectPubkey ? ((await keyHolders.load(subjectPubkey)) ?? []).filter((holder) => !isAccountKey(holder)) : [];
+    if (holders.length === 1 && holders[0]!.id === agentId) return {};
+    return { subjectAgents: await store.agentNames(agentId) };
+  }
+
   async function trustBySubject(pubkeys: string[]): Promise<Map<string, ClassTrust[]>> {
     const subjects = [...new Set(pubkeys)];
     const now = clock.now().toISOString();
@@ -269,11 +279,13 @@ export function createReceiptsService(deps: {
       if (!query.subjectPubkey && !query.correlationId) {
         throw badRequest('Give subjectPubkey or correlationId', [{ path: '/querystring', message: 'must have subjectPubkey or correlationId' }]);
       }
+      const subjectPubkey = query.subjectPubkey ? parsePublicKey(query.subjectPubkey, 'subjectPubkey').canonical : undefined;
       const filter = {
-        ...(query.subjectPubkey ? { subjectPubkey: parsePublicKey(query.subjectPubkey, 'subjectPubkey').canonical } : {}),
+        ...(subjectPubkey ? { subjectPubkey } : {}),
         ...(query.correlationId ? { correlationId: query.correlationId.toLowerCase() } : {}),
         ...(query.taskClass ? { taskClass: query.taskClass } : {}),
         ...(query.kind ? { kind: query.kind } : {}),
+        ...(query.subjectAgentId ? await subjectAgentFilter(query.subjectAgentId, subjectPubkey) : {}),
       };
       const { receipts, total } = await store.list(filter, query.limit, query.offset);
       return { data: await views(receipts), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + receipts.length < total } };

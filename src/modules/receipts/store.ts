@@ -21,6 +21,8 @@ export interface ReceiptFilter {
   correlationId?: string;
   taskClass?: string;
   kind?: string;
+  /** The names the subject may go by in `subject.agent` (an agent's id and slug): one agent among those sharing its key. */
+  subjectAgents?: string[];
 }
 
 export type InsertOutcome = GenericInsertOutcome<NewReceiptRow, ReceiptRow>;
@@ -155,15 +157,17 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     if (filter.correlationId) query = query.where('correlation_id', '=', filter.correlationId);
     if (filter.taskClass) query = query.where('task_class', '=', filter.taskClass);
     if (filter.kind) query = query.where('kind', '=', filter.kind as ReceiptRow['kind']);
+    if (filter.subjectAgents) query = query.where('subject_agent', 'in', filter.subjectAgents);
     return query;
   };
 
   /**
    * A list's `total`. About a subject alone, from the counts kept on insert (a key may have
-   * hundreds of thousands of receipts); a flow is counted from its rows, which its index holds.
+   * hundreds of thousands of receipts); a flow, or one agent among those sharing a key, is counted
+   * from its rows.
    */
   async function countOf(filter: ReceiptFilter): Promise<number> {
-    if (filter.subjectPubkey && !filter.correlationId) {
+    if (filter.subjectPubkey && !filter.correlationId && !filter.subjectAgents) {
       let query = db.selectFrom('trust_receipt_counts').where('subject_pubkey', '=', filter.subjectPubkey);
       if (filter.taskClass) query = query.where('task_class', '=', filter.taskClass);
       if (filter.kind) query = query.where('kind', '=', filter.kind as ReceiptRow['kind']);
@@ -454,6 +458,12 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     },
 
     /** Signing keys of an account, newest first. */
+    /** The names an agent goes by in receipts it is named in: its id and slug (none for an unknown id). */
+    async agentNames(agentId: string): Promise<string[]> {
+      const row = await db.selectFrom('agents').select(['id', 'slug']).where('id', '=', agentId).executeTakeFirst();
+      return row ? [row.id, row.slug] : [];
+    },
+
     /** The usernames of these accounts' profiles, by account id (an account without a profile is left out). */
     async usernamesOf(accountIds: string[]): Promise<Map<string, string>> {
       if (accountIds.length === 0) return new Map();
