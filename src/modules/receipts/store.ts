@@ -3,6 +3,7 @@ import { createBatcher } from '../../db/batcher.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { ownTables } from '../../db/tables.ts';
+import { isUuid } from '../../lib/ids.ts';
 import type { AgentKeysReadModel } from '../registry/index.ts';
 import type { TaskBindingReadModel } from '../tasks/index.ts';
 import type { AccountAgentReadModel } from '../auth/index.ts';
@@ -157,7 +158,9 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     if (filter.correlationId) query = query.where('correlation_id', '=', filter.correlationId);
     if (filter.taskClass) query = query.where('task_class', '=', filter.taskClass);
     if (filter.kind) query = query.where('kind', '=', filter.kind as ReceiptRow['kind']);
-    if (filter.subjectAgents) query = query.where('subject_agent', 'in', filter.subjectAgents);
+    // An agent that does not exist is named by no receipt (and `in ()` is no SQL on PostgreSQL).
+    if (filter.subjectAgents)
+      query = filter.subjectAgents.length > 0 ? query.where('subject_agent', 'in', filter.subjectAgents) : query.where(sql<boolean>`1 = 0`);
     return query;
   };
 
@@ -460,6 +463,8 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     /** Signing keys of an account, newest first. */
     /** The names an agent goes by in receipts it is named in: its id and slug (none for an unknown id). */
     async agentNames(agentId: string): Promise<string[]> {
+      // Agent ids are UUIDs (a uuid column on PostgreSQL): anything else names no agent.
+      if (!isUuid(agentId)) return [];
       const row = await db.selectFrom('agents').select(['id', 'slug']).where('id', '=', agentId).executeTakeFirst();
       return row ? [row.id, row.slug] : [];
     },
