@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { hostile } from './fixtures.ts';
 import { assertAccessible, browserSuiteSkip, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { signupPassword } from '../helpers/app.ts';
+import { registerAgent } from '../helpers/agents.ts';
+import { png } from '../helpers/images.ts';
 
 const password = 'a long password';
 
@@ -123,13 +125,27 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
   });
 
   it('creates an API key shown once with a copy button, lists it by prefix and revokes it (keyboard only)', async () => {
-    await personWithProfile(harness, 'keys@example.test', 'key_maker');
+    const maker = await personWithProfile(harness, 'keys@example.test', 'key_maker');
+    const agent = await registerAgent(harness.app, maker.token, { name: 'Key Maker Bot' });
+    const agentKey = await harness.app.request({ method: 'POST', url: '/v1/api-keys', token: maker.token, body: { name: 'bot program', agentId: agent.id } });
+    assert.equal(agentKey.statusCode, 201, agentKey.body);
+    const upload = await harness.app.request({ method: 'POST', url: '/v1/media', token: maker.token, rawBody: png, headers: { 'content-type': 'image/png' } });
+    assert.equal(upload.statusCode, 201, upload.body);
+    // Uploaded outside the browser, the answer's address has the test request's host: the page loads it from its own.
+    const avatarUrl = `${harness.baseUrl}${new URL(upload.json().data.url as string).pathname}`;
+    await harness.app.request({ method: 'PATCH', url: '/v1/users/me', token: maker.token, body: { avatarUrl } });
     const { page, assertClean, close } = await openPage(harness);
     await page.goto('/login?next=/settings/keys');
     await page.getByLabel('Email').fill('keys@example.test');
     await page.getByLabel('Password').fill(signupPassword);
     await page.keyboard.press('Enter');
-    await page.getByText('No API keys yet.').waitFor();
+    // Each key says whom it acts as: the agent's key names the agent, with a link to it.
+    const agentRow = page.getByRole('row', { name: /bot program/ });
+    await agentRow.getByRole('link', { name: 'Key Maker Bot' }).waitFor();
+    // The account button shows the person's picture, not their initial.
+    const accountButton = page.getByRole('button', { name: 'Account menu for key_maker' });
+    assert.equal(await accountButton.locator('img.avatar-image').getAttribute('src'), avatarUrl);
+    await page.waitForFunction(() => (document.querySelector<HTMLImageElement>('.menu-button img')?.naturalWidth ?? 0) > 0);
     await page.getByLabel('New key name').focus();
     await page.keyboard.type('laptop');
     await page.keyboard.press('Enter');
@@ -145,6 +161,7 @@ describe('web app: accounts, sessions and API keys (browser)', { skip: browserSu
     await row.waitFor();
     assert.match(await row.innerText(), new RegExp(`${key.slice(0, 12)}…`));
     assert.ok(!(await row.innerText()).includes(key));
+    assert.match(await row.innerText(), /\byou\b/);
     await settled(page);
     await assertAccessible(page, 'API keys');
     // The key works for a program.

@@ -146,6 +146,8 @@ describe('web app: my agents (browser)', { skip: browserSuiteSkip() }, () => {
     await page.keyboard.press('Space');
     await type('Capabilities', 'legal-review');
     await page.keyboard.press('Enter');
+    // The form says under which class the agent's trust will count: its first capability's, in or out of the catalogue.
+    await page.locator('#agent-capabilities-message').getByText('Trust for this agent will be counted under legal.contract-review', { exact: false }).waitFor();
     await page.keyboard.type('clause-extraction,');
     await type('Tags', 'contracts');
     await page.keyboard.press('Enter');

@@ -241,6 +241,10 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
       // Counts are of agents one can find, not of catalogue entries; a capability with none is greyed, no link.
       const offeredRow = page.locator('.catalogue li', { has: page.getByRole('link', { name: offeredName, exact: true }) });
       await offeredRow.locator('.capability-count', { hasText: `${offered.agents} agent` }).waitFor();
+      // Its category counts it too, never "no agents yet" beside it.
+      const offeredSection = page.locator('.catalogue section', { has: page.getByRole('link', { name: offeredName, exact: true }) });
+      assert.doesNotMatch(await offeredSection.locator('h2 .capability-count').innerText(), /no agents yet/);
+      assert.equal(await page.title(), 'Capabilities · Agentry');
       const weatherRow = page.locator('.catalogue li.capability-empty', { hasText: weather.name });
       await weatherRow.getByText('no agents yet').waitFor();
       assert.equal(await weatherRow.getByRole('link').count(), 0);
@@ -312,7 +316,9 @@ describe('web app: finding agents (browser)', { skip: browserSuiteSkip() }, () =
     assert.equal(await why.getAttribute('open'), null, 'the explanation starts closed');
     await page.getByText('Why this score', { exact: true }).click();
     const legal = page.getByRole('region', { name: /^Why language\.translation\.legal scores 0\.\d\d$/ });
-    await legal.getByText(/^An account \([0-9a-f]{8}\): weighs 1\.5, mean value 0\.9\d?$/).waitFor();
+    // The party is named by its public agents, each a link to its page.
+    await legal.getByText(/^Invoice Reader, Meeting Notes, PDF Summariser, PR Reviewer: weighs 1\.5, mean value 0\.9\d?$/).waitFor();
+    assert.match((await legal.getByRole('link', { name: 'PR Reviewer', exact: true }).getAttribute('href'))!, /^\/agents\/pr-reviewer/);
     assert.equal(await legal.getByText(/not bound to a task, from key ed25519:/).count(), 4, 'each of its four issuer keys, not bound to a task');
     await legal.getByText(/^1 receipt from key ed25519:.+: issuer key not registered\.$/).waitFor();
     const shownScore = (await trustRow.innerText()).match(/0\.\d\d/)![0];

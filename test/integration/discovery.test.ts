@@ -228,6 +228,7 @@ describe('discovery: visibility', () => {
       const { capabilities, categories } = counts.json().data as Record<string, { slug: string; agents: number }[]>;
       assert.equal(capabilities!.find((c) => c.slug === 'time-series-forecasting')?.agents, expected.size);
       assert.equal(categories!.find((c) => c.slug === 'data')?.agents, expected.size);
+      assert.equal(categories!.find((c) => c.slug === 'analytics')?.agents, expected.size, 'the category of a capability they offer counts them too');
       assert.equal(
         capabilities!.find((c) => c.slug === 'weather-lookup'),
         undefined,

@@ -376,6 +376,11 @@ describe('trust follows proven keys: discovery and routing', () => {
   it('GET /v1/trust stays about the key, whoever registered it', async () => {
     const response = await app.request({ method: 'GET', url: `/v1/trust?pubkey=${encodeURIComponent(holderKey.pubkey)}` });
     assert.equal(response.json().data.classes[0].taskClass, 'legal.contracts');
+    assert.deepEqual(
+      response.json().data.holders.map((agent: { id: string }) => agent.id),
+      [agents.holder],
+      'it names the one agent that proved it holds the key, not the copies',
+    );
   });
 
   it('an agent whose owner then proves the key gets its trust at once, in discovery and routing', async () => {

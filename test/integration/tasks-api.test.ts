@@ -43,6 +43,7 @@ describe('tasks: submission, records and access', () => {
     assert.deepEqual(
       Object.keys(task).sort(),
       [
+        'agentDeleted',
         'assignedAgent',
         'capabilities',
         'completedAt',

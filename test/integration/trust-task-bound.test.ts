@@ -93,6 +93,56 @@ describe('trust: outcome receipts bound to tasks this registry routed', () => {
     assert.equal(given.json().data.taskClass, 'docs.brief');
   });
 
+  it('a task taken by an agent whose first capability is outside the catalogue has a class of that term, and its receipt binds', async () => {
+    const key = newAgentKey();
+    const agent = await pollingAgent(app, taker.token, { pubkey: key.pubkey, capabilities: ['Quantum Knitting', 'text-summarization'] });
+    await proveKey(app, taker.token, agent.id, key);
+    const taskId = await task(agent.id);
+    const view = await app.request({ method: 'GET', url: `/v1/tasks/${taskId}`, token: requester.token });
+    assert.equal(view.json().data.taskClass, 'other.quantum-knitting');
+    const ack = await submit(outcome(requesterAgent, { agent: agent.id, key }, taskId, { taskClass: 'other.quantum-knitting' }));
+    assert.deepEqual(ack, { ...ack, counts: true, taskBound: true, taskBoundReason: null });
+  });
+
+  it('lists the receipts about one agent among those sharing its key (subjectAgentId), by its id or slug', async () => {
+    const key = newAgentKey();
+    const first = await registerAgent(app, taker.token, { pubkey: key.pubkey });
+    const second = await registerAgent(app, taker.token, { pubkey: key.pubkey });
+    await submit(outcome(requesterAgent, { agent: first.slug, key }, randomUUID()));
+    await submit(outcome(requesterAgent, { agent: first.id, key }, randomUUID()));
+    await submit(makeReceipt('decision', stranger, { agent: second.slug, key }, { correlationId: randomUUID(), taskClass: SUMMARY_CLASS }));
+    const list = async (query: string) => {
+      const response = await app.request({ method: 'GET', url: `/v1/trust-receipts?subjectPubkey=${encodeURIComponent(key.pubkey)}${query}` });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json();
+    };
+    assert.equal((await list('')).pagination.total, 3);
+    const firsts = await list(`&subjectAgentId=${first.id}`);
+    assert.deepEqual(firsts.data.map((receipt: { kind: string; subject: { agent: string } }) => receipt.subject.agent).sort(), [first.id, first.slug].sort());
+    assert.equal(firsts.pagination.total, 2);
+    assert.deepEqual(
+      (await list(`&subjectAgentId=${second.id}`)).data.map((receipt: { kind: string }) => receipt.kind),
+      ['decision'],
+    );
+    assert.equal((await list('&subjectAgentId=no-such-agent')).pagination.total, 0);
+    // An agent alone with its key gets every receipt about it, whatever name the signer wrote.
+    const { id, party } = await takingAgent();
+    await submit(outcome(requesterAgent, { ...party, agent: 'what-the-signer-wrote' }, randomUUID()));
+    const alone = await app.request({ method: 'GET', url: `/v1/trust-receipts?subjectPubkey=${encodeURIComponent(party.key.pubkey)}&subjectAgentId=${id}` });
+    assert.equal(alone.json().pagination.total, 1);
+  });
+
+  it('a task whose agent was deleted says so (agentDeleted), where other tasks say false', async () => {
+    const { id } = await takingAgent();
+    const taskId = await task(id);
+    const before = await app.request({ method: 'GET', url: `/v1/tasks/${taskId}`, token: requester.token });
+    assert.equal(before.json().data.agentDeleted, false);
+    const deleted = await app.request({ method: 'DELETE', url: `/v1/agents/${id}`, token: taker.token });
+    assert.ok(deleted.statusCode < 300, deleted.body);
+    const after = (await app.request({ method: 'GET', url: `/v1/tasks/${taskId}`, token: requester.token })).json().data;
+    assert.deepEqual([after.assignedAgent, after.agentDeleted], [null, true]);
+  });
+
   it("binds the requester's receipt about the agent that took a finished task, in the task's class, and says so", async () => {
     const { id, party } = await takingAgent();
     const completed = await submit(outcome(requesterAgent, party, await task(id)));
@@ -267,6 +317,41 @@ describe('trust: outcome receipts bound to tasks this registry routed', () => {
       ['data.clean'],
     );
     assert.equal(one.explanation.classes[0].score, one.classes[0].score);
+  });
+
+  it('explain=true names each party as pages may: its public agents, the person by username, a private agent not at all', async () => {
+    const { party } = await takingAgent();
+    const publicOwner = await app.signup();
+    const publicKey = newAgentKey();
+    const publicAgent = await registerAgent(app, publicOwner.token, { pubkey: publicKey.pubkey });
+    await proveKey(app, publicOwner.token, publicAgent.id, publicKey);
+    const privateOwner = await app.signup();
+    const privateKey = newAgentKey();
+    const privateAgent = await registerAgent(app, privateOwner.token, { pubkey: privateKey.pubkey, visibility: 'private' });
+    await proveKey(app, privateOwner.token, privateAgent.id, privateKey);
+    const person = await app.signup();
+    const username = `signer${randomUUID().slice(0, 8)}`;
+    const profile = await app.request({ method: 'POST', url: '/v1/users', token: person.token, body: { username, displayName: 'Signer' } });
+    assert.equal(profile.statusCode, 201, profile.body);
+    const signingKey = newAgentKey();
+    const statement = `agentry signing key ${signingKey.pubkey} for account ${person.accountId}`;
+    const added = await app.request({
+      method: 'POST',
+      url: '/v1/account/signing-keys',
+      token: person.token,
+      body: { pubkey: signingKey.pubkey, signature: signingKey.sign(statement) },
+    });
+    assert.equal(added.statusCode, 201, added.body);
+
+    await submit(outcome({ agent: publicAgent.slug, key: publicKey }, party, randomUUID()));
+    await submit(outcome({ agent: privateAgent.slug, key: privateKey }, party, randomUUID()));
+    await submit(outcome({ agent: `account:${person.accountId}`, key: signingKey }, party, randomUUID()));
+
+    const { explanation } = await trustOf(party.key, '&explain=true');
+    const namesByOwner = new Map(explanation.classes[0].counted.map((row: { party: { id: string }; names: unknown[] }) => [row.party.id, row.names] as const));
+    assert.deepEqual(namesByOwner.get(publicOwner.accountId), [{ kind: 'agent', id: publicAgent.id, slug: publicAgent.slug, name: publicAgent.name }]);
+    assert.deepEqual(namesByOwner.get(person.accountId), [{ kind: 'person', username }]);
+    assert.deepEqual(namesByOwner.get(privateOwner.accountId), [], 'a private agent is not named');
   });
 });
 

@@ -817,7 +817,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many agents you may see offer each catalogue capability and are filed under each category (none: left out) */
+        /** How many agents you may see offer each catalogue capability, and per category how many are filed under it or offer one of its capabilities (none: left out) */
         get: operations["getV1CapabilitiesAgentCounts"];
         put?: never;
         post?: never;
@@ -6183,6 +6183,8 @@ export interface operations {
                 correlationId?: string;
                 taskClass?: string;
                 kind?: "offer" | "decision" | "outcome";
+                /** @description only receipts about this agent: with subjectPubkey its key, all of them when the agent holds the key alone; when other agents share the key, those whose subject.agent names it (its id or slug) */
+                subjectAgentId?: string;
                 limit?: number;
                 offset?: number;
             };
@@ -6618,6 +6620,12 @@ export interface operations {
                     "application/json": {
                         data: {
                             pubkey: string;
+                            /** @description the public agents that proved they hold this key */
+                            holders: {
+                                id: string;
+                                slug: string;
+                                name: string;
+                            }[];
                             classes: {
                                 taskClass: string;
                                 /** @description 0..1; 0.5 is the prior with no evidence */
@@ -6652,6 +6660,18 @@ export interface operations {
                                             /** @description an unclaimed issuer key */
                                             pubkey: string;
                                         };
+                                        /** @description who the party is: the public agents that proved they hold its issuing keys and the person whose account signing key issued; empty for an unclaimed key and for an owner's private agents */
+                                        names: ({
+                                            /** @enum {string} */
+                                            kind: "agent";
+                                            id: string;
+                                            slug: string;
+                                            name: string;
+                                        } | {
+                                            /** @enum {string} */
+                                            kind: "person";
+                                            username: string;
+                                        })[];
                                         /** @description what the party weighs in the score, after the cap */
                                         weight: number;
                                         /** @description mean value of its evidence, weighted as its weight is */
@@ -9843,7 +9863,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -9865,6 +9885,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
@@ -9966,7 +9988,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -9988,6 +10010,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
@@ -10253,7 +10277,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -10275,6 +10299,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
@@ -10345,7 +10371,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -10367,6 +10393,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */
@@ -10444,7 +10472,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             capabilities: string[];
-                            /** @description the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it */
+                            /** @description the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it */
                             taskClass: string | null;
                             status: "pending" | "matched" | "in_progress" | "completed" | "failed" | "cancelled" | "expired" | "unmatched";
                             assignedAgent: {
@@ -10466,6 +10494,8 @@ export interface operations {
                                 /** @description the endpoint host whose control the owner proved */
                                 verifiedDomain: string | null;
                             } | null;
+                            /** @description the agent the requester named, or the one that took the task, has since been deleted */
+                            agentDeleted: boolean;
                             /** @description any JSON value */
                             result: unknown;
                             /** @description any JSON value */

@@ -17,6 +17,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import catalogueData from './catalogue.json' with { type: 'json' };
+import { catalogueFinder, normalizeCapabilityTerm } from './class-names.ts';
+
+export { normalizeCapabilityTerm };
 
 const CategorySlug = Type.String({ pattern: '^[a-z0-9-]{1,40}$' });
 
@@ -58,38 +61,11 @@ export const agentCategorySlugs: string[] = catalogue.agentCategories;
 export const capabilityCategories: CapabilityCategory[] = catalogue.categories;
 export const capabilities: Capability[] = catalogue.capabilities;
 
-export function normalizeCapabilityTerm(term: string): string {
-  return term
-    .toLowerCase()
-    .trim()
-    .replace(/[\s_-]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-}
-
-/** Built once at module load. */
-const capabilityBySlug = new Map<string, Capability>();
-/** Normalized slug, name and every alias → capability. Built once at module load. */
-const capabilityByTerm = new Map<string, Capability>();
 /** Canonical slug + aliases per capability slug, returned (as copies) by expandCapabilityTerms. */
-const expandedTermsBySlug = new Map<string, readonly string[]>();
-
-for (const capability of capabilities) {
-  capabilityBySlug.set(capability.slug, capability);
-  expandedTermsBySlug.set(capability.slug, [capability.slug, ...capability.aliases]);
-  for (const term of [capability.slug, capability.name, ...capability.aliases]) {
-    const key = normalizeCapabilityTerm(term);
-    // First writer wins; the tests guarantee there are no collisions between capabilities.
-    if (key && !capabilityByTerm.has(key)) capabilityByTerm.set(key, capability);
-  }
-}
+const expandedTermsBySlug = new Map<string, readonly string[]>(capabilities.map((capability) => [capability.slug, [capability.slug, ...capability.aliases]]));
 
 /** Finds a capability by slug, name or alias, ignoring case, whitespace, underscores and hyphens. */
-export function findCapability(term: string): Capability | undefined {
-  const direct = capabilityBySlug.get(term);
-  if (direct) return direct;
-  const key = normalizeCapabilityTerm(term);
-  return key ? capabilityByTerm.get(key) : undefined;
-}
+export const findCapability: (term: string) => Capability | undefined = catalogueFinder(capabilities);
 
 /**
  * Expands a capability term into every term that should match it: the canonical slug plus all

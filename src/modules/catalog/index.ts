@@ -1,4 +1,4 @@
 export { registerCatalogRoutes } from './routes.ts';
 export type { Capability } from './capabilities.ts';
 export { capabilities, capabilityCategories, findCapability, expandCapabilityTerms, normalizeCapabilityTerm, categoryCounts } from './capabilities.ts';
-export { catalogueClassOf, taskClassOf } from './task-class.ts';
+export { taskClassOf } from './task-class.ts';

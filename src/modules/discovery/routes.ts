@@ -38,7 +38,8 @@ export function registerDiscoveryRoutes(root: FastifyInstance, discovery: Discov
     config: { auth: 'optional' },
     schema: {
       tags,
-      summary: 'How many agents you may see offer each catalogue capability and are filed under each category (none: left out)',
+      summary:
+        'How many agents you may see offer each catalogue capability, and per category how many are filed under it or offer one of its capabilities (none: left out)',
       response: { 200: dataOf(Type.Object({ capabilities: Counts, categories: Counts })), ...errorResponses },
     },
     handler: async (request) => ({ data: await discovery.agentCounts(request.principal) }),

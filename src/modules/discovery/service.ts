@@ -411,7 +411,10 @@ export function createDiscoveryService<View extends object>({
         const visible = mayBeSeen(agent.record);
         if (!(visible === true || (visible !== false && (await visible)))) continue;
         for (const slug of agent.declared) capabilities.set(slug, (capabilities.get(slug) ?? 0) + 1);
-        for (const slug of new Set(agent.record.categories)) categories.set(slug, (categories.get(slug) ?? 0) + 1);
+        // A category counts the agents filed under it and those offering one of its capabilities, each once:
+        // the catalogue page shows it beside those capabilities' own counts.
+        const offered = agent.declared.map((slug) => findCapability(slug)?.category).filter((slug) => slug !== undefined);
+        for (const slug of new Set([...agent.record.categories, ...offered])) categories.set(slug, (categories.get(slug) ?? 0) + 1);
       }
       const listed = (counts: Map<string, number>) => [...counts].map(([slug, agents]) => ({ slug, agents })).sort((a, b) => a.slug.localeCompare(b.slug));
       return { capabilities: listed(capabilities), categories: listed(categories) };

@@ -140,6 +140,14 @@ export const ReceiptQuery = Type.Object({
   correlationId: Type.Optional(Uuid),
   taskClass: Type.Optional(TaskClass),
   kind: Type.Optional(literals(receiptKinds)),
+  subjectAgentId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'only receipts about this agent: with subjectPubkey its key, all of them when the agent holds the key alone; when other agents share the key, those whose subject.agent names it (its id or slug)',
+    }),
+  ),
   ...PageQuery(20, 100, 1_000_000).properties,
 });
 export type ReceiptQuery = Static<typeof ReceiptQuery>;
@@ -176,6 +184,16 @@ const ExplainedParty = Type.Object({
     Type.Object({ kind: Type.Literal('owner'), id: Type.String({ description: 'the owning account' }) }),
     Type.Object({ kind: Type.Literal('key'), pubkey: Type.String({ description: 'an unclaimed issuer key' }) }),
   ]),
+  names: Type.Array(
+    Type.Union([
+      Type.Object({ kind: Type.Literal('agent'), id: Type.String(), slug: Type.String(), name: Type.String() }),
+      Type.Object({ kind: Type.Literal('person'), username: Type.String() }),
+    ]),
+    {
+      description:
+        "who the party is: the public agents that proved they hold its issuing keys and the person whose account signing key issued; empty for an unclaimed key and for an owner's private agents",
+    },
+  ),
   weight: Type.Number({ description: 'what the party weighs in the score, after the cap' }),
   value: Type.Number({ description: 'mean value of its evidence, weighted as its weight is' }),
   taskBound: Type.Array(
@@ -214,7 +232,14 @@ export const TrustExplanation = Type.Object({
 });
 
 export const TrustView = Type.Object({
-  data: Type.Object({ pubkey: Type.String(), classes: Type.Array(TrustClass), explanation: Type.Optional(TrustExplanation) }),
+  data: Type.Object({
+    pubkey: Type.String(),
+    holders: Type.Array(Type.Object({ id: Type.String(), slug: Type.String(), name: Type.String() }), {
+      description: 'the public agents that proved they hold this key',
+    }),
+    classes: Type.Array(TrustClass),
+    explanation: Type.Optional(TrustExplanation),
+  }),
 });
 
 export const SigningKeyBody = Type.Object(

@@ -11,6 +11,7 @@ import { receiptKinds, type ReceiptEnvelope, type ReceiptQuery } from './schemas
 import type { NewReceiptRow, ReceiptRow, ReceiptsStore, StoredReceipt } from './store.ts';
 import {
   findRegisteredIssuer,
+  isAccountKey,
   outcomeValue,
   ownersOf,
   receiptCounts,
@@ -26,6 +27,9 @@ import {
   type RegisteredIssuer,
 } from './trust.ts';
 import { parseSignature, verifyStrict } from '../../lib/ed25519.ts';
+
+/** A name an explanation gives a party: a public agent that holds one of its keys, or the person whose signing key it is. */
+type PartyName = { kind: 'agent'; id: string; slug: string; name: string } | { kind: 'person'; username: string };
 
 /**
  * What a key signs to be registered as an account's signing key: it names the account, so the
@@ -135,6 +139,16 @@ export function createReceiptsService(deps: {
         receivedAt: receipt.receivedAt,
       };
     });
+  }
+
+  /**
+   * Receipts about one agent: when it holds its key alone, every receipt about the key (whatever
+   * name the signer wrote); when other agents share the key, those whose subject.agent names it.
+   */
+  async function subjectAgentFilter(agentId: string, subjectPubkey: string | undefined): Promise<{ subjectAgents?: string[] }> {
+    const holders = subjectPubkey ? ((await keyHolders.load(subjectPubkey)) ?? []).filter((holder) => !isAccountKey(holder)) : [];
+    if (holders.length === 1 && holders[0]!.id === agentId) return {};
+    return { subjectAgents: await store.agentNames(agentId) };
   }
 
   async function trustBySubject(pubkeys: string[]): Promise<Map<string, ClassTrust[]>> {
@@ -265,11 +279,13 @@ export function createReceiptsService(deps: {
       if (!query.subjectPubkey && !query.correlationId) {
         throw badRequest('Give subjectPubkey or correlationId', [{ path: '/querystring', message: 'must have subjectPubkey or correlationId' }]);
       }
+      const subjectPubkey = query.subjectPubkey ? parsePublicKey(query.subjectPubkey, 'subjectPubkey').canonical : undefined;
       const filter = {
-        ...(query.subjectPubkey ? { subjectPubkey: parsePublicKey(query.subjectPubkey, 'subjectPubkey').canonical } : {}),
+        ...(subjectPubkey ? { subjectPubkey } : {}),
         ...(query.correlationId ? { correlationId: query.correlationId.toLowerCase() } : {}),
         ...(query.taskClass ? { taskClass: query.taskClass } : {}),
         ...(query.kind ? { kind: query.kind } : {}),
+        ...(query.subjectAgentId ? await subjectAgentFilter(query.subjectAgentId, subjectPubkey) : {}),
       };
       const { receipts, total } = await store.list(filter, query.limit, query.offset);
       return { data: await views(receipts), pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + receipts.length < total } };
@@ -300,8 +316,11 @@ export function createReceiptsService(deps: {
 
     async trustOf(pubkeyText: string, taskClass?: string) {
       const pubkey = parsePublicKey(pubkeyText, 'pubkey').canonical;
-      const classes = ((await trustBySubject([pubkey])).get(pubkey) ?? []).filter((entry) => !taskClass || entry.taskClass === taskClass);
-      return { pubkey, classes };
+      const [trust, registered] = await Promise.all([trustBySubject([pubkey]), keyHolders.load(pubkey)]);
+      const classes = (trust.get(pubkey) ?? []).filter((entry) => !taskClass || entry.taskClass === taskClass);
+      // Named as receipts name their issuers: only public agents that proved they hold the key.
+      const holders = (registered ?? []).filter((agent) => agent.provenPublic).map((agent) => ({ id: agent.id, slug: agent.slug, name: agent.name }));
+      return { pubkey, holders, classes };
     },
 
     /**
@@ -321,6 +340,23 @@ export function createReceiptsService(deps: {
       const candidates = (bound.get(pubkey) ?? []).filter((item) => !taskClass || item.taskClass === taskClass);
       const registered = await store.agentsWithKeys([...new Set([pubkey, ...items.map((item) => item.issuerPubkey)])]);
       const classes = weighEvidence(items, candidates, registered, pubkey);
+      const signers = [...registered.values()].flat().filter(isAccountKey);
+      const usernames = await store.usernamesOf([...new Set(signers.map((issuer) => issuer.ownerId as string))]);
+      /**
+       * Who a party is, as pages may name it: the public agents that proved they hold its issuing keys
+       * (by name), then the person (by username) whose account signing key issued; none for a private agent.
+       */
+      const namesOf = (keys: string[]) => {
+        const names = new Map<string, PartyName>();
+        for (const issuer of keys.flatMap((key) => registered.get(key) ?? [])) {
+          if (isAccountKey(issuer)) {
+            const username = usernames.get(issuer.ownerId as string);
+            if (username) names.set(issuer.id, { kind: 'person', username });
+          } else if (issuer.provenPublic) names.set(issuer.id, { kind: 'agent', id: issuer.id, slug: issuer.slug, name: issuer.name });
+        }
+        const label = (name: PartyName) => (name.kind === 'agent' ? `0 ${name.name}` : `1 ${name.username}`);
+        return [...names.values()].sort((a, b) => label(a).localeCompare(label(b)));
+      };
       return {
         pubkey,
         prior: { score: TRUST_PRIOR, weight: PRIOR_WEIGHT },
@@ -330,6 +366,7 @@ export function createReceiptsService(deps: {
           weight: entry.weight,
           counted: entry.parties.map((party) => ({
             party: party.party,
+            names: party.party.kind === 'owner' ? namesOf([...party.taskBound, ...party.unbound].map((item) => item.issuerPubkey)) : [],
             weight: party.weight,
             value: party.value,
             taskBound: party.taskBound.map((receipt) => ({ ...receipt, weight: TASK_BOUND_FACTOR })),

@@ -3,9 +3,11 @@ import { createBatcher } from '../../db/batcher.ts';
 import type { Db, Tx } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { ownTables } from '../../db/tables.ts';
+import { isUuid } from '../../lib/ids.ts';
 import type { AgentKeysReadModel } from '../registry/index.ts';
 import type { TaskBindingReadModel } from '../tasks/index.ts';
 import type { AccountAgentReadModel } from '../auth/index.ts';
+import type { ProfileNamesReadModel } from '../users/index.ts';
 import { taskClassOf } from '../catalog/index.ts';
 import { createSqliteInsert, type InsertOutcome as GenericInsertOutcome } from './sqlite-insert.ts';
 import type { ReceiptsTables, TrustReceiptsTable } from './tables.ts';
@@ -20,6 +22,8 @@ export interface ReceiptFilter {
   correlationId?: string;
   taskClass?: string;
   kind?: string;
+  /** The names the subject may go by in `subject.agent` (an agent's id and slug): one agent among those sharing its key. */
+  subjectAgents?: string[];
 }
 
 export type InsertOutcome = GenericInsertOutcome<NewReceiptRow, ReceiptRow>;
@@ -51,9 +55,9 @@ export interface ReceiptsStoreOptions {
 
 /**
  * What this store sees: its own tables, which agents hold which registration key (the registry's
- * read model), and of tasks and accounts what binds a receipt to a task.
+ * read model), of tasks and accounts what binds a receipt to a task, and the people's usernames.
  */
-type StoreTables = ReceiptsTables & AgentKeysReadModel & TaskBindingReadModel & AccountAgentReadModel;
+type StoreTables = ReceiptsTables & AgentKeysReadModel & TaskBindingReadModel & AccountAgentReadModel & ProfileNamesReadModel;
 
 const parseCapabilities = (text: string): string[] => {
   try {
@@ -154,15 +158,19 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     if (filter.correlationId) query = query.where('correlation_id', '=', filter.correlationId);
     if (filter.taskClass) query = query.where('task_class', '=', filter.taskClass);
     if (filter.kind) query = query.where('kind', '=', filter.kind as ReceiptRow['kind']);
+    // An agent that does not exist is named by no receipt (and `in ()` is no SQL on PostgreSQL).
+    if (filter.subjectAgents)
+      query = filter.subjectAgents.length > 0 ? query.where('subject_agent', 'in', filter.subjectAgents) : query.where(sql<boolean>`1 = 0`);
     return query;
   };
 
   /**
    * A list's `total`. About a subject alone, from the counts kept on insert (a key may have
-   * hundreds of thousands of receipts); a flow is counted from its rows, which its index holds.
+   * hundreds of thousands of receipts); a flow, or one agent among those sharing a key, is counted
+   * from its rows.
    */
   async function countOf(filter: ReceiptFilter): Promise<number> {
-    if (filter.subjectPubkey && !filter.correlationId) {
+    if (filter.subjectPubkey && !filter.correlationId && !filter.subjectAgents) {
       let query = db.selectFrom('trust_receipt_counts').where('subject_pubkey', '=', filter.subjectPubkey);
       if (filter.taskClass) query = query.where('task_class', '=', filter.taskClass);
       if (filter.kind) query = query.where('kind', '=', filter.kind as ReceiptRow['kind']);
@@ -453,6 +461,21 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
     },
 
     /** Signing keys of an account, newest first. */
+    /** The names an agent goes by in receipts it is named in: its id and slug (none for an unknown id). */
+    async agentNames(agentId: string): Promise<string[]> {
+      // Agent ids are UUIDs (a uuid column on PostgreSQL): anything else names no agent.
+      if (!isUuid(agentId)) return [];
+      const row = await db.selectFrom('agents').select(['id', 'slug']).where('id', '=', agentId).executeTakeFirst();
+      return row ? [row.id, row.slug] : [];
+    },
+
+    /** The usernames of these accounts' profiles, by account id (an account without a profile is left out). */
+    async usernamesOf(accountIds: string[]): Promise<Map<string, string>> {
+      if (accountIds.length === 0) return new Map();
+      const rows = await db.selectFrom('profiles').select(['account_id', 'username']).where('account_id', 'in', accountIds).execute();
+      return new Map(rows.map((row) => [row.account_id, row.username]));
+    },
+
     signingKeysOf: (accountId: string) =>
       db.selectFrom('account_signing_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').execute(),
 

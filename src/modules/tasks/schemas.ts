@@ -101,11 +101,12 @@ export const Task = Type.Object({
   capabilities: Type.Array(Type.String()),
   taskClass: Type.Union([Type.String(), Type.Null()], {
     description:
-      "the requester's class or, when it gave none, the catalogue class (`<category>.<capability>`) of the first capability of the agent that took the task; outcome receipts bound to the task name it",
+      "the requester's class or, when it gave none, the class of the first capability of the agent that took the task: its catalogue class (`<category>.<capability>`), or `other.<the term as a slug>` for a term outside the catalogue; outcome receipts bound to the task name it",
   }),
   status: literals(taskStatuses),
   assignedAgent: Type.Union([AgentRef, Type.Null()]),
   requestedAgent: Type.Union([AgentRef, Type.Null()], { description: 'the agent the requester named, kept when it refused the task' }),
+  agentDeleted: Type.Boolean({ description: 'the agent the requester named, or the one that took the task, has since been deleted' }),
   result: Json,
   error: Json,
   priority: Type.String(),

@@ -149,6 +149,9 @@ export function createTasksService(deps: TasksDeps) {
     verifiedDomain: agent.verifiedDomain,
   });
 
+  /** Statuses a task reaches only with an agent assigned to it. */
+  const statusesOfAnAgent = new Set<Task['status']>(['matched', 'in_progress', 'completed']);
+
   /** `inHand`: agents the caller has just read (a new task's), which are not read again. */
   async function views(tasks: Task[], inHand: AgentRecord[] = []): Promise<TaskView[]> {
     const agents = new Map(inHand.map((agent) => [agent.id, agent]));
@@ -171,6 +174,8 @@ export function createTasksService(deps: TasksDeps) {
         status: task.status,
         assignedAgent: agent ? agentRef(agent) : null,
         requestedAgent: named ? agentRef(named) : null,
+        // Deletion unsets the assigned agent; a status only an assigned agent gives, or a named agent gone, tells it was there.
+        agentDeleted: (task.targetAgentId !== null && !named) || (task.assignedAgentId === null && statusesOfAnAgent.has(task.status)),
         result: task.result,
         error: task.error,
         priority: task.priority,

@@ -52,3 +52,11 @@ export interface ProfilesReadModel {
 export interface UsernamesReadModel {
   profiles: ReadOnlyTable<Pick<ProfilesTable, 'account_id' | 'username'>>;
 }
+
+/**
+ * Read by the receipts store: the usernames of the accounts whose signing keys issued evidence, so
+ * an explanation of a score names the person (@username) rather than an account id.
+ */
+export interface ProfileNamesReadModel {
+  profiles: ReadOnlyTable<Pick<ProfilesTable, 'account_id' | 'username'>>;
+}

@@ -1,4 +1,5 @@
-import { useState, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
+import { capabilityClassOf, catalogueFinder } from '../../../src/modules/catalog/class-names.ts';
 import type { ApiError } from '../api/client';
 import { useCatalogue } from '../catalogue';
 import { authTypes, currencies, draftProblems, protocolValues, type AgentDraft, type DraftField } from '../lib/agent-rules';
@@ -80,6 +81,9 @@ export function AgentFields({
   mode: 'create' | 'edit';
 }) {
   const catalogue = useCatalogue();
+  const findCapability = useMemo(() => catalogueFinder(catalogue.data?.data ?? []), [catalogue.data]);
+  // The class the service gives this agent's tasks when their requester names none (its first capability's).
+  const trustClass = catalogue.data && draft.capabilities[0] !== undefined ? capabilityClassOf(draft.capabilities[0], findCapability) : null;
   const [touched, setTouched] = useState<Set<DraftField>>(new Set());
   const touch = (field: DraftField) => setTouched((before) => (before.has(field) ? before : new Set(before).add(field)));
   const problems = draftProblems(draft);
@@ -237,7 +241,18 @@ export function AgentFields({
           suggestions={(catalogue.data?.data ?? []).map((c) => ({ value: c.slug, label: c.name }))}
           describedBy="agent-capabilities-message"
           invalid={Boolean(messageOf('capabilities'))}
-          message={message('capabilities', 'What tasks it takes; the catalogue’s names are suggested as you type, so people and routing find it.')}
+          message={message(
+            'capabilities',
+            <>
+              What tasks it takes; the catalogue’s names are suggested as you type, so people and routing find it.
+              {trustClass && (
+                <>
+                  {' '}
+                  Trust for this agent will be counted under <span className="mono">{trustClass}</span>, the class of its first capability.
+                </>
+              )}
+            </>,
+          )}
         />
         <TermsInput
           id="agent-tags"

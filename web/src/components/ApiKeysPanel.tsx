@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
+import { Link } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
 import type { ApiKey, NewApiKey } from '../api/types';
 import { exactTime, relativeTime } from '../lib/format';
+import { useMyAgents } from '../lib/my-agents';
 import { ConfirmDialog } from './ConfirmDialog';
 import { SecretBox } from './SecretBox';
 import { EmptyState, ErrorState, Loading } from './States';
@@ -33,6 +35,14 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () 
   );
 }
 
+/** Whom a key acts as: the person, or one of their agents by name (a link to it), or an agent since deleted. */
+function ActsAs({ agentId, agents }: { agentId: string | null; agents: { id: string; name: string }[] | undefined }) {
+  if (agentId === null) return <>you</>;
+  if (agents === undefined) return null;
+  const agent = agents.find((mine) => mine.id === agentId);
+  return agent ? <Link to={`/me/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link> : <span className="muted">a deleted agent</span>;
+}
+
 /**
  * Create, list (by prefix) and revoke API keys: the person's own, or with `agentId` the keys that act
  * as that agent. A new key's secret is shown once.
@@ -41,6 +51,9 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
   const client = useQueryClient();
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => unwrap(api.GET('/v1/api-keys', { params: { query: { limit: 100, offset: 0 } } })) });
   const shown = keys.data?.data.filter((key) => agentId === undefined || key.agentId === agentId) ?? [];
+  // The person's own list says whom each key acts as; an agent's list is all of that agent.
+  const myAgents = useMyAgents();
+  const showActsAs = agentId === undefined;
   const [name, setName] = useState('');
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -106,6 +119,7 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Prefix</th>
+              {showActsAs && <th scope="col">Acts as</th>}
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
               <th scope="col">
@@ -118,6 +132,11 @@ export function ApiKeysPanel({ agentId, intro }: { agentId?: string; intro: Reac
               <tr key={key.id}>
                 <td>{key.name}</td>
                 <td className="mono">{key.prefix}…</td>
+                {showActsAs && (
+                  <td data-label="Acts as">
+                    <ActsAs agentId={key.agentId} agents={myAgents.data?.data} />
+                  </td>
+                )}
                 <td data-label="Created">
                   <time dateTime={key.createdAt} title={exactTime(key.createdAt)}>
                     {relativeTime(key.createdAt)}

@@ -8,6 +8,7 @@ import { useUnreadCount } from '../lib/social';
 import { BellIcon, HomeIcon, SearchIcon, TasksIcon, UserIcon } from './Icons';
 import { SessionExpiry } from './SessionExpiry';
 import { LogOutButton } from './LogOutButton';
+import { safeHttpUrl } from '../lib/format';
 
 function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
@@ -88,6 +89,8 @@ function AccountMenu() {
     );
   }
   const name = profile.data?.displayName ?? account.data.email ?? 'Account';
+  // The person's picture when they have one (only an http(s) address is ever loaded), else their initial.
+  const avatar = safeHttpUrl(profile.data?.avatarUrl ?? null);
   return (
     <div
       className="menu"
@@ -107,9 +110,13 @@ function AccountMenu() {
         aria-label={`Account menu for ${name}`}
         onClick={() => setOpen(!open)}
       >
-        <span className="avatar" aria-hidden="true">
-          {name.slice(0, 1).toUpperCase()}
-        </span>
+        {avatar ? (
+          <img className="avatar avatar-image" src={avatar} alt="" width={32} height={32} referrerPolicy="no-referrer" />
+        ) : (
+          <span className="avatar" aria-hidden="true">
+            {name.slice(0, 1).toUpperCase()}
+          </span>
+        )}
       </button>
       {open && (
         <div className="menu-panel" id="account-menu" ref={panel}>

@@ -33,7 +33,8 @@ export const Verified = ({ verified }: { verified: boolean }) =>
 
 const outcomeOf = (receipt: StoredReceipt) => (typeof receipt.payload.outcome === 'string' ? receipt.payload.outcome : null);
 
-export function ReceiptRow({ receipt }: { receipt: StoredReceipt }) {
+/** A receipt in a list; `inExplorer` when the list is the explorer's own, which needs no link to itself. */
+export function ReceiptRow({ receipt, inExplorer = false }: { receipt: StoredReceipt; inExplorer?: boolean }) {
   const [open, setOpen] = useState(false);
   const outcome = outcomeOf(receipt);
   return (
@@ -54,7 +55,7 @@ export function ReceiptRow({ receipt }: { receipt: StoredReceipt }) {
         <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
           {open ? 'Hide the chain' : 'Show the chain'}
         </button>
-        <Link to={explorerOfFlow(receipt.correlationId)}>Open in the receipt explorer</Link>
+        {!inExplorer && <Link to={explorerOfFlow(receipt.correlationId)}>Open in the receipt explorer</Link>}
       </div>
       {open && <ChainTable correlationId={receipt.correlationId} />}
     </li>

@@ -108,14 +108,31 @@ function ClassExplanation({ entry }: { entry: ExplainedClass }) {
   );
 }
 
+/** An owner party by the names it may be shown under: its public agents (linked) and the person who signed; else "A private agent". */
+function PartyNames({ names }: { names: Party['names'] }) {
+  if (names.length === 0) return <>A private agent</>;
+  return (
+    <>
+      {names.map((name, i) => (
+        <span key={name.kind === 'agent' ? name.id : name.username}>
+          {i > 0 && ', '}
+          {name.kind === 'agent' ? (
+            <Link to={`/agents/${encodeURIComponent(name.slug)}`}>{name.name}</Link>
+          ) : (
+            <Link to={`/@${name.username}`}>@{name.username}</Link>
+          )}
+        </span>
+      ))}
+    </>
+  );
+}
+
 function PartyItem({ party }: { party: Party }) {
   return (
     <li>
       <p>
         {party.party.kind === 'owner' ? (
-          <>
-            An account (<span className="mono">{party.party.id.slice(0, 8)}</span>)
-          </>
+          <PartyNames names={party.names} />
         ) : (
           <>
             An unclaimed key (<KeyLink pubkey={party.party.pubkey} />)

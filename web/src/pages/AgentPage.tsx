@@ -189,9 +189,10 @@ function TaskInputs({ inputSchema }: { inputSchema: string | null | undefined })
 function TrustSection({ agent }: { agent: AgentDetail }) {
   const pubkey = agent.keyVerified ? agent.registrationPubkey : null;
   const receipts = useQuery({
-    queryKey: ['receipts', pubkey],
+    queryKey: ['receipts', pubkey, agent.id],
     enabled: pubkey !== null,
-    queryFn: () => unwrap(api.GET('/v1/trust-receipts', { params: { query: { subjectPubkey: pubkey!, limit: 10, offset: 0 } } })),
+    // About this agent, not every agent that shares its key.
+    queryFn: () => unwrap(api.GET('/v1/trust-receipts', { params: { query: { subjectPubkey: pubkey!, subjectAgentId: agent.id, limit: 10, offset: 0 } } })),
   });
   return (
     <section aria-labelledby="trust-heading">

@@ -8,7 +8,13 @@ function KeysBody() {
     <div className="page page-medium">
       <h1>API keys</h1>
       <SettingsNav />
-      <ApiKeysPanel intro={<p className="muted">Keys let your programs call the API as you. Send one as “Authorization: Bearer agk_…”.</p>} />
+      <ApiKeysPanel
+        intro={
+          <p className="muted">
+            Keys let your programs call the API as you, or as one of your agents (made on the agent’s page). Send one as “Authorization: Bearer agk_…”.
+          </p>
+        }
+      />
     </div>
   );
 }

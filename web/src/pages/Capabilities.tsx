@@ -6,6 +6,7 @@ import { ErrorState, Loading } from '../components/States';
 import { useCatalogue } from '../catalogue';
 import { formatNumber } from '../lib/format';
 import { changedSearch } from '../lib/search-params';
+import { useTitle } from '../lib/title';
 
 type Capability = CapabilityCatalogue['data'][number];
 
@@ -22,6 +23,7 @@ function matches(capability: Capability, words: string[]): boolean {
 }
 
 export default function Capabilities() {
+  useTitle('Capabilities');
   const catalogue = useCatalogue();
   // Counts change as agents come and go; the catalogue only with a release.
   const counts = useQuery({ queryKey: ['capabilities', 'agent-counts'], queryFn: () => unwrap(api.GET('/v1/capabilities/agent-counts')) });

@@ -82,10 +82,7 @@ function KeyReceipts({ pubkey }: { pubkey: string }) {
     <>
       <section aria-labelledby="key-trust">
         <h2 id="key-trust">
-          Trust of{' '}
-          <span className="mono" title={pubkey}>
-            {shortKey(pubkey)}
-          </span>
+          Trust of <KeyHolders pubkey={pubkey} />
         </h2>
         <TrustClasses agent={{ registrationPubkey: pubkey, keyVerified: true }} />
       </section>
@@ -143,7 +140,7 @@ function KeyReceipts({ pubkey }: { pubkey: string }) {
             </p>
             <ul className="list receipts" aria-busy={receipts.isPlaceholderData}>
               {receipts.data.data.map((r) => (
-                <ReceiptRow key={r.receiptId} receipt={r} />
+                <ReceiptRow key={r.receiptId} receipt={r} inExplorer />
               ))}
             </ul>
             {(page > 1 || receipts.data.pagination.hasMore) && (
@@ -155,6 +152,31 @@ function KeyReceipts({ pubkey }: { pubkey: string }) {
           </>
         )}
       </section>
+    </>
+  );
+}
+
+/**
+ * Who holds a key, as the heading names it: the public agents that proved they hold it, each a link
+ * to its page (the key itself is shown below, in the trust table's caption); else the short key.
+ */
+function KeyHolders({ pubkey }: { pubkey: string }) {
+  const trust = useQuery({ queryKey: ['trust', pubkey], queryFn: () => unwrap(api.GET('/v1/trust', { params: { query: { pubkey } } })) });
+  const holders = trust.data?.data.holders ?? [];
+  if (holders.length === 0)
+    return (
+      <span className="mono" title={pubkey}>
+        {shortKey(pubkey)}
+      </span>
+    );
+  return (
+    <>
+      {holders.map((agent, i) => (
+        <span key={agent.id}>
+          {i > 0 && ', '}
+          <Link to={`/agents/${encodeURIComponent(agent.slug)}`}>{agent.name}</Link>
+        </span>
+      ))}
     </>
   );
 }
@@ -183,7 +205,7 @@ function Flow({ correlationId }: { correlationId: string }) {
         ) : (
           <ul className="list receipts">
             {receipts.data.data.map((r) => (
-              <ReceiptRow key={r.receiptId} receipt={r} />
+              <ReceiptRow key={r.receiptId} receipt={r} inExplorer />
             ))}
           </ul>
         )}

@@ -201,11 +201,17 @@ function TaskBody({ id }: { id: string }) {
         {open && <span className="muted"> · updates live</span>}
       </p>
       <dl className="facts task-facts">
-        {(current.assignedAgent ?? current.requestedAgent ?? open) && (
+        {(agentShown ?? (open || current.agentDeleted)) && (
           <>
             <dt>Agent</dt>
             <dd>
-              {agentShown ? <Link to={`/agents/${encodeURIComponent(agentShown.slug)}`}>{agentShown.name}</Link> : 'none yet'}
+              {agentShown ? (
+                <Link to={`/agents/${encodeURIComponent(agentShown.slug)}`}>{agentShown.name}</Link>
+              ) : current.agentDeleted ? (
+                <span className="muted">a deleted agent</span>
+              ) : (
+                'none yet'
+              )}
               {agentShown && agentShown.identityLevel !== 'none' && (
                 <>
                   {' '}
