@@ -8,14 +8,16 @@ import type { Signals } from '../../db/signals.ts';
 import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { forbidden } from '../../lib/errors.ts';
-import { createFeedStore, type HydratedPost } from './feed-store.ts';
+import { createFeedStore, type HydratedPost, type PostCore } from './feed-store.ts';
 import { createNotificationsStore } from './notifications-store.ts';
 import { createPeopleStore, type Identity } from './people-store.ts';
 import { createPostsStore, type VoteValue } from './posts-store.ts';
+import { createPrivateListsStore } from './private-lists-store.ts';
 import { createReadCache } from './read-cache.ts';
 import { createShunsStore } from './shuns-store.ts';
 import { createTimelines } from './timelines.ts';
-import { idsWithOriginals, postView, type PostView } from './views.ts';
+import { mutedWordsMatcher } from './text.ts';
+import { idsWithOriginals, postView, type BookmarkLookup, type PostView } from './views.ts';
 
 /** Discovery's search, for the `services` tab of social search. */
 export type ServiceSearch = (
@@ -54,6 +56,7 @@ const storesOn = (db: Db, dialect: DialectName) => ({
   people: createPeopleStore(db),
   notifications: createNotificationsStore(db),
   shuns: createShunsStore(db),
+  privateLists: createPrivateListsStore(db),
 });
 
 /** The stores bound to one transaction, and the users module's follow counters moved in it. */
@@ -128,9 +131,27 @@ export function createSocialContext({
   /** The viewer's votes on `rows` and their originals: one query when the viewer has a profile. */
   const votesOn = (rows: HydratedPost[], viewer: Viewer) => votesOf(viewer, (profileId) => stores.feed.postVotesOf(profileId, idsWithOriginals(rows)));
 
+  /** Which of `rows` and their originals the viewer bookmarked; null for an anonymous viewer. */
+  async function bookmarksOn(rows: HydratedPost[], viewer: Viewer): Promise<BookmarkLookup> {
+    if (!viewer) return null;
+    return viewer.profileId ? stores.privateLists.among(viewer.profileId, idsWithOriginals(rows)) : new Set();
+  }
+
   async function viewsOf(rows: HydratedPost[], viewer: Viewer): Promise<PostView[]> {
-    const votes = await votesOn(rows, viewer);
-    return rows.map((row) => postView(row, votes));
+    const [votes, bookmarks] = await Promise.all([votesOn(rows, viewer), bookmarksOn(rows, viewer)]);
+    return rows.map((row) => postView(row, votes, bookmarks));
+  }
+
+  /**
+   * Whether a post stays in `profileId`'s lists under their muted words: one that matches leaves, by its
+   * text or by the text it reposts or quotes; what they wrote themselves always stays.
+   */
+  async function mutedWordsFilterOf(profileId: string | null | undefined): Promise<(row: HydratedPost) => boolean> {
+    const words = profileId ? await stores.privateLists.mutedWordsOf(profileId) : [];
+    if (words.length === 0) return () => true;
+    const matches = mutedWordsMatcher(words);
+    const mutes = (post: PostCore) => post.author_id !== profileId && matches(post.body);
+    return (row) => !mutes(row) && !(row.original && mutes(row.original));
   }
 
   return {
@@ -157,6 +178,8 @@ export function createSocialContext({
     write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts))),
     viewerOf: async (principal: Principal | null): Promise<Viewer> => (principal ? { profileId: await profileIdOf(principal.accountId) } : null),
     votesOn,
+    bookmarksOn,
+    mutedWordsFilterOf,
     /** Views of `rows`, with the viewer's votes on them (one query) when the viewer has a profile. */
     viewsOf,
     /** Views of the posts of `ids` that exist, in that order. */

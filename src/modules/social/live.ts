@@ -7,7 +7,7 @@
  */
 import { isoNow } from '../../lib/clock.ts';
 import type { SocialContext } from './context.ts';
-import { notificationView } from './notifications-service.ts';
+import { mutedNotificationsFilter, notificationView, unreadCount } from './notifications-service.ts';
 import { AUTHORS_CHANNEL, FOLLOWER_CHANNEL } from './timelines.ts';
 
 /**
@@ -25,7 +25,7 @@ export interface LiveItem {
 }
 
 export function createSocialLive(ctx: SocialContext) {
-  const { notifications, shuns, people, feed } = ctx.stores;
+  const { notifications, shuns, people, feed, privateLists } = ctx.stores;
   return {
     channels: [AUTHORS_CHANNEL, FOLLOWER_CHANNEL] as const,
 
@@ -37,12 +37,14 @@ export function createSocialLive(ctx: SocialContext) {
       const sent = new Map<string, string>();
       let followees = new Set<string>();
       let hidden = new Set<string>();
-      // Loaded again when this person follows, unfollows, mutes or blocks (and by the backstop).
+      let mutedWords: string[] = [];
+      // Loaded again when this person follows, unfollows, mutes or blocks (and by the backstop, which also brings changed muted words).
       let stale = false;
       let postsDue = false;
       async function load(me: string) {
-        const [followed, shunned] = await Promise.all([people.followeesOf(me), shuns.hiddenFrom(me)]);
+        const [followed, shunned, words] = await Promise.all([people.followeesOf(me), shuns.hiddenFrom(me), privateLists.mutedWordsOf(me)]);
         hidden = new Set(shunned);
+        mutedWords = words;
         followees = new Set(followed.filter((id) => !hidden.has(id)));
       }
       // Before the stream starts, so a post signal right after it opens finds whom it follows.
@@ -84,9 +86,12 @@ export function createSocialLive(ctx: SocialContext) {
           const since = openedAt > windowStart ? openedAt : windowStart;
           const items: LiveItem[] = [];
 
-          const rows = (await notifications.list(me, READ_BATCH, 0, [...hidden], since)).filter((row) => !sent.has(`n:${row.id}`)).reverse();
+          const keepNotification = mutedNotificationsFilter(mutedWords);
+          const rows = (await notifications.list(me, READ_BATCH, 0, [...hidden], since))
+            .filter((row) => !sent.has(`n:${row.id}`) && keepNotification(row))
+            .reverse();
           if (rows.length > 0) {
-            const unread = await notifications.unreadCount(me, [...hidden]);
+            const unread = await unreadCount(notifications, me, [...hidden], mutedWords);
             for (const row of rows) {
               sent.set(`n:${row.id}`, row.created_at);
               items.push({ event: 'notification', data: { notification: notificationView(row), unread } });
@@ -96,7 +101,8 @@ export function createSocialLive(ctx: SocialContext) {
           if (postsDue) {
             postsDue = false;
             const ids = (await feed.idsSince([...followees], since, READ_BATCH)).filter((id) => !sent.has(`p:${id}`));
-            for (const post of await ctx.postsFor(ids, { profileId: me })) {
+            const keepPost = await ctx.mutedWordsFilterOf(me);
+            for (const post of await ctx.viewsOf((await feed.hydrate(ids)).filter(keepPost), { profileId: me })) {
               sent.set(`p:${post.id}`, post.createdAt);
               // A followed account's repost of someone muted stays hidden too.
               if (post.originalPost && hidden.has(post.originalPost.author.id)) continue;

@@ -5,6 +5,7 @@ import { createSocialLive } from './live.ts';
 import { createNotificationsService } from './notifications-service.ts';
 import { createPeopleService } from './people-service.ts';
 import { createPostsService } from './posts-service.ts';
+import { createPrivateListsService } from './private-lists-service.ts';
 
 export function createSocialService(deps: SocialDeps) {
   const ctx = createSocialContext(deps);
@@ -13,6 +14,8 @@ export function createSocialService(deps: SocialDeps) {
     feed: createFeedService(ctx),
     people: createPeopleService(ctx),
     notifications: createNotificationsService(ctx),
+    /** Bookmarks and muted words. */
+    privateLists: createPrivateListsService(ctx),
     /** New notifications and followed accounts' posts for the event stream. */
     live: createSocialLive(ctx),
   };
