@@ -1361,10 +1361,11 @@ const FIXTURES: Record<string, Fixture> = {
       const post = await ownerPost(world);
       return {
         url: `/v1/social/posts/${post.id}/bookmark`,
-        // Each caller bookmarks for themselves: the owner's bookmarks stay as they were.
+        // Each caller bookmarks for themselves (an agent's key as the agent): the owner's bookmarks stay as they were.
         outsiders: [
           { as: 'member', status: 403 },
           { as: 'stranger', status: 201 },
+          { as: 'ownerAgentKey', status: 201 },
         ],
         snapshot: () => read(world, '/v1/social/bookmarks'),
         success: { as: 'owner', status: 201 },
@@ -1424,10 +1425,11 @@ const FIXTURES: Record<string, Fixture> = {
         url: '/v1/social/muted-words',
         body: { words: [uniqueName('muted').toLowerCase().replace(/[^a-z0-9]/g, '')] },
         schemaBodies: true,
-        // Each caller replaces only their own list.
+        // Each caller replaces only their own list (an agent's key the agent's).
         outsiders: [
           { as: 'member', status: 403 },
           { as: 'stranger', status: 200 },
+          { as: 'ownerAgentKey', status: 200 },
         ],
         snapshot: () => read(world, '/v1/social/muted-words'),
         success: { as: 'owner', status: 200 },
