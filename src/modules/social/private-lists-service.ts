@@ -50,7 +50,7 @@ export function createPrivateListsService(ctx: SocialContext) {
       return { bookmarked: false };
     },
 
-    /** The caller's bookmarks, the latest first, as the feed shows posts; hidden ones are left out of the page. */
+    /** The caller's bookmarks, the latest first, as the feed shows posts. */
     async bookmarks(principal: Principal, limit: number, offset: number) {
       const actor = await ctx.actorOf(principal);
       const ids = await stores.privateLists.idsOf(actor.id, limit + 1, offset);

@@ -1,10 +1,11 @@
 /** Bookmarks and muted words: a person's private lists, read by nobody else. */
 import type { Db } from '../../db/database.ts';
 import { ownTables } from '../../db/tables.ts';
+import type { ModerationStatesReadModel } from '../moderation/index.ts';
 import type { SocialTables } from './tables.ts';
 
 export function createPrivateListsStore(database: Db) {
-  const db = ownTables<SocialTables>(database);
+  const db = ownTables<SocialTables & ModerationStatesReadModel>(database);
   return {
     /** Returns whether a bookmark was added (false: it was there already). */
     async add(profileId: string, postId: string, now: string): Promise<boolean> {
@@ -19,8 +20,9 @@ export function createPrivateListsStore(database: Db) {
     remove: (profileId: string, postId: string) => db.deleteFrom('bookmarks').where('profile_id', '=', profileId).where('post_id', '=', postId).execute(),
 
     /**
-     * The ids of the posts `profileId` bookmarked, the latest bookmark first, ties by post id; leaves out
-     * the posts of accounts they blocked or that blocked them (either side of a block keeps the two apart).
+     * The ids of the posts `profileId` bookmarked, the latest bookmark first, ties by post id. Leaves out
+     * here, so pages are whole, the posts moderators hid and those of accounts they blocked or that
+     * blocked them (either side of a block keeps the two apart).
      */
     async idsOf(profileId: string, limit: number, offset: number): Promise<string[]> {
       const rows = await db
@@ -30,6 +32,17 @@ export function createPrivateListsStore(database: Db) {
         .where('b.profile_id', '=', profileId)
         .where('p.author_id', 'not in', db.selectFrom('blocks').select('target_id').where('profile_id', '=', profileId))
         .where('p.author_id', 'not in', db.selectFrom('blocks').select('profile_id').where('target_id', '=', profileId))
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('moderation_states as hidden')
+                .select('hidden.subject_id')
+                .whereRef('hidden.subject_id', '=', 'p.id')
+                .where('hidden.subject_type', '=', 'post')
+                .where('hidden.state', '=', 'hidden'),
+            ),
+          ),
+        )
         .orderBy('b.created_at', 'desc')
         .orderBy('b.post_id', 'desc')
         .limit(limit)
