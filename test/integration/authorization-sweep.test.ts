@@ -1406,7 +1406,9 @@ const FIXTURES: Record<string, Fixture> = {
   },
   'GET /v1/social/muted-words': {
     async build(world) {
-      const word = uniqueName('muted').toLowerCase().replace(/[^a-z0-9]/g, '');
+      const word = uniqueName('muted')
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '');
       await json(await world.app.request({ method: 'PUT', url: '/v1/social/muted-words', token: world.owner.token, body: { words: [word] } }), 'muted words');
       return {
         url: '/v1/social/muted-words',
@@ -1423,7 +1425,13 @@ const FIXTURES: Record<string, Fixture> = {
     async build(world) {
       return {
         url: '/v1/social/muted-words',
-        body: { words: [uniqueName('muted').toLowerCase().replace(/[^a-z0-9]/g, '')] },
+        body: {
+          words: [
+            uniqueName('muted')
+              .toLowerCase()
+              .replace(/[^a-z0-9]/g, ''),
+          ],
+        },
         schemaBodies: true,
         // Each caller replaces only their own list (an agent's key the agent's).
         outsiders: [

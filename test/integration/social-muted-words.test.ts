@@ -82,16 +82,7 @@ describe('muted words', () => {
   });
 
   it('bad input: clear 400s; no credential: 401; another person sees only their own list', async () => {
-    const bad = [
-      ['not', 'an', 'object'],
-      Array.from({ length: 101 }, (_, i) => `word${i}`),
-      [''],
-      ['   '],
-      ['x'.repeat(101)],
-      ['#'],
-      ['#two tags'],
-      [42],
-    ];
+    const bad = [['not', 'an', 'object'], Array.from({ length: 101 }, (_, i) => `word${i}`), [''], ['   '], ['x'.repeat(101)], ['#'], ['#two tags'], [42]];
     for (const words of bad.slice(1)) expectError(await setWords(words), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'PUT', url: '/v1/social/muted-words', token: me.token, body: bad[0] }), 400, 'BAD_REQUEST');
     expectError(await app.request({ method: 'PUT', url: '/v1/social/muted-words', token: me.token, body: { words: ['a'], extra: 1 } }), 400, 'BAD_REQUEST');

@@ -37,12 +37,7 @@ export function mutedNotificationsFilter(words: readonly string[]): (row: Pick<N
 }
 
 /** Unread notifications, less those the muted words leave out (their texts are read only when there are some). */
-export async function unreadCount(
-  store: NotificationsStore,
-  recipientId: string,
-  hidden: readonly string[],
-  words: readonly string[],
-): Promise<number> {
+export async function unreadCount(store: NotificationsStore, recipientId: string, hidden: readonly string[], words: readonly string[]): Promise<number> {
   const count = await store.unreadCount(recipientId, hidden);
   if (words.length === 0 || count === 0) return count;
   const keep = mutedNotificationsFilter(words);

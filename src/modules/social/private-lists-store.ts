@@ -72,7 +72,11 @@ export function createPrivateListsStore(database: Db) {
     /** Replaces a person's muted words with `words` (lowercase, each once); in the caller's transaction. */
     async setMutedWords(profileId: string, words: readonly string[], now: string): Promise<void> {
       await db.deleteFrom('muted_words').where('profile_id', '=', profileId).execute();
-      if (words.length > 0) await db.insertInto('muted_words').values(words.map((word) => ({ profile_id: profileId, word, created_at: now }))).execute();
+      if (words.length > 0)
+        await db
+          .insertInto('muted_words')
+          .values(words.map((word) => ({ profile_id: profileId, word, created_at: now })))
+          .execute();
     },
   };
 }

@@ -213,7 +213,13 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
 
   app.delete('/v1/social/posts/:id/bookmark', {
     config: { auth: 'either' },
-    schema: { tags, security, summary: 'Remove your bookmark of a post, if there is one', params: IdParams, response: { 200: BookmarkStatus, ...errorResponses } },
+    schema: {
+      tags,
+      security,
+      summary: 'Remove your bookmark of a post, if there is one',
+      params: IdParams,
+      response: { 200: BookmarkStatus, ...errorResponses },
+    },
     handler: async (request) => privateLists.unbookmark(principalOf(request), request.params.id),
   });
 
