@@ -17,7 +17,7 @@ import { createReadCache } from './read-cache.ts';
 import { createShunsStore } from './shuns-store.ts';
 import { createTimelines } from './timelines.ts';
 import { mutedWordsMatcher } from './text.ts';
-import { idsWithOriginals, postView, type BookmarkLookup, type PostView } from './views.ts';
+import { idsWithOriginals, postView, type BookmarkLookup, type PostView, type VoteLookup } from './views.ts';
 
 /** Discovery's search, for the `services` tab of social search. */
 export type ServiceSearch = (
@@ -75,6 +75,17 @@ export async function votesOf(viewer: Viewer, load: (profileId: string) => Promi
   return viewer.profileId ? load(viewer.profileId) : new Map();
 }
 
+/**
+ * Whether a post stays in `profileId`'s lists under their muted `words`: one that matches leaves, by its
+ * text or by the text it reposts or quotes; what they wrote themselves always stays.
+ */
+export function mutedWordsFilter(profileId: string, words: readonly string[]): (row: HydratedPost) => boolean {
+  if (words.length === 0) return () => true;
+  const matches = mutedWordsMatcher(words);
+  const mutes = (post: PostCore) => post.author_id !== profileId && matches(post.body);
+  return (row) => !mutes(row) && !(row.original && mutes(row.original));
+}
+
 /** A live feed page as every reader sees it, before their own votes are added. */
 export interface FeedPage {
   asOf: string;
@@ -128,30 +139,21 @@ export function createSocialContext({
     return identity.id;
   }
 
-  /** The viewer's votes on `rows` and their originals: one query when the viewer has a profile. */
-  const votesOn = (rows: HydratedPost[], viewer: Viewer) => votesOf(viewer, (profileId) => stores.feed.postVotesOf(profileId, idsWithOriginals(rows)));
-
-  /** Which of `rows` and their originals the viewer bookmarked; null for an anonymous viewer. */
-  async function bookmarksOn(rows: HydratedPost[], viewer: Viewer): Promise<BookmarkLookup> {
-    if (!viewer) return null;
-    return viewer.profileId ? stores.privateLists.among(viewer.profileId, idsWithOriginals(rows)) : new Set();
+  /** The viewer's votes on and bookmarks of `rows` and their originals: one query when the viewer has a profile. */
+  async function marksOn(rows: HydratedPost[], viewer: Viewer): Promise<{ votes: VoteLookup; bookmarks: BookmarkLookup }> {
+    if (!viewer) return { votes: null, bookmarks: null };
+    if (!viewer.profileId) return { votes: new Map(), bookmarks: new Set() };
+    return stores.feed.readerMarksOf(viewer.profileId, idsWithOriginals(rows));
   }
 
   async function viewsOf(rows: HydratedPost[], viewer: Viewer): Promise<PostView[]> {
-    const [votes, bookmarks] = await Promise.all([votesOn(rows, viewer), bookmarksOn(rows, viewer)]);
+    const { votes, bookmarks } = await marksOn(rows, viewer);
     return rows.map((row) => postView(row, votes, bookmarks));
   }
 
-  /**
-   * Whether a post stays in `profileId`'s lists under their muted words: one that matches leaves, by its
-   * text or by the text it reposts or quotes; what they wrote themselves always stays.
-   */
+  /** Whether a post stays in `profileId`'s lists under their muted words (loaded here). */
   async function mutedWordsFilterOf(profileId: string | null | undefined): Promise<(row: HydratedPost) => boolean> {
-    const words = profileId ? await stores.privateLists.mutedWordsOf(profileId) : [];
-    if (words.length === 0) return () => true;
-    const matches = mutedWordsMatcher(words);
-    const mutes = (post: PostCore) => post.author_id !== profileId && matches(post.body);
-    return (row) => !mutes(row) && !(row.original && mutes(row.original));
+    return profileId ? mutedWordsFilter(profileId, await stores.privateLists.mutedWordsOf(profileId)) : () => true;
   }
 
   return {
@@ -177,8 +179,7 @@ export function createSocialContext({
     /** Runs `work` in one transaction with every store bound to it. */
     write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts))),
     viewerOf: async (principal: Principal | null): Promise<Viewer> => (principal ? { profileId: await profileIdOf(principal.accountId) } : null),
-    votesOn,
-    bookmarksOn,
+    marksOn,
     mutedWordsFilterOf,
     /** Views of `rows`, with the viewer's votes on them (one query) when the viewer has a profile. */
     viewsOf,

@@ -3,7 +3,7 @@ import { containsPattern } from '../../db/like.ts';
 import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, unauthorized } from '../../lib/errors.ts';
-import type { FeedPage, SocialContext } from './context.ts';
+import { mutedWordsFilter, type FeedPage, type SocialContext } from './context.ts';
 import type { HydratedPost } from './feed-store.ts';
 import type { FeedQueryInput } from './schemas.ts';
 import { assertTopic, topics } from './topics.ts';
@@ -73,7 +73,9 @@ export function createFeedService(ctx: SocialContext) {
    */
   async function withoutHidden(rows: HydratedPost[], profileId: string | null | undefined): Promise<HydratedPost[]> {
     if (!profileId || rows.length === 0) return rows;
-    const [hidden, keep] = await Promise.all([stores.shuns.hiddenFrom(profileId).then((ids) => new Set(ids)), ctx.mutedWordsFilterOf(profileId)]);
+    const { accounts, words } = await stores.shuns.hiddenAndMutedWordsOf(profileId);
+    const hidden = new Set(accounts);
+    const keep = mutedWordsFilter(profileId, words);
     return rows.filter((row) => !hidden.has(row.author_id) && !(row.original && hidden.has(row.original.author_id)) && keep(row));
   }
 
@@ -108,7 +110,7 @@ export function createFeedService(ctx: SocialContext) {
         const page = await followingPage(profileId, asOf, pinned === null, topic, limit, offset);
         const rows = await withoutHidden(page.rows, profileId);
         const hasMore = page.hasMore;
-        const [votes, bookmarks] = await Promise.all([ctx.votesOn(rows, { profileId }), ctx.bookmarksOn(rows, { profileId })]);
+        const { votes, bookmarks } = await ctx.marksOn(rows, { profileId });
         return { asOf, rows, votes, bookmarks, pagination: { limit, offset, hasMore }, trending: 0 };
       }
 
@@ -119,7 +121,7 @@ export function createFeedService(ctx: SocialContext) {
           : ctx.pages.get(`${topic ?? ''}:${limit}:${offset}`, () => forYouPage(now, true, topic, limit, offset)),
       ]);
       const rows = await withoutHidden(page.rows, viewer?.profileId);
-      const [votes, bookmarks] = await Promise.all([ctx.votesOn(rows, viewer), ctx.bookmarksOn(rows, viewer)]);
+      const { votes, bookmarks } = await ctx.marksOn(rows, viewer);
       return {
         asOf: page.asOf,
         rows,

@@ -6,7 +6,7 @@
  * loads notifications and the feed again then, as it does on a `reset`.
  */
 import { isoNow } from '../../lib/clock.ts';
-import type { SocialContext } from './context.ts';
+import { mutedWordsFilter, type SocialContext } from './context.ts';
 import { mutedNotificationsFilter, notificationView, unreadCount } from './notifications-service.ts';
 import { AUTHORS_CHANNEL, FOLLOWER_CHANNEL } from './timelines.ts';
 
@@ -25,7 +25,7 @@ export interface LiveItem {
 }
 
 export function createSocialLive(ctx: SocialContext) {
-  const { notifications, shuns, people, feed, privateLists } = ctx.stores;
+  const { notifications, shuns, people, feed } = ctx.stores;
   return {
     channels: [AUTHORS_CHANNEL, FOLLOWER_CHANNEL] as const,
 
@@ -42,9 +42,9 @@ export function createSocialLive(ctx: SocialContext) {
       let stale = false;
       let postsDue = false;
       async function load(me: string) {
-        const [followed, shunned, words] = await Promise.all([people.followeesOf(me), shuns.hiddenFrom(me), privateLists.mutedWordsOf(me)]);
-        hidden = new Set(shunned);
-        mutedWords = words;
+        const [followed, shunned] = await Promise.all([people.followeesOf(me), shuns.hiddenAndMutedWordsOf(me)]);
+        hidden = new Set(shunned.accounts);
+        mutedWords = shunned.words;
         followees = new Set(followed.filter((id) => !hidden.has(id)));
       }
       // Before the stream starts, so a post signal right after it opens finds whom it follows.
@@ -101,8 +101,7 @@ export function createSocialLive(ctx: SocialContext) {
           if (postsDue) {
             postsDue = false;
             const ids = (await feed.idsSince([...followees], since, READ_BATCH)).filter((id) => !sent.has(`p:${id}`));
-            const keepPost = await ctx.mutedWordsFilterOf(me);
-            for (const post of await ctx.viewsOf((await feed.hydrate(ids)).filter(keepPost), { profileId: me })) {
+            for (const post of await ctx.viewsOf((await feed.hydrate(ids)).filter(mutedWordsFilter(me, mutedWords)), { profileId: me })) {
               sent.set(`p:${post.id}`, post.createdAt);
               // A followed account's repost of someone muted stays hidden too.
               if (post.originalPost && hidden.has(post.originalPost.author.id)) continue;

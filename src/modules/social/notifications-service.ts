@@ -100,11 +100,11 @@ export function groupNotifications(rows: readonly NotificationRow[]) {
 const MODERATION_NOTICE_LENGTH = 1100;
 
 export function createNotificationsService(ctx: SocialContext) {
-  const { notifications, shuns, privateLists } = ctx.stores;
+  const { notifications, shuns } = ctx.stores;
   return {
     async list(principal: Principal, limit: number, offset: number) {
       const me = await ctx.actorOf(principal);
-      const [hidden, words] = await Promise.all([shuns.hiddenFrom(me.id), privateLists.mutedWordsOf(me.id)]);
+      const { accounts: hidden, words } = await shuns.hiddenAndMutedWordsOf(me.id);
       const rows = await notifications.list(me.id, limit, offset, hidden);
       // Muted words are applied to the page found: it may hold fewer notifications than asked.
       return {
@@ -116,7 +116,7 @@ export function createNotificationsService(ctx: SocialContext) {
     /** The merged view over the newest GROUPED_WINDOW notifications, paged by group. */
     async grouped(principal: Principal, limit: number, offset: number) {
       const me = await ctx.actorOf(principal);
-      const [hidden, words] = await Promise.all([shuns.hiddenFrom(me.id), privateLists.mutedWordsOf(me.id)]);
+      const { accounts: hidden, words } = await shuns.hiddenAndMutedWordsOf(me.id);
       const rows = await notifications.list(me.id, GROUPED_WINDOW - 1, 0, hidden);
       const groups = groupNotifications(rows.filter(mutedNotificationsFilter(words)));
       return { groups: groups.slice(offset, offset + limit), pagination: { limit, offset, hasMore: groups.length > offset + limit } };
@@ -124,7 +124,7 @@ export function createNotificationsService(ctx: SocialContext) {
 
     async unread(principal: Principal) {
       const me = await ctx.actorOf(principal);
-      const [hidden, words] = await Promise.all([shuns.hiddenFrom(me.id), privateLists.mutedWordsOf(me.id)]);
+      const { accounts: hidden, words } = await shuns.hiddenAndMutedWordsOf(me.id);
       return { unread: await unreadCount(notifications, me.id, hidden, words) };
     },
 
