@@ -510,7 +510,8 @@ try {
       signedIn: true,
       ready: async (page) => {
         await page.getByRole('list', { name: 'Muted words' }).waitFor();
-        await page.getByLabel('Word, phrase or #tag').scrollIntoViewIfNeeded();
+        // The phone's shot is one screen: the section's. The desktop's is the whole page.
+        if (page.viewportSize()!.width <= 390) await page.getByLabel('Word, phrase or #tag').scrollIntoViewIfNeeded();
       },
     },
     {

@@ -53,7 +53,7 @@ export function MutedWords() {
           {words.data.length === 0 ? (
             <p className="muted">You have muted no words.</p>
           ) : (
-            <ul className="chips terms" aria-label="Muted words">
+            <ul className="chips terms muted-words" aria-label="Muted words">
               {words.data.map((word) => (
                 <li key={word} className="chip">
                   {word}
