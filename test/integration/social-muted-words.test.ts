@@ -3,8 +3,10 @@
  * search, others' profile lists and notifications; their own posts always stay; others see everything.
  */
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
+import { openEvents } from '../helpers/events.ts';
 import { comment, createPost, follow, getJson, notificationsOf, socialUser, type SocialUser } from '../helpers/social.ts';
 
 type Page = { posts: { id: string }[] };
@@ -79,6 +81,34 @@ describe('muted words', () => {
     assert.ok(!grouped.groups.some((group) => /spoiler/i.test(group.postBody ?? '')));
     assert.equal(((await getJson(app, '/v1/social/notifications/unread', me.token)) as { unread: number }).unread, unreadBefore - 2);
     await setWords([]);
+  });
+
+  it('an open event stream leaves out matching posts and mentions once the list changes', async () => {
+    await app.server.listen({ host: '127.0.0.1', port: 0 });
+    const stream = await openEvents(`http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`, me.token);
+    try {
+      await stream.until('the starting id', (events) => events.length > 0);
+      await setWords(['avocado']);
+      await createPost(app, other.token, `Avocado toast for you, @${me.username}`);
+      const plain = await createPost(app, other.token, `Plain toast for you, @${me.username}`);
+      const sent = (name: string) =>
+        stream.events
+          .filter((event) => event.event === name)
+          .map((event) => JSON.parse(event.data ?? 'null') as Record<string, { body?: string; postBody?: string }>);
+      // The second post and its mention come after the first: once they are here, the first would have been.
+      await stream.until('the plain post and its mention', () => sent('post').length >= 1 && sent('notification').length >= 1);
+      assert.deepEqual(
+        sent('post').map((data) => data.post!.body),
+        [plain.body],
+      );
+      assert.deepEqual(
+        sent('notification').map((data) => data.notification!.postBody),
+        [plain.body],
+      );
+    } finally {
+      stream.close();
+      await setWords([]);
+    }
   });
 
   it('bad input: clear 400s; no credential: 401; another person sees only their own list', async () => {

@@ -181,7 +181,7 @@ export function createSocialContext({
     viewerOf: async (principal: Principal | null): Promise<Viewer> => (principal ? { profileId: await profileIdOf(principal.accountId) } : null),
     marksOn,
     mutedWordsFilterOf,
-    /** Views of `rows`, with the viewer's votes on them (one query) when the viewer has a profile. */
+    /** Views of `rows`, with the viewer's votes and bookmarks (one query) when the viewer has a profile. */
     viewsOf,
     /** Views of the posts of `ids` that exist, in that order. */
     postsFor: async (ids: readonly string[], viewer: Viewer): Promise<PostView[]> => viewsOf(await stores.feed.hydrate(ids), viewer),

@@ -38,7 +38,7 @@ export function createSocialLive(ctx: SocialContext) {
       let followees = new Set<string>();
       let hidden = new Set<string>();
       let mutedWords: string[] = [];
-      // Loaded again when this person follows, unfollows, mutes or blocks (and by the backstop, which also brings changed muted words).
+      // Loaded again when this person follows, unfollows, mutes, blocks or changes their muted words (and by the backstop).
       let stale = false;
       let postsDue = false;
       async function load(me: string) {

@@ -68,6 +68,8 @@ export function createPrivateListsService(ctx: SocialContext) {
       const normalized = normalizedWords(words);
       const now = isoNow(clock);
       await ctx.write((tx) => tx.privateLists.setMutedWords(actor.id, normalized, now));
+      // Tells the caller's open event streams, on every node, to read what they hide again, as a mute does.
+      await ctx.timelines.followerChanged(actor.id);
       return { words: normalized };
     },
   };
