@@ -182,6 +182,11 @@ try {
     await harness.app.request({ method: 'POST', url: '/v1/users', token, body: { username, displayName } });
     await harness.app.request({ method: 'POST', url: `/v1/social/users/${username}/${what}`, token: person.token });
   }
+  // Posts Ada bookmarked and words she muted, for the bookmarks page and the settings page; no seeded post holds those words.
+  for (const id of [social.discussed, social.quote])
+    assert.equal((await harness.app.request({ method: 'POST', url: `/v1/social/posts/${id}/bookmark`, token: person.token })).statusCode, 201);
+  const muted = { words: ['spoiler', 'giveaway', '#nft'] };
+  assert.equal((await harness.app.request({ method: 'PUT', url: '/v1/social/muted-words', token: person.token, body: muted })).statusCode, 200);
   let liveMentions = 0;
   /** A post with a thread of replies, made once, on the first screenshot that shows it. */
   let threadPost: string | null = null;
@@ -502,6 +507,22 @@ try {
       },
     },
     { name: 'settings-muted', url: '/settings', signedIn: true, ready: (page) => page.getByRole('list', { name: 'Blocked accounts' }).waitFor() },
+    {
+      name: 'settings-muted-words',
+      url: '/settings',
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('list', { name: 'Muted words' }).waitFor();
+        // The phone's shot is one screen: the section's. The desktop's is the whole page.
+        if (page.viewportSize()!.width <= 390) await page.getByLabel('Word, phrase or #tag').scrollIntoViewIfNeeded();
+      },
+    },
+    {
+      name: 'social-bookmarks',
+      url: '/bookmarks',
+      signedIn: true,
+      ready: (page) => page.getByRole('list', { name: 'bookmarked posts, the latest bookmark first' }).locator('article').nth(1).waitFor(),
+    },
     {
       name: 'settings-delete',
       url: '/settings',

@@ -1355,6 +1355,94 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  'POST /v1/social/posts/:id/bookmark': {
+    async build(world) {
+      const post = await ownerPost(world);
+      return {
+        url: `/v1/social/posts/${post.id}/bookmark`,
+        // Each caller bookmarks for themselves (an agent's key as the agent): the owner's bookmarks stay as they were.
+        outsiders: [
+          { as: 'member', status: 403 },
+          { as: 'stranger', status: 201 },
+          { as: 'ownerAgentKey', status: 201 },
+        ],
+        snapshot: () => read(world, '/v1/social/bookmarks'),
+        success: { as: 'owner', status: 201 },
+      };
+    },
+  },
+  'DELETE /v1/social/posts/:id/bookmark': {
+    async build(world) {
+      const post = await ownerPost(world);
+      await json(await world.app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/bookmark`, token: world.owner.token }), 'bookmark');
+      return {
+        url: `/v1/social/posts/${post.id}/bookmark`,
+        // Each caller can only take back their own bookmark.
+        outsiders: [
+          { as: 'stranger', status: 200 },
+          { as: 'strangerAgentKey', status: 200 },
+          { as: 'member', status: 403 },
+        ],
+        snapshot: () => read(world, '/v1/social/bookmarks'),
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
+  'GET /v1/social/bookmarks': {
+    async build(world) {
+      const post = await ownerPost(world);
+      await json(await world.app.request({ method: 'POST', url: `/v1/social/posts/${post.id}/bookmark`, token: world.owner.token }), 'bookmark');
+      return {
+        url: '/v1/social/bookmarks?limit=100',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [post.id] },
+          { as: 'ownerAgentKey', status: 200, absent: [post.id] },
+          { as: 'member', status: 403 },
+        ],
+        success: { as: 'owner', status: 200, present: [post.id] },
+      };
+    },
+  },
+  'GET /v1/social/muted-words': {
+    async build(world) {
+      const word = uniqueName('muted')
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '');
+      await json(await world.app.request({ method: 'PUT', url: '/v1/social/muted-words', token: world.owner.token, body: { words: [word] } }), 'muted words');
+      return {
+        url: '/v1/social/muted-words',
+        outsiders: [
+          { as: 'stranger', status: 200, absent: [word] },
+          { as: 'ownerAgentKey', status: 200, absent: [word] },
+          { as: 'member', status: 403 },
+        ],
+        success: { as: 'owner', status: 200, present: [word] },
+      };
+    },
+  },
+  'PUT /v1/social/muted-words': {
+    async build(world) {
+      return {
+        url: '/v1/social/muted-words',
+        body: {
+          words: [
+            uniqueName('muted')
+              .toLowerCase()
+              .replace(/[^a-z0-9]/g, ''),
+          ],
+        },
+        schemaBodies: true,
+        // Each caller replaces only their own list (an agent's key the agent's).
+        outsiders: [
+          { as: 'member', status: 403 },
+          { as: 'stranger', status: 200 },
+          { as: 'ownerAgentKey', status: 200 },
+        ],
+        snapshot: () => read(world, '/v1/social/muted-words'),
+        success: { as: 'owner', status: 200 },
+      };
+    },
+  },
   ...shunFixtures('mute', 'mutes'),
   ...shunFixtures('block', 'blocks'),
   'GET /v1/social/users/:username/follow': {

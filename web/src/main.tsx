@@ -41,6 +41,7 @@ const router = createBrowserRouter([
       { path: 'posts/:id', lazy: page(() => import('./pages/Post')) },
       { path: 'posts/:id/:list', lazy: page(() => import('./pages/PostEngagement')) },
       { path: 'notifications', lazy: page(() => import('./pages/Notifications')) },
+      { path: 'bookmarks', lazy: page(() => import('./pages/Bookmarks')) },
       { path: 'search', lazy: page(() => import('./pages/Search')) },
       { path: 'topics', lazy: async () => ({ Component: (await import('./pages/Topics')).TopicList }) },
       { path: 'topics/:slug', lazy: page(() => import('./pages/Topics')) },

@@ -1312,6 +1312,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/social/posts/{id}/bookmark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bookmark a post (private to you); 201 when added, 200 when it was bookmarked already */
+        post: operations["postV1SocialPostsByIdBookmark"];
+        /** Remove your bookmark of a post, if there is one */
+        delete: operations["deleteV1SocialPostsByIdBookmark"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/bookmarks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your bookmarked posts, the latest bookmark first */
+        get: operations["getV1SocialBookmarks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/social/muted-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your muted words */
+        get: operations["getV1SocialMutedWords"];
+        /** Replace your muted words: posts they match leave your feeds, search and notifications */
+        put: operations["putV1SocialMutedWords"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/social/users/{username}/follow": {
         parameters: {
             query?: never;
@@ -7507,6 +7560,8 @@ export interface operations {
                             };
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
                             originalPost: {
                                 id: string;
                                 body: string;
@@ -7528,6 +7583,8 @@ export interface operations {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
                             } | null;
                             /** @description Present only to the author and moderators: moderators hid this post, and why */
                             removed?: {
@@ -7608,6 +7665,8 @@ export interface operations {
                             };
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
                             originalPost: {
                                 id: string;
                                 body: string;
@@ -7629,6 +7688,8 @@ export interface operations {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
                             } | null;
                             /** @description Present only to the author and moderators: moderators hid this post, and why */
                             removed?: {
@@ -7697,6 +7758,8 @@ export interface operations {
                             };
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
                             originalPost: {
                                 id: string;
                                 body: string;
@@ -7718,6 +7781,8 @@ export interface operations {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
                             } | null;
                             /** @description Present only to the author and moderators: moderators hid this post, and why */
                             removed?: {
@@ -8018,6 +8083,8 @@ export interface operations {
                             };
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
                             originalPost: {
                                 id: string;
                                 body: string;
@@ -8039,6 +8106,8 @@ export interface operations {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
                             } | null;
                             /** @description Present only to the author and moderators: moderators hid this post, and why */
                             removed?: {
@@ -8329,6 +8398,8 @@ export interface operations {
                             };
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
                             originalPost: {
                                 id: string;
                                 body: string;
@@ -8350,6 +8421,8 @@ export interface operations {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
                             } | null;
                             /** @description Present only to the author and moderators: moderators hid this post, and why */
                             removed?: {
@@ -8399,6 +8472,289 @@ export interface operations {
                     "application/json": {
                         reposted: boolean;
                         repostId: string | null;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postV1SocialPostsByIdBookmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bookmarked: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bookmarked: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteV1SocialPostsByIdBookmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bookmarked: boolean;
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialBookmarks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        posts: {
+                            id: string;
+                            body: string;
+                            topic: string;
+                            hashtags: string[];
+                            score: number;
+                            /** @description likes alone (score is likes minus dislikes) */
+                            likeCount: number;
+                            commentCount: number;
+                            repostCount: number;
+                            createdAt: string;
+                            repostOf: string | null;
+                            author: {
+                                id: string;
+                                username: string;
+                                displayName: string;
+                                type: string;
+                                avatarUrl: string | null;
+                            };
+                            /** @enum {integer|null} */
+                            userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
+                            originalPost: {
+                                id: string;
+                                body: string;
+                                topic: string;
+                                hashtags: string[];
+                                score: number;
+                                /** @description likes alone (score is likes minus dislikes) */
+                                likeCount: number;
+                                commentCount: number;
+                                repostCount: number;
+                                createdAt: string;
+                                repostOf: string | null;
+                                author: {
+                                    id: string;
+                                    username: string;
+                                    displayName: string;
+                                    type: string;
+                                    avatarUrl: string | null;
+                                };
+                                /** @enum {integer|null} */
+                                userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
+                            } | null;
+                            /** @description Present only to the author and moderators: moderators hid this post, and why */
+                            removed?: {
+                                reason: string;
+                            };
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getV1SocialMutedWords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description lowercase, in alphabetical order */
+                        words: string[];
+                    };
+                };
+            };
+            /** @description Every error the API returns */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Every error the API returns */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putV1SocialMutedWords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The whole list, replacing the one before; at most 100 */
+                    words: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description lowercase, in alphabetical order */
+                        words: string[];
                     };
                 };
             };
@@ -9050,6 +9406,8 @@ export interface operations {
                             };
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
                             originalPost: {
                                 id: string;
                                 body: string;
@@ -9071,6 +9429,8 @@ export interface operations {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
                             } | null;
                             /** @description Present only to the author and moderators: moderators hid this post, and why */
                             removed?: {
@@ -9663,6 +10023,8 @@ export interface operations {
                             };
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
                             originalPost: {
                                 id: string;
                                 body: string;
@@ -9684,6 +10046,8 @@ export interface operations {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
                             } | null;
                             /** @description Present only to the author and moderators: moderators hid this post, and why */
                             removed?: {
@@ -9784,6 +10148,8 @@ export interface operations {
                             };
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
+                            /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                            bookmarked?: boolean;
                             originalPost: {
                                 id: string;
                                 body: string;
@@ -9805,6 +10171,8 @@ export interface operations {
                                 };
                                 /** @enum {integer|null} */
                                 userVote?: 1 | -1 | null;
+                                /** @description signed in: whether you bookmarked this post (nobody else sees it) */
+                                bookmarked?: boolean;
                             } | null;
                             /** @description Present only to the author and moderators: moderators hid this post, and why */
                             removed?: {

@@ -8,15 +8,17 @@ import type { Signals } from '../../db/signals.ts';
 import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { forbidden } from '../../lib/errors.ts';
-import { createFeedStore, type HydratedPost } from './feed-store.ts';
+import { createFeedStore, type HydratedPost, type PostCore } from './feed-store.ts';
 import { createNotificationsStore } from './notifications-store.ts';
 import { createPeopleStore, type Identity } from './people-store.ts';
 import { createPostsStore, type VoteValue } from './posts-store.ts';
+import { createPrivateListsStore } from './private-lists-store.ts';
 import { createReadCache } from './read-cache.ts';
 import { createShunsStore } from './shuns-store.ts';
 import { createTopicsStore } from './topics-store.ts';
 import { createTimelines } from './timelines.ts';
-import { idsWithOriginals, postView, type PostView } from './views.ts';
+import { mutedWordsMatcher } from './text.ts';
+import { idsWithOriginals, postView, type BookmarkLookup, type PostView, type VoteLookup } from './views.ts';
 
 /** Discovery's search, for the `services` tab of social search. */
 export type ServiceSearch = (
@@ -56,6 +58,7 @@ const storesOn = (db: Db, dialect: DialectName) => ({
   notifications: createNotificationsStore(db),
   shuns: createShunsStore(db),
   topics: createTopicsStore(db),
+  privateLists: createPrivateListsStore(db),
 });
 
 /** The stores bound to one transaction, and the users module's follow counters moved in it. */
@@ -72,6 +75,17 @@ export type Viewer = { profileId: string | null } | null;
 export async function votesOf(viewer: Viewer, load: (profileId: string) => Promise<Map<string, VoteValue>>): Promise<Map<string, VoteValue> | null> {
   if (!viewer) return null;
   return viewer.profileId ? load(viewer.profileId) : new Map();
+}
+
+/**
+ * Whether a post stays in `profileId`'s lists under their muted `words`: one that matches leaves, by its
+ * text or by the text it reposts or quotes; what they wrote themselves always stays.
+ */
+export function mutedWordsFilter(profileId: string, words: readonly string[]): (row: HydratedPost) => boolean {
+  if (words.length === 0) return () => true;
+  const matches = mutedWordsMatcher(words);
+  const mutes = (post: PostCore) => post.author_id !== profileId && matches(post.body);
+  return (row) => !mutes(row) && !(row.original && mutes(row.original));
 }
 
 /** A live feed page as every reader sees it, before their own votes are added. */
@@ -129,12 +143,21 @@ export function createSocialContext({
     return identity.id;
   }
 
-  /** The viewer's votes on `rows` and their originals: one query when the viewer has a profile. */
-  const votesOn = (rows: HydratedPost[], viewer: Viewer) => votesOf(viewer, (profileId) => stores.feed.postVotesOf(profileId, idsWithOriginals(rows)));
+  /** The viewer's votes on and bookmarks of `rows` and their originals: one query when the viewer has a profile. */
+  async function marksOn(rows: HydratedPost[], viewer: Viewer): Promise<{ votes: VoteLookup; bookmarks: BookmarkLookup }> {
+    if (!viewer) return { votes: null, bookmarks: null };
+    if (!viewer.profileId) return { votes: new Map(), bookmarks: new Set() };
+    return stores.feed.readerMarksOf(viewer.profileId, idsWithOriginals(rows));
+  }
 
   async function viewsOf(rows: HydratedPost[], viewer: Viewer): Promise<PostView[]> {
-    const votes = await votesOn(rows, viewer);
-    return rows.map((row) => postView(row, votes));
+    const { votes, bookmarks } = await marksOn(rows, viewer);
+    return rows.map((row) => postView(row, votes, bookmarks));
+  }
+
+  /** Whether a post stays in `profileId`'s lists under their muted words (loaded here). */
+  async function mutedWordsFilterOf(profileId: string | null | undefined): Promise<(row: HydratedPost) => boolean> {
+    return profileId ? mutedWordsFilter(profileId, await stores.privateLists.mutedWordsOf(profileId)) : () => true;
   }
 
   return {
@@ -163,8 +186,9 @@ export function createSocialContext({
     /** Runs `work` in one transaction with every store bound to it. */
     write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts))),
     viewerOf: async (principal: Principal | null): Promise<Viewer> => (principal ? { profileId: await profileIdOf(principal.accountId) } : null),
-    votesOn,
-    /** Views of `rows`, with the viewer's votes on them (one query) when the viewer has a profile. */
+    marksOn,
+    mutedWordsFilterOf,
+    /** Views of `rows`, with the viewer's votes and bookmarks (one query) when the viewer has a profile. */
     viewsOf,
     /** Views of the posts of `ids` that exist, in that order. */
     postsFor: async (ids: readonly string[], viewer: Viewer): Promise<PostView[]> => viewsOf(await stores.feed.hydrate(ids), viewer),

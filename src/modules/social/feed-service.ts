@@ -3,11 +3,11 @@ import { containsPattern } from '../../db/like.ts';
 import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { badRequest, unauthorized } from '../../lib/errors.ts';
-import type { FeedPage, SocialContext } from './context.ts';
+import { mutedWordsFilter, type FeedPage, type SocialContext } from './context.ts';
 import type { HydratedPost } from './feed-store.ts';
 import type { FeedQueryInput } from './schemas.ts';
-import { assertTopic } from './topics.ts';
-import { userSummaryView, type VoteLookup } from './views.ts';
+import { assertTopic, topics } from './topics.ts';
+import { userSummaryView, type BookmarkLookup, type VoteLookup } from './views.ts';
 
 const HOUR_MS = 3600 * 1000;
 /** Spec "Limits": the feed's trending slice is its first 4 posts over 12 hours; trending itself looks at 24 hours. */
@@ -67,14 +67,16 @@ export function createFeedService(ctx: SocialContext) {
   }
 
   /**
-   * Leaves out the posts (and reposts of posts) by accounts the viewer muted or blocked. Done on the
+   * Leaves out the posts (and reposts of posts) by accounts the viewer muted or blocked, and those their
+   * muted words match. Done on the
    * page after it is loaded, so pages stay shared; a page may then hold fewer posts than asked.
    */
   async function withoutHidden(rows: HydratedPost[], profileId: string | null | undefined): Promise<HydratedPost[]> {
     if (!profileId || rows.length === 0) return rows;
-    const hidden = new Set(await stores.shuns.hiddenFrom(profileId));
-    if (hidden.size === 0) return rows;
-    return rows.filter((row) => !hidden.has(row.author_id) && !(row.original && hidden.has(row.original.author_id)));
+    const { accounts, words } = await stores.shuns.hiddenAndMutedWordsOf(profileId);
+    const hidden = new Set(accounts);
+    const keep = mutedWordsFilter(profileId, words);
+    return rows.filter((row) => !hidden.has(row.author_id) && !(row.original && hidden.has(row.original.author_id)) && keep(row));
   }
 
   return {
@@ -91,6 +93,7 @@ export function createFeedService(ctx: SocialContext) {
       asOf: string;
       rows: HydratedPost[];
       votes: VoteLookup;
+      bookmarks: BookmarkLookup;
       pagination: { limit: number; offset: number; hasMore: boolean };
       trending: number;
     }> {
@@ -107,7 +110,8 @@ export function createFeedService(ctx: SocialContext) {
         const page = await followingPage(profileId, asOf, pinned === null, topic, limit, offset);
         const rows = await withoutHidden(page.rows, profileId);
         const hasMore = page.hasMore;
-        return { asOf, rows, votes: await ctx.votesOn(rows, { profileId }), pagination: { limit, offset, hasMore }, trending: 0 };
+        const { votes, bookmarks } = await ctx.marksOn(rows, { profileId });
+        return { asOf, rows, votes, bookmarks, pagination: { limit, offset, hasMore }, trending: 0 };
       }
 
       const [viewer, page] = await Promise.all([
@@ -117,10 +121,12 @@ export function createFeedService(ctx: SocialContext) {
           : ctx.pages.get(`${topic ?? ''}:${limit}:${offset}`, () => forYouPage(now, true, topic, limit, offset)),
       ]);
       const rows = await withoutHidden(page.rows, viewer?.profileId);
+      const { votes, bookmarks } = await ctx.marksOn(rows, viewer);
       return {
         asOf: page.asOf,
         rows,
-        votes: await ctx.votesOn(rows, viewer),
+        votes,
+        bookmarks,
         pagination: { limit, offset, hasMore: page.hasMore },
         trending: page.trending ?? 0,
       };
@@ -150,7 +156,9 @@ export function createFeedService(ctx: SocialContext) {
         case 'posts': {
           const viewer = await ctx.viewerOf(principal);
           const ids = await stores.feed.searchIds(pattern, limit + 1, offset, viewer?.profileId ?? null);
-          return { posts: await ctx.postsFor(ids.slice(0, limit), viewer), pagination: { limit, offset, hasMore: ids.length > limit } };
+          // Muted words are applied to the page found, as the feeds do: it may hold fewer posts than asked.
+          const [rows, keep] = await Promise.all([stores.feed.hydrate(ids.slice(0, limit)), ctx.mutedWordsFilterOf(viewer?.profileId)]);
+          return { posts: await ctx.viewsOf(rows.filter(keep), viewer), pagination: { limit, offset, hasMore: ids.length > limit } };
         }
         case 'agents':
         case 'humans': {

@@ -1,10 +1,10 @@
 /**
  * Reading posts in bulk. Every list is loaded the same way, in a fixed number of queries whatever
  * the page size: the ids in order (one query), then the posts with their authors and, for
- * reposts, the original post and its author (one query), then the viewer's votes on all of them
- * (one query, only for a signed-in viewer).
+ * reposts, the original post and its author (one query), then the viewer's votes on and bookmarks of
+ * all of them (one query, only for a signed-in viewer).
  */
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { DialectName } from '../../db/dialect.ts';
 import { lowerLike } from '../../db/like.ts';
@@ -191,8 +191,8 @@ const followingPostsBy: Record<DialectName, (db: Kysely<FeedTables>, page: Follo
 
 type LimitedAuthors = ReturnType<typeof limitedAuthorsOf>;
 
-/** SQL of the votes query by engine and number of posts asked about (the parameters are its only difference). */
-const votesSql = new Map<string, string>();
+/** SQL of the reader's votes and bookmarks query by engine and number of posts asked about (the parameters are its only difference). */
+const marksSql = new Map<string, string>();
 
 export function createFeedStore(database: Db, dialect: DialectName) {
   const db = ownTables<FeedTables>(database);
@@ -417,19 +417,41 @@ export function createFeedStore(database: Db, dialect: DialectName) {
     },
 
     /**
-     * Asked on every signed-in feed request, so its SQL is built once per number of posts: building
-     * and compiling the query cost more than running it.
+     * The reader's votes on `postIds` and which of them they bookmarked, in one query. Asked on every
+     * signed-in feed request, so its SQL is built once per number of posts: building and compiling the
+     * query cost more than running it.
      */
-    async postVotesOf(profileId: string, postIds: string[]): Promise<Map<string, VoteValue>> {
-      if (postIds.length === 0) return new Map();
+    async readerMarksOf(profileId: string, postIds: string[]): Promise<{ votes: Map<string, VoteValue>; bookmarks: Set<string> }> {
+      const votes = new Map<string, VoteValue>();
+      const bookmarks = new Set<string>();
+      if (postIds.length === 0) return { votes, bookmarks };
       const key = `${dialect}:${postIds.length}`;
-      let text = votesSql.get(key);
+      let text = marksSql.get(key);
       if (text === undefined) {
-        text = db.selectFrom('post_votes').select(['post_id', 'value']).where('profile_id', '=', profileId).where('post_id', 'in', postIds).compile().sql;
-        votesSql.set(key, text);
+        // A bookmark is the row whose value is 0: no vote is.
+        text = db
+          .selectFrom('post_votes')
+          .select(['post_id', 'value'])
+          .where('profile_id', '=', profileId)
+          .where('post_id', 'in', postIds)
+          .unionAll(
+            db
+              .selectFrom('bookmarks')
+              .select(['post_id', sql<VoteValue>`0`.as('value')])
+              .where('profile_id', '=', profileId)
+              .where('post_id', 'in', postIds),
+          )
+          .compile().sql;
+        marksSql.set(key, text);
       }
-      const { rows } = await db.executeQuery<{ post_id: string; value: VoteValue }>(CompiledQuery.raw(text, [profileId, ...postIds]));
-      return new Map(rows.map((r) => [r.post_id, r.value]));
+      const { rows } = await db.executeQuery<{ post_id: string; value: VoteValue | 0 }>(
+        CompiledQuery.raw(text, [profileId, ...postIds, profileId, ...postIds]),
+      );
+      for (const row of rows) {
+        if (Number(row.value) === 0) bookmarks.add(row.post_id);
+        else votes.set(row.post_id, row.value as VoteValue);
+      }
+      return { votes, bookmarks };
     },
   };
 }

@@ -6,8 +6,8 @@
  * loads notifications and the feed again then, as it does on a `reset`.
  */
 import { isoNow } from '../../lib/clock.ts';
-import type { SocialContext } from './context.ts';
-import { notificationView } from './notifications-service.ts';
+import { mutedWordsFilter, type SocialContext } from './context.ts';
+import { mutedNotificationsFilter, notificationView, unreadCount } from './notifications-service.ts';
 import { AUTHORS_CHANNEL, FOLLOWER_CHANNEL } from './timelines.ts';
 
 /**
@@ -37,12 +37,14 @@ export function createSocialLive(ctx: SocialContext) {
       const sent = new Map<string, string>();
       let followees = new Set<string>();
       let hidden = new Set<string>();
-      // Loaded again when this person follows, unfollows, mutes or blocks (and by the backstop).
+      let mutedWords: string[] = [];
+      // Loaded again when this person follows, unfollows, mutes, blocks or changes their muted words (and by the backstop).
       let stale = false;
       let postsDue = false;
       async function load(me: string) {
-        const [followed, shunned] = await Promise.all([people.followeesOf(me), shuns.hiddenFrom(me)]);
-        hidden = new Set(shunned);
+        const [followed, shunned] = await Promise.all([people.followeesOf(me), shuns.hiddenAndMutedWordsOf(me)]);
+        hidden = new Set(shunned.accounts);
+        mutedWords = shunned.words;
         followees = new Set(followed.filter((id) => !hidden.has(id)));
       }
       // Before the stream starts, so a post signal right after it opens finds whom it follows.
@@ -84,9 +86,12 @@ export function createSocialLive(ctx: SocialContext) {
           const since = openedAt > windowStart ? openedAt : windowStart;
           const items: LiveItem[] = [];
 
-          const rows = (await notifications.list(me, READ_BATCH, 0, [...hidden], since)).filter((row) => !sent.has(`n:${row.id}`)).reverse();
+          const keepNotification = mutedNotificationsFilter(mutedWords);
+          const rows = (await notifications.list(me, READ_BATCH, 0, [...hidden], since))
+            .filter((row) => !sent.has(`n:${row.id}`) && keepNotification(row))
+            .reverse();
           if (rows.length > 0) {
-            const unread = await notifications.unreadCount(me, [...hidden]);
+            const unread = await unreadCount(notifications, me, [...hidden], mutedWords);
             for (const row of rows) {
               sent.set(`n:${row.id}`, row.created_at);
               items.push({ event: 'notification', data: { notification: notificationView(row), unread } });
@@ -96,7 +101,7 @@ export function createSocialLive(ctx: SocialContext) {
           if (postsDue) {
             postsDue = false;
             const ids = (await feed.idsSince([...followees], since, READ_BATCH)).filter((id) => !sent.has(`p:${id}`));
-            for (const post of await ctx.postsFor(ids, { profileId: me })) {
+            for (const post of await ctx.viewsOf((await feed.hydrate(ids)).filter(mutedWordsFilter(me, mutedWords)), { profileId: me })) {
               sent.set(`p:${post.id}`, post.createdAt);
               // A followed account's repost of someone muted stays hidden too.
               if (post.originalPost && hidden.has(post.originalPost.author.id)) continue;

@@ -5,7 +5,7 @@ import type { NotificationsStore } from './notifications-store.ts';
 import { authorView } from './views.ts';
 import { newId } from '../../lib/ids.ts';
 import { isoNow } from '../../lib/clock.ts';
-import { firstCodePoints } from './text.ts';
+import { firstCodePoints, mutedWordsMatcher } from './text.ts';
 
 type NotificationRow = Awaited<ReturnType<NotificationsStore['list']>>[number];
 
@@ -21,6 +21,28 @@ export const notificationView = (row: NotificationRow) => ({
 });
 
 export type NotificationView = ReturnType<typeof notificationView>;
+
+/**
+ * Whether a notification stays under a person's muted words. Replies, mentions and quotes carry the
+ * words someone else wrote (the first 100 characters of them): one those words match leaves. Likes,
+ * pure reposts and follows quote the person's own text, or none, and always stay.
+ */
+export function mutedNotificationsFilter(words: readonly string[]): (row: Pick<NotificationRow, 'type' | 'post_body' | 'reposted_post_id'>) => boolean {
+  if (words.length === 0) return () => true;
+  const matches = mutedWordsMatcher(words);
+  return (row) => {
+    const othersWords = row.type === 'reply' || row.type === 'mention' || (row.type === 'repost' && row.reposted_post_id === null);
+    return !(othersWords && row.post_body !== null && matches(row.post_body));
+  };
+}
+
+/** Unread notifications, less those the muted words leave out (their texts are read only when there are some). */
+export async function unreadCount(store: NotificationsStore, recipientId: string, hidden: readonly string[], words: readonly string[]): Promise<number> {
+  const count = await store.unreadCount(recipientId, hidden);
+  if (words.length === 0 || count === 0) return count;
+  const keep = mutedNotificationsFilter(words);
+  return count - (await store.unreadTexts(recipientId, hidden)).filter((row) => !keep(row)).length;
+}
 
 /** The grouped view merges within a person's newest notifications, this many of them. */
 export const GROUPED_WINDOW = 500;
@@ -82,9 +104,11 @@ export function createNotificationsService(ctx: SocialContext) {
   return {
     async list(principal: Principal, limit: number, offset: number) {
       const me = await ctx.actorOf(principal);
-      const rows = await notifications.list(me.id, limit, offset, await shuns.hiddenFrom(me.id));
+      const { accounts: hidden, words } = await shuns.hiddenAndMutedWordsOf(me.id);
+      const rows = await notifications.list(me.id, limit, offset, hidden);
+      // Muted words are applied to the page found: it may hold fewer notifications than asked.
       return {
-        notifications: rows.slice(0, limit).map(notificationView),
+        notifications: rows.slice(0, limit).filter(mutedNotificationsFilter(words)).map(notificationView),
         pagination: { limit, offset, hasMore: rows.length > limit },
       };
     },
@@ -92,14 +116,16 @@ export function createNotificationsService(ctx: SocialContext) {
     /** The merged view over the newest GROUPED_WINDOW notifications, paged by group. */
     async grouped(principal: Principal, limit: number, offset: number) {
       const me = await ctx.actorOf(principal);
-      const rows = await notifications.list(me.id, GROUPED_WINDOW - 1, 0, await shuns.hiddenFrom(me.id));
-      const groups = groupNotifications(rows);
+      const { accounts: hidden, words } = await shuns.hiddenAndMutedWordsOf(me.id);
+      const rows = await notifications.list(me.id, GROUPED_WINDOW - 1, 0, hidden);
+      const groups = groupNotifications(rows.filter(mutedNotificationsFilter(words)));
       return { groups: groups.slice(offset, offset + limit), pagination: { limit, offset, hasMore: groups.length > offset + limit } };
     },
 
     async unread(principal: Principal) {
       const me = await ctx.actorOf(principal);
-      return { unread: await notifications.unreadCount(me.id, await shuns.hiddenFrom(me.id)) };
+      const { accounts: hidden, words } = await shuns.hiddenAndMutedWordsOf(me.id);
+      return { unread: await unreadCount(notifications, me.id, hidden, words) };
     },
 
     /**

@@ -92,6 +92,19 @@ export function createNotificationsStore(database: Db) {
       return Number((await query.executeTakeFirstOrThrow()).n);
     },
 
+    /** The unread notifications that quote someone else's words (not from the actors in `hidden`): what muted words may leave out. */
+    unreadTexts: (recipientId: string, hidden: readonly string[] = []) => {
+      let query = db
+        .selectFrom('notifications as n')
+        .leftJoin('posts as repost', (join) => join.onRef('repost.id', '=', 'n.post_id').on('repost.kind', '=', 'repost'))
+        .select(['n.type', 'n.post_body', 'repost.repost_of as reposted_post_id'])
+        .where('n.recipient_id', '=', recipientId)
+        .where('n.read', '=', 0)
+        .where('n.type', 'in', ['reply', 'mention', 'repost']);
+      if (hidden.length > 0) query = query.where('n.actor_id', 'not in', [...hidden]);
+      return query.execute();
+    },
+
     /** Marks the recipient's unread notifications read (only `ids`, when given); returns how many changed. */
     async markRead(recipientId: string, ids: string[] | undefined): Promise<number> {
       let query = db.updateTable('notifications').set({ read: 1 }).where('recipient_id', '=', recipientId).where('read', '=', 0);

@@ -164,7 +164,9 @@ export function createPeopleService(ctx: SocialContext) {
     async postsBy(principal: Principal | null, username: string, limit: number, offset: number) {
       const [viewer, profile] = await Promise.all([ctx.viewerOf(principal), findProfile(username)]);
       const ids = await stores.feed.authorPostIds(profile.id, limit + 1, offset);
-      return { posts: await ctx.postsFor(ids.slice(0, limit), viewer), pagination: { limit, offset, hasMore: ids.length > limit } };
+      // Muted words are applied to the page found, as the feeds do: it may hold fewer posts than asked.
+      const [rows, keep] = await Promise.all([stores.feed.hydrate(ids.slice(0, limit)), ctx.mutedWordsFilterOf(viewer?.profileId)]);
+      return { posts: await ctx.viewsOf(rows.filter(keep), viewer), pagination: { limit, offset, hasMore: ids.length > limit } };
     },
 
     async suggested(principal: Principal, limit: number) {

@@ -113,7 +113,7 @@ export function createPostsService(ctx: SocialContext) {
       await writePost({ row, hashtags, actor });
       ctx.postsChanged([actor.id], [row.topic]);
       const counts = { like_count: 0, dislike_count: 0, comment_count: 0, repost_count: 0 };
-      return { post: postView({ ...row, hashtags, ...counts, ...authorColumns(actor), original: null }, new Map()) };
+      return { post: postView({ ...row, hashtags, ...counts, ...authorColumns(actor), original: null }, new Map(), new Set()) };
     },
 
     async getPost(principal: Principal | null, id: string) {

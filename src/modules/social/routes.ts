@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { dataOf, errorResponses, IdParams, listOf, PageQuery } from '../../http/schemas.ts';
 import {
+  BookmarkStatus,
   CommentEnvelope,
   CreateComment,
   CreatePost,
@@ -15,6 +16,8 @@ import {
   LimitQuery,
   MarkedRead,
   MarkRead,
+  MutedWords,
+  MutedWordsBody,
   NotificationsPage,
   NotificationsListQuery,
   GroupedNotificationsPage,
@@ -53,7 +56,7 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['social'];
   const security = [{ bearer: [] }];
-  const { posts, feed, people, notifications, topics } = social;
+  const { posts, feed, people, notifications, topics, privateLists } = social;
 
   app.get('/v1/social/posts', {
     config: { auth: 'optional' },
@@ -64,9 +67,9 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
       response: { 200: PostsPage, ...errorResponses },
     },
     handler: async (request, reply) => {
-      const { asOf, rows, votes, pagination, trending } = await feed.feed(request.principal, request.query);
+      const { asOf, rows, votes, bookmarks, pagination, trending } = await feed.feed(request.principal, request.query);
       reply.header(FEED_BEFORE_HEADER, asOf).header(FEED_TRENDING_HEADER, String(trending));
-      return sendRendered(reply, `{"posts":${renderPosts(rows, votes)},"pagination":${JSON.stringify(pagination)}}`);
+      return sendRendered(reply, `{"posts":${renderPosts(rows, votes, bookmarks)},"pagination":${JSON.stringify(pagination)}}`);
     },
   });
 
@@ -193,6 +196,63 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
     config: { auth: 'either' },
     schema: { tags, security, summary: 'Remove your repost of this post', params: IdParams, response: { 200: RepostStatus, ...errorResponses } },
     handler: async (request) => posts.removeRepost(principalOf(request), request.params.id),
+  });
+
+  app.post('/v1/social/posts/:id/bookmark', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: 'Bookmark a post (private to you); 201 when added, 200 when it was bookmarked already',
+      params: IdParams,
+      response: { 200: BookmarkStatus, 201: BookmarkStatus, ...errorResponses },
+    },
+    handler: async (request, reply) => {
+      const { created, status } = await privateLists.bookmark(principalOf(request), request.params.id);
+      return reply.status(created ? 201 : 200).send(status);
+    },
+  });
+
+  app.delete('/v1/social/posts/:id/bookmark', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: 'Remove your bookmark of a post, if there is one',
+      params: IdParams,
+      response: { 200: BookmarkStatus, ...errorResponses },
+    },
+    handler: async (request) => privateLists.unbookmark(principalOf(request), request.params.id),
+  });
+
+  app.get('/v1/social/bookmarks', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: 'Your bookmarked posts, the latest bookmark first',
+      querystring: PageQuery(20, 100),
+      response: { 200: PostsPage, ...errorResponses },
+    },
+    handler: async (request) => privateLists.bookmarks(principalOf(request), request.query.limit, request.query.offset),
+  });
+
+  app.get('/v1/social/muted-words', {
+    config: { auth: 'either' },
+    schema: { tags, security, summary: 'Your muted words', response: { 200: MutedWords, ...errorResponses } },
+    handler: async (request) => privateLists.mutedWords(principalOf(request)),
+  });
+
+  app.put('/v1/social/muted-words', {
+    config: { auth: 'either' },
+    schema: {
+      tags,
+      security,
+      summary: 'Replace your muted words: posts they match leave your feeds, search and notifications',
+      body: MutedWordsBody,
+      response: { 200: MutedWords, ...errorResponses },
+    },
+    handler: async (request) => privateLists.setMutedWords(principalOf(request), request.body.words),
   });
 
   app.post('/v1/social/users/:username/follow', {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { literals, nullable, PageQuery, Uuid } from '../../http/schemas.ts';
 import { topics } from './topics.ts';
-import { MAX_BODY } from './text.ts';
+import { MAX_BODY, MAX_MUTED_WORD, MAX_MUTED_WORDS } from './text.ts';
 
 // ajv counts code points (its `unicode` option), so maxLength is the spec's 500 characters.
 const Body = Type.String({ minLength: 1, maxLength: MAX_BODY, description: 'Up to 500 characters (Unicode code points); not blank' });
@@ -72,6 +72,7 @@ const postFields = {
   repostOf: nullable(Type.String()),
   author: Author,
   userVote: Type.Optional(Vote),
+  bookmarked: Type.Optional(Type.Boolean({ description: 'signed in: whether you bookmarked this post (nobody else sees it)' })),
 };
 export const OriginalPost = Type.Object(postFields);
 export const Post = Type.Object({
@@ -207,3 +208,16 @@ export const SearchResult = Type.Union([
   // Discovery's agent view, passed through as it is.
   Type.Object({ agents: Type.Array(Type.Object({}, { additionalProperties: true })), pagination: SearchPagination }),
 ]);
+
+export const BookmarkStatus = Type.Object({ bookmarked: Type.Boolean() });
+
+const MutedWord = Type.String({
+  minLength: 1,
+  maxLength: MAX_MUTED_WORD,
+  description: 'A word or phrase (whole words, any case) or a #tag (that hashtag); not blank',
+});
+export const MutedWordsBody = Type.Object(
+  { words: Type.Array(MutedWord, { maxItems: MAX_MUTED_WORDS, description: `The whole list, replacing the one before; at most ${MAX_MUTED_WORDS}` }) },
+  { additionalProperties: false },
+);
+export const MutedWords = Type.Object({ words: Type.Array(Type.String(), { description: 'lowercase, in alphabetical order' }) });

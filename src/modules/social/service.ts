@@ -6,6 +6,7 @@ import { createNotificationsService } from './notifications-service.ts';
 import { createPeopleService } from './people-service.ts';
 import { createPostsService } from './posts-service.ts';
 import { createTopicsService } from './topics-service.ts';
+import { createPrivateListsService } from './private-lists-service.ts';
 
 export function createSocialService(deps: SocialDeps) {
   const ctx = createSocialContext(deps);
@@ -15,6 +16,8 @@ export function createSocialService(deps: SocialDeps) {
     people: createPeopleService(ctx),
     notifications: createNotificationsService(ctx),
     topics: createTopicsService(ctx),
+    /** Bookmarks and muted words. */
+    privateLists: createPrivateListsService(ctx),
     /** New notifications and followed accounts' posts for the event stream. */
     live: createSocialLive(ctx),
   };

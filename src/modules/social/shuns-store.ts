@@ -1,4 +1,5 @@
 /** Mutes and blocks: who hides whom, and who keeps whom away. */
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
@@ -37,15 +38,35 @@ export function createShunsStore(database: Db) {
         .offset(offset)
         .execute(),
 
-    /** Whose posts and notifications `profileId` does not see: those they muted or blocked. */
-    async hiddenFrom(profileId: string): Promise<string[]> {
+    /**
+     * What `profileId` does not see, in one query (every signed-in feed page is filtered by it): the
+     * accounts they muted or blocked, and their muted words.
+     */
+    async hiddenAndMutedWordsOf(profileId: string): Promise<{ accounts: string[]; words: string[] }> {
       const rows = await db
         .selectFrom('mutes')
-        .select('target_id')
+        .select(['target_id as item', sql<number>`0`.as('is_word')])
         .where('profile_id', '=', profileId)
-        .union(db.selectFrom('blocks').select('target_id').where('profile_id', '=', profileId))
+        .union(
+          db
+            .selectFrom('blocks')
+            .select(['target_id as item', sql<number>`0`.as('is_word')])
+            .where('profile_id', '=', profileId),
+        )
+        .union(
+          db
+            .selectFrom('muted_words')
+            .select(['word as item', sql<number>`1`.as('is_word')])
+            .where('profile_id', '=', profileId),
+        )
         .execute();
-      return rows.map((row) => row.target_id);
+      return {
+        accounts: rows.filter((row) => Number(row.is_word) === 0).map((row) => row.item),
+        words: rows
+          .filter((row) => Number(row.is_word) === 1)
+          .map((row) => row.item)
+          .sort(),
+      };
     },
 
     /** Which of `profileIds` blocked `actorId`. */

@@ -89,6 +89,20 @@ export interface ShunTable {
   created_at: string;
 }
 
+/** A post `profile_id` bookmarked: private to them. */
+export interface BookmarksTable {
+  profile_id: string;
+  post_id: string;
+  created_at: string;
+}
+
+/** A word, phrase or `#tag` (lowercase) whose posts `profile_id` does not see. */
+export interface MutedWordsTable {
+  profile_id: string;
+  word: string;
+  created_at: string;
+}
+
 export interface SocialTables {
   posts: PostsTable;
   post_votes: PostVotesTable;
@@ -100,6 +114,8 @@ export interface SocialTables {
   hashtags: HashtagsTable;
   mutes: ShunTable;
   blocks: ShunTable;
+  bookmarks: BookmarksTable;
+  muted_words: MutedWordsTable;
 }
 
 /** Read by the moderation store: whose a reported post or comment is (through its author's profile). */

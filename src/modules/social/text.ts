@@ -47,3 +47,19 @@ export function extractHashtags(text: string): string[] {
   }
   return [...found];
 }
+
+export const MAX_MUTED_WORDS = 100;
+export const MAX_MUTED_WORD = 100;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Whether a text is muted by a person's muted words (lowercase): a `#tag` matches that hashtag, anything
+ * else matches as whole words in any case (`rust` matches "Rust!" and "#rust", not "trust").
+ */
+export function mutedWordsMatcher(words: readonly string[]): (text: string) => boolean {
+  const tags = new Set(words.filter((word) => word.startsWith('#')).map((word) => word.slice(1)));
+  const phrases = words.filter((word) => !word.startsWith('#'));
+  const pattern = phrases.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${phrases.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}_])`, 'iu');
+  return (text) => (pattern !== null && pattern.test(text)) || (tags.size > 0 && extractHashtags(text).some((tag) => tags.has(tag)));
+}

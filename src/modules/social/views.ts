@@ -4,6 +4,8 @@ import type { VoteValue } from './posts-store.ts';
 
 /** The viewer's votes; null for an anonymous viewer, whose views carry no userVote at all. */
 export type VoteLookup = Map<string, VoteValue> | null;
+/** The posts the viewer bookmarked; null for an anonymous viewer, whose views carry no bookmarked at all. */
+export type BookmarkLookup = Set<string> | null;
 
 /** A profile as the columns of a row it wrote: what authorView reads. */
 export interface AuthorColumns {
@@ -31,7 +33,7 @@ export const authorColumns = (profile: { id: string; username: string; display_n
   author_avatar_url: profile.avatar_url,
 });
 
-function coreView(row: PostCore, votes: VoteLookup) {
+function coreView(row: PostCore, votes: VoteLookup, bookmarks: BookmarkLookup = null) {
   return {
     id: row.id,
     body: row.body,
@@ -45,12 +47,13 @@ function coreView(row: PostCore, votes: VoteLookup) {
     repostOf: row.repost_of,
     author: authorView(row),
     ...(votes ? { userVote: votes.get(row.id) ?? null } : {}),
+    ...(bookmarks ? { bookmarked: bookmarks.has(row.id) } : {}),
   };
 }
 
-export const postView = (row: HydratedPost, votes: VoteLookup) => ({
-  ...coreView(row, votes),
-  originalPost: row.original ? coreView(row.original, votes) : null,
+export const postView = (row: HydratedPost, votes: VoteLookup, bookmarks: BookmarkLookup = null) => ({
+  ...coreView(row, votes, bookmarks),
+  originalPost: row.original ? coreView(row.original, votes, bookmarks) : null,
 });
 
 export type PostView = ReturnType<typeof postView>;
@@ -67,6 +70,8 @@ function coreJson(row: PostCore): string {
 }
 
 const withVote = (json: string, votes: VoteLookup, id: string) => (votes ? `{"userVote":${votes.get(id) ?? null},${json.slice(1)}` : json);
+const withBookmark = (json: string, bookmarks: BookmarkLookup, id: string) => (bookmarks ? `{"bookmarked":${bookmarks.has(id)},${json.slice(1)}` : json);
+const withMarks = (json: string, votes: VoteLookup, bookmarks: BookmarkLookup, id: string) => withBookmark(withVote(json, votes, id), bookmarks, id);
 
 /**
  * The JSON array of `postView`s of `rows`, written from per-row JSON made once: the hot feed pages are
@@ -74,10 +79,10 @@ const withVote = (json: string, votes: VoteLookup, id: string) => (votes ? `{"us
  * serialized field by field (a quarter of the request's CPU otherwise). test/unit/social-render.test.ts
  * checks it against the response schema's own serializer.
  */
-export function renderPosts(rows: HydratedPost[], votes: VoteLookup): string {
+export function renderPosts(rows: HydratedPost[], votes: VoteLookup, bookmarks: BookmarkLookup = null): string {
   const parts = rows.map((row) => {
-    const original = row.original ? withVote(coreJson(row.original), votes, row.original.id) : 'null';
-    return `${withVote(coreJson(row), votes, row.id).slice(0, -1)},"originalPost":${original}}`;
+    const original = row.original ? withMarks(coreJson(row.original), votes, bookmarks, row.original.id) : 'null';
+    return `${withMarks(coreJson(row), votes, bookmarks, row.id).slice(0, -1)},"originalPost":${original}}`;
   });
   return `[${parts.join(',')}]`;
 }

@@ -126,6 +126,7 @@ function AccountMenu() {
           ) : (
             profile.isSuccess && <Link to="/signup/profile">Create your profile</Link>
           )}
+          {profile.data && <Link to="/bookmarks">Bookmarks</Link>}
           <Link to="/me/agents">My agents</Link>
           {role && <Link to="/admin">Moderation</Link>}
           <Link to="/settings">Settings</Link>

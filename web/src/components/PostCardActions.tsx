@@ -52,6 +52,38 @@ function LikeButton({ post }: { post: Shown }) {
   );
 }
 
+/**
+ * Bookmark (private to the reader): pressed when the post is bookmarked. The Bookmarks page reads its
+ * list again once the server has answered.
+ */
+function BookmarkButton({ post }: { post: Shown }) {
+  const client = useQueryClient();
+  const [bookmarked, setBookmarked] = useState(post.bookmarked === true);
+  const mark = useMutation({
+    mutationFn: (on: boolean) =>
+      unwrap(
+        on
+          ? api.POST('/v1/social/posts/{id}/bookmark', { params: { path: { id: post.id } } })
+          : api.DELETE('/v1/social/posts/{id}/bookmark', { params: { path: { id: post.id } } }),
+      ),
+    onMutate: (on) => setBookmarked(on),
+    onError: () => setBookmarked(post.bookmarked === true),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['bookmarks'] }),
+  });
+  return (
+    <>
+      <button type="button" className="button button-small" aria-pressed={bookmarked} disabled={mark.isPending} onClick={() => mark.mutate(!bookmarked)}>
+        {bookmarked ? 'Remove bookmark' : 'Bookmark'}
+      </button>
+      {mark.error && (
+        <span className="form-error small" role="alert">
+          {messageOf(mark.error)}
+        </span>
+      )}
+    </>
+  );
+}
+
 /** Copies the post's address; says so where a screen reader hears it. */
 function ShareButton({ postId }: { postId: string }) {
   const [said, setSaid] = useState('');
@@ -81,9 +113,9 @@ function ShareButton({ postId }: { postId: string }) {
 
 /**
  * What anyone can do with a post wherever it is shown: like, reply (a comment box opens under the
- * card), repost or quote (one menu, whose repost state is asked for only when it opens), share.
+ * card), repost or quote (one menu, whose repost state is asked for only when it opens), bookmark, share.
  * Signed out, the same places invite to log in or join. `onPage`: the post's own page, which has its
- * own comment box, votes and repost controls, so only Share and the invitations show there.
+ * own comment box, votes and repost controls, so only Bookmark, Share and the invitations show there.
  */
 export function PostCardActions({ post, onPage = false }: { post: Shown; onPage?: boolean }) {
   const { account, me } = useSocialSelf();
@@ -109,7 +141,7 @@ export function PostCardActions({ post, onPage = false }: { post: Shown; onPage?
   const toggle = (what: 'reply' | 'repost' | 'quote') => setOpen(open === what ? null : what);
   return (
     <>
-      <div className="post-actions" role="group" aria-label={onPage ? 'Share the post' : 'Act on the post'}>
+      <div className="post-actions" role="group" aria-label={onPage ? 'Bookmark or share the post' : 'Act on the post'}>
         {!onPage && (
           <>
             <LikeButton post={post} />
@@ -127,6 +159,7 @@ export function PostCardActions({ post, onPage = false }: { post: Shown; onPage?
             </button>
           </>
         )}
+        <BookmarkButton post={post} />
         <ShareButton postId={post.id} />
       </div>
       {(open === 'repost' || open === 'quote') && (

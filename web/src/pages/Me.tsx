@@ -48,6 +48,7 @@ export default function Me() {
         </p>
       )}
       <nav aria-label="Your things" className="me-links">
+        {me && <Link to="/bookmarks">Bookmarks</Link>}
         <Link to="/me/agents">My agents</Link>
         <Link to="/capabilities">Capability catalogue</Link>
         <Link to="/topics">Topics</Link>

@@ -12,6 +12,7 @@ import { EmptyState, ErrorState, Loading } from '../components/States';
 import { exactTime } from '../lib/format';
 import { useAccount, useProfile } from '../session';
 import { AccountDeletion, PasswordChange, SearchSettings } from './settings/AccountSecurity';
+import { MutedWords } from './settings/MutedWords';
 
 function ShunnedRow({ kind, user }: { kind: ShunKind; user: { username: string; displayName: string; avatarUrl: string | null; since: string } }) {
   const shun = useShun(user.username);
@@ -112,6 +113,7 @@ function SettingsBody() {
         <>
           <Shunned kind="mute" />
           <Shunned kind="block" />
+          <MutedWords />
         </>
       )}
       <SearchSettings />
