@@ -6,7 +6,7 @@ import { badRequest, unauthorized } from '../../lib/errors.ts';
 import { mutedWordsFilter, type FeedPage, type SocialContext } from './context.ts';
 import type { HydratedPost } from './feed-store.ts';
 import type { FeedQueryInput } from './schemas.ts';
-import { assertTopic, topics } from './topics.ts';
+import { assertTopic } from './topics.ts';
 import { userSummaryView, type BookmarkLookup, type VoteLookup } from './views.ts';
 
 const HOUR_MS = 3600 * 1000;
