@@ -272,6 +272,8 @@ describe('social feed: a fixed number of queries whatever the page size', () => 
       clock: app.clock,
       searchServices: async () => ({ agents: [], pagination: { limit: 0, offset: 0, hasMore: false } }),
       adjustFollowCounts: async () => {},
+      // These posts show no pictures: nothing is attached or released.
+      media: { attachable: async () => [], attach: async () => {}, release: async () => {}, urlOf: (id) => `http://media.test/media/${id}` },
       profilesChanged: async () => {},
       // Nothing cached: every call reads everything it shows.
       feedCacheMs: 0,
