@@ -1983,7 +1983,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete one of my uploads: its URL answers 404 from then on */
+        /** Delete one of my uploads: its URL answers 404 from then on, and a post or comment showing it shows it no more */
         delete: operations["deleteV1MediaById"];
         options?: never;
         head?: never;
@@ -7478,6 +7478,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -7499,6 +7512,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -7556,6 +7582,18 @@ export interface operations {
                     body: string;
                     /** @description One of GET /v1/social/topics: ai, ai-agents, ai-ethics, coding, automation, apps, data, cybersecurity, cloud, web3, mobile, hardware, robotics, startups, business, finance, accounting, marketing, product, careers, legal, health, food, fitness, pharma, psychology, fashion, beauty, pets, travel, productivity, creative, writing, music, video, photography, gaming, books, science, climate, space, education, math, news, culture, humor, sports, philosophy, introductions, community, openplatform, showcase, ask, til, open-source, general */
                     topic?: string;
+                    /** @description Up to 4 pictures, shown in this order */
+                    media?: {
+                        /**
+                         * Format: uuid
+                         * @description An image you uploaded with POST /v1/media that no post or comment shows yet
+                         */
+                        id: string;
+                        /** @description What the image shows, for people who cannot see it (up to 1000 characters); an empty string when you choose to give no description */
+                        alt: string;
+                    }[];
+                    /** @description Shown instead of the post until the reader opens it (up to 200 characters, trimmed; blank means none) */
+                    contentWarning?: string;
                 };
             };
         };
@@ -7579,6 +7617,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -7600,6 +7651,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -7668,6 +7732,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -7689,6 +7766,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -7714,6 +7804,17 @@ export interface operations {
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
                             createdAt: string;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -7989,6 +8090,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -8010,6 +8124,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -8117,6 +8244,16 @@ export interface operations {
                 "application/json": {
                     /** @description Up to 500 characters (Unicode code points); not blank */
                     body: string;
+                    /** @description Up to 4 pictures, shown in this order */
+                    media?: {
+                        /**
+                         * Format: uuid
+                         * @description An image you uploaded with POST /v1/media that no post or comment shows yet
+                         */
+                        id: string;
+                        /** @description What the image shows, for people who cannot see it (up to 1000 characters); an empty string when you choose to give no description */
+                        alt: string;
+                    }[];
                     /**
                      * Format: uuid
                      * @description The comment of the same post this one answers; omitted for a comment on the post
@@ -8143,6 +8280,17 @@ export interface operations {
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
                             createdAt: string;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -8300,6 +8448,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -8321,6 +8482,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -9021,6 +9195,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -9042,6 +9229,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -9634,6 +9834,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -9655,6 +9868,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -9755,6 +9981,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -9776,6 +10015,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -11317,6 +11569,9 @@ export interface operations {
                             url: string;
                             contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
                             bytes: number;
+                            /** @description pixels, as shown (EXIF orientation applied); null for uploads made before sizes were recorded */
+                            width: number | null;
+                            height: number | null;
                             createdAt: string;
                         }[];
                         pagination: {
@@ -11370,6 +11625,9 @@ export interface operations {
                             url: string;
                             contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
                             bytes: number;
+                            /** @description pixels, as shown (EXIF orientation applied); null for uploads made before sizes were recorded */
+                            width: number | null;
+                            height: number | null;
                             createdAt: string;
                         };
                     };
