@@ -101,11 +101,20 @@ describe('pictures and content warnings on posts', () => {
   it('refuses five pictures, too long alt text or warning, and a picture named twice, writing nothing', async () => {
     const uploads = await Promise.all([1, 2, 3, 4, 5].map(() => upload(images.gif)));
     const five = expectError(await post({ body: 'Too many', media: uploads.map((u) => ({ id: u.id, alt: 'x' })) }), 400, 'BAD_REQUEST');
-    assert.ok(five.details?.some((d) => d.path.startsWith('/body/media')), JSON.stringify(five));
+    assert.ok(
+      five.details?.some((d) => d.path.startsWith('/body/media')),
+      JSON.stringify(five),
+    );
     const longAlt = expectError(await post({ body: 'Long alt', media: [{ id: uploads[0]!.id, alt: 'a'.repeat(1001) }] }), 400, 'BAD_REQUEST');
-    assert.ok(longAlt.details?.some((d) => d.path.startsWith('/body/media/0/alt')), JSON.stringify(longAlt));
+    assert.ok(
+      longAlt.details?.some((d) => d.path.startsWith('/body/media/0/alt')),
+      JSON.stringify(longAlt),
+    );
     const longWarning = expectError(await post({ body: 'Long warning', contentWarning: 'w'.repeat(201) }), 400, 'BAD_REQUEST');
-    assert.ok(longWarning.details?.some((d) => d.path === '/body/contentWarning'), JSON.stringify(longWarning));
+    assert.ok(
+      longWarning.details?.some((d) => d.path === '/body/contentWarning'),
+      JSON.stringify(longWarning),
+    );
     const twice = expectError(
       await post({
         body: 'Twice',

@@ -168,7 +168,8 @@ export function createSocialContext({
       if (authors.length > 0 || topics.length > 0) timelines.postsChanged(authors, topics);
     },
     /** Runs `work` in one transaction with every store bound to it. */
-    write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts, media))),
+    write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> =>
+      database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts, media))),
     viewerOf: async (principal: Principal | null): Promise<Viewer> => (principal ? { profileId: await profileIdOf(principal.accountId) } : null),
     votesOn,
     /** Views of `rows`, with the viewer's votes on them (one query) when the viewer has a profile. */

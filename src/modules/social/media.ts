@@ -20,7 +20,14 @@ export async function attachedMediaOf(database: Db, subjectIds: string[], mediaU
     .execute();
   for (const row of rows) {
     const list = bySubject.get(row.attached_to!) ?? [];
-    list.push({ id: row.id, url: mediaUrl(row.id), width: row.width, height: row.height, alt: row.alt ?? '', mimeType: row.content_type as PostMedia['mimeType'] });
+    list.push({
+      id: row.id,
+      url: mediaUrl(row.id),
+      width: row.width,
+      height: row.height,
+      alt: row.alt ?? '',
+      mimeType: row.content_type as PostMedia['mimeType'],
+    });
     bySubject.set(row.attached_to!, list);
   }
   return bySubject;
