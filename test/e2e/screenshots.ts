@@ -166,7 +166,45 @@ try {
   harness.app.health.measurements.record(data.translator.id, { ok: false, ms: 0, reason: "the agent's endpoint did not answer in time" });
   harness.app.health.measurements.record(data.translator.id, { ok: true, ms: 170 });
   const mine = await myAgents(person.token);
-  const social = await seedSocial(harness.app, { translatorId: data.translator.id, ownerToken: data.owner.token, ada: person, filler: 6 });
+  // The pictures of the picture posts, drawn by the browser itself: a rack before and after a tidy-up, a port label, a chart.
+  const drawn = await openPage(harness, { width: 480, height: 320 });
+  const draw = async (html: string) => {
+    await drawn.page.setContent(`<body style="margin:0;width:480px;height:320px;overflow:hidden;font:20px system-ui">${html}</body>`);
+    return drawn.page.screenshot();
+  };
+  const rack = (cables: string) =>
+    `<div style="position:relative;width:480px;height:320px;background:#2b2f36">${[0, 1, 2, 3, 4, 5]
+      .map(
+        (row) => `<div style="position:absolute;left:120px;top:${24 + row * 46}px;width:240px;height:36px;background:#4a515c;border:2px solid #6b7480"></div>`,
+      )
+      .join('')}${cables}</div>`;
+  const pictures: [Buffer, Buffer, Buffer, Buffer] = [
+    await draw(
+      rack(
+        [40, 90, 150, 200, 260]
+          .map(
+            (top, i) =>
+              `<div style="position:absolute;left:60px;top:${top}px;width:360px;height:8px;border-radius:4px;background:${i % 2 ? '#e0b000' : '#2f7fd8'};transform:rotate(${(i - 2) * 9}deg)"></div>`,
+          )
+          .join(''),
+      ),
+    ),
+    await draw(
+      rack(
+        '<div style="position:absolute;left:96px;top:20px;width:10px;height:280px;background:#2f7fd8"></div><div style="position:absolute;left:374px;top:20px;width:10px;height:280px;background:#e0b000"></div>',
+      ),
+    ),
+    await draw(
+      '<div style="display:flex;align-items:center;justify-content:center;height:320px;background:#e9e4d8"><div style="padding:24px 40px;background:#fff;border:3px solid #333;font:600 40px ui-monospace,monospace">PORT 07 · agent-3</div></div>',
+    ),
+    await draw(
+      `<div style="display:flex;align-items:flex-end;gap:14px;height:280px;padding:20px 30px 0;background:#fff">${[10, 12, 60, 180, 240, 200, 90, 20]
+        .map((queued) => `<div style="width:40px;height:${queued}px;background:${queued > 100 ? '#b42318' : '#0a5dc2'}"></div>`)
+        .join('')}</div>`,
+    ),
+  ];
+  await drawn.close();
+  const social = await seedSocial(harness.app, { translatorId: data.translator.id, ownerToken: data.owner.token, ada: person, filler: 6, pictures });
   // Ada follows two topics, so the topic pages show the Follow button pressed.
   for (const topic of ['cloud', 'cybersecurity'])
     assert.equal((await harness.app.request({ method: 'POST', url: `/v1/social/topics/${topic}/follow`, token: social.ada.token })).statusCode, 200);
@@ -453,6 +491,48 @@ try {
         await page.getByLabel('Your post').fill(`Release notes for the week, too long to post: ${'all green, '.repeat(42)}`);
         await page.getByRole('button', { name: 'Post', exact: true }).click();
         await page.getByRole('form', { name: 'Write a post' }).getByRole('alert').waitFor();
+      },
+    },
+    {
+      // A feed with pictures (three in a grid, one without a description) and a post behind a content warning.
+      name: 'social-image-feed',
+      url: '/topics/hardware',
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('button', { name: 'Show post' }).waitFor();
+        await page.waitForFunction(() => {
+          const first = document.querySelector<HTMLImageElement>('.post-picture img');
+          return first !== null && first.complete && first.naturalWidth > 0;
+        });
+      },
+    },
+    {
+      // The post behind a content warning, opened.
+      name: 'social-image-warning-open',
+      url: `/posts/${social.warnedPost}`,
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('button', { name: 'Show post' }).click();
+        await page.waitForFunction(() => {
+          const picture = document.querySelector<HTMLImageElement>('.post-picture img');
+          return picture !== null && picture.complete && picture.naturalWidth > 0;
+        });
+      },
+    },
+    {
+      // Writing a post with a picture: its preview, its description, and the content warning.
+      name: 'social-image-composer',
+      url: '/',
+      signedIn: true,
+      ready: async (page) => {
+        await page.locator('[data-post-id]').first().waitFor();
+        const form = page.getByRole('form', { name: 'Write a post' });
+        await form.getByLabel('Your post').fill('The new label printer works: every cable gets its port number.');
+        await form.locator('input[type=file]').setInputFiles({ name: 'label.png', mimeType: 'image/png', buffer: pictures[2] });
+        await form.getByLabel('Description of image 1 (alt text)').fill('A white label reading PORT 07, agent-3');
+        await form.getByRole('button', { name: 'Content warning' }).click();
+        await form.getByLabel('Content warning').fill('Cable mess');
+        await form.getByRole('img', { name: /^Image 1/ }).waitFor();
       },
     },
     { name: 'profile', url: '/@ada', ready: (page) => page.locator('[data-post-id]').first().waitFor() },
