@@ -500,9 +500,10 @@ try {
       signedIn: true,
       ready: async (page) => {
         await page.getByRole('button', { name: 'Show post' }).waitFor();
+        // The first picture on show (the warned post's is hidden, so never loaded).
         await page.waitForFunction(() => {
-          const first = document.querySelector<HTMLImageElement>('.post-picture img');
-          return first !== null && first.complete && first.naturalWidth > 0;
+          const first = [...document.querySelectorAll<HTMLImageElement>('.post-picture img')].find((image) => image.offsetParent !== null);
+          return first !== undefined && first.complete && first.naturalWidth > 0;
         });
       },
     },

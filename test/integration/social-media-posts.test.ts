@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { expectError, startTestApp, type TestApp } from '../helpers/app.ts';
 import * as images from '../helpers/images.ts';
-import { comment, createPost, socialUser, type SocialUser } from '../helpers/social.ts';
+import { createPost, socialUser, type SocialUser } from '../helpers/social.ts';
 
 const QUOTA = 2 * 1024 * 1024;
 const PUBLIC_URL = 'https://agentry.example.test';
