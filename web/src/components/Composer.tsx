@@ -246,6 +246,8 @@ export function Composer({ me, into, topic }: { me: Post['author']; into: PostLi
                   onClick={() => {
                     setPictures((current) => current.filter((p) => p.key !== picture.key));
                     setAsked(null);
+                    // A picture taken out before posting is deleted, so it does not stay in the storage quota.
+                    if (picture.id) void api.DELETE('/v1/media/{id}', { params: { path: { id: picture.id } } });
                   }}
                 >
                   Remove image {index + 1}
