@@ -27,6 +27,23 @@ const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const wanted = (name: string) => only.length === 0 || only.includes(name);
 const skip = browserSuiteSkip();
+
+/** Loads the pictures a browser would load only when scrolled to (loading="lazy"), and waits for every image. */
+async function loadEveryPicture(page: Page) {
+  await page.evaluate(async () => {
+    for (const image of document.querySelectorAll<HTMLImageElement>('img[loading="lazy"]')) image.loading = 'eager';
+    await Promise.all(
+      [...document.images].map((image) =>
+        image.complete
+          ? null
+          : new Promise((resolve) => {
+              image.addEventListener('load', resolve, { once: true });
+              image.addEventListener('error', resolve, { once: true });
+            }),
+      ),
+    );
+  });
+}
 if (skip) {
   console.error(skip);
   process.exit(1);
@@ -500,6 +517,8 @@ try {
       signedIn: true,
       ready: async (page) => {
         await page.getByRole('button', { name: 'Show post' }).waitFor();
+        // On a phone the pictures are below the warned post: they are what this shot is for.
+        if (page.viewportSize()!.width === 390) await page.locator('.post-pictures').first().scrollIntoViewIfNeeded();
         // The first picture on show (the warned post's is hidden, so never loaded).
         await page.waitForFunction(() => {
           const first = [...document.querySelectorAll<HTMLImageElement>('.post-picture img')].find((image) => image.offsetParent !== null);
@@ -710,6 +729,8 @@ try {
         await page.goto(shot.url);
       }
       await shot.ready(page);
+      // A full-page shot shows the page as a reader scrolling it sees it: pictures further down loaded too.
+      if (width > 390) await loadEveryPicture(page);
       await settled(page);
       await page.screenshot({ path: `${out}${shot.name}-${width}.png`, fullPage: width > 390 });
       await close();
