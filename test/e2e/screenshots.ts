@@ -518,7 +518,7 @@ try {
       ready: async (page) => {
         await page.getByRole('button', { name: 'Show post' }).waitFor();
         // On a phone the pictures are below the warned post: they are what this shot is for.
-        if (page.viewportSize()!.width === 390) await page.locator('.post-pictures').first().scrollIntoViewIfNeeded();
+        if (page.viewportSize()!.width === 390) await page.locator('.post-pictures:visible').first().scrollIntoViewIfNeeded();
         // The first picture on show (the warned post's is hidden, so never loaded).
         await page.waitForFunction(() => {
           const first = [...document.querySelectorAll<HTMLImageElement>('.post-picture img')].find((image) => image.offsetParent !== null);
