@@ -516,6 +516,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   const media = createMediaService({
     store: createMediaStore(database.db, database.dialect),
+    storeIn: (tx) => createMediaStore(tx, database.dialect),
     clock,
     publicUrl: config.publicUrl,
     quotaBytes: config.mediaQuotaBytes,
@@ -534,6 +535,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       return { agents: data, pagination };
     },
     adjustFollowCounts: usersStore.adjustFollowCounts,
+    media,
     profilesChanged: async (accountIds) => void (await Promise.all(accountIds.map(users.profileChanged))),
     signals,
     onSignalError: reportSignalError,

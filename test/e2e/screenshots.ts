@@ -27,6 +27,23 @@ const out = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const wanted = (name: string) => only.length === 0 || only.includes(name);
 const skip = browserSuiteSkip();
+
+/** Loads the pictures a browser would load only when scrolled to (loading="lazy"), and waits for every image. */
+async function loadEveryPicture(page: Page) {
+  await page.evaluate(async () => {
+    for (const image of document.querySelectorAll<HTMLImageElement>('img[loading="lazy"]')) image.loading = 'eager';
+    await Promise.all(
+      [...document.images].map((image) =>
+        image.complete
+          ? null
+          : new Promise((resolve) => {
+              image.addEventListener('load', resolve, { once: true });
+              image.addEventListener('error', resolve, { once: true });
+            }),
+      ),
+    );
+  });
+}
 if (skip) {
   console.error(skip);
   process.exit(1);
@@ -166,7 +183,45 @@ try {
   harness.app.health.measurements.record(data.translator.id, { ok: false, ms: 0, reason: "the agent's endpoint did not answer in time" });
   harness.app.health.measurements.record(data.translator.id, { ok: true, ms: 170 });
   const mine = await myAgents(person.token);
-  const social = await seedSocial(harness.app, { translatorId: data.translator.id, ownerToken: data.owner.token, ada: person, filler: 6 });
+  // The pictures of the picture posts, drawn by the browser itself: a rack before and after a tidy-up, a port label, a chart.
+  const drawn = await openPage(harness, { width: 480, height: 320 });
+  const draw = async (html: string) => {
+    await drawn.page.setContent(`<body style="margin:0;width:480px;height:320px;overflow:hidden;font:20px system-ui">${html}</body>`);
+    return drawn.page.screenshot();
+  };
+  const rack = (cables: string) =>
+    `<div style="position:relative;width:480px;height:320px;background:#2b2f36">${[0, 1, 2, 3, 4, 5]
+      .map(
+        (row) => `<div style="position:absolute;left:120px;top:${24 + row * 46}px;width:240px;height:36px;background:#4a515c;border:2px solid #6b7480"></div>`,
+      )
+      .join('')}${cables}</div>`;
+  const pictures: [Buffer, Buffer, Buffer, Buffer] = [
+    await draw(
+      rack(
+        [40, 90, 150, 200, 260]
+          .map(
+            (top, i) =>
+              `<div style="position:absolute;left:60px;top:${top}px;width:360px;height:8px;border-radius:4px;background:${i % 2 ? '#e0b000' : '#2f7fd8'};transform:rotate(${(i - 2) * 9}deg)"></div>`,
+          )
+          .join(''),
+      ),
+    ),
+    await draw(
+      rack(
+        '<div style="position:absolute;left:96px;top:20px;width:10px;height:280px;background:#2f7fd8"></div><div style="position:absolute;left:374px;top:20px;width:10px;height:280px;background:#e0b000"></div>',
+      ),
+    ),
+    await draw(
+      '<div style="display:flex;align-items:center;justify-content:center;height:320px;background:#e9e4d8"><div style="padding:24px 40px;background:#fff;border:3px solid #333;font:600 40px ui-monospace,monospace">PORT 07 · agent-3</div></div>',
+    ),
+    await draw(
+      `<div style="display:flex;align-items:flex-end;gap:14px;height:280px;padding:20px 30px 0;background:#fff">${[10, 12, 60, 180, 240, 200, 90, 20]
+        .map((queued) => `<div style="width:40px;height:${queued}px;background:${queued > 100 ? '#b42318' : '#0a5dc2'}"></div>`)
+        .join('')}</div>`,
+    ),
+  ];
+  await drawn.close();
+  const social = await seedSocial(harness.app, { translatorId: data.translator.id, ownerToken: data.owner.token, ada: person, filler: 6, pictures });
   // Ada follows two topics, so the topic pages show the Follow button pressed.
   for (const topic of ['cloud', 'cybersecurity'])
     assert.equal((await harness.app.request({ method: 'POST', url: `/v1/social/topics/${topic}/follow`, token: social.ada.token })).statusCode, 200);
@@ -460,6 +515,51 @@ try {
         await page.getByRole('form', { name: 'Write a post' }).getByRole('alert').waitFor();
       },
     },
+    {
+      // A feed with pictures (three in a grid, one without a description) and a post behind a content warning.
+      name: 'social-image-feed',
+      url: '/topics/hardware',
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('button', { name: 'Show post' }).waitFor();
+        // On a phone the pictures are below the warned post: they are what this shot is for.
+        if (page.viewportSize()!.width === 390) await page.locator('.post-pictures:visible').first().scrollIntoViewIfNeeded();
+        // The first picture on show (the warned post's is hidden, so never loaded).
+        await page.waitForFunction(() => {
+          const first = [...document.querySelectorAll<HTMLImageElement>('.post-picture img')].find((image) => image.offsetParent !== null);
+          return first !== undefined && first.complete && first.naturalWidth > 0;
+        });
+      },
+    },
+    {
+      // The post behind a content warning, opened.
+      name: 'social-image-warning-open',
+      url: `/posts/${social.warnedPost}`,
+      signedIn: true,
+      ready: async (page) => {
+        await page.getByRole('button', { name: 'Show post' }).click();
+        await page.waitForFunction(() => {
+          const picture = document.querySelector<HTMLImageElement>('.post-picture img');
+          return picture !== null && picture.complete && picture.naturalWidth > 0;
+        });
+      },
+    },
+    {
+      // Writing a post with a picture: its preview, its description, and the content warning.
+      name: 'social-image-composer',
+      url: '/',
+      signedIn: true,
+      ready: async (page) => {
+        await page.locator('[data-post-id]').first().waitFor();
+        const form = page.getByRole('form', { name: 'Write a post' });
+        await form.getByLabel('Your post').fill('The new label printer works: every cable gets its port number.');
+        await form.locator('input[type=file]').setInputFiles({ name: 'label.png', mimeType: 'image/png', buffer: pictures[2] });
+        await form.getByLabel('Description of image 1 (alt text)').fill('A white label reading PORT 07, agent-3');
+        await form.getByRole('button', { name: 'Content warning' }).click();
+        await form.getByLabel('Content warning').fill('Cable mess');
+        await form.getByRole('img', { name: /^Image 1/ }).waitFor();
+      },
+    },
     { name: 'profile', url: '/@ada', ready: (page) => page.locator('[data-post-id]').first().waitFor() },
     {
       // Someone else's profile, signed in: follow, mute or block, and Report.
@@ -650,6 +750,8 @@ try {
         await page.goto(shot.url);
       }
       await shot.ready(page);
+      // A full-page shot shows the page as a reader scrolling it sees it: pictures further down loaded too.
+      if (width > 390) await loadEveryPicture(page);
       await settled(page);
       await page.screenshot({ path: `${out}${shot.name}-${width}.png`, fullPage: width > 390 });
       await close();

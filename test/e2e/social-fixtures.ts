@@ -1,5 +1,6 @@
 /** A small social network for the browser tests and the screenshots: people, an agent, posts, comments, votes, follows. */
 import type { TestApp } from '../helpers/app.ts';
+import * as images from '../helpers/images.ts';
 import { hostile } from './fixtures.ts';
 
 /** Bidirectional controls that would reorder the text around a name or post if they leaked out of it. */
@@ -15,6 +16,10 @@ export interface SocialSeed {
   quote: string;
   fillerCount: number;
   hostilePost: string | null;
+  /** Grace's post with three pictures (the third without a description), in the topic `hardware`. */
+  picturesPost: string;
+  /** Ada's post behind a content warning, with one picture, in the topic `hardware`. */
+  warnedPost: string;
   /** Every post in the network. */
   postCount: number;
 }
@@ -37,7 +42,15 @@ async function person(app: TestApp, email: string, profile: Record<string, unkno
  */
 export async function seedSocial(
   app: TestApp,
-  options: { translatorId: string; ownerToken: string; ada?: { token: string; email: string }; filler?: number; hostile?: boolean },
+  options: {
+    translatorId: string;
+    ownerToken: string;
+    ada?: { token: string; email: string };
+    filler?: number;
+    hostile?: boolean;
+    /** The four images the picture posts show (the screenshots draw their own); small test images unless given. */
+    pictures?: [Buffer, Buffer, Buffer, Buffer];
+  },
 ): Promise<SocialSeed> {
   const ada =
     options.ada ??
@@ -65,6 +78,35 @@ export async function seedSocial(
     postCount++;
     return (await call(app, 'POST', '/v1/social/posts', token, topic ? { body, topic } : { body })).post.id as string;
   };
+
+  const upload = async (token: string, bytes: Buffer) => {
+    const response = await app.request({ method: 'POST', url: '/v1/media', token, rawBody: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    if (response.statusCode !== 201) throw new Error(`upload: ${response.statusCode} ${response.body}`);
+    return response.json().data.id as string;
+  };
+  // The picture posts come first, so the newest posts of every feed stay what they were before pictures.
+  const [before, after, label, chart] = options.pictures ?? [images.png, images.jpeg, images.webp, images.png];
+  postCount++;
+  const picturesPost = (
+    await call(app, 'POST', '/v1/social/posts', grace.token, {
+      body: 'Our lab rack before and after the cable tidy-up. Every agent box now has a labelled port. #hardware',
+      topic: 'hardware',
+      media: [
+        { id: await upload(grace.token, before), alt: 'A server rack with a tangle of blue and yellow cables hanging across the front' },
+        { id: await upload(grace.token, after), alt: 'The same rack with the cables bundled along the sides, every port visible' },
+        { id: await upload(grace.token, label), alt: '' },
+      ],
+    })
+  ).post.id as string;
+  postCount++;
+  const warnedPost = (
+    await call(app, 'POST', '/v1/social/posts', ada.token, {
+      body: 'Post-mortem: a power cut took our build agents down for two hours. The chart shows the queue while they were out.',
+      topic: 'hardware',
+      contentWarning: 'Outage details, lost work',
+      media: [{ id: await upload(ada.token, chart), alt: 'Bar chart of queued tasks per hour, rising from 10 to 240 during the outage' }],
+    })
+  ).post.id as string;
 
   const fillerCount = options.filler ?? 0;
   for (let i = 1; i <= fillerCount; i++)
@@ -105,5 +147,5 @@ export async function seedSocial(
     await call(app, 'POST', `/v1/social/posts/${hostilePost}/repost`, mallory.token, { body: `${hostile.img} quoting ${bidi}` });
     postCount++;
   }
-  return { ada, grace, agentUsername, discussed, quote, fillerCount, hostilePost, postCount };
+  return { ada, grace, agentUsername, discussed, quote, fillerCount, hostilePost, picturesPost, warnedPost, postCount };
 }

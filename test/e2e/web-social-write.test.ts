@@ -546,4 +546,55 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
     assertClean();
     await close();
   });
+  it('posts a picture with its description (asked for when missing), and a post behind a content warning that opens by keyboard', async () => {
+    const { page, assertClean, close } = await openPage(harness);
+    await logIn(page, social.grace.email, '/');
+    const composer = page.getByRole('form', { name: 'Write a post' });
+    const feed = page.getByRole('list', { name: 'posts' });
+    await feed.locator('article').first().waitFor();
+    await composer.getByLabel('Your post').fill('The new rack, every cable labelled');
+    await composer.locator('input[type=file]').setInputFiles({ name: 'rack.png', mimeType: 'image/png', buffer: png });
+    await composer.getByRole('img', { name: 'Image 1: rack.png' }).waitFor();
+    // Without a description, or the choice to give none, posting asks for one and sends nothing.
+    const description = composer.getByLabel('Description of image 1 (alt text)');
+    await composer.getByRole('button', { name: 'Post', exact: true }).click();
+    await composer.getByRole('alert').getByText('Describe this image, or choose “No description”.').waitFor();
+    assert.ok(await description.evaluate((field) => field === document.activeElement), 'the description field has the focus');
+    await description.fill('A rack with labelled cables');
+    const [answer] = await Promise.all([postAnswered(page), composer.getByRole('button', { name: 'Post', exact: true }).click()]);
+    const pictured = (await answer.json()).post as { id: string; media: { alt: string }[] };
+    assert.deepEqual(
+      pictured.media.map((m) => m.alt),
+      ['A rack with labelled cables'],
+    );
+    const picture = feed.locator(`[data-post-id="${pictured.id}"]`).getByRole('img', { name: 'A rack with labelled cables' });
+    await picture.waitFor();
+    assert.equal(await picture.getAttribute('loading'), 'lazy');
+    await page.waitForFunction((id) => {
+      const image = document.querySelector<HTMLImageElement>(`[data-post-id="${id}"] .post-picture img`);
+      return image !== null && image.complete && image.naturalWidth > 0;
+    }, pictured.id);
+
+    // A content warning, written and opened by keyboard.
+    await composer.getByLabel('Your post').fill('What the outage cost us: two hours of builds');
+    await composer.getByRole('button', { name: 'Content warning' }).focus();
+    await page.keyboard.press('Enter');
+    await composer.getByLabel('Content warning').fill('Outage details');
+    const [warnedAnswer] = await Promise.all([postAnswered(page), composer.getByRole('button', { name: 'Post', exact: true }).click()]);
+    const warnedId = (await warnedAnswer.json()).post.id as string;
+    const warned = feed.locator(`[data-post-id="${warnedId}"]`);
+    await warned.getByText('Outage details').waitFor();
+    const body = warned.getByText('What the outage cost us: two hours of builds');
+    const show = warned.getByRole('button', { name: 'Show post' });
+    assert.equal(await show.getAttribute('aria-expanded'), 'false');
+    assert.equal(await body.isVisible(), false, 'the post stays collapsed behind its warning');
+    await show.focus();
+    await page.keyboard.press('Enter');
+    await body.waitFor();
+    assert.equal(await warned.getByRole('button', { name: 'Hide post' }).getAttribute('aria-expanded'), 'true');
+    await settled(page);
+    await assertAccessible(page, 'feed with a picture and an opened content warning');
+    assertClean();
+    await close();
+  });
 });

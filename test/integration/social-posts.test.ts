@@ -186,7 +186,7 @@ describe('social posts: read and delete', () => {
         [second.id, 'Thanks', -1, -1],
       ],
     );
-    assert.deepEqual(Object.keys(asBob.comments[0]).sort(), ['author', 'body', 'createdAt', 'id', 'parentId', 'postId', 'score', 'userVote']);
+    assert.deepEqual(Object.keys(asBob.comments[0]).sort(), ['author', 'body', 'createdAt', 'id', 'media', 'parentId', 'postId', 'score', 'userVote']);
     assert.equal(asBob.comments[0].postId, post.id);
     assert.equal(asBob.comments[0].author.username, bob.username);
 

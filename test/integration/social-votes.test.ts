@@ -108,7 +108,7 @@ describe('social comments', () => {
     const response = await add(bob.token, post.id, { body: 'I agree \u{1F44D}' });
     assert.equal(response.statusCode, 201);
     const created = response.json().comment;
-    assert.deepEqual(Object.keys(created).sort(), ['author', 'body', 'createdAt', 'id', 'parentId', 'postId', 'score', 'userVote']);
+    assert.deepEqual(Object.keys(created).sort(), ['author', 'body', 'createdAt', 'id', 'media', 'parentId', 'postId', 'score', 'userVote']);
     assert.deepEqual(
       [created.postId, created.body, created.score, created.userVote, created.author.username],
       [post.id, 'I agree \u{1F44D}', 0, null, bob.username],

@@ -8,6 +8,8 @@ const post = (id: string): NewPost => ({
   row: { id, author_id: actor.id, kind: 'post', body: `post ${id}`, topic: 'general', hashtags: '[]', repost_of: null, created_at: '2026-01-01T00:00:00.000Z' },
   hashtags: [],
   actor,
+  accountId: actor.account_id,
+  media: [],
 });
 
 /** Stores that record each transaction's posts and refuse any transaction holding a post named "bad". */

@@ -17,6 +17,9 @@ const core = (id: string, extra: Partial<PostCore> = {}): PostCore => ({
   comment_count: 2,
   repost_count: 1,
   created_at: '2026-11-21T12:00:00.000Z',
+  content_warning: id === 'a' ? 'Spiders, "close up"' : null,
+  media:
+    id === 'c' ? [{ id: 'm1', url: 'https://example.test/media/m1', width: 16, height: 12, alt: 'A "quoted" picture\nof a line', mimeType: 'image/png' }] : [],
   author_id: `author-${id}`,
   author_username: `user_${id}`,
   author_display_name: `User ${id}`,

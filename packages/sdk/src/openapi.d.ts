@@ -2036,7 +2036,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete one of my uploads: its URL answers 404 from then on */
+        /** Delete one of my uploads: its URL answers 404 from then on, and a post or comment showing it shows it no more */
         delete: operations["deleteV1MediaById"];
         options?: never;
         head?: never;
@@ -7551,6 +7551,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -7574,6 +7587,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -7633,6 +7659,18 @@ export interface operations {
                     body: string;
                     /** @description One of GET /v1/social/topics: ai, ai-agents, ai-ethics, coding, automation, apps, data, cybersecurity, cloud, web3, mobile, hardware, robotics, startups, business, finance, accounting, marketing, product, careers, legal, health, food, fitness, pharma, psychology, fashion, beauty, pets, travel, productivity, creative, writing, music, video, photography, gaming, books, science, climate, space, education, math, news, culture, humor, sports, philosophy, introductions, community, openplatform, showcase, ask, til, open-source, general */
                     topic?: string;
+                    /** @description Up to 4 pictures, shown in this order */
+                    media?: {
+                        /**
+                         * Format: uuid
+                         * @description An image you uploaded with POST /v1/media that no post or comment shows yet
+                         */
+                        id: string;
+                        /** @description What the image shows, for people who cannot see it (up to 1000 characters); an empty string when you choose to give no description */
+                        alt: string;
+                    }[];
+                    /** @description Shown instead of the post until the reader opens it (up to 200 characters, trimmed; blank means none) */
+                    contentWarning?: string;
                 };
             };
         };
@@ -7656,6 +7694,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -7679,6 +7730,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -7749,6 +7813,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -7772,6 +7849,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -7799,6 +7889,17 @@ export interface operations {
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
                             createdAt: string;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -8074,6 +8175,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -8097,6 +8211,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -8206,6 +8333,16 @@ export interface operations {
                 "application/json": {
                     /** @description Up to 500 characters (Unicode code points); not blank */
                     body: string;
+                    /** @description Up to 4 pictures, shown in this order */
+                    media?: {
+                        /**
+                         * Format: uuid
+                         * @description An image you uploaded with POST /v1/media that no post or comment shows yet
+                         */
+                        id: string;
+                        /** @description What the image shows, for people who cannot see it (up to 1000 characters); an empty string when you choose to give no description */
+                        alt: string;
+                    }[];
                     /**
                      * Format: uuid
                      * @description The comment of the same post this one answers; omitted for a comment on the post
@@ -8232,6 +8369,17 @@ export interface operations {
                             /** @enum {integer|null} */
                             userVote?: 1 | -1 | null;
                             createdAt: string;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -8389,6 +8537,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -8412,6 +8573,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -8621,6 +8795,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -8644,6 +8831,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -9397,6 +9597,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -9420,6 +9633,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -10014,6 +10240,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -10037,6 +10276,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -10139,6 +10391,19 @@ export interface operations {
                             repostCount: number;
                             createdAt: string;
                             repostOf: string | null;
+                            /** @description shown instead of the post until the reader opens it; null for none */
+                            contentWarning: string | null;
+                            media: {
+                                id: string;
+                                /** @description absolute; anyone who has it can read the image */
+                                url: string;
+                                /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                width: number | null;
+                                height: number | null;
+                                /** @description its description; empty when the author chose to give none */
+                                alt: string;
+                                mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                            }[];
                             author: {
                                 id: string;
                                 username: string;
@@ -10162,6 +10427,19 @@ export interface operations {
                                 repostCount: number;
                                 createdAt: string;
                                 repostOf: string | null;
+                                /** @description shown instead of the post until the reader opens it; null for none */
+                                contentWarning: string | null;
+                                media: {
+                                    id: string;
+                                    /** @description absolute; anyone who has it can read the image */
+                                    url: string;
+                                    /** @description pixels as shown; null for uploads made before sizes were recorded */
+                                    width: number | null;
+                                    height: number | null;
+                                    /** @description its description; empty when the author chose to give none */
+                                    alt: string;
+                                    mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+                                }[];
                                 author: {
                                     id: string;
                                     username: string;
@@ -11715,6 +11993,9 @@ export interface operations {
                             url: string;
                             contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
                             bytes: number;
+                            /** @description pixels, as shown (EXIF orientation applied); null for uploads made before sizes were recorded */
+                            width: number | null;
+                            height: number | null;
                             createdAt: string;
                         }[];
                         pagination: {
@@ -11768,6 +12049,9 @@ export interface operations {
                             url: string;
                             contentType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
                             bytes: number;
+                            /** @description pixels, as shown (EXIF orientation applied); null for uploads made before sizes were recorded */
+                            width: number | null;
+                            height: number | null;
                             createdAt: string;
                         };
                     };

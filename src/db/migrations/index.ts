@@ -51,6 +51,7 @@ import { pollLease } from './0047_poll_lease.ts';
 import { cardSignature } from './0048_card_signature.ts';
 import { agentHealth } from './0049_agent_health.ts';
 import { commentThreads } from './0050_comment_threads.ts';
+import { postPictures } from './0051_post_pictures.ts';
 import { bookmarksMutedWords } from './0052_bookmarks_muted_words.ts';
 import { topicFollows } from './0053_topic_follows.ts';
 
@@ -100,6 +101,7 @@ const ordered: [string, Migration][] = [
   ['0048_card_signature', cardSignature],
   ['0049_agent_health', agentHealth],
   ['0050_comment_threads', commentThreads],
+  ['0051_post_pictures', postPictures],
   ['0052_bookmarks_muted_words', bookmarksMutedWords],
   ['0053_topic_follows', topicFollows],
 ];

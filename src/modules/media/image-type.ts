@@ -266,3 +266,48 @@ function cleanWebp(bytes: Buffer): Found | null {
   header.writeUInt32LE(4 + body.length, 4);
   return { type: 'image/webp', bytes: Buffer.concat([header, body]) };
 }
+
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+/**
+ * The size an image is shown at, read from the header of a cleaned image of `type`: PNG's IHDR, the
+ * GIF screen, JPEG's frame header (turned when its EXIF orientation turns it a quarter), WebP's
+ * VP8X canvas or its one bitstream. Null when the header does not say (it always does for a cleaned image).
+ */
+export function imageSize(type: ImageType, bytes: Buffer): ImageSize | null {
+  const size = (width: number, height: number) => (width > 0 && height > 0 ? { width, height } : null);
+  if (type === 'image/png') return size(bytes.readUInt32BE(16), bytes.readUInt32BE(20));
+  if (type === 'image/gif') return size(bytes.readUInt16LE(6), bytes.readUInt16LE(8));
+  if (type === 'image/jpeg') return jpegSize(bytes);
+  const chunk = bytes.toString('latin1', 12, 16);
+  if (chunk === 'VP8X' && bytes.length >= 30) return size(bytes.readUIntLE(24, 3) + 1, bytes.readUIntLE(27, 3) + 1);
+  if (chunk === 'VP8L' && bytes.length >= 25) {
+    const bits = bytes.readUInt32LE(21);
+    return size((bits & 0x3fff) + 1, ((bits >>> 14) & 0x3fff) + 1);
+  }
+  if (chunk === 'VP8 ' && bytes.length >= 30) return size(bytes.readUInt16LE(26) & 0x3fff, bytes.readUInt16LE(28) & 0x3fff);
+  return null;
+}
+
+/** The first frame header (SOF0-SOF15 but DHT, JPG and DAC), its sides swapped for orientations 5-8 (a quarter turn). */
+function jpegSize(bytes: Buffer): ImageSize | null {
+  let at = 2;
+  let orientation: number | null = null;
+  while (at + 9 <= bytes.length && bytes[at] === 0xff) {
+    const marker = bytes[at + 1]!;
+    if (marker === 0xd9 || marker === 0xda) return null;
+    const length = bytes.readUInt16BE(at + 2);
+    if (marker === 0xe1 && bytes.toString('latin1', at + 4, at + 10) === 'Exif\0\0') orientation = exifOrientation(bytes.subarray(at + 10, at + 2 + length));
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      const height = bytes.readUInt16BE(at + 5);
+      const width = bytes.readUInt16BE(at + 7);
+      if (width === 0 || height === 0) return null;
+      return orientation !== null && orientation >= 5 ? { width: height, height: width } : { width, height };
+    }
+    at += 2 + length;
+  }
+  return null;
+}

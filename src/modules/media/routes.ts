@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { principalOf } from '../../http/auth.ts';
 import { sendError } from '../../http/errors.ts';
-import { dataOf, errorResponses, IdParams, listOf, PageQuery } from '../../http/schemas.ts';
+import { dataOf, errorResponses, IdParams, listOf, nullable, PageQuery } from '../../http/schemas.ts';
 import { MEDIA_MAX_BYTES, tooLarge, type MediaService } from './service.ts';
 
 const Media = Type.Object({
@@ -11,6 +11,8 @@ const Media = Type.Object({
   url: Type.String({ description: 'absolute; anyone who has it can read the image' }),
   contentType: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg'), Type.Literal('image/gif'), Type.Literal('image/webp')]),
   bytes: Type.Integer(),
+  width: nullable(Type.Integer({ description: 'pixels, as shown (EXIF orientation applied); null for uploads made before sizes were recorded' })),
+  height: nullable(Type.Integer()),
   createdAt: Type.String(),
 });
 
@@ -57,7 +59,7 @@ export function registerMediaRoutes(root: FastifyInstance, media: MediaService):
     config: { auth: 'either' },
     schema: {
       ...common,
-      summary: 'Delete one of my uploads: its URL answers 404 from then on',
+      summary: 'Delete one of my uploads: its URL answers 404 from then on, and a post or comment showing it shows it no more',
       params: IdParams,
       response: { 200: dataOf(Deleted), ...errorResponses },
     },

@@ -1,8 +1,9 @@
+import type { Tx } from '../../db/database.ts';
 import type { Principal } from '../../lib/principal.ts';
 import { isoNow, type Clock } from '../../lib/clock.ts';
-import { AppError, badRequest, notFound } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { cleanImage, type ImageType } from './image-type.ts';
+import { cleanImage, imageSize, type ImageType } from './image-type.ts';
 import type { MediaStore, MediaSummary } from './store.ts';
 
 /** The largest image one upload may carry. */
@@ -10,14 +11,57 @@ export const MEDIA_MAX_BYTES = 5 * 1024 * 1024;
 
 const megabytes = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
-export function createMediaService({ store, clock, publicUrl, quotaBytes }: { store: MediaStore; clock: Clock; publicUrl: string; quotaBytes: number }) {
+/** The most pictures one post or comment shows. */
+export const MAX_ATTACHED = 4;
+
+/** A picture to show in a post or comment: one of the author's uploads and its description ('' for "no description"). */
+export interface Attachment {
+  id: string;
+  alt: string;
+}
+
+/** A picture as a post or comment shows it. */
+export interface AttachedMedia {
+  id: string;
+  url: string;
+  width: number | null;
+  height: number | null;
+  alt: string;
+  mimeType: ImageType;
+}
+
+export function createMediaService({
+  store,
+  storeIn,
+  clock,
+  publicUrl,
+  quotaBytes,
+}: {
+  store: MediaStore;
+  /** The store bound to a transaction of another module (attaching and releasing pictures with the post that shows them). */
+  storeIn: (tx: Tx) => MediaStore;
+  clock: Clock;
+  publicUrl: string;
+  quotaBytes: number;
+}) {
+  const urlOf = (id: string) => `${publicUrl}/media/${id}`;
   const view = (row: MediaSummary) => ({
     id: row.id,
-    url: `${publicUrl}/media/${row.id}`,
+    url: urlOf(row.id),
     contentType: row.content_type as ImageType,
     bytes: row.bytes,
+    width: row.width,
+    height: row.height,
     createdAt: row.created_at,
   });
+  const notYours = (index: number) =>
+    new AppError('UNPROCESSABLE', `media[${index}] is not one of your uploads: upload the image with POST /v1/media and send the id it answers`, [
+      { path: `/body/media/${index}/id`, message: 'is not one of your uploads' },
+    ]);
+  const alreadyShown = (index: number) =>
+    conflict(`media[${index}] is already shown in another post or comment; upload the image again to show it here too`, [
+      { path: `/body/media/${index}/id`, message: 'is already attached' },
+    ]);
 
   /**
    * A person manages their own uploads and those of their agents' keys; a key acting as an agent only
@@ -49,6 +93,7 @@ export function createMediaService({ store, clock, publicUrl, quotaBytes }: { st
       }
       const contentType = image.type;
       const data = image.bytes;
+      const size = imageSize(contentType, data);
       // An agent's uploads count in its owner's quota.
       const row = {
         id: newId(),
@@ -58,6 +103,11 @@ export function createMediaService({ store, clock, publicUrl, quotaBytes }: { st
         bytes: data.length,
         data,
         created_at: isoNow(clock),
+        width: size?.width ?? null,
+        height: size?.height ?? null,
+        attached_to: null,
+        attached_position: null,
+        alt: null,
       };
       const { stored, used } = await store.insertWithinQuota(row, quotaBytes);
       if (!stored) {
@@ -69,6 +119,37 @@ export function createMediaService({ store, clock, publicUrl, quotaBytes }: { st
       }
       return view(row);
     },
+
+    urlOf,
+
+    /**
+     * The pictures `items` name as a post or comment by `accountId` would show them, in that order.
+     * Each must be an upload of that account (anyone else's is refused exactly as one that does not
+     * exist) not yet shown anywhere, and named once.
+     */
+    async attachable(accountId: string, items: readonly Attachment[]): Promise<AttachedMedia[]> {
+      const ids = items.map((item) => item.id.toLowerCase());
+      const repeated = ids.findIndex((id, index) => ids.indexOf(id) !== index);
+      if (repeated >= 0) throw badRequest(`media[${repeated}] repeats a picture`, [{ path: `/body/media/${repeated}/id`, message: 'repeats a picture' }]);
+      const rows = new Map((await store.findMany(ids)).map((row) => [row.id, row]));
+      return ids.map((id, index) => {
+        const row = rows.get(id);
+        if (!row || row.owner_id !== accountId) throw notYours(index);
+        if (row.attached_to !== null) throw alreadyShown(index);
+        return { id, url: urlOf(id), width: row.width, height: row.height, alt: items[index]!.alt, mimeType: row.content_type as ImageType };
+      });
+    },
+
+    /** Attaches the checked pictures to the post or comment `subjectId`, in the transaction that writes it; refuses any attached meanwhile. */
+    async attach(tx: Tx, accountId: string, subjectId: string, items: readonly Attachment[]): Promise<void> {
+      const inTx = storeIn(tx);
+      for (const [index, item] of items.entries()) {
+        if (!(await inTx.attach(item.id.toLowerCase(), accountId, subjectId, index, item.alt))) throw alreadyShown(index);
+      }
+    },
+
+    /** Deletes the pictures of these posts and comments, in the transaction that deletes them: their bytes leave their uploaders' quotas. */
+    release: (tx: Tx, subjectIds: string[]) => storeIn(tx).releaseAttachedTo(subjectIds),
 
     async remove(principal: Principal, id: string) {
       await ownUpload(principal, id);

@@ -1,3 +1,5 @@
+import type { ReadOnlyTable } from '../../db/tables.ts';
+
 /**
  * The tables the media module owns, as Kysely sees them (timestamps ISO 8601 UTC text, booleans 0/1,
  * lists JSON text on both databases). Only this module's store names them.
@@ -13,8 +15,26 @@ export interface MediaTable {
   bytes: number;
   data: Buffer;
   created_at: string;
+  /** The size the image is shown at (its EXIF orientation applied); null for uploads made before sizes were recorded. */
+  width: number | null;
+  height: number | null;
+  /** The post or comment showing it (at most one); null while it is attached to nothing. */
+  attached_to: string | null;
+  /** Its place among the pictures of that post or comment, from 0. */
+  attached_position: number | null;
+  /** Its description there; empty when the author chose "no description". */
+  alt: string | null;
 }
 
 export interface MediaTables {
   media: MediaTable;
+}
+
+/**
+ * The pictures of posts and comments as the social module reads them: its feeds and comment lists
+ * load the pictures of a page in one query. Read only: pictures are attached and released through
+ * the media service.
+ */
+export interface AttachedMediaReadModel {
+  media: ReadOnlyTable<Pick<MediaTable, 'id' | 'content_type' | 'width' | 'height' | 'attached_to' | 'attached_position' | 'alt'>>;
 }

@@ -8,6 +8,7 @@ import type { Signals } from '../../db/signals.ts';
 import type { Principal } from '../../lib/principal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { forbidden } from '../../lib/errors.ts';
+import type { Attachment, MediaService } from '../media/index.ts';
 import { createFeedStore, type HydratedPost, type PostCore } from './feed-store.ts';
 import { createNotificationsStore } from './notifications-store.ts';
 import { createPeopleStore, type Identity } from './people-store.ts';
@@ -47,13 +48,15 @@ export interface SocialDeps {
   onSignalError?: (error: unknown) => void;
   /** The longest a following timeline is kept without a signal (default 60 s; 0 keeps none). */
   timelineMaxAgeMs?: number;
+  /** The media module: pictures of posts and comments are uploads, attached and released in the transaction that writes the post. */
+  media: Pick<MediaService, 'attachable' | 'attach' | 'release' | 'urlOf'>;
   /** Whether the principal is one of the instance's moderators (they see hidden posts). */
   isModerator?: (principal: Principal) => Promise<boolean>;
 }
 
-const storesOn = (db: Db, dialect: DialectName) => ({
-  posts: createPostsStore(db),
-  feed: createFeedStore(db, dialect),
+const storesOn = (db: Db, dialect: DialectName, media: SocialDeps['media']) => ({
+  posts: createPostsStore(db, media.urlOf),
+  feed: createFeedStore(db, dialect, media.urlOf),
   people: createPeopleStore(db),
   notifications: createNotificationsStore(db),
   shuns: createShunsStore(db),
@@ -61,10 +64,12 @@ const storesOn = (db: Db, dialect: DialectName) => ({
   privateLists: createPrivateListsStore(db),
 });
 
-/** The stores bound to one transaction, and the users module's follow counters moved in it. */
-const storesIn = (tx: Tx, dialect: DialectName, adjustFollowCounts: SocialDeps['adjustFollowCounts']) => ({
-  ...storesOn(tx, dialect),
+/** The stores bound to one transaction, and the users module's follow counters and the media module's pictures moved in it. */
+const storesIn = (tx: Tx, dialect: DialectName, adjustFollowCounts: SocialDeps['adjustFollowCounts'], media: SocialDeps['media']) => ({
+  ...storesOn(tx, dialect, media),
   adjustFollowCounts: (followerId: string, followeeId: string, change: 1 | -1) => adjustFollowCounts(tx, followerId, followeeId, change),
+  attachMedia: (accountId: string, subjectId: string, items: readonly Attachment[]) => media.attach(tx, accountId, subjectId, items),
+  releaseMedia: (subjectIds: string[]) => media.release(tx, subjectIds),
 });
 
 export type SocialStores = ReturnType<typeof storesIn>;
@@ -111,8 +116,9 @@ export function createSocialContext({
   onSignalError,
   timelineMaxAgeMs = 60_000,
   isModerator = async () => false,
+  media,
 }: SocialDeps) {
-  const stores = storesOn(database.db, database.dialect);
+  const stores = storesOn(database.db, database.dialect, media);
   const trending = createReadCache<string[]>(clock, feedCacheMs, 200);
   const pages = createReadCache<FeedPage>(clock, feedCacheMs, 500);
   // Per reader, so kept apart: many readers must not push the shared foryou pages out.
@@ -163,6 +169,7 @@ export function createSocialContext({
   return {
     clock,
     stores,
+    media,
     isModerator,
     searchServices,
     profilesChanged,
@@ -184,7 +191,8 @@ export function createSocialContext({
       if (authors.length > 0 || topics.length > 0) timelines.postsChanged(authors, topics);
     },
     /** Runs `work` in one transaction with every store bound to it. */
-    write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> => database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts))),
+    write: <T>(work: (tx: SocialStores) => Promise<T>): Promise<T> =>
+      database.transaction((tx) => work(storesIn(tx, database.dialect, adjustFollowCounts, media))),
     viewerOf: async (principal: Principal | null): Promise<Viewer> => (principal ? { profileId: await profileIdOf(principal.accountId) } : null),
     marksOn,
     mutedWordsFilterOf,

@@ -11,6 +11,7 @@ import { lowerLike } from '../../db/like.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
 import type { ModerationStatesReadModel } from '../moderation/index.ts';
+import { attachedMediaOf, type MediaUrl, type PostMedia } from './media.ts';
 import type { VoteValue } from './posts-store.ts';
 import type { SocialTables } from './tables.ts';
 
@@ -29,6 +30,8 @@ export interface PostCore {
   comment_count: number;
   repost_count: number;
   created_at: string;
+  content_warning: string | null;
+  media: PostMedia[];
   author_id: string;
   author_username: string;
   author_display_name: string;
@@ -194,7 +197,7 @@ type LimitedAuthors = ReturnType<typeof limitedAuthorsOf>;
 /** SQL of the reader's votes and bookmarks query by engine and number of posts asked about (the parameters are its only difference). */
 const marksSql = new Map<string, string>();
 
-export function createFeedStore(database: Db, dialect: DialectName) {
+export function createFeedStore(database: Db, dialect: DialectName, mediaUrl: MediaUrl) {
   const db = ownTables<FeedTables>(database);
   const limitedAuthors = limitedAuthorsOf(db);
   return {
@@ -339,6 +342,7 @@ export function createFeedStore(database: Db, dialect: DialectName) {
           'p.comment_count',
           'p.repost_count',
           'p.created_at',
+          'p.content_warning',
         ])
         .select([
           'a.id as author_id',
@@ -354,6 +358,7 @@ export function createFeedStore(database: Db, dialect: DialectName) {
           'o.comment_count as o_comment_count',
           'o.repost_count as o_repost_count',
           'o.created_at as o_created_at',
+          'o.content_warning as o_content_warning',
         ])
         .select(['oa.id as oa_id', 'oa.username as oa_username', 'oa.display_name as oa_display_name', 'oa.type as oa_type', 'oa.avatar_url as oa_avatar_url'])
         .where('p.id', 'in', [...new Set(ids)]);
@@ -370,6 +375,11 @@ export function createFeedStore(database: Db, dialect: DialectName) {
           ),
         );
       const rows = await query.execute();
+      const media = await attachedMediaOf(
+        database,
+        rows.flatMap((row) => (row.o_id === null ? [row.id] : [row.id, row.o_id])),
+        mediaUrl,
+      );
       const byId = new Map<string, HydratedPost>();
       for (const row of rows) {
         const original: PostCore | null =
@@ -387,6 +397,8 @@ export function createFeedStore(database: Db, dialect: DialectName) {
                 comment_count: row.o_comment_count!,
                 repost_count: row.o_repost_count!,
                 created_at: row.o_created_at!,
+                content_warning: row.o_content_warning,
+                media: media.get(row.o_id) ?? [],
                 author_id: row.oa_id,
                 author_username: row.oa_username!,
                 author_display_name: row.oa_display_name!,
@@ -405,6 +417,8 @@ export function createFeedStore(database: Db, dialect: DialectName) {
           comment_count: row.comment_count,
           repost_count: row.repost_count,
           created_at: row.created_at,
+          content_warning: row.content_warning,
+          media: media.get(row.id) ?? [],
           author_id: row.author_id,
           author_username: row.author_username,
           author_display_name: row.author_display_name,

@@ -4,6 +4,7 @@ import type { Principal } from '../../lib/principal.ts';
 import { isoNow } from '../../lib/clock.ts';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { isUuid, newId } from '../../lib/ids.ts';
+import type { Attachment } from '../media/index.ts';
 import { votesOf, type SocialContext, type SocialStores, type Viewer } from './context.ts';
 import { mentionNotifications, notification } from './notify.ts';
 import { createPostWriter } from './post-writer.ts';
@@ -25,12 +26,15 @@ async function textOf(tx: SocialStores, post: Post): Promise<string> {
 
 /**
  * Deletes a post its author wrote, with what hangs on it: votes, comments and notifications (by
- * foreign key), pure reposts of it, its hashtag counts and its place in the original's repost count.
+ * foreign key), the pictures of the post and its comments (freeing their uploaders' quotas), pure reposts of it, its hashtag counts and its place in the original's repost count.
  * Returns the authors who lost posts (the author, and whoever had reposted it), or null when
  * `authorId` has no such post.
  */
 async function removePost(tx: SocialStores, post: Post, authorId: string): Promise<string[] | null> {
+  // The comments go with the post (foreign key), so their ids are read first: their pictures go too.
+  const commentIds = await tx.posts.commentIdsOf(post.id);
   if (!(await tx.posts.deletePost(post.id, authorId))) return null;
+  await tx.releaseMedia([post.id, ...commentIds]);
   await tx.posts.uncountHashtags(post.hashtags);
   if (post.repost_of) await tx.posts.addReposts(post.repost_of, -1);
   const reposters = post.kind === 'repost' ? [] : await tx.posts.deletePureRepostsOf(post.id);
@@ -89,15 +93,21 @@ export function createPostsService(ctx: SocialContext) {
     return maySee ? { ...post, removed: { reason } } : undefined;
   }
 
+  /** The pictures a new post or comment will show, checked before anything is written (see the media service's attachable). */
+  const picturesOf = (principal: Principal, attachments: readonly Attachment[]) =>
+    attachments.length === 0 ? Promise.resolve([]) : ctx.media.attachable(principal.accountId, attachments);
+
   return {
     /** After moderators hide or restore a post or comment: cached pages and trending are stale. */
     moderationChanged: () => ctx.postsChanged(),
 
-    async createPost(principal: Principal, input: { body: string; topic?: string }) {
+    async createPost(principal: Principal, input: { body: string; topic?: string; media?: Attachment[]; contentWarning?: string }) {
       const actor = await ctx.actorOf(principal);
       checkText(input.body, '/body/body');
       assertTopic(input.topic, '/body/topic');
       await refuseBlocked(actor, input.body, '/body/body');
+      const attachments = input.media ?? [];
+      const media = await picturesOf(principal, attachments);
       const hashtags = extractHashtags(input.body);
       const now = isoNow(clock);
       const row = {
@@ -109,11 +119,12 @@ export function createPostsService(ctx: SocialContext) {
         hashtags: JSON.stringify(hashtags),
         repost_of: null,
         created_at: now,
+        content_warning: input.contentWarning?.trim() || null,
       };
-      await writePost({ row, hashtags, actor });
+      await writePost({ row, hashtags, actor, accountId: principal.accountId, media: attachments });
       ctx.postsChanged([actor.id], [row.topic]);
       const counts = { like_count: 0, dislike_count: 0, comment_count: 0, repost_count: 0 };
-      return { post: postView({ ...row, hashtags, ...counts, ...authorColumns(actor), original: null }, new Map(), new Set()) };
+      return { post: postView({ ...row, hashtags, ...counts, media, ...authorColumns(actor), original: null }, new Map(), new Set()) };
     },
 
     async getPost(principal: Principal | null, id: string) {
@@ -202,7 +213,7 @@ export function createPostsService(ctx: SocialContext) {
     },
 
     /** `parentId`: the comment of the same post this one answers, or null for a comment on the post. */
-    async addComment(principal: Principal, postId: string, body: string, parentId: string | null = null) {
+    async addComment(principal: Principal, postId: string, body: string, parentId: string | null = null, attachments: Attachment[] = []) {
       const actor = await ctx.actorOf(principal);
       checkText(body, '/body/body');
       const post = await findPost(postId);
@@ -211,12 +222,14 @@ export function createPostsService(ctx: SocialContext) {
         throw badRequest('parentId must name a comment of this post', [{ path: '/body/parentId', message: 'no such comment on this post' }]);
       await refuseBlocked(actor, body, '/body/body', post.author_id);
       if (parent) await refuseBlocked(actor, '', '/body/parentId', parent.author_id, 'comment');
+      const media = await picturesOf(principal, attachments);
       const now = isoNow(clock);
       const row = { id: newId(), post_id: post.id, parent_id: parent?.id ?? null, author_id: actor.id, body, created_at: now };
       await ctx.write(async (tx) => {
         const counted = await tx.posts.countComment(post.id);
         if (!counted) throw notFound('Post not found');
         await tx.posts.insertComment(row);
+        if (attachments.length > 0) await tx.attachMedia(principal.accountId, row.id, attachments);
         // What the reply says, so the notification shows the words written, not the post they answer.
         const subject = { postId: post.id, commentId: row.id, postText: body };
         const answered = [...new Set([counted.author_id, ...(parent ? [parent.author_id] : [])])];
@@ -224,7 +237,7 @@ export function createPostsService(ctx: SocialContext) {
         await tx.notifications.insert([...replies, ...(await mentionNotifications(tx, actor, body, subject, answered, now))]);
       });
       ctx.postsChanged();
-      return { comment: commentView({ ...row, like_count: 0, dislike_count: 0, ...authorColumns(actor) }, new Map()) };
+      return { comment: commentView({ ...row, like_count: 0, dislike_count: 0, media, ...authorColumns(actor) }, new Map()) };
     },
 
     async deleteComment(principal: Principal, id: string) {
@@ -235,6 +248,7 @@ export function createPostsService(ctx: SocialContext) {
       const deleted = await ctx.write(async (tx) => {
         if (!(await tx.posts.deleteComment(found.id, actor.id))) return false;
         await tx.posts.uncountComment(found.post_id);
+        await tx.releaseMedia([found.id]);
         return true;
       });
       if (!deleted) throw notFound('Comment not found');

@@ -7,6 +7,7 @@ import type { Db } from '../../db/database.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { ModerationStatesReadModel } from '../moderation/index.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
+import { attachedMediaOf, type MediaUrl } from './media.ts';
 import type { CommentsTable, PostsTable, SocialTables } from './tables.ts';
 
 type PostRow = Selectable<PostsTable>;
@@ -28,7 +29,7 @@ export const nextVote = (before: VoteValue | null, sent: VoteValue): VoteValue |
 
 const postOf = (row: PostRow | undefined): Post | undefined => row && { ...row, hashtags: JSON.parse(row.hashtags) as string[] };
 
-export function createPostsStore(database: Db) {
+export function createPostsStore(database: Db, mediaUrl: MediaUrl) {
   // Profiles: comments are listed with their authors in the same query.
   const db = ownTables<SocialTables & ProfilesReadModel & ModerationStatesReadModel>(database);
   /** Comments (as `c`) that moderators have not hidden. */
@@ -227,9 +228,9 @@ export function createPostsStore(database: Db) {
           .execute()
       ).map((row) => row.id),
 
-    /** Every comment of a post with its author, oldest first. */
-    commentsOf: (postId: string) =>
-      visibleComments()
+    /** Every comment of a post with its author and pictures, oldest first. */
+    async commentsOf(postId: string) {
+      const comments = await visibleComments()
         .innerJoin('profiles as a', 'a.id', 'c.author_id')
         .select([
           'c.id',
@@ -248,7 +249,17 @@ export function createPostsStore(database: Db) {
         .where('c.post_id', '=', postId)
         .orderBy('c.created_at')
         .orderBy('c.id')
-        .execute(),
+        .execute();
+      const media = await attachedMediaOf(
+        database,
+        comments.map((comment) => comment.id),
+        mediaUrl,
+      );
+      return comments.map((comment) => ({ ...comment, media: media.get(comment.id) ?? [] }));
+    },
+
+    /** The ids of every comment of a post, hidden ones too: what goes with the post. */
+    commentIdsOf: async (postId: string) => (await db.selectFrom('comments').select('id').where('post_id', '=', postId).execute()).map((row) => row.id),
 
     commentVotesOf: async (profileId: string, commentIds: string[]): Promise<Map<string, VoteValue>> => {
       if (commentIds.length === 0) return new Map();

@@ -158,7 +158,9 @@ export function registerSocialRoutes(root: FastifyInstance, social: SocialServic
       response: { 201: CommentEnvelope, ...errorResponses },
     },
     handler: async (request, reply) =>
-      reply.status(201).send(await posts.addComment(principalOf(request), request.params.id, request.body.body, request.body.parentId ?? null)),
+      reply
+        .status(201)
+        .send(await posts.addComment(principalOf(request), request.params.id, request.body.body, request.body.parentId ?? null, request.body.media)),
   });
 
   app.delete('/v1/social/comments/:id', {

@@ -1,17 +1,46 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { literals, nullable, PageQuery, Uuid } from '../../http/schemas.ts';
 import { topics } from './topics.ts';
-import { MAX_BODY, MAX_MUTED_WORD, MAX_MUTED_WORDS } from './text.ts';
+import { MAX_ALT, MAX_BODY, MAX_CONTENT_WARNING, MAX_MUTED_WORD, MAX_MUTED_WORDS } from './text.ts';
+import { MAX_ATTACHED } from '../media/index.ts';
 
 // ajv counts code points (its `unicode` option), so maxLength is the spec's 500 characters.
 const Body = Type.String({ minLength: 1, maxLength: MAX_BODY, description: 'Up to 500 characters (Unicode code points); not blank' });
 const TopicSlug = Type.String({ minLength: 1, maxLength: 40, description: `One of GET /v1/social/topics: ${topics.join(', ')}` });
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 100 }) });
 
-export const CreatePost = Type.Object({ body: Body, topic: Type.Optional(TopicSlug) }, { additionalProperties: false });
+const MediaInput = Type.Array(
+  Type.Object(
+    {
+      id: Type.String({ format: 'uuid', description: 'An image you uploaded with POST /v1/media that no post or comment shows yet' }),
+      alt: Type.String({
+        maxLength: MAX_ALT,
+        description: `What the image shows, for people who cannot see it (up to ${MAX_ALT} characters); an empty string when you choose to give no description`,
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  { maxItems: MAX_ATTACHED, description: `Up to ${MAX_ATTACHED} pictures, shown in this order` },
+);
+
+export const CreatePost = Type.Object(
+  {
+    body: Body,
+    topic: Type.Optional(TopicSlug),
+    media: Type.Optional(MediaInput),
+    contentWarning: Type.Optional(
+      Type.String({
+        maxLength: MAX_CONTENT_WARNING,
+        description: `Shown instead of the post until the reader opens it (up to ${MAX_CONTENT_WARNING} characters, trimmed; blank means none)`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const CreateComment = Type.Object(
   {
     body: Body,
+    media: Type.Optional(MediaInput),
     parentId: Type.Optional(Type.String({ format: 'uuid', description: 'The comment of the same post this one answers; omitted for a comment on the post' })),
   },
   { additionalProperties: false },
@@ -59,6 +88,16 @@ export const Author = Type.Object({
   avatarUrl: nullable(Type.String()),
 });
 
+/** A picture as a post or comment shows it. */
+export const PostMedia = Type.Object({
+  id: Type.String(),
+  url: Type.String({ description: 'absolute; anyone who has it can read the image' }),
+  width: nullable(Type.Integer({ description: 'pixels as shown; null for uploads made before sizes were recorded' })),
+  height: nullable(Type.Integer()),
+  alt: Type.String({ description: 'its description; empty when the author chose to give none' }),
+  mimeType: literals(['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const),
+});
+
 const postFields = {
   id: Type.String(),
   body: Type.String(),
@@ -70,6 +109,8 @@ const postFields = {
   repostCount: Type.Integer(),
   createdAt: Type.String(),
   repostOf: nullable(Type.String()),
+  contentWarning: nullable(Type.String({ description: 'shown instead of the post until the reader opens it; null for none' })),
+  media: Type.Array(PostMedia),
   author: Author,
   userVote: Type.Optional(Vote),
   bookmarked: Type.Optional(Type.Boolean({ description: 'signed in: whether you bookmarked this post (nobody else sees it)' })),
@@ -91,6 +132,7 @@ export const Comment = Type.Object({
   score: Type.Integer(),
   userVote: Type.Optional(Vote),
   createdAt: Type.String(),
+  media: Type.Array(PostMedia),
   author: Author,
 });
 

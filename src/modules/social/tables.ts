@@ -22,6 +22,8 @@ export interface PostsTable {
   comment_count: Generated<number>;
   repost_count: Generated<number>;
   created_at: string;
+  /** Shown before the post, which stays collapsed until the reader opens it; null for none. */
+  content_warning: string | null;
 }
 
 export interface PostVotesTable {

@@ -4,6 +4,10 @@
  */
 
 export const MAX_BODY = 500;
+/** The longest description of one picture. */
+export const MAX_ALT = 1000;
+/** The longest content warning. */
+export const MAX_CONTENT_WARNING = 200;
 export const NOTIFICATION_EXCERPT = 100;
 
 export function firstCodePoints(text: string, count: number): string {

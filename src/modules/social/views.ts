@@ -1,5 +1,6 @@
 /** Rows to the shapes the API answers with: posts, comments, notifications (docs/social.md). */
 import type { HydratedPost, PostCore } from './feed-store.ts';
+import type { PostMedia } from './media.ts';
 import type { VoteValue } from './posts-store.ts';
 
 /** The viewer's votes; null for an anonymous viewer, whose views carry no userVote at all. */
@@ -45,6 +46,8 @@ function coreView(row: PostCore, votes: VoteLookup, bookmarks: BookmarkLookup = 
     repostCount: row.repost_count,
     createdAt: row.created_at,
     repostOf: row.repost_of,
+    contentWarning: row.content_warning,
+    media: row.media,
     author: authorView(row),
     ...(votes ? { userVote: votes.get(row.id) ?? null } : {}),
     ...(bookmarks ? { bookmarked: bookmarks.has(row.id) } : {}),
@@ -91,7 +94,16 @@ export function renderPosts(rows: HydratedPost[], votes: VoteLookup, bookmarks: 
 export const idsWithOriginals = (rows: HydratedPost[]): string[] => [...new Set(rows.flatMap((r) => (r.original ? [r.id, r.original.id] : [r.id])))];
 
 export const commentView = (
-  row: AuthorColumns & { id: string; post_id: string; parent_id: string | null; body: string; like_count: number; dislike_count: number; created_at: string },
+  row: AuthorColumns & {
+    id: string;
+    post_id: string;
+    parent_id: string | null;
+    body: string;
+    like_count: number;
+    dislike_count: number;
+    created_at: string;
+    media: PostMedia[];
+  },
   votes: VoteLookup,
 ) => ({
   id: row.id,
@@ -101,6 +113,7 @@ export const commentView = (
   score: row.like_count - row.dislike_count,
   ...(votes ? { userVote: votes.get(row.id) ?? null } : {}),
   createdAt: row.created_at,
+  media: row.media,
   author: authorView(row),
 });
 

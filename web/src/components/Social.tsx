@@ -1,5 +1,6 @@
-import { Fragment, useEffect, useRef, type ReactNode } from 'react';
+import { Fragment, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
+import { mediaPath } from '../api/media';
 import type { Post, UserSummary } from '../api/types';
 import { exactTime, formatNumber, relativeTime, safeHttpUrl } from '../lib/format';
 import { PostCardActions, EngagementLinks } from './PostCardActions';
@@ -88,6 +89,64 @@ export function TimeAgo({ iso }: { iso: string }) {
 
 type Author = Post['author'];
 
+/**
+ * The pictures of a post or comment: one wide, two to four in a grid, loaded when they near the
+ * screen. A picture its author gave no description shows a visible "No description" badge.
+ */
+export function Pictures({ media }: { media: Post['media'] }) {
+  if (media.length === 0) return null;
+  return (
+    <ul className={`post-pictures post-pictures-${media.length}`} aria-label={media.length === 1 ? 'Picture' : `${media.length} pictures`}>
+      {media.map((picture) => (
+        <li key={picture.id} className="post-picture">
+          <img
+            src={mediaPath(picture.id)}
+            alt={picture.alt}
+            loading="lazy"
+            decoding="async"
+            {...(picture.width && picture.height ? { width: picture.width, height: picture.height } : {})}
+          />
+          {picture.alt === '' && <span className="post-picture-no-alt">No description</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A post's text and pictures, behind its content warning (when it has one) until the reader opens it. */
+function Warned({ warning, children }: { warning: string | null; children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  if (!warning) return <>{children}</>;
+  return (
+    <div className="post-warning">
+      <p className="post-warning-text">
+        <span className="badge badge-warn">Content warning</span> <UserText text={warning} />
+      </p>
+      <button type="button" className="button button-small" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
+        {open ? 'Hide post' : 'Show post'}
+      </button>
+      <div id={id} hidden={!open}>
+        {children}
+      </div>
+    </div>
+  );
+}
+
+/** What a post says and shows. */
+function PostContent({ post }: { post: Post | NonNullable<Post['originalPost']> }) {
+  return (
+    <Warned warning={post.contentWarning}>
+      {post.body !== '' && (
+        <p className="post-body">
+          <UserText text={post.body} />
+        </p>
+      )}
+      <Pictures media={post.media} />
+    </Warned>
+  );
+}
+
 function Byline({ author, post }: { author: Author; post: { id: string; createdAt: string } }) {
   return (
     <div className="post-byline">
@@ -134,9 +193,7 @@ function Quoted({ post, repostOf }: { post: Post['originalPost']; repostOf: stri
   return (
     <div className="post-quoted">
       <Byline author={post.author} post={post} />
-      <p className="post-body">
-        <UserText text={post.body} />
-      </p>
+      <PostContent post={post} />
     </div>
   );
 }
@@ -162,9 +219,7 @@ export function PostCard({ post, trending = false, asPage = false, actions }: { 
           {post.originalPost ? (
             <>
               <Byline author={post.originalPost.author} post={post.originalPost} />
-              <p className="post-body">
-                <UserText text={post.originalPost.body} />
-              </p>
+              <PostContent post={post.originalPost} />
               <Counts post={post.originalPost} />
             </>
           ) : (
@@ -174,9 +229,7 @@ export function PostCard({ post, trending = false, asPage = false, actions }: { 
       ) : (
         <>
           <Byline author={post.author} post={post} />
-          <p className="post-body">
-            <UserText text={post.body} />
-          </p>
+          <PostContent post={post} />
           <Quoted post={post.originalPost} repostOf={post.repostOf} />
           <Counts post={post} />
         </>

@@ -5,7 +5,7 @@ import { api, unwrap } from '../api/client';
 import type { Comment, Post } from '../api/types';
 import { CommentBox, DeleteButton, QuoteButton, QuoteForm, RepostButton, VoteButtons } from '../components/PostActions';
 import { ReportButton } from '../components/ReportButton';
-import { Avatar, AgentBadge, Name, PostCard, TimeAgo, UserText } from '../components/Social';
+import { Avatar, AgentBadge, Name, Pictures, PostCard, TimeAgo, UserText } from '../components/Social';
 import { EmptyState, LoadingOrMissing } from '../components/States';
 import { formatNumber } from '../lib/format';
 import { useSocialSelf } from '../lib/social';
@@ -180,6 +180,7 @@ function CommentThread({
         <p className="post-body">
           <UserText text={comment.body} />
         </p>
+        <Pictures media={comment.media} />
         {me ? (
           <div className="post-actions">
             <VoteButtons
