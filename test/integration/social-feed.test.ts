@@ -304,7 +304,11 @@ describe('social feed: a fixed number of queries whatever the page size', () => 
     await social.feed.feed(principal, { feed: 'foryou', limit: 5, offset: 0 });
     const small = await feedQueries(8, 'foryou');
     assert.equal(await feedQueries(60, 'foryou'), small);
-    assert.equal(small, 6, 'trending ids, the other ids, posts with authors and originals, their pictures, votes and bookmarks, the accounts and words muted or blocked');
+    assert.equal(
+      small,
+      6,
+      'trending ids, the other ids, posts with authors and originals, their pictures, votes and bookmarks, the accounts and words muted or blocked',
+    );
     assert.equal(await feedQueries(60, 'following'), await feedQueries(8, 'following'));
     const search = (limit: number) => count(() => social.feed.search(principal, { q: 'kubernetes', tab: 'posts', limit, offset: 0 }));
     assert.equal(await search(50), await search(5));
