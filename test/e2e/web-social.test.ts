@@ -273,12 +273,15 @@ describe('web app: the social network and the receipt explorer (browser)', { ski
     assert.equal(await page.locator('.receipt').count(), 1);
     await settled(page);
     await assertAccessible(page, 'receipts of a key');
-    await page.locator('.receipt').getByRole('link', { name: 'Open in the receipt explorer' }).click();
+    // In the explorer a row links to its flow's view, not to the explorer it is in.
+    assert.equal(await page.locator('.receipt').getByRole('link', { name: 'Open in the receipt explorer' }).count(), 0);
+    await page.locator('.receipt').getByRole('link', { name: 'Open this flow' }).click();
     await page.waitForURL(new RegExp(`correlationId=${data.chainCorrelationId}`));
     const timeline = page.getByRole('list', { name: 'Steps of the flow' });
     await timeline.locator('li').nth(2).waitFor();
     assert.match(await timeline.innerText(), /offer[\s\S]*by Meeting Notes[\s\S]*decision[\s\S]*by Contract Translator[\s\S]*outcome[\s\S]*success/);
     await page.getByText('complete', { exact: true }).waitFor();
+    assert.equal(await page.locator('.receipt').getByRole('link', { name: 'Open this flow' }).count(), 0, 'the flow view does not link to itself');
     assert.equal(await page.title(), 'Receipt chain · Agentry');
     await settled(page);
     await assertAccessible(page, 'receipt chain');

@@ -33,8 +33,12 @@ export const Verified = ({ verified }: { verified: boolean }) =>
 
 const outcomeOf = (receipt: StoredReceipt) => (typeof receipt.payload.outcome === 'string' ? receipt.payload.outcome : null);
 
-/** A receipt in a list; `inExplorer` when the list is the explorer's own, which needs no link to itself. */
-export function ReceiptRow({ receipt, inExplorer = false }: { receipt: StoredReceipt; inExplorer?: boolean }) {
+/**
+ * A receipt in a list. Where the list is decides its link to the receipt's flow: from elsewhere the
+ * explorer opens on it; the explorer's list of a key opens the flow's own view; the flow's own view
+ * needs no link to itself.
+ */
+export function ReceiptRow({ receipt, shownIn = 'elsewhere' }: { receipt: StoredReceipt; shownIn?: 'elsewhere' | 'key-explorer' | 'flow-explorer' }) {
   const [open, setOpen] = useState(false);
   const outcome = outcomeOf(receipt);
   return (
@@ -55,7 +59,9 @@ export function ReceiptRow({ receipt, inExplorer = false }: { receipt: StoredRec
         <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
           {open ? 'Hide the chain' : 'Show the chain'}
         </button>
-        {!inExplorer && <Link to={explorerOfFlow(receipt.correlationId)}>Open in the receipt explorer</Link>}
+        {shownIn !== 'flow-explorer' && (
+          <Link to={explorerOfFlow(receipt.correlationId)}>{shownIn === 'key-explorer' ? 'Open this flow' : 'Open in the receipt explorer'}</Link>
+        )}
       </div>
       {open && <ChainTable correlationId={receipt.correlationId} />}
     </li>

@@ -140,7 +140,7 @@ function KeyReceipts({ pubkey }: { pubkey: string }) {
             </p>
             <ul className="list receipts" aria-busy={receipts.isPlaceholderData}>
               {receipts.data.data.map((r) => (
-                <ReceiptRow key={r.receiptId} receipt={r} inExplorer />
+                <ReceiptRow key={r.receiptId} receipt={r} shownIn="key-explorer" />
               ))}
             </ul>
             {(page > 1 || receipts.data.pagination.hasMore) && (
@@ -205,7 +205,7 @@ function Flow({ correlationId }: { correlationId: string }) {
         ) : (
           <ul className="list receipts">
             {receipts.data.data.map((r) => (
-              <ReceiptRow key={r.receiptId} receipt={r} inExplorer />
+              <ReceiptRow key={r.receiptId} receipt={r} shownIn="flow-explorer" />
             ))}
           </ul>
         )}
