@@ -11,6 +11,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core';
 import { defaultWebRoot } from '../../src/http/web-app.ts';
 import { signupPassword, startTestApp, type TestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 export const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const installChromium = 'apt-get update && apt-get install -y chromium';
@@ -238,6 +239,26 @@ export async function assertNoInjectedMarkup(page: Page, label: string): Promise
     label,
   );
   assert.equal(await page.locator('main img, main iframe, main script, main svg:not([aria-hidden])').count(), 0, label);
+}
+
+/**
+ * Holds each request to `url` that `holds` picks at the route until the test lets it go, so the test
+ * sees what the page shows before the answer. `release()` lets the oldest held request through, and
+ * first waits for one to reach the route: a loaded machine can show the page's optimistic change
+ * before the request behind it is intercepted.
+ */
+export async function holdRequests(page: Page, url: string | RegExp, holds: (request: Request) => boolean = () => true): Promise<{ release(): Promise<void> }> {
+  const held: (() => void)[] = [];
+  await page.route(url, async (route) => {
+    if (holds(route.request())) await new Promise<void>((resolve) => held.push(resolve));
+    await route.continue();
+  });
+  return {
+    release: async () => {
+      const next = await waitFor(`a held request to ${String(url)}`, () => held.shift(), Boolean, { timeoutMs: 60_000 });
+      next!();
+    },
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { png } from '../helpers/images.ts';
 import { comment, createPost, socialUser } from '../helpers/social.ts';
-import { assertAccessible, browserSuiteSkip, freePort, logIn, openPage, settled, startHarness, type Harness } from './harness.ts';
+import { assertAccessible, browserSuiteSkip, freePort, holdRequests, logIn, openPage, settled, startHarness, type Harness } from './harness.ts';
 import { seed } from './fixtures.ts';
 import { seedSocial, type SocialSeed } from './social-fixtures.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -159,11 +159,7 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
     const feed = page.getByRole('list', { name: 'posts' });
     await feed.locator('article').first().waitFor();
     // Hold each post's answer back a moment, so what shows before it is the optimistic post.
-    let release: () => void = () => {};
-    await page.route('**/v1/social/posts', async (route) => {
-      if (route.request().method() === 'POST') await new Promise<void>((resolve) => (release = resolve));
-      await route.continue();
-    });
+    const posts = await holdRequests(page, '**/v1/social/posts', (request) => request.method() === 'POST');
 
     // 499 letters and an emoji: 500 characters, as the server counts them.
     const full = `${'a'.repeat(499)}👋`;
@@ -176,7 +172,7 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
       .getByText(/^a{499}👋b$/)
       .waitFor();
     assert.equal(await box.inputValue(), '');
-    release();
+    await posts.release();
     const refusal = composer.getByRole('alert');
     await refusal.waitFor();
     const server = await harness.app.request({ method: 'POST', url: '/v1/social/posts', token: social.ada.token, body: { body: `${full}b` } });
@@ -195,7 +191,7 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
     const shown = feed.locator('article').first();
     await shown.getByText(/^a{499}👋$/).waitFor();
     assert.match((await shown.getAttribute('data-post-id')) ?? '', /^sending-/);
-    release();
+    await posts.release();
     await page.waitForFunction(() => !document.querySelector('.feed article')?.getAttribute('data-post-id')?.startsWith('sending-'));
     const id = await feed.locator('article').first().getAttribute('data-post-id');
     const stored = (await harness.app.request({ method: 'GET', url: `/v1/social/posts/${id}`, token: social.ada.token })).json().post;
@@ -273,20 +269,16 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
       assert.equal(await followers(), start.followers);
 
       // Hold the answer back: the button and the count change before it comes.
-      let release: () => void = () => {};
-      await page.route('**/v1/social/users/grace/follow', async (route) => {
-        await new Promise<void>((resolve) => (release = resolve));
-        await route.continue();
-      });
+      const follows = await holdRequests(page, '**/v1/social/users/grace/follow');
       await unfollow.click();
       await page.getByRole('button', { name: 'Follow', exact: true }).waitFor();
       assert.equal(await followers(), start.followers - 1);
-      release();
+      await follows.release();
       await settled(page);
       assert.deepEqual(await serverSide(), { following: false, followers: start.followers - 1 });
       await page.getByRole('button', { name: 'Follow', exact: true }).click();
       await page.getByRole('button', { name: 'Unfollow' }).waitFor();
-      release();
+      await follows.release();
       await settled(page);
       assert.deepEqual(await serverSide(), start);
       assert.equal(await followers(), start.followers);
