@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { waitFor } from '../helpers/wait.ts';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assertAccessible, browserSuiteSkip, logIn, openPage, settled, startHarness, type Harness } from './harness.ts';
@@ -71,7 +72,13 @@ describe('web app: bookmarks and muted words (browser)', { skip: browserSuiteSki
     assert.equal((await saved).status(), 200);
     const words = page.getByRole('list', { name: 'Muted words' });
     await words.getByText('receipts').waitFor();
-    assert.equal(await field.inputValue(), '', 'the field is ready for the next word');
+    // The list can show the word a render before the field is emptied.
+    await waitFor(
+      'the field to be ready for the next word',
+      () => field.inputValue(),
+      (value) => value === '',
+      { timeoutMs: 30_000 },
+    );
     await settled(page);
     await assertAccessible(page, 'muted words (390 px)');
 
