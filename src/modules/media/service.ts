@@ -30,6 +30,16 @@ export interface AttachedMedia {
   mimeType: ImageType;
 }
 
+/** A stored upload as a post or comment shows it, with its description there. */
+export const attachedMediaView = (row: Pick<MediaSummary, 'id' | 'content_type' | 'width' | 'height'>, url: string, alt: string): AttachedMedia => ({
+  id: row.id,
+  url,
+  width: row.width,
+  height: row.height,
+  alt,
+  mimeType: row.content_type as ImageType,
+});
+
 export function createMediaService({
   store,
   storeIn,
@@ -136,7 +146,7 @@ export function createMediaService({
         const row = rows.get(id);
         if (!row || row.owner_id !== accountId) throw notYours(index);
         if (row.attached_to !== null) throw alreadyShown(index);
-        return { id, url: urlOf(id), width: row.width, height: row.height, alt: items[index]!.alt, mimeType: row.content_type as ImageType };
+        return attachedMediaView(row, urlOf(id), items[index]!.alt);
       });
     },
 

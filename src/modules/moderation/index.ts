@@ -1,5 +1,6 @@
 export { createRolesStore, type RolesStore } from './roles.ts';
 export { requireRole } from './guard.ts';
+export { notHiddenByModerators } from './hidden.ts';
 export { createModerationStore, type ModerationStore, type SubjectRecord } from './store.ts';
 export { actionView, createModerationService, type ActionView, type ModerationService } from './service.ts';
 export { registerModerationRoutes } from './routes.ts';

@@ -10,7 +10,7 @@ import type { DialectName } from '../../db/dialect.ts';
 import { lowerLike } from '../../db/like.ts';
 import { ownTables } from '../../db/tables.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
-import type { ModerationStatesReadModel } from '../moderation/index.ts';
+import { notHiddenByModerators, type ModerationStatesReadModel } from '../moderation/index.ts';
 import { attachedMediaOf, type MediaUrl, type PostMedia } from './media.ts';
 import type { VoteValue } from './posts-store.ts';
 import type { SocialTables } from './tables.ts';
@@ -362,18 +362,7 @@ export function createFeedStore(database: Db, dialect: DialectName, mediaUrl: Me
         ])
         .select(['oa.id as oa_id', 'oa.username as oa_username', 'oa.display_name as oa_display_name', 'oa.type as oa_type', 'oa.avatar_url as oa_avatar_url'])
         .where('p.id', 'in', [...new Set(ids)]);
-      if (!withHidden)
-        query = query.where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('moderation_states as hidden')
-                .select('hidden.subject_id')
-                .whereRef('hidden.subject_id', '=', 'p.id')
-                .where('hidden.subject_type', '=', 'post')
-                .where('hidden.state', '=', 'hidden'),
-            ),
-          ),
-        );
+      if (!withHidden) query = query.where(notHiddenByModerators('post', 'p.id'));
       const rows = await query.execute();
       const media = await attachedMediaOf(
         database,

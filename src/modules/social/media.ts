@@ -1,7 +1,7 @@
 /** The pictures of posts and comments, read in one query per page (uploads are the media module's; it attaches and releases them). */
 import type { Db } from '../../db/database.ts';
 import { ownTables } from '../../db/tables.ts';
-import type { AttachedMedia, AttachedMediaReadModel } from '../media/index.ts';
+import { attachedMediaView, type AttachedMedia, type AttachedMediaReadModel } from '../media/index.ts';
 
 export type PostMedia = AttachedMedia;
 /** The URL anyone reads an upload at. */
@@ -20,14 +20,7 @@ export async function attachedMediaOf(database: Db, subjectIds: string[], mediaU
     .execute();
   for (const row of rows) {
     const list = bySubject.get(row.attached_to!) ?? [];
-    list.push({
-      id: row.id,
-      url: mediaUrl(row.id),
-      width: row.width,
-      height: row.height,
-      alt: row.alt ?? '',
-      mimeType: row.content_type as PostMedia['mimeType'],
-    });
+    list.push(attachedMediaView(row, mediaUrl(row.id), row.alt ?? ''));
     bySubject.set(row.attached_to!, list);
   }
   return bySubject;

@@ -5,7 +5,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { ownTables } from '../../db/tables.ts';
-import type { ModerationStatesReadModel } from '../moderation/index.ts';
+import { notHiddenByModerators, type ModerationStatesReadModel } from '../moderation/index.ts';
 import type { ProfilesReadModel } from '../users/index.ts';
 import { attachedMediaOf, type MediaUrl } from './media.ts';
 import type { CommentsTable, PostsTable, SocialTables } from './tables.ts';
@@ -33,20 +33,7 @@ export function createPostsStore(database: Db, mediaUrl: MediaUrl) {
   // Profiles: comments are listed with their authors in the same query.
   const db = ownTables<SocialTables & ProfilesReadModel & ModerationStatesReadModel>(database);
   /** Comments (as `c`) that moderators have not hidden. */
-  const visibleComments = () =>
-    db
-      .selectFrom('comments as c')
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('moderation_states as hidden')
-              .select('hidden.subject_id')
-              .whereRef('hidden.subject_id', '=', 'c.id')
-              .where('hidden.subject_type', '=', 'comment')
-              .where('hidden.state', '=', 'hidden'),
-          ),
-        ),
-      );
+  const visibleComments = () => db.selectFrom('comments as c').where(notHiddenByModerators('comment', 'c.id'));
   return {
     findPost: async (id: string) => postOf(await db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst()),
 

@@ -1,7 +1,7 @@
 /** Bookmarks and muted words: a person's private lists, read by nobody else. */
 import type { Db } from '../../db/database.ts';
 import { ownTables } from '../../db/tables.ts';
-import type { ModerationStatesReadModel } from '../moderation/index.ts';
+import { notHiddenByModerators, type ModerationStatesReadModel } from '../moderation/index.ts';
 import type { SocialTables } from './tables.ts';
 
 export function createPrivateListsStore(database: Db) {
@@ -32,17 +32,7 @@ export function createPrivateListsStore(database: Db) {
         .where('b.profile_id', '=', profileId)
         .where('p.author_id', 'not in', db.selectFrom('blocks').select('target_id').where('profile_id', '=', profileId))
         .where('p.author_id', 'not in', db.selectFrom('blocks').select('profile_id').where('target_id', '=', profileId))
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('moderation_states as hidden')
-                .select('hidden.subject_id')
-                .whereRef('hidden.subject_id', '=', 'p.id')
-                .where('hidden.subject_type', '=', 'post')
-                .where('hidden.state', '=', 'hidden'),
-            ),
-          ),
-        )
+        .where(notHiddenByModerators('post', 'p.id'))
         .orderBy('b.created_at', 'desc')
         .orderBy('b.post_id', 'desc')
         .limit(limit)

@@ -134,8 +134,11 @@ for (const topic of topics) {
 /** The topic a slug, alias or hashtag (without its #, any case) names, if any. */
 export const resolveTopic = (name: string): Topic | undefined => topicByName.get(name.toLowerCase());
 
-/** The names besides the slug that land on a topic: its aliases and its slug's spellings without a hyphen. */
-export const namesOf = (topic: Topic): string[] => [...topicByName].filter(([name, t]) => t === topic && name !== topic).map(([name]) => name);
+/** Per topic, the names besides its slug that land on it: its aliases and its slug's spellings without a hyphen. */
+const otherNames = new Map<Topic, string[]>(topics.map((topic) => [topic, []]));
+for (const [name, topic] of topicByName) if (name !== topic) otherNames.get(topic)!.push(name);
+
+export const namesOf = (topic: Topic): string[] => otherNames.get(topic)!;
 
 /** Throws the 400 for a topic given (at `path` of the request) that is not one of `topics`. */
 export function assertTopic(topic: string | undefined, path: string): asserts topic is Topic | undefined {
