@@ -19,6 +19,7 @@ export default async function* reporter(source) {
    * wrote for it.
    */
   const fileSeconds = new Map();
+  const failures = [];
   const groupsDir = process.env.AGENTRY_TEST_GROUPS_DIR;
   const inGroup = (file) => groupsDir !== undefined && file.startsWith(groupsDir);
   async function* recording() {
@@ -26,6 +27,10 @@ export default async function* reporter(source) {
       const { file, name, details } = event.data ?? {};
       if (event.type === 'test:complete' && file && name === file && !inGroup(file) && details?.duration_ms !== undefined)
         fileSeconds.set(file, details.duration_ms / 1000);
+      if (event.type === 'test:fail') {
+        const failure = ownFailure(event.data);
+        if (failure) failures.push(failure);
+      }
       yield event;
     }
     const secondsFile = process.env.AGENTRY_TEST_FILE_SECONDS;
@@ -38,7 +43,32 @@ export default async function* reporter(source) {
   }
   if (process.stdout.isTTY) yield* Readable.from(recording()).pipe(new spec());
   else yield* tap(recording());
+  if (failures.length > 0) yield failureDigest(failures);
   yield slowestFiles(fileSeconds, (Date.now() - started) / 1000);
+}
+
+/**
+ * A failure that is its own, with its cause: not a test cancelled because its suite failed, nor a
+ * suite failed because a test in it did. A long log gets cut; this short list at its end says what broke.
+ */
+function ownFailure({ name, file, details }) {
+  const error = details?.error;
+  if (!error || error.failureType === 'cancelledByParent' || error.failureType === 'subtestsFailed') return null;
+  const cause = error.cause ?? error;
+  const message = cause instanceof Error ? `${cause.stack ?? cause.message}` : String(cause?.stack ?? cause?.message ?? cause);
+  return { name, file, kind: error.failureType, message };
+}
+
+function failureDigest(failures) {
+  const cwd = `${process.cwd()}/`;
+  const lines = failures.flatMap(({ name, file, kind, message }) => [
+    `#   ${name} (${(file ?? '').replace(cwd, '')}; ${kind})`,
+    ...message
+      .split('\n')
+      .slice(0, 8)
+      .map((line) => `#     ${line.replaceAll(cwd, '')}`),
+  ]);
+  return [`# failures: ${failures.length}, each with its cause`, ...lines, ''].join('\n');
 }
 
 function slowestFiles(fileSeconds, totalSeconds) {
