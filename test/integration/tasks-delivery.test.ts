@@ -171,7 +171,9 @@ describe('tasks: webhook delivery end to end', () => {
       const submitted = await submitTask(app, requester.token, { capabilities: [capability] });
       assert.equal(submitted.assignedAgent?.id, first.id);
 
-      const [webhook] = await good.waitFor(1);
+      // A hanging agent holds each of its three attempts for the whole 3 s timeout: about 9 s before
+      // the next candidate is tried on a quiet machine, so the wait allows five times that.
+      const [webhook] = await good.waitFor(1, failure === 'timeout' ? 50_000 : 10_000);
       if (bad) assert.equal(bad.received.length, 3, 'three attempts at the failing agent');
       const task = await waitForTask(app, requester.token, submitted.id, (t) => t.assignedAgent?.id === second.id);
       assert.equal(webhook!.json.taskId, submitted.id);
