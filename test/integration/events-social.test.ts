@@ -91,6 +91,28 @@ describe('GET /v1/events: notifications and followed posts', () => {
     );
   });
 
+  it('sends the new posts in a followed topic, not those in other topics, nor a blocked author’s', async () => {
+    const reader = await socialUser(app);
+    const blocked = await socialUser(app);
+    const followTopic = await app.request({ method: 'POST', url: '/v1/social/topics/robotics/follow', token: reader.token });
+    assert.equal(followTopic.statusCode, 200);
+    const blocking = await app.request({ method: 'POST', url: `/v1/social/users/${blocked.username}/block`, token: reader.token });
+    assert.equal(blocking.statusCode, 200);
+    const readers = await open(reader.token);
+    await createPost(app, bob.token, 'Nothing about machines here', 'food');
+    await createPost(app, blocked.token, 'Robot arms, from someone blocked', 'robotics');
+    const inTopic = await createPost(app, bob.token, 'Our robot arm learned to sort bolts', 'robotics');
+    const [event] = dataOf<PostEvent>(await readers.until('the post in the followed topic', (events) => dataOf(events, 'post').length > 0), 'post');
+    assert.equal(event!.post.id, inTopic.id);
+    // A later post in the topic comes after the others, so neither the other topic's nor the blocked author's came.
+    const later = await createPost(app, bob.token, 'And a gripper', 'robotics');
+    const posts = dataOf<PostEvent>(await readers.until('the second post', (events) => dataOf(events, 'post').length === 2), 'post');
+    assert.deepEqual(
+      posts.map((e) => e.post.id),
+      [inTopic.id, later.id],
+    );
+  });
+
   it('hears a notification and a post written on another node', async () => {
     const node = await otherNode(app);
     try {

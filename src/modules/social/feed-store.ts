@@ -249,12 +249,14 @@ export function createFeedStore(database: Db, dialect: DialectName, mediaUrl: Me
       followingPostsBy[dialect](db, { followerId, until, topic, limit, offset }, limitedAuthors),
 
     /** Ids of the posts of `authorIds` created at `since` or later, oldest first: what a live stream sends next. */
-    async idsSince(authorIds: readonly string[], since: string, limit: number): Promise<string[]> {
-      if (authorIds.length === 0) return [];
+    async idsSince(authorIds: readonly string[], topics: readonly string[], since: string, limit: number): Promise<string[]> {
+      if (authorIds.length === 0 && topics.length === 0) return [];
       const rows = await db
         .selectFrom('posts')
         .select('id')
-        .where('author_id', 'in', [...authorIds])
+        .where((eb) =>
+          eb.or([...(authorIds.length > 0 ? [eb('author_id', 'in', [...authorIds])] : []), ...(topics.length > 0 ? [eb('topic', 'in', [...topics])] : [])]),
+        )
         .where('created_at', '>=', since)
         .orderBy('created_at')
         .orderBy('id')

@@ -1,14 +1,14 @@
 /**
  * What the social network adds to an account's event stream (GET /v1/events): its new notifications,
- * each with the new unread count, and the new posts of the accounts it follows. Notifications wake the
- * stream through the `events` signal their trigger raises (migration 0032); posts through the authors
- * signal the timelines send after a post is written. Neither is replayed after a reconnect: the client
+ * each with the new unread count, and the new posts of the accounts and topics it follows (what its
+ * Following feed shows). Notifications wake the stream through the `events` signal their trigger raises
+ * (migration 0032); posts through the authors and topics signals the timelines send after a post is written. Neither is replayed after a reconnect: the client
  * loads notifications and the feed again then, as it does on a `reset`.
  */
 import { isoNow } from '../../lib/clock.ts';
 import { mutedWordsFilter, type SocialContext } from './context.ts';
 import { mutedNotificationsFilter, notificationView, unreadCount } from './notifications-service.ts';
-import { AUTHORS_CHANNEL, FOLLOWER_CHANNEL } from './timelines.ts';
+import { AUTHORS_CHANNEL, FOLLOWER_CHANNEL, TOPICS_CHANNEL } from './timelines.ts';
 
 /**
  * A notification or post is written with its time before it commits, so one can become visible after a
@@ -25,9 +25,9 @@ export interface LiveItem {
 }
 
 export function createSocialLive(ctx: SocialContext) {
-  const { notifications, shuns, people, feed } = ctx.stores;
+  const { notifications, shuns, people, feed, topics } = ctx.stores;
   return {
-    channels: [AUTHORS_CHANNEL, FOLLOWER_CHANNEL] as const,
+    channels: [AUTHORS_CHANNEL, TOPICS_CHANNEL, FOLLOWER_CHANNEL] as const,
 
     /** Starts watching for an account: what is made from now on. */
     async follow(accountId: string) {
@@ -36,16 +36,18 @@ export function createSocialLive(ctx: SocialContext) {
       /** What was sent within the window, by kind and id, with its time. */
       const sent = new Map<string, string>();
       let followees = new Set<string>();
+      let followedTopics = new Set<string>();
       let hidden = new Set<string>();
       let mutedWords: string[] = [];
-      // Loaded again when this person follows, unfollows, mutes, blocks or changes their muted words (and by the backstop).
+      // Loaded again when this person follows or unfollows someone or a topic, mutes, blocks or changes their muted words (and by the backstop).
       let stale = false;
       let postsDue = false;
       async function load(me: string) {
-        const [followed, shunned] = await Promise.all([people.followeesOf(me), shuns.hiddenAndMutedWordsOf(me)]);
+        const [followed, topicsFollowed, shunned] = await Promise.all([people.followeesOf(me), topics.followedBy(me), shuns.hiddenAndMutedWordsOf(me)]);
         hidden = new Set(shunned.accounts);
         mutedWords = shunned.words;
         followees = new Set(followed.filter((id) => !hidden.has(id)));
+        followedTopics = new Set(topicsFollowed);
       }
       // Before the stream starts, so a post signal right after it opens finds whom it follows.
       if (profileId !== null) await load(profileId);
@@ -58,7 +60,10 @@ export function createSocialLive(ctx: SocialContext) {
             stale = true;
             return true;
           }
-          if (channel === AUTHORS_CHANNEL && payload.split(',').some((id) => followees.has(id))) {
+          const followedPosts =
+            (channel === AUTHORS_CHANNEL && payload.split(',').some((id) => followees.has(id))) ||
+            (channel === TOPICS_CHANNEL && payload.split(',').some((topic) => followedTopics.has(topic)));
+          if (followedPosts) {
             postsDue = true;
             return true;
           }
@@ -100,11 +105,11 @@ export function createSocialLive(ctx: SocialContext) {
 
           if (postsDue) {
             postsDue = false;
-            const ids = (await feed.idsSince([...followees], since, READ_BATCH)).filter((id) => !sent.has(`p:${id}`));
+            const ids = (await feed.idsSince([...followees], [...followedTopics], since, READ_BATCH)).filter((id) => !sent.has(`p:${id}`));
             for (const post of await ctx.viewsOf((await feed.hydrate(ids)).filter(mutedWordsFilter(me, mutedWords)), { profileId: me })) {
               sent.set(`p:${post.id}`, post.createdAt);
-              // A followed account's repost of someone muted stays hidden too.
-              if (post.originalPost && hidden.has(post.originalPost.author.id)) continue;
+              // A followed topic's post by someone muted or blocked stays hidden, and so does a repost of them.
+              if (hidden.has(post.author.id) || (post.originalPost && hidden.has(post.originalPost.author.id))) continue;
               items.push({ event: 'post', data: { post } });
             }
           }
