@@ -373,6 +373,7 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
     const answered = page.waitForResponse(
       (response) => response.request().method() === 'POST' && response.url().endsWith(`/v1/social/posts/${post.id}/comments`),
     );
+    await page.keyboard.press('Tab'); // Add image
     await page.keyboard.press('Tab'); // Cancel
     await page.keyboard.press('Tab'); // Reply
     await page.keyboard.press('Enter');
@@ -586,6 +587,28 @@ describe('web app: acting on a post (browser)', { skip: browserSuiteSkip() }, ()
     assert.equal(await warned.getByRole('button', { name: 'Hide post' }).getAttribute('aria-expanded'), 'true');
     await settled(page);
     await assertAccessible(page, 'feed with a picture and an opened content warning');
+
+    // A comment carries a picture too, described or with the visible choice to give none.
+    await page.goto(`/posts/${pictured.id}`);
+    const box = page.locator('form.comment-box').first();
+    await box.getByLabel('Your comment').fill('Here is ours, less tidy');
+    await box.locator('input[type=file]').setInputFiles({ name: 'ours.png', mimeType: 'image/png', buffer: png });
+    await box.getByRole('img', { name: 'Image 1: ours.png' }).waitFor();
+    await box.getByRole('button', { name: 'Comment', exact: true }).click();
+    await box.getByRole('alert').getByText('Describe this image, or choose “No description”.').waitFor();
+    await box.getByLabel('No description').check();
+    const commented = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith(`/v1/social/posts/${pictured.id}/comments`),
+    );
+    await box.getByRole('button', { name: 'Comment', exact: true }).click();
+    const stored = (await (await commented).json()).comment as { id: string; media: { alt: string }[] };
+    assert.deepEqual(
+      stored.media.map((m) => m.alt),
+      [''],
+    );
+    await page.locator(`#comment-${stored.id}`).getByText('Here is ours, less tidy').waitFor();
+    await page.locator(`#comment-${stored.id} .post-picture img`).waitFor();
+    assert.equal(await box.getByRole('list', { name: 'Images in your comment' }).count(), 0, 'the box is empty again');
     assertClean();
     await close();
   });

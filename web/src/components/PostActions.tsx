@@ -6,6 +6,7 @@ import { formatNumber } from '../lib/format';
 import { codePoints, MAX_POST } from './Composer';
 import { ConfirmDialog } from './ConfirmDialog';
 import { MentionField } from './MentionField';
+import { AddImageButton, ChosenPictures, usePictures } from './PicturePicker';
 
 type VoteValue = 1 | -1;
 interface VoteState {
@@ -143,8 +144,10 @@ export function DeleteButton({ what, remove, onDeleted }: { what: 'post' | 'comm
   );
 }
 
-/** The comment box under a post (on its page, or opened by Reply under a card). */
-/** A comment on the post, or (`parentId`) a reply to one of its comments. */
+/**
+ * The comment box under a post (on its page, or opened by Reply under a card): a comment on the post,
+ * or (`parentId`) a reply to one of its comments, with up to four pictures.
+ */
 export function CommentBox({
   postId,
   parentId,
@@ -160,10 +163,18 @@ export function CommentBox({
 }) {
   const id = useId();
   const [body, setBody] = useState('');
+  const pictures = usePictures(id);
   const add = useMutation({
-    mutationFn: () => unwrap(api.POST('/v1/social/posts/{id}/comments', { params: { path: { id: postId } }, body: parentId ? { body, parentId } : { body } })),
+    mutationFn: () =>
+      unwrap(
+        api.POST('/v1/social/posts/{id}/comments', {
+          params: { path: { id: postId } },
+          body: { body, ...(parentId ? { parentId } : {}), ...pictures.requestMedia() },
+        }),
+      ),
     onSuccess: async () => {
       setBody('');
+      pictures.clear();
       await onAdded();
     },
   });
@@ -173,7 +184,7 @@ export function CommentBox({
       className="comment-box"
       onSubmit={(event) => {
         event.preventDefault();
-        add.mutate();
+        if (pictures.described()) add.mutate();
       }}
     >
       <label htmlFor={`${id}-body`}>{parentId ? 'Your reply' : 'Your comment'}</label>
@@ -192,13 +203,17 @@ export function CommentBox({
           {refusal}
         </p>
       )}
+      <ChosenPictures choice={pictures} label={parentId ? 'Images in your reply' : 'Images in your comment'} />
       <div className="comment-box-buttons">
+        <span className="comment-box-extras">
+          <AddImageButton choice={pictures} />
+        </span>
         {onCancel && (
           <button type="button" className="button" onClick={onCancel}>
             Cancel
           </button>
         )}
-        <button type="submit" className="button button-primary" disabled={add.isPending || body.trim() === ''}>
+        <button type="submit" className="button button-primary" disabled={add.isPending || body.trim() === '' || pictures.uploading}>
           {parentId ? 'Reply' : 'Comment'}
         </button>
       </div>
