@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { contentWords, stem } from '../../src/lib/words.ts';
-import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings, unrelatedQueries } from '../fixtures/discovery/relevance.ts';
+import { fixtureAgents, fixtureQueries, registrationOf, scoreRankings, unrelatedHeldOutQueries, unrelatedQueries } from '../fixtures/discovery/relevance.ts';
 
 describe('discovery relevance (fixture set)', () => {
   let app: TestApp;
@@ -71,31 +71,56 @@ describe('discovery relevance (fixture set)', () => {
     );
   });
 
-  it('the weak-match floor keeps the wanted results and flags most results of unrelated queries', async () => {
-    const search = async (q: string) =>
-      (await app.request({ method: 'GET', url: `/v1/discover?q=${encodeURIComponent(q)}&limit=50` })).json().data as { slug: string; weakMatch: boolean }[];
+  const search = async (q: string) =>
+    (await app.request({ method: 'GET', url: `/v1/discover?q=${encodeURIComponent(q)}&limit=50` })).json().data as {
+      slug: string;
+      relevance: number;
+      weakMatch: boolean;
+    }[];
+  /** The results of `queries` that are not flagged weak: none should be, no fixture agent serves them. */
+  const closeMatchesOf = async (queries: string[]) => {
+    const close: string[] = [];
+    for (const q of queries) for (const agent of await search(q)) if (!agent.weakMatch) close.push(`${q} -> ${agent.slug} at ${agent.relevance}`);
+    return close;
+  };
+
+  it('flags every result of a request no agent serves as a weak match, and keeps the wanted agents close matches', async () => {
+    // Every agent a query wants, found or not: one not found (or flagged weak) is a miss.
     let wanted = 0;
-    let wantedWeak = 0;
+    let wantedClose = 0;
     for (const query of fixtureQueries) {
-      for (const agent of await search(query.q)) {
-        if (!query.relevant.includes(keyBySlug.get(agent.slug)!)) continue;
+      const found = await search(query.q);
+      for (const key of query.relevant) {
         wanted++;
-        if (agent.weakMatch) wantedWeak++;
+        if (found.some((agent) => keyBySlug.get(agent.slug) === key && !agent.weakMatch)) wantedClose++;
       }
     }
-    let unrelated = 0;
-    let unrelatedWeak = 0;
-    for (const q of unrelatedQueries) {
-      for (const agent of await search(q)) {
-        unrelated++;
-        if (agent.weakMatch) unrelatedWeak++;
-      }
-    }
-    console.log(`weak matches: ${wantedWeak}/${wanted} wanted results, ${unrelatedWeak}/${unrelated} results of unrelated queries`);
-    assert.ok(wantedWeak <= 0.07 * wanted, `${wantedWeak} of ${wanted} wanted results flagged weak`);
-    assert.ok(unrelatedWeak >= 0.4 * unrelated, `only ${unrelatedWeak} of ${unrelated} results of unrelated queries flagged weak`);
+    const close = await closeMatchesOf(unrelatedQueries);
+    console.log(`weak matches: ${wantedClose}/${wanted} wanted agents are close matches; close matches of unrelated queries: ${close.length}`);
+    assert.deepEqual(close, [], 'results of requests no agent serves flagged as close matches');
+    assert.ok(wantedClose >= WANTED_CLOSE_GATE * wanted, `only ${wantedClose} of ${wanted} wanted agents are close matches`);
+  });
+
+  it('flags most results of held-out requests no agent serves (not used to choose the rule) as weak matches', async () => {
+    const close = await closeMatchesOf(unrelatedHeldOutQueries);
+    const queries = new Set(close.map((match) => match.slice(0, match.indexOf(' -> '))));
+    console.log(`held out: ${queries.size}/${unrelatedHeldOutQueries.length} requests no agent serves have a close match:\n  ${close.join('\n  ')}`);
+    assert.ok(queries.size <= HELD_OUT_CLOSE_GATE * unrelatedHeldOutQueries.length, `close matches of held-out requests:\n  ${close.join('\n  ')}`);
   });
 });
+
+/**
+ * Share of the fixture queries' wanted agents that must come back as close matches (found, and not
+ * flagged weak). Measured: see docs/discovery.md, "Weak matches"; the gate sits just below so that a
+ * change flagging good answers fails here.
+ */
+const WANTED_CLOSE_GATE = 0.6;
+/**
+ * Share of the held-out requests no agent serves that may have a close match. Measured 5 of 16
+ * (docs/discovery.md, "Weak matches"): requests that share a field and a word with an agent ("change
+ * the oil in my car" and a price watcher) are the rule's known miss.
+ */
+const HELD_OUT_CLOSE_GATE = 0.35;
 
 /**
  * The target is 0.8; with the sentence encoder, the query map and the lexical signal scaled by query

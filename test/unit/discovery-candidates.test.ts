@@ -41,6 +41,7 @@ const query = (parts: Partial<RelevanceQuery>): RelevanceQuery => ({
   vector: null,
   concepts: [],
   stems: [],
+  words: [],
   lexicalSlots: new Int32Array(0),
   lexicalScores: new Float64Array(0),
   only: null,

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { queryCoverage, relevanceOf, scoreOf } from '../../src/modules/discovery/ranking.ts';
+import {
+  CLOSE_MATCH_SUPPORT,
+  isWeakMatch,
+  queryCoverage,
+  relevanceOf,
+  scoreOf,
+  WEAK_MATCH_FLOOR,
+  WORD_SIMILARITY,
+  wordCoverage,
+} from '../../src/modules/discovery/ranking.ts';
 import { contentWords, spellingVariants, stem, wordsOf } from '../../src/lib/words.ts';
 import { NEUTRAL_TRUST, trustFor, trustWithSample } from '../../src/modules/discovery/trust.ts';
 
@@ -95,5 +104,50 @@ describe('discovery: embeddings configuration', () => {
         (error: unknown) => error instanceof ConfigError && error.problems.some((p) => p.includes('EMBEDDINGS_')),
       );
     }
+  });
+});
+
+describe('discovery: weak matches', () => {
+  const vector = Float32Array.of(1, 0);
+  const words = [
+    { stem: 'parcel', vector },
+    { stem: 'quantum', vector },
+    { stem: 'knit', vector: null },
+  ];
+
+  it('counts a query word as accounted for when the agent knows it or is close to it in meaning', () => {
+    assert.equal(
+      wordCoverage(
+        words,
+        (stem) => stem === 'parcel',
+        () => 0,
+      ),
+      1 / 3,
+    );
+    assert.equal(
+      wordCoverage(
+        words,
+        (stem) => stem === 'parcel',
+        () => WORD_SIMILARITY,
+      ),
+      2 / 3,
+      'a word without a vector is accounted for only by its spelling',
+    );
+    assert.equal(
+      wordCoverage(
+        [],
+        () => false,
+        () => 0,
+      ),
+      1,
+    );
+  });
+
+  it('flags a result below the floor, and one that neither meaning nor the words support enough', () => {
+    assert.equal(isWeakMatch(WEAK_MATCH_FLOOR - 0.001, 1, 1), true, 'below the floor, whatever else');
+    assert.equal(isWeakMatch(WEAK_MATCH_FLOOR, CLOSE_MATCH_SUPPORT, 0), false, 'close in meaning');
+    assert.equal(isWeakMatch(WEAK_MATCH_FLOOR, 0, CLOSE_MATCH_SUPPORT), false, 'accounts for the words');
+    assert.equal(isWeakMatch(0.2, CLOSE_MATCH_SUPPORT - 0.11, 0), true, 'some similarity, none of the words: a nonsense request');
+    assert.equal(isWeakMatch(0.2, CLOSE_MATCH_SUPPORT - 0.11, 0.25), false, 'the same similarity with one word of four');
   });
 });

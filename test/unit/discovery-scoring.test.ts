@@ -4,6 +4,8 @@ import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../src/lib/module-worker.ts';
 import type { RelevanceQuery, ScoredAgent } from '../../src/modules/discovery/relevance-scorer.ts';
 import { createScorer, type Scorer } from '../../src/modules/discovery/scoring.ts';
+import { capabilities } from '../../src/modules/catalog/index.ts';
+import { stem } from '../../src/lib/words.ts';
 
 const scoringWorkerUrl = new URL('../../src/modules/discovery/scoring.ts', import.meta.url).href;
 const unit = (values: number[]) => {
@@ -16,6 +18,7 @@ const query = (parts: Partial<RelevanceQuery> = {}): RelevanceQuery => ({
   vector: unit([1, 0, 0]),
   concepts: [],
   stems: [],
+  words: [],
   lexicalSlots: new Int32Array(0),
   lexicalScores: new Float64Array(0),
   only: null,
@@ -74,6 +77,31 @@ describe('discovery: scoring on a worker thread', () => {
       assert.deepEqual(await ranked(scorer), [], 'the new scorer starts empty');
       fill(scorer);
       assert.deepEqual(await ranked(scorer), [0, 3, 1]);
+    } finally {
+      await scorer.close();
+    }
+  });
+
+  it("answers the share of the query's words each candidate accounts for, its capabilities' words included", async () => {
+    const scorer = createScorer({ inProcess: true });
+    try {
+      const shipmentTracking = capabilities.findIndex((capability) => capability.slug === 'shipment-tracking');
+      // Both follow parcels; only the first is mapped onto the catalogue's shipment tracking, whose aliases say "package".
+      scorer.put(0, { vector: unit([1, 0, 0]), stems: [stem('parcels')], concepts: [{ index: shipmentTracking, weight: 1 }] }, false);
+      scorer.put(1, { vector: unit([1, 0, 0]), stems: [stem('parcels')], concepts: [] }, false);
+      const answer = await scorer.score(
+        query({
+          words: [
+            { stem: stem('package'), vector: null },
+            { stem: 'quantum', vector: unit([0, 1, 0]) },
+          ],
+        }),
+      );
+      const coverageOf = (slot: number) => answer.coverage[[...answer.slots].indexOf(slot)];
+      assert.equal(coverageOf(0), 0.5, '"package" is a word people use for its capability; "quantum" is nothing to it');
+      assert.equal(coverageOf(1), 0);
+      const close = await scorer.score(query({ words: [{ stem: 'quantum', vector: unit([1, 0.1, 0]) }] }));
+      assert.deepEqual([...close.coverage], [1, 1], 'a word close in meaning to the text is accounted for');
     } finally {
       await scorer.close();
     }

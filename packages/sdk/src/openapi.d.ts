@@ -5925,7 +5925,7 @@ export interface operations {
                             trust: number;
                             /** @description verified outcome receipts behind trust (0: no evidence, trust is the neutral prior) */
                             trustReceipts: number;
-                            /** @description relevance is below the weak-match floor (docs/discovery.md): loosely related at best */
+                            /** @description loosely related at best: relevance below the weak-match floor, or too little support from meaning and the query's words together (docs/discovery.md, "Weak matches") */
                             weakMatch: boolean;
                             /** @description what the result matched on: its own description, its capabilities, its published examples, or the words of completed, well-rated tasks people gave it (never shown); empty when browsing */
                             matchedBy: ("description" | "capabilities" | "examples" | "completedWork")[];

@@ -397,6 +397,7 @@ export function createAgentIndex({
         vector: query.vector,
         concepts: query.concepts,
         stems: query.stems,
+        words: query.words,
         maxResults: query.maxResults,
         lexicalSlots: Int32Array.from(hits, (hit) => hit.slot),
         lexicalScores: Float64Array.from(hits, (hit) => hit.score),

@@ -27,10 +27,18 @@ const capabilityIndex = new Map(capabilities.map((c, i) => [c.slug, i]));
 export const capabilityText = (capability: Capability): string => [capability.name, capability.description, ...capability.aliases].join(' ');
 const capabilityTexts = capabilities.map(capabilityText);
 
+/** Each capability's words (name, description, aliases), stemmed, in catalogue order. */
+const catalogueWords = capabilityTexts.map((text) => contentWords(text).map(stem));
+/**
+ * The same as sets: the words people use for a capability, so an agent offering it accounts for a
+ * query's word written as one of them ("package" for a parcel tracker: alias "track package").
+ */
+export const capabilityStems: readonly ReadonlySet<string>[] = catalogueWords.map((words) => new Set(words));
+
 /** BM25 over the catalogue's texts (stemmed), built once as an inverted index. */
 const catalogueBm25 = (() => {
   const postings = new Map<string, { document: number; weight: number }[]>();
-  const documents = capabilityTexts.map((text) => contentWords(text).map(stem));
+  const documents = catalogueWords;
   const averageLength = documents.reduce((sum, d) => sum + d.length, 0) / documents.length;
   documents.forEach((stems, document) => {
     const counts = new Map<string, number>();

@@ -31,14 +31,53 @@ export const RELATIVE_RELEVANCE_FLOOR = 0.25;
  */
 export const MIN_RELEVANCE = 0.05;
 /**
- * A result whose relevance is below this is a weak match: shown, flagged `weakMatch`, never dropped
- * or moved. Chosen on the relevance fixtures (bench/RESULTS.md, "Weak matches"): 94% of the results
- * people asking would want score at or above it, while about half the results of queries no agent
- * serves score below; a higher floor flags more of those but starts flagging good answers (0.1:
- * 12%). The same floor decides that a task described in words has no agent close enough.
+ * A result whose relevance is below this is a weak match, whatever else: shown, flagged `weakMatch`,
+ * never dropped or moved (docs/discovery.md, "Weak matches"). The same rule decides that a task
+ * described in words has no agent close enough.
  */
 export const WEAK_MATCH_FLOOR = 0.08;
-export const isWeakMatch = (relevance: number): boolean => relevance < WEAK_MATCH_FLOOR;
+/**
+ * What a close match needs besides the floor: its semantic similarity (0..1, rescaled) plus the share
+ * of the query's words it accounts for (wordCoverage) at least this. Relevance alone cannot tell a
+ * nonsense request from a real one: the sentence encoder gives "quantum knitting patterns for cats"
+ * 0.39 of similarity to a log watcher (relevance 0.20) and "medieval jousting tournament tickets"
+ * a ticket router through one word (0.28), while 20 of the 67 agents real requests want score below
+ * 0.20. Nonsense is carried by one kind of evidence only: a similarity of 0.39 at most with none of
+ * its words accounted for, or one word of four. Chosen on the relevance fixtures (docs/discovery.md).
+ */
+export const CLOSE_MATCH_SUPPORT = 0.5;
+
+/**
+ * Whether a result is a weak match: below the floor, or with too little support from meaning and
+ * words together (CLOSE_MATCH_SUPPORT). `semantic` is the semantic part of its relevance, `coverage`
+ * the share of the query's words it accounts for.
+ */
+export const isWeakMatch = (relevance: number, semantic: number, coverage: number): boolean =>
+  relevance < WEAK_MATCH_FLOOR || semantic + coverage < CLOSE_MATCH_SUPPORT;
+
+/** A query word close to this (word-vector cosine) to an agent's text counts as accounted for by it. */
+export const WORD_SIMILARITY = 0.4;
+/** An agent's catalogue capabilities from this concept weight lend it their words (name, description, aliases). */
+export const VOCABULARY_CONCEPT_WEIGHT = 0.3;
+
+/**
+ * Share of the query's own content words an agent accounts for: the word (stemmed) is among the
+ * agent's words (`knows`: its own text, the words of its catalogue capabilities, its completed
+ * work), or its word vector is at least WORD_SIMILARITY close to the agent's text (`similarity`).
+ * A query without words leaves nothing unaccounted for: 1.
+ */
+export function wordCoverage(words: readonly QueryWord[], knows: (stem: string) => boolean, similarity: (vector: Float32Array) => number): number {
+  if (words.length === 0) return 1;
+  let covered = 0;
+  for (const word of words) if (knows(word.stem) || (word.vector !== null && similarity(word.vector) >= WORD_SIMILARITY)) covered++;
+  return covered / words.length;
+}
+
+/** One of the query's own content words: stemmed, and its word vector (null: the embedder had none). */
+export interface QueryWord {
+  stem: string;
+  vector: Float32Array | null;
+}
 
 /** Results ranked per query; deeper pages are empty. */
 export const MAX_RESULTS = 500;

@@ -7,8 +7,19 @@
  */
 import { createCandidateIndex } from './candidate-index.ts';
 import { createVectorMatrix } from './vector-matrix.ts';
-import { conceptSimilarity, dot, type Concepts } from './concepts.ts';
-import { MIN_RELEVANCE, queryCoverage, RELATIVE_RELEVANCE_FLOOR, relevanceParts, SCORE_WEIGHTS, sentenceSimilarity, type RelevanceParts } from './ranking.ts';
+import { capabilityStems, conceptSimilarity, dot, type Concepts } from './concepts.ts';
+import {
+  MIN_RELEVANCE,
+  queryCoverage,
+  RELATIVE_RELEVANCE_FLOOR,
+  relevanceParts,
+  SCORE_WEIGHTS,
+  sentenceSimilarity,
+  VOCABULARY_CONCEPT_WEIGHT,
+  wordCoverage,
+  type QueryWord,
+  type RelevanceParts,
+} from './ranking.ts';
 
 /** What relevance needs of one agent. */
 export interface ScoredAgent {
@@ -36,6 +47,8 @@ export interface RelevanceQuery {
   vector: Float32Array | null;
   concepts: Concepts;
   stems: string[];
+  /** The query's own content words, for how many of them a candidate accounts for (`Candidates.coverage`). */
+  words: QueryWord[];
   /** Full-text hits: slot and rank, in step. */
   lexicalSlots: Int32Array;
   lexicalScores: Float64Array;
@@ -65,6 +78,8 @@ export interface Candidates {
   relevance: Float64Array<ArrayBuffer>;
   /** What each candidate's relevance is made of, PART_COUNT values per candidate in PARTS order (why it matched). */
   parts: Float64Array<ArrayBuffer>;
+  /** Share of the query's words each candidate accounts for (ranking.ts wordCoverage): with relevance, whether it is a weak match. */
+  coverage: Float64Array<ArrayBuffer>;
 }
 
 /** The parts of relevance handed back per candidate, in this order. */
@@ -164,6 +179,23 @@ export function createRelevanceScorer() {
     work[slot] = undefined;
     withWork.delete(slot);
   };
+
+  /**
+   * Share of the query's words the agent in `slot` accounts for: its own words, those of the catalogue
+   * capabilities it is strongest in, its completed work's; or close in meaning to its text or that work.
+   */
+  function coverageOf(words: QueryWord[], slot: number): number {
+    const entry = entries[slot]!;
+    const agentWork = work[slot];
+    const vocabulary = entry.concepts.filter((c) => c.weight >= VOCABULARY_CONCEPT_WEIGHT).map((c) => capabilityStems[c.index]!);
+    const knows = (stem: string) => entry.stems.has(stem) || (agentWork?.stems.has(stem) ?? false) || vocabulary.some((stems) => stems.has(stem));
+    const similarity = (vector: Float32Array) => {
+      let best = entry.vector ? dot(vector, entry.vector) : 0;
+      for (const item of agentWork?.items ?? []) for (const taskVector of item.vectors) best = Math.max(best, dot(vector, taskVector));
+      return best;
+    };
+    return wordCoverage(words, knows, similarity);
+  }
 
   return {
     /** Sets an agent's data; `keepSentence` keeps its sentence vector (its text did not change). */
@@ -289,7 +321,12 @@ export function createRelevanceScorer() {
       const kept = passing.filter((i) => relevance[i]! >= cut);
       const keptParts = new Float64Array(kept.length * PART_COUNT);
       kept.forEach((i, k) => keptParts.set(parts.subarray(i * PART_COUNT, (i + 1) * PART_COUNT), k * PART_COUNT));
-      return { slots: Int32Array.from(kept, (i) => slots[i]!), relevance: Float64Array.from(kept, (i) => relevance[i]!), parts: keptParts };
+      return {
+        slots: Int32Array.from(kept, (i) => slots[i]!),
+        relevance: Float64Array.from(kept, (i) => relevance[i]!),
+        parts: keptParts,
+        coverage: Float64Array.from(kept, (i) => coverageOf(query.words, slots[i]!)),
+      };
     },
   };
 }

@@ -26,7 +26,10 @@ const ranking = {
   relevance: Type.Number({ description: '0..1: how well the agent fits the query (1 when browsing)' }),
   trust: Type.Number({ description: '0..1 for the task classes matching the query; 0.5 without evidence' }),
   trustReceipts: Type.Integer({ description: 'verified outcome receipts behind trust (0: no evidence, trust is the neutral prior)' }),
-  weakMatch: Type.Boolean({ description: 'relevance is below the weak-match floor (docs/discovery.md): loosely related at best' }),
+  weakMatch: Type.Boolean({
+    description:
+      'loosely related at best: relevance below the weak-match floor, or too little support from meaning and the query\'s words together (docs/discovery.md, "Weak matches")',
+  }),
   matchedBy: Type.Array(literals(matchedByValues), {
     description:
       'what the result matched on: its own description, its capabilities, its published examples, or the words of completed, well-rated tasks people gave it (never shown); empty when browsing',

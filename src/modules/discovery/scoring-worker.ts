@@ -21,8 +21,13 @@ parentPort?.on('message', (message: ScoringMessage) => {
     return;
   }
   try {
-    const { slots, relevance, parts } = scorer.score(message.query);
-    parentPort!.postMessage({ id: message.id, slots, relevance, parts } satisfies ScoringAnswer, [slots.buffer, relevance.buffer, parts.buffer]);
+    const { slots, relevance, parts, coverage } = scorer.score(message.query);
+    parentPort!.postMessage({ id: message.id, slots, relevance, parts, coverage } satisfies ScoringAnswer, [
+      slots.buffer,
+      relevance.buffer,
+      parts.buffer,
+      coverage.buffer,
+    ]);
   } catch (error) {
     parentPort!.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies ScoringAnswer);
   }

@@ -107,6 +107,8 @@ interface Candidate {
   relevance: number;
   /** What the relevance is made of (PARTS), null when browsing. */
   parts: Float64Array | null;
+  /** Share of the query's words the agent accounts for (1 when browsing). */
+  coverage: number;
   availability: Availability;
   trust: number;
   trustReceipts: number;
@@ -180,6 +182,16 @@ export function createDiscoveryService<View extends object>({
     }
   }
 
+  /** Each of the query's words alone, for how many of them an agent accounts for (ranking.ts wordCoverage); null when the embedder failed. */
+  async function embedWords(words: string[]): Promise<Float32Array[] | null> {
+    try {
+      return await embedder.embed(words);
+    } catch (error) {
+      onEmbedderError(error);
+      return null;
+    }
+  }
+
   /** The query's sentence vector, moved towards how agents describe themselves (query-map.ts). */
   async function sentenceOf(q: string): Promise<Float32Array | null> {
     const vector = await embedQuery(q, sentences?.queries);
@@ -209,11 +221,14 @@ export function createDiscoveryService<View extends object>({
     // Words of the capabilities the query names verbatim widen the lexical query (aliases -> canonical terms).
     const namedWords = named.flatMap((slug) => wordsOf(slug));
     const terms = [...new Set([...words, ...namedWords])];
-    const [lexical, workLexical, vector, sentence] = await Promise.all([
+    // The query's own words, each once (by stem): what an agent must account for.
+    const ownWords = [...new Map(words.map((word) => [stem(word), word])).values()];
+    const [lexical, workLexical, vector, sentence, wordVectors] = await Promise.all([
       store.lexical(terms, LEXICAL_DEPTH),
       store.workLexical(terms, LEXICAL_DEPTH),
       embedQuery(q, embedder),
       sentenceOf(q),
+      embedWords(ownWords),
     ]);
     const queryConcepts = await concepts.conceptsOf(q, vector, named, { scaleByConfidence: true });
     const stems = new Set([...words, ...namedWords].map(stem));
@@ -222,6 +237,7 @@ export function createDiscoveryService<View extends object>({
       vector,
       concepts: queryConcepts,
       stems: [...stems],
+      words: ownWords.map((word, i) => ({ stem: stem(word), vector: wordVectors?.[i] ?? null })),
       lexical,
       workLexical,
       only: agents,
@@ -229,6 +245,13 @@ export function createDiscoveryService<View extends object>({
       nearest: index.size() >= candidatesFrom ? NEAREST_CANDIDATES : 0,
     });
     return { candidates, stems };
+  }
+
+  /** Whether a result is a weak match (ranking.ts isWeakMatch); browsing, none is. */
+  function weakMatchOf(candidate: Candidate): boolean {
+    if (!candidate.parts) return false;
+    const semantic = Math.max(candidate.parts[PARTS.indexOf('agentSemantic')]!, candidate.parts[PARTS.indexOf('workSemantic')]!);
+    return isWeakMatch(candidate.relevance, semantic, candidate.coverage);
   }
 
   /** Why a result matched (matched-by.ts); nothing when browsing. */
@@ -298,16 +321,17 @@ export function createDiscoveryService<View extends object>({
     const mayBeSeen = registry.discoverableFor(readerOf(viewer));
 
     // With a query, only the scorer's candidates (those that can make the cut); browsing, every agent.
-    type Considered = { agent: IndexedAgent; relevance: number; parts: Float64Array | null };
+    type Considered = { agent: IndexedAgent; relevance: number; parts: Float64Array | null; coverage: number };
     const considered: Considered[] = [];
     if (relevant) {
-      const { slots, relevance, parts } = relevant.candidates;
+      const { slots, relevance, parts, coverage } = relevant.candidates;
       for (let i = 0; i < slots.length; i++) {
         const agent = index.agentAt(slots[i]!);
         // An agent replaced while the query was scored is left out, not shown under another's score.
-        if (agent && passes(agent)) considered.push({ agent, relevance: relevance[i]!, parts: parts.subarray(i * PART_COUNT, (i + 1) * PART_COUNT) });
+        if (agent && passes(agent))
+          considered.push({ agent, relevance: relevance[i]!, parts: parts.subarray(i * PART_COUNT, (i + 1) * PART_COUNT), coverage: coverage[i]! });
       }
-    } else for (const agent of index.agents()) if (passes(agent)) considered.push({ agent, relevance: 1, parts: null });
+    } else for (const agent of index.agents()) if (passes(agent)) considered.push({ agent, relevance: 1, parts: null, coverage: 1 });
     const pool: Considered[] = [];
     for (const candidate of considered) {
       const visible = mayBeSeen(candidate.agent.record);
@@ -315,9 +339,18 @@ export function createDiscoveryService<View extends object>({
     }
     // Neutral trust first: trust is looked up only for the MAX_RESULTS best by relevance and availability.
     const shortlist: Candidate[] = pool
-      .map(({ agent, relevance, parts }) => {
+      .map(({ agent, relevance, parts, coverage }) => {
         const availability = registry.availabilityOf(agent.record);
-        return { agent, relevance, parts, availability, trust: NEUTRAL_TRUST, trustReceipts: 0, score: scoreOf(relevance, NEUTRAL_TRUST, availability) };
+        return {
+          agent,
+          relevance,
+          parts,
+          coverage,
+          availability,
+          trust: NEUTRAL_TRUST,
+          trustReceipts: 0,
+          score: scoreOf(relevance, NEUTRAL_TRUST, availability),
+        };
       })
       .sort((a, b) => b.score - a.score)
       .slice(0, MAX_RESULTS);
@@ -356,7 +389,7 @@ export function createDiscoveryService<View extends object>({
               relevance: round(c.relevance),
               trust: round(c.trust),
               trustReceipts: c.trustReceipts,
-              weakMatch: isWeakMatch(c.relevance),
+              weakMatch: weakMatchOf(c),
               matchedBy: matchedByFor(c, queryStems, Boolean(query.capability)),
             },
           ]
