@@ -80,7 +80,7 @@ export function createStatusSignals(deps: StatusSignalsDeps) {
     const accounts = [...waiting];
     waiting.clear();
     sending = (async () => {
-      const spaced = delay(SIGNAL_SPACING_MS, undefined, { ref: false });
+      const spaced = delay(SIGNAL_SPACING_MS);
       for (const payload of payloads(accounts)) await deps.signals.publish(EVENTS_CHANNEL, payload).catch(deps.onError);
       await spaced;
     })().finally(() => {
