@@ -306,6 +306,58 @@ export async function pgCommits(databaseUrl: string): Promise<number> {
   }
 }
 
+/**
+ * Samples what the bench database's client backends are waiting on (`pg_stat_activity`) every
+ * `everyMs` until stopped: per sample, each active backend counts once under its wait event
+ * ("CPU" when it waits on nothing), a lock wait also under the start of its statement. The
+ * sampler's own connection is left out.
+ */
+export async function sampleWaitEvents(databaseUrl: string, everyMs = 100) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const byEvent = new Map<string, number>();
+  const lockedStatements = new Map<string, number>();
+  let samples = 0;
+  let active = 0;
+  let stopped = false;
+  const sampling = (async () => {
+    while (!stopped) {
+      const { rows } = await client.query<{ wait_event_type: string | null; wait_event: string | null; query: string }>(
+        `select wait_event_type, wait_event, query from pg_stat_activity
+          where datname = current_database() and backend_type = 'client backend' and state = 'active' and pid <> pg_backend_pid()`,
+      );
+      samples++;
+      for (const row of rows) {
+        active++;
+        const event = row.wait_event_type ? `${row.wait_event_type}: ${row.wait_event}` : 'CPU';
+        byEvent.set(event, (byEvent.get(event) ?? 0) + 1);
+        if (row.wait_event_type === 'Lock') {
+          const statement = row.query.replace(/\s+/g, ' ').slice(0, 80);
+          lockedStatements.set(statement, (lockedStatements.get(statement) ?? 0) + 1);
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    /** Stops sampling; the table of wait events, most frequent first, with the statements that waited on locks. */
+    async stop(): Promise<string> {
+      stopped = true;
+      await sampling;
+      await client.end();
+      const share = (count: number) => `${((100 * count) / Math.max(1, active)).toFixed(0)}%`;
+      const rows = [...byEvent].sort((a, b) => b[1] - a[1]).map(([event, count]) => [event, String(count), share(count)]);
+      const locks = [...lockedStatements].sort((a, b) => b[1] - a[1]).map(([statement, count]) => `  ${count} \`${statement}\``);
+      return [
+        `${samples} samples, ${active} active backends seen in them:`,
+        '',
+        markdownTable(['wait event', 'backends', 'share'], rows),
+        ...(locks.length > 0 ? ['', 'Lock waits by statement:', ...locks] : []),
+      ].join('\n');
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Databases: each run gets a fresh one, removed at the end, so runs are repeatable.
 

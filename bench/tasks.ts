@@ -7,10 +7,13 @@
  * On PostgreSQL it also prints the statements the service sent during the measured window (every one,
  * BEGIN/COMMIT and background work included, counted in the service's process) per completed task,
  * PostgreSQL's own count of committed transactions (pg_stat_database.xact_commit) per completed task
- * beside it, and the busiest statements.
+ * beside it, and the busiest statements. With BENCH_WAIT_EVENTS=1 it also samples what the database's
+ * client backends wait on while measuring (pg_stat_activity every 0.1 s: ten transactions a second of
+ * its own in xact_commit).
  *
  *   npx tsx bench/tasks.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/tasks.ts
+ *   BENCH_WAIT_EVENTS=1 BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/tasks.ts
  */
 import { Agent, setGlobalDispatcher } from 'undici';
 import {
@@ -23,6 +26,7 @@ import {
   pgCommits,
   postJson,
   registerWebhookAgent,
+  sampleWaitEvents,
   startWebhookAgent,
   startService,
   statementsBetween,
@@ -125,12 +129,14 @@ await withCleanup(async (cleanup) => {
   process.stderr.write(`measuring tasks for ${seconds} s ...\n`);
   const statementsBefore = await service.statementCounts?.();
   const commitsBefore = database.dialect === 'postgres' ? await pgCommits(database.url) : 0;
+  const waits = database.dialect === 'postgres' && process.env.BENCH_WAIT_EVENTS ? await sampleWaitEvents(database.url) : null;
   measuring = true;
   const started = performance.now();
   await run(seconds);
   const elapsed = (performance.now() - started) / 1000;
   measuring = false;
   const completedInWindow = completed;
+  const waitEvents = await waits?.stop();
   const statementsAfter = await service.statementCounts?.();
   const commits = database.dialect === 'postgres' ? (await pgCommits(database.url)) - commitsBefore : 0;
   // Let deliveries of the last submissions land before counting: a task still missing a minute after
@@ -155,6 +161,7 @@ await withCleanup(async (cleanup) => {
     statements = `statements per completed task: ${(sent.total / completedInWindow).toFixed(2)} (xact_commit per completed task: ${(commits / completedInWindow).toFixed(2)})`;
     console.log(`${statements}\n\nBusiest statements:\n\n${busiestStatements(sent, completedInWindow)}\n`);
   }
+  if (waitEvents) console.log(`Wait events of the database's client backends while measuring (pg_stat_activity every 0.1 s), ${waitEvents}\n`);
   const problems = [
     ...(lost > 0 ? [`${lost} tasks never delivered`] : []),
     ...(twice > 0 ? [`${twice} tasks delivered more than once`] : []),

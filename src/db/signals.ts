@@ -130,10 +130,31 @@ export async function createPostgresSignals(options: PostgresSignalsOptions): Pr
   let live: pg.Client | null = null;
   // pg wants one query at a time per client: LISTENs and NOTIFYs on the live client queue here.
   let queue: Promise<unknown> = Promise.resolve();
-  const run = (client: pg.Client, text: string, values?: string[]) => {
+  const run = (client: pg.Client, text: string, values?: unknown[]) => {
     const result = queue.then(() => client.query(text, values));
     queue = result.catch(() => {});
     return result;
+  };
+  // Signals published while a NOTIFY statement is on its way wait for it and go together in the
+  // next one: one round trip and one commit however many are published at once. (A transaction
+  // that notifies takes a database-wide lock at commit, held through the WAL flush.)
+  let gathering: { channels: string[]; payloads: string[]; sent: Promise<unknown> } | null = null;
+  let notifying: Promise<unknown> = Promise.resolve();
+  const notify = (name: string, payload: string): Promise<unknown> => {
+    if (!gathering) {
+      const channels: string[] = [];
+      const payloads: string[] = [];
+      const sent = notifying.then(() => {
+        gathering = null;
+        if (!live) throw new Error(`signals on ${[...new Set(channels)].join(', ')} not sent to other nodes: not connected to PostgreSQL`);
+        return run(live, 'SELECT pg_notify(channel, payload) FROM unnest($1::text[], $2::text[]) AS signal (channel, payload)', [channels, payloads]);
+      });
+      notifying = sent.catch(() => {});
+      gathering = { channels, payloads, sent };
+    }
+    gathering.channels.push(name);
+    gathering.payloads.push(payload);
+    return gathering.sent;
   };
   let closed = false;
   let retryTimer: NodeJS.Timeout | null = null;
@@ -203,7 +224,7 @@ export async function createPostgresSignals(options: PostgresSignalsOptions): Pr
       const name = wireName(channel);
       listeners.deliver(channel, payload);
       if (!live) throw new Error(`signal "${channel}" not sent to other nodes: not connected to PostgreSQL`);
-      await run(live, 'SELECT pg_notify($1, $2)', [name, payload]);
+      await notify(name, payload);
     },
     subscribe(channel, listener) {
       checkSignal(channel, '');
@@ -217,12 +238,14 @@ export async function createPostgresSignals(options: PostgresSignalsOptions): Pr
       closed = true;
       if (retryTimer) clearTimeout(retryTimer);
       const client = live;
+      if (client) {
+        // Signals gathered and statements still queued (an UNLISTEN from a cache closing just
+        // before) finish first: ended under them, each would fail with "Connection terminated" and
+        // be reported. A connection that never answers holds shutdown up for a second at most.
+        await Promise.race([notifying.then(() => queue), delay(CLOSE_WAIT_MS, undefined, { ref: false })]);
+      }
       live = null;
       if (client) {
-        // Statements still queued (an UNLISTEN from a cache closing just before) finish first:
-        // ended under them, each would fail with "Connection terminated" and be reported. A
-        // connection that never answers holds shutdown up for a second at most.
-        await Promise.race([queue, delay(CLOSE_WAIT_MS, undefined, { ref: false })]);
         client.removeAllListeners('end');
         await client.end().catch(() => {});
       }

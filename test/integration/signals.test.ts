@@ -82,6 +82,17 @@ describe('signals', () => {
     assert.deepEqual(unrelated, []);
   });
 
+  it('sends signals published at once to another node, each with its own payload, in order', async () => {
+    const heard: string[] = [];
+    otherBus.subscribe('test.together', (payload) => heard.push(payload));
+    await listening(otherBus);
+    // Payloads that a list of texts must carry unchanged: separators, quotes, escapes, the word NULL, nothing.
+    const payloads = ['', 'a,b', '"quoted"', 'back\\slash', '{braces}', 'NULL', 'é ü', ...Array.from({ length: 40 }, (_, i) => `n${i}`)];
+    await Promise.all(payloads.map((payload) => app.signals.publish('test.together', payload)));
+    await eventually(() => heard.length === payloads.length, 'every signal heard by the other node');
+    assert.deepEqual(heard, payloads);
+  });
+
   it('keeps delivering to other listeners when one throws', async () => {
     const heard: string[] = [];
     app.signals.subscribe('test.throws', () => {

@@ -46,6 +46,8 @@ export interface DeliverySlot {
 export interface KnownDelivery {
   task: Task;
   agent: AgentRecord;
+  /** When the agent's listen session ends, as the creation's statement found it; null when none ran. */
+  listeningUntil: string | null;
 }
 
 /**
@@ -222,7 +224,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     }
     // The owner's `listen` session takes this agent's deliveries while it runs; the endpoint gets them after.
     if (agent?.deliveryMode === 'webhook') {
-      const listening = await store.listeningUntil(agent.id, now);
+      const listening = known ? known.listeningUntil : await store.listeningUntil(agent.id, now);
       if (listening) {
         await store.holdForListener(job, listening, now);
         void signals.publish(AGENT_TASKS_CHANNEL, agent.id).catch(() => {});

@@ -393,8 +393,9 @@ export function createTasksService(deps: TasksDeps) {
       // Taken now, the job commits already claimed with the task and is sent once that commit lands.
       const slot: DeliverySlot | null = delivery ? deliveries.claimSlot() : null;
       if (delivery && slot) delivery = { ...delivery, attempts: 1, leaseUntil: slot.leaseUntil };
+      let listeningUntil: string | null;
       try {
-        await store.insert(task, idempotencyKey ? { key: idempotencyKey, requestHash, firstResponse: body } : null, delivery);
+        ({ listeningUntil } = await store.insert(task, idempotencyKey ? { key: idempotencyKey, requestHash, firstResponse: body } : null, delivery));
       } catch (error) {
         slot?.release();
         if (idempotencyKey && isUniqueViolation(error)) {
@@ -404,7 +405,7 @@ export function createTasksService(deps: TasksDeps) {
         throw error;
       }
       // The worker sends the task as just committed, to the agent as just routed to: nothing to read again.
-      if (delivery && slot && first) slot.send(delivery, { task, agent: first.agent });
+      if (delivery && slot && first) slot.send(delivery, { task, agent: first.agent, listeningUntil });
       notify(task, delivery === null ? 'none' : slot ? 'claimed' : 'waiting');
       return { status: 201 as const, body };
     },

@@ -4,17 +4,23 @@
  * raise no signal there: on PostgreSQL a transaction that has sent a NOTIFY takes a database-wide
  * lock at commit and holds it through the WAL flush, so the task writes could not share commits.
  *
- * The signals are coalesced: while one is on its way to the database, the accounts of the changes
- * that commit meanwhile gather, and go in the next, as one payload of ids separated by commas.
+ * The signals are coalesced: while one is on its way to the database, and for SIGNAL_SPACING_MS
+ * after it set out, the accounts of the changes that commit meanwhile gather, and go in the next, as
+ * one payload of ids separated by commas. A node so sends at most 100 signals a second however fast
+ * tasks change (each a transaction of its own on PostgreSQL), and a stream hears a change at most
+ * that much later.
  * Streams on this node hear at once; other nodes when the database relays the signal. A signal lost
  * (a node stopping between a commit and its signal) only delays a stream until it looks again on its
  * own (events module), as signals carry no data of record.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Signals } from '../../db/signals.ts';
 import type { TaskParties } from './store.ts';
 
 /** The channel the events streams listen on; the payload is one account id or several separated by commas. */
 export const EVENTS_CHANNEL = 'events';
+/** The least time between two signals a node sends: changes within it wait for the next. */
+const SIGNAL_SPACING_MS = 10;
 /** Below the signal bus's payload limit (7,999 bytes) with room to spare. */
 const MAX_PAYLOAD_BYTES = 7000;
 /** Agents whose owner is remembered (an agent's owner never changes once it is claimed). */
@@ -74,7 +80,9 @@ export function createStatusSignals(deps: StatusSignalsDeps) {
     const accounts = [...waiting];
     waiting.clear();
     sending = (async () => {
+      const spaced = delay(SIGNAL_SPACING_MS);
       for (const payload of payloads(accounts)) await deps.signals.publish(EVENTS_CHANNEL, payload).catch(deps.onError);
+      await spaced;
     })().finally(() => {
       sending = null;
       send();

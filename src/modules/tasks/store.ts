@@ -297,6 +297,10 @@ export interface AgentTaskStats {
   meanSeconds: number | null;
 }
 
+/** When the agent's listen session ends, if one runs at `now`. */
+const listenSessionOf = (db: QueryCreator<TasksTables>, agentId: string, now: string) =>
+  db.selectFrom('webhook_listeners').select('until').where('agent_id', '=', agentId).where('until', '>', now);
+
 /** Marks a job held back for a listen session, so the session's end makes exactly those due again. */
 const HELD_FOR_LISTENER = 'held for a listen session';
 
@@ -344,24 +348,40 @@ export function createTasksStore(database: Db, dialect: DialectName) {
     /**
      * The task and its delivery job (claimed already when this node's worker has room), committed
      * together: on PostgreSQL one statement (the task inserted in a CTE), on SQLite in a group commit.
+     * With a job this node claimed, it answers when the agent's listen session ends (null when none
+     * runs): that job is sent at once after the commit, so its delivery needs no statement of its own
+     * to ask (on PostgreSQL the answer comes back from the same statement).
      */
-    async insert(task: Task, idempotency: IdempotentRequest | null, delivery: NewDeliveryJob | null): Promise<void> {
+    async insert(task: Task, idempotency: IdempotentRequest | null, delivery: NewDeliveryJob | null): Promise<{ listeningUntil: string | null }> {
+      const now = task.createdAt;
       if (dialect === 'postgres') {
         const row = rowOf(task, idempotency);
-        await (
-          delivery
-            ? db
-                .with('new_task', (q) => q.insertInto('tasks').values(row))
-                .insertInto('task_deliveries')
-                .values(deliveryRowOf(delivery))
-            : db.insertInto('tasks').values(row)
-        ).execute();
-        return;
+        if (!delivery) {
+          await db.insertInto('tasks').values(row).execute();
+          return { listeningUntil: null };
+        }
+        const inserted = await db
+          .with('new_task', (q) => q.insertInto('tasks').values(row))
+          .insertInto('task_deliveries')
+          .values(deliveryRowOf(delivery))
+          .returning((eb) =>
+            eb
+              .selectFrom('webhook_listeners')
+              .select('webhook_listeners.until')
+              .where('webhook_listeners.agent_id', '=', delivery.agentId)
+              .where('webhook_listeners.until', '>', now)
+              .as('listening_until'),
+          )
+          .executeTakeFirstOrThrow();
+        return { listeningUntil: inserted.listening_until ?? null };
       }
-      await grouped(async (tx) => {
+      return grouped(async (tx) => {
         const own = ownTables<TasksTables>(tx);
         await own.insertInto('tasks').values(rowOf(task, idempotency)).execute();
-        if (delivery) await own.insertInto('task_deliveries').values(deliveryRowOf(delivery)).execute();
+        if (!delivery) return { listeningUntil: null };
+        await own.insertInto('task_deliveries').values(deliveryRowOf(delivery)).execute();
+        if (delivery.leaseUntil === null) return { listeningUntil: null };
+        return { listeningUntil: (await listenSessionOf(own, delivery.agentId, now).executeTakeFirst())?.until ?? null };
       });
     },
 
@@ -791,8 +811,7 @@ export function createTasksStore(database: Db, dialect: DialectName) {
         .execute(),
 
     /** When the agent's listen session ends, or null when none runs at `now`. */
-    listeningUntil: async (agentId: string, now: string): Promise<string | null> =>
-      (await db.selectFrom('webhook_listeners').select('until').where('agent_id', '=', agentId).where('until', '>', now).executeTakeFirst())?.until ?? null,
+    listeningUntil: async (agentId: string, now: string): Promise<string | null> => (await listenSessionOf(db, agentId, now).executeTakeFirst())?.until ?? null,
 
     /**
      * A job claimed for an agent whose listen session runs is held back for the session: pending
@@ -886,8 +905,9 @@ export function watchingStatusChanges(store: TasksStore, changed: (status: TaskS
   return {
     ...store,
     async insert(task, idempotency, delivery) {
-      await store.insert(task, idempotency, delivery);
+      const inserted = await store.insert(task, idempotency, delivery);
       changed(task.status, [partiesOfTask(task)]);
+      return inserted;
     },
     async transition(id, from, changes, assignedTo) {
       const moved = await store.transition(id, from, changes, assignedTo);
