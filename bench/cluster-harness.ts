@@ -484,9 +484,8 @@ async function main(cleanup: Cleanup): Promise<void> {
       `still open after the drain: task ${task.id} ${task.status}, delivery mode ${task.deliveryMode ?? 'none'}, seen by the agent ${task.seenByAgent} times, handed out by polls ${task.pollHandouts} times, updated ${task.updatedAt}`,
     );
   // Poll tasks handed out more than once: a poll answer lost with its node, put back in the queue when its lease ran out.
-  const pollHandedOutAgain = (
-    await database.query(`select count(*)::int as n from tasks where id = any($1) and poll_handouts > 1`, [taskIds])
-  ).rows[0].n as number;
+  const pollHandedOutAgain = (await database.query(`select count(*)::int as n from tasks where id = any($1) and poll_handouts > 1`, [taskIds])).rows[0]
+    .n as number;
   const result = {
     mode: quick ? 'quick' : 'full',
     requests: ledger.requests,
