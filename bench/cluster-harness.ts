@@ -177,6 +177,11 @@ async function main(cleanup: Cleanup): Promise<void> {
     map.set(taskId, (map.get(taskId) ?? 0) + 1);
   };
   const agentServer = createServer((request, response) => {
+    // The registry's health probe (a signed GET with no body): answered, not a delivery.
+    if (request.method !== 'POST') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
