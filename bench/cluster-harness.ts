@@ -11,8 +11,10 @@
  * Meanwhile writers (sign-ups, agent registrations, receipts, posts, votes, follows) log every id the
  * service acknowledged, and a requester submits tasks to a webhook agent and to a long-polling agent,
  * both of which call back through nginx. At the end every acknowledged write is looked up in the
- * database, and every acknowledged task must have ended once: one webhook-id per task, one accepted
- * callback, nothing left `matched`/`in_progress`.
+ * database, and every acknowledged task must have ended once: one webhook-id per webhook task, one
+ * token per poll task (one handed out again after a kill carries the same id and token), one accepted
+ * callback, nothing left `matched`/`in_progress` (those still open after the drain are printed with
+ * their ids and delivery modes).
  *
  *   node --import tsx bench/cluster-harness.ts            (BENCH_QUICK=1 for a short run)
  *
@@ -175,6 +177,11 @@ async function main(cleanup: Cleanup): Promise<void> {
     map.set(taskId, (map.get(taskId) ?? 0) + 1);
   };
   const agentServer = createServer((request, response) => {
+    // The registry's health probe (a signed GET with no body): answered, not a delivery.
+    if (request.method !== 'POST') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -218,6 +225,8 @@ async function main(cleanup: Cleanup): Promise<void> {
   ).data.id as string;
   for (const agentId of [webhookAgent, pollAgent]) await must(url, 'POST', `/v1/agents/${agentId}/heartbeat`, { status: 'available' }, owner);
   const polledTimes = new Map<string, number>();
+  // Each poll task's tokens as handed out: a task handed out again (its answer lost with a node) must carry the same one.
+  const polledTokens = new Map<string, Set<string>>();
   // The poll agent keeps polling after the load stops, until the tasks have settled.
   let polling = true;
   const poller = (async () => {
@@ -229,6 +238,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       }
       for (const task of (outcome.body as { data: { taskId: string; taskToken: string }[] }).data) {
         polledTimes.set(task.taskId, (polledTimes.get(task.taskId) ?? 0) + 1);
+        polledTokens.set(task.taskId, (polledTokens.get(task.taskId) ?? new Set<string>()).add(task.taskToken));
         void (async () => {
           for (;;) {
             const done = await call(url, 'POST', `/v1/tasks/${task.taskId}/callback`, { taskToken: task.taskToken, result: { ok: true } });
@@ -445,14 +455,42 @@ async function main(cleanup: Cleanup): Promise<void> {
   const completed = new Set(
     (await database.query(`select id from tasks where id = any($1) and status = 'completed'`, [taskIds])).rows.map((row: { id: string }) => row.id),
   );
-  // Tasks still open after the drain, each with how its agent takes work: the ones to look into.
+  // Tasks still open after the drain, each with how its agent takes work and what the agent saw of it: the ones to look into.
   const stillOpen = (
     await database.query(
-      `select tasks.id, tasks.status, agents.delivery_mode from tasks left join agents on agents.id = tasks.assigned_agent_id
+      `select tasks.id, tasks.status, agents.delivery_mode, tasks.poll_handouts, tasks.poll_lease_until, tasks.delivered_at, tasks.updated_at
+       from tasks left join agents on agents.id = tasks.assigned_agent_id
        where tasks.id = any($1) and tasks.status in ('pending', 'matched', 'in_progress') order by tasks.created_at`,
       [taskIds],
     )
-  ).rows.map((row: { id: string; status: string; delivery_mode: string | null }) => ({ id: row.id, status: row.status, deliveryMode: row.delivery_mode }));
+  ).rows.map(
+    (row: {
+      id: string;
+      status: string;
+      delivery_mode: string | null;
+      poll_handouts: number;
+      poll_lease_until: string | null;
+      delivered_at: string | null;
+      updated_at: string;
+    }) => ({
+      id: row.id,
+      status: row.status,
+      deliveryMode: row.delivery_mode,
+      pollHandouts: row.poll_handouts,
+      pollLeaseUntil: row.poll_lease_until,
+      deliveredAt: row.delivered_at,
+      updatedAt: row.updated_at,
+      seenByAgent: (deliveries.get(row.id) ?? 0) + (polledTimes.get(row.id) ?? 0),
+      callbacksRefused: callbacksRefused.get(row.id) ?? 0,
+    }),
+  );
+  for (const task of stillOpen)
+    console.error(
+      `still open after the drain: task ${task.id} ${task.status}, delivery mode ${task.deliveryMode ?? 'none'}, seen by the agent ${task.seenByAgent} times, handed out by polls ${task.pollHandouts} times, updated ${task.updatedAt}`,
+    );
+  // Poll tasks handed out more than once: a poll answer lost with its node, put back in the queue when its lease ran out.
+  const pollHandedOutAgain = (await database.query(`select count(*)::int as n from tasks where id = any($1) and poll_handouts > 1`, [taskIds])).rows[0]
+    .n as number;
   const result = {
     mode: quick ? 'quick' : 'full',
     requests: ledger.requests,
@@ -469,13 +507,23 @@ async function main(cleanup: Cleanup): Promise<void> {
       webhookTasksWithMoreThanOneWebhookId: [...webhookIds.values()].filter((ids) => ids.size > 1).length,
       webhookRedeliveriesSameId: [...deliveries.values()].reduce((sum, n) => sum + n - 1, 0),
       pollTasksSeenMoreThanOnce: [...polledTimes.values()].filter((n) => n > 1).length,
+      pollTasksHandedOutAgain: pollHandedOutAgain,
+      pollTasksSeenWithAnotherToken: [...polledTokens.values()].filter((tokens) => tokens.size > 1).length,
       tasksWithMoreThanOneAcceptedCallback: [...callbacksAccepted.values()].filter((n) => n > 1).length,
       completedWithoutAcceptedCallback: [...completed].filter((id) => !callbacksAccepted.has(id)).length,
     },
     ...figures,
   };
   console.log(JSON.stringify(result, null, 2));
-  if (Object.values(lost).some((n) => n > 0) || result.tasks.stuck > 0 || result.tasks.tasksWithMoreThanOneAcceptedCallback > 0) process.exitCode = 1;
+  // Every acknowledged task ended exactly once in the agent's view: one webhook-id per webhook task, one token per poll task, one accepted answer.
+  if (
+    Object.values(lost).some((n) => n > 0) ||
+    result.tasks.stuck > 0 ||
+    result.tasks.tasksWithMoreThanOneAcceptedCallback > 0 ||
+    result.tasks.webhookTasksWithMoreThanOneWebhookId > 0 ||
+    result.tasks.pollTasksSeenWithAnotherToken > 0
+  )
+    process.exitCode = 1;
 }
 
 /**

@@ -341,6 +341,79 @@ describe('client and runner against the service', () => {
     }
   });
 
+  test('over long poll a task handed out again while its handler runs (its renewals lost) runs once, and its one answer counts', async () => {
+    const agent = (
+      await owner.registerAgent({
+        name: `Unrenewed ${process.pid} ${Date.now()}`,
+        description: 'loses its renewals',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+      } as never)
+    ).agent;
+    // Every renewal is lost on its way (its node killed): the lease runs out and the task goes back to the queue.
+    const handOuts = new Map<string, number>();
+    class LosingClient extends AgentryClient {
+      override async renewTaskLease(): Promise<never> {
+        throw new AgentryNetworkError(`${url}/v1/tasks/lease`, new Error('socket hang up'));
+      }
+      override async pollTasks(...args: Parameters<AgentryClient['pollTasks']>) {
+        const deliveries = await super.pollTasks(...args);
+        for (const delivery of deliveries) handOuts.set(delivery.taskId, (handOuts.get(delivery.taskId) ?? 0) + 1);
+        return deliveries;
+      }
+    }
+    const client = new LosingClient({ baseUrl: url });
+    client.setToken(ownerToken);
+    let handlerRuns = 0;
+    const outcomes: string[] = [];
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const runner = new AgentRunner({
+      client,
+      agentId: agent.id,
+      pollWaitSeconds: 5,
+      // Room for a second task, so the runner polls while the first is in hand.
+      concurrency: 2,
+      onError: () => {},
+      onTask: (event) => outcomes.push(`${event.taskId} ${event.outcome}`),
+      handler: async () => {
+        handlerRuns++;
+        await released;
+        return { once: true };
+      },
+    });
+    await runner.start();
+    try {
+      const task = await owner.submitTask({ description: 'run me once', agentId: agent.id } as never);
+      // A third hand-out comes from a poll the runner sent after it had the second in hand.
+      await waitFor(
+        'the task handed out a third time, or run twice',
+        () => ({ handOuts: handOuts.get(task.id) ?? 0, handlerRuns }),
+        (seen) => seen.handOuts >= 3 || seen.handlerRuns > 1,
+        { timeoutMs: 30_000 },
+      );
+      assert.equal(handlerRuns, 1);
+      release();
+      const done = await waitFor(
+        'the task to complete',
+        () => owner.getTask(task.id),
+        (value) => value.status === 'completed',
+      );
+      assert.deepEqual(done.result, { once: true });
+      await waitFor(
+        'the runner to report the task',
+        () => outcomes.length,
+        (count) => count > 0,
+      );
+      assert.deepEqual(outcomes, [`${task.id} completed`]);
+      assert.equal(handlerRuns, 1);
+    } finally {
+      release();
+      await runner.stop();
+    }
+  });
+
   test('webhook mode: the runner verifies the signed delivery and calls back', async () => {
     const agent = (
       await owner.registerAgent({

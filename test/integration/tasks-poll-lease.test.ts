@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { startAgentServer, type AgentServer } from '../helpers/agent-server.ts';
 import { expectError, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { callback, pollingAgent } from '../helpers/payments.ts';
-import { submitTask, taskOf } from '../helpers/tasks.ts';
+import { readyWebhookAgent, submitTask, taskOf, waitForTask } from '../helpers/tasks.ts';
 
 const LEASE_MS = 60_000;
 
@@ -23,15 +24,20 @@ describe('tasks: the poll lease', () => {
   let requester: { token: string };
   let owner: { token: string };
   let agent: { id: string };
+  let hookServer: AgentServer;
 
   // The timer's passes stay away: each test runs the pass itself once the clock has moved.
   before(async () => {
-    app = await startTestApp({ POLL_LEASE_MS: String(LEASE_MS), DELIVERY_POLL_INTERVAL_MS: '60000' }, { clock });
+    app = await startTestApp({ POLL_LEASE_MS: String(LEASE_MS), DELIVERY_POLL_INTERVAL_MS: '60000', ALLOW_PRIVATE_ENDPOINTS: 'true' }, { clock });
     requester = await app.signup();
     owner = await app.signup();
     agent = await pollingAgent(app, owner.token, { capabilities: ['lease-check'] });
+    hookServer = await startAgentServer();
   });
-  after(() => app.close());
+  after(async () => {
+    await app.close();
+    await hookServer.close();
+  });
 
   const poll = async (agentId = agent.id, token = owner.token): Promise<Delivered[]> => {
     const response = await app.request({ method: 'GET', url: `/v1/agents/${agentId}/tasks/poll?wait=0&limit=5`, token });
@@ -43,6 +49,14 @@ describe('tasks: the poll lease', () => {
   const after_ = async (ms: number) => {
     clock.advance(ms);
     await app.deliveryWorker.settled();
+  };
+  /** A task delivered by webhook (no lease), with the token its delivery carried. */
+  const webhookTask = async () => {
+    const hooked = await readyWebhookAgent(app, owner.token, hookServer.url, { capabilities: ['lease-hook'] });
+    const task = await submitTask(app, requester.token, { agentId: hooked.id });
+    const webhook = (await hookServer.waitFor(hookServer.received.length + 1)).at(-1);
+    await waitForTask(app, requester.token, task.id, (view) => view.status === 'in_progress');
+    return { taskId: task.id, taskToken: (webhook!.json as { taskToken: string }).taskToken };
   };
   const taken = async () => {
     const task = await submitTask(app, requester.token, { agentId: agent.id });
@@ -108,16 +122,72 @@ describe('tasks: the poll lease', () => {
     assert.equal((await taskOf(app, requester.token, delivery.taskId)).status, 'in_progress');
     assert.deepEqual(await poll(), []);
 
-    // Not renewed again: back in the queue, and a renewal now is refused.
+    // Not renewed again: back in the queue.
     await after_(LEASE_MS);
     assert.equal((await taskOf(app, requester.token, delivery.taskId)).status, 'matched');
-    const refused = expectError(await renew(delivery.taskId, { taskToken: delivery.taskToken }), 409, 'CONFLICT');
-    assert.match(refused.message, /back in the queue/);
 
     const [again] = await poll();
     assert.equal(again?.taskId, delivery.taskId);
     assert.equal((await callback(app, delivery.taskId, { taskToken: again.taskToken, result: {} })).statusCode, 200);
-    expectError(await renew(delivery.taskId, { taskToken: delivery.taskToken }), 409, 'CONFLICT');
+    const finished = expectError(await renew(delivery.taskId, { taskToken: delivery.taskToken }), 409, 'CONFLICT');
+    assert.match(finished.message, /already completed/);
+  });
+
+  it('gives the task back to a holder whose renewal came after the lease ran out, while no poll has taken it again', async () => {
+    const delivery = await taken();
+    // The renewal due at half the lease was lost (its node was killed): the next one comes late.
+    await after_(LEASE_MS + 1000);
+    assert.equal((await taskOf(app, requester.token, delivery.taskId)).status, 'matched');
+
+    const renewed = await renew(delivery.taskId, { taskToken: delivery.taskToken });
+    assert.equal(renewed.statusCode, 200, renewed.body);
+    assert.deepEqual(renewed.json().data, {
+      id: delivery.taskId,
+      status: 'in_progress',
+      leaseUntil: new Date(clock.now().getTime() + LEASE_MS).toISOString(),
+    });
+    const back = await taskOf(app, requester.token, delivery.taskId);
+    assert.equal(back.status, 'in_progress');
+    assert.equal(back.deliveredAt, clock.now().toISOString());
+    // The holder has it: no poll hands it out a second time, and the pass leaves it alone inside the new lease.
+    assert.deepEqual(await poll(), []);
+    await after_(LEASE_MS / 2);
+    assert.equal((await taskOf(app, requester.token, delivery.taskId)).status, 'in_progress');
+
+    assert.equal((await callback(app, delivery.taskId, { taskToken: delivery.taskToken, result: { text: 'done' } })).statusCode, 200);
+    assert.equal((await taskOf(app, requester.token, delivery.taskId)).status, 'completed');
+  });
+
+  it('renews for either holder once a poll took the task again: the same agent holds the same token', async () => {
+    const first = await taken();
+    await after_(LEASE_MS + 1000);
+    const [again] = await poll();
+    assert.equal(again?.taskToken, first.taskToken);
+    const renewed = await renew(first.taskId, { taskToken: first.taskToken });
+    assert.equal(renewed.statusCode, 200, renewed.body);
+    assert.equal(renewed.json().data.status, 'in_progress');
+    assert.equal((await callback(app, first.taskId, { taskToken: first.taskToken, result: {} })).statusCode, 200);
+  });
+
+  it('takes back no lapsed task for a token that is not its own, and renews no task a webhook delivered', async () => {
+    const delivery = await taken();
+    const other = await pollingAgent(app, owner.token, { capabilities: ['lease-check'] });
+    await submitTask(app, requester.token, { agentId: other.id });
+    const [othersTask] = await poll(other.id);
+    await after_(LEASE_MS + 1000);
+    assert.equal((await taskOf(app, requester.token, delivery.taskId)).status, 'matched');
+
+    expectError(await renew(delivery.taskId, { taskToken: othersTask!.taskToken }), 401, 'UNAUTHORIZED');
+    expectError(await renew(delivery.taskId, { taskToken: 'tkt_wrong' }), 401, 'UNAUTHORIZED');
+    assert.equal((await taskOf(app, requester.token, delivery.taskId)).status, 'matched');
+    const [queued] = await poll();
+    assert.equal(queued?.taskId, delivery.taskId);
+    assert.equal((await callback(app, delivery.taskId, { taskToken: queued.taskToken, result: {} })).statusCode, 200);
+    assert.equal((await callback(app, othersTask!.taskId, { taskToken: othersTask!.taskToken, result: {} })).statusCode, 200);
+
+    const hooked = await webhookTask();
+    const refused = expectError(await renew(hooked.taskId, { taskToken: hooked.taskToken }), 409, 'CONFLICT');
+    assert.match(refused.message, /not handed out by a poll/);
   });
 
   it('renews only for the holder of the task token, and refuses bad input with 400', async () => {

@@ -184,6 +184,70 @@ def test_runner_renews_the_lease_of_a_polled_task_while_its_handler_works(servic
     asyncio.run(scenario())
 
 
+def test_runner_runs_a_task_handed_out_again_while_its_handler_works_once(service: str, owner: agentry.Client) -> None:
+    hand_outs: dict[str, int] = {}
+
+    # Every renewal is lost on its way (its node killed): the lease runs out and the task goes back to the queue.
+    class LosingClient(agentry.AsyncClient):
+        async def renew_task_lease(self, task_id: str, task_token: str) -> Any:
+            raise agentry.AgentryNetworkError(f"{service}/v1/tasks/{task_id}/lease", ConnectionResetError("connection reset"))
+
+        async def poll_tasks(self, agent_id: str, **options: Any) -> list[Any]:
+            deliveries = await super().poll_tasks(agent_id, **options)
+            for delivery in deliveries:
+                hand_outs[delivery["taskId"]] = hand_outs.get(delivery["taskId"], 0) + 1
+            return deliveries
+
+    async def scenario() -> None:
+        release = asyncio.Event()
+        runs = 0
+        outcomes: list[tuple[str, str]] = []
+
+        async def slow(input: Any, task: agentry.TaskDelivery) -> Any:
+            nonlocal runs
+            runs += 1
+            await release.wait()
+            return {"once": True}
+
+        async with LosingClient(service, owner.token) as client:
+            agent = await client.register_agent(
+                {"name": f"Py unrenewed {time.time_ns()}", "description": "loses its renewals", "deliveryMode": "poll", "protocols": ["rest"], "categories": ["productivity"]}
+            )
+            agent = agent["agent"]
+            # Room for a second task, so the runner polls while the first is in hand.
+            runner = agentry.AgentRunner(
+                client=client,
+                agent_id=agent["id"],
+                handler=slow,
+                poll_wait=5,
+                concurrency=2,
+                on_error=lambda error, context: None,
+                on_task=lambda task_id, outcome: outcomes.append((task_id, outcome)),
+            )
+            await runner.start()
+            try:
+                task = await client.submit_task("run me once", agent_id=agent["id"])
+                # A third hand-out comes from a poll the runner sent after it had the second in hand.
+                deadline = time.monotonic() + 30
+                while hand_outs.get(task["id"], 0) < 3 and runs <= 1:
+                    assert time.monotonic() < deadline, f"handed out {hand_outs.get(task['id'], 0)} times, run {runs} times"
+                    await asyncio.sleep(0.05)
+                assert runs == 1
+                release.set()
+                done = await client.wait_for_task(task["id"], timeout=60)
+                assert done["status"] == "completed" and done["result"] == {"once": True}
+                deadline = time.monotonic() + 10
+                while not outcomes:
+                    assert time.monotonic() < deadline, "the runner never reported the task"
+                    await asyncio.sleep(0.05)
+                assert outcomes == [(task["id"], "completed")] and runs == 1
+            finally:
+                release.set()
+                await runner.stop()
+
+    asyncio.run(scenario())
+
+
 def test_runner_stops_on_sigterm_and_fails_the_task_in_hand(service: str, owner: agentry.Client, tmp_path: Path) -> None:
     key_path = tmp_path / "agent.key"
     key = agentry.generate_key()

@@ -1822,7 +1822,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The agent working on a task it took by long poll keeps it: the lease runs another POLL_LEASE_MS from now (past it, the task goes back to the queue) */
+        /** The agent working on a task it took by long poll keeps it: the lease runs another POLL_LEASE_MS from now (past it, the task goes back to the queue; renewed there before a poll takes it again, it is the agent's again) */
         post: operations["postV1TasksByIdLease"];
         delete?: never;
         options?: never;

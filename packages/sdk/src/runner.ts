@@ -251,7 +251,9 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
           signal: this.stopController.signal,
         })) as TaskDelivery[];
         backoff = 1000;
-        for (const delivery of deliveries) this.accept(delivery);
+        // A task handed out again while its handler runs (its renewals were lost and the lease ran
+        // out) is the same task, under the same token: the handler already at work answers it.
+        for (const delivery of deliveries) if (!this.inHand.has(delivery.taskId)) this.accept(delivery);
       } catch (error) {
         if (!this.running) return;
         // A refusal (credential, unknown agent, another delivery mode) will not fix itself: stop and say what to change.
@@ -364,7 +366,7 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
     const every = Math.max(1000, (Date.parse(leaseUntil) - Date.parse(timestamp)) / 2);
     const timer = setInterval(() => {
       this.options.client.renewTaskLease(taskId, taskToken).catch((error: unknown) => {
-        // The task ended, expired or went back to the queue: the state check says what to do; renewing is over.
+        // The task ended or expired (a lease that ran out is taken back by a renewal): the state check says what to do; renewing is over.
         if (error instanceof AgentryError && (error.status === 401 || error.status === 409)) {
           clearInterval(timer);
           void this.checkStillWaited(task);

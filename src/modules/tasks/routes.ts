@@ -127,7 +127,7 @@ export function registerTasksRoutes(root: FastifyInstance, tasks: TasksService):
     schema: {
       tags,
       summary:
-        'The agent working on a task it took by long poll keeps it: the lease runs another POLL_LEASE_MS from now (past it, the task goes back to the queue)',
+        "The agent working on a task it took by long poll keeps it: the lease runs another POLL_LEASE_MS from now (past it, the task goes back to the queue; renewed there before a poll takes it again, it is the agent's again)",
       params: IdParams,
       body: LeaseRenewal,
       response: { 200: dataOf(Type.Object({ id: Type.String(), status: Type.String(), leaseUntil: Type.String() })), ...errorResponses },

@@ -548,20 +548,25 @@ export function createTasksService(deps: TasksDeps) {
 
     /**
      * The holder of a task a poll handed out keeps it another lease length from now (an answer needs
-     * no renewal). Only the task's token does this; anyone else is told it is not valid, as the
-     * callback tells them.
+     * no renewal). A renewal that comes after the lease ran out, while the task still waits in the
+     * queue, takes it back: the holder is still at work, and a poll taking it again would only start
+     * the same work twice. Only the task's token does this; anyone else is told it is not valid, as
+     * the callback tells them.
      */
     async renewLease(id: string, taskToken: string) {
       const now = isoNow(clock);
       const leaseUntil = isoIn(clock, deps.pollLeaseMs);
-      const renewed = await store.renewLease(id, hashSecret(taskToken), leaseUntil, now);
+      const tokenHash = hashSecret(taskToken);
+      const renewed = (await store.renewLease(id, tokenHash, leaseUntil, now)) ?? (await store.retakeLapsed(id, tokenHash, leaseUntil, now));
       if (renewed) return { id: renewed.id, status: renewed.status, leaseUntil };
       const task = await store.find(id);
       if (!task || !sameToken(taskToken, task.tokenHash)) throw unauthorized('The task token is not valid for this task');
-      if (task.status === 'in_progress' && task.pollLeaseUntil === null) throw conflict('This task was not handed out by a poll; it has no lease to renew');
-      if (task.status === 'in_progress' || task.status === 'matched') {
+      if ((OPEN_STATUSES as readonly string[]).includes(task.status)) {
         if (task.expiresAt <= now) throw conflict(`This task expired at ${task.expiresAt}; it no longer takes a result`);
-        if (task.status === 'matched') throw conflict('The lease ran out and the task is back in the queue; poll to take it again');
+        // Put back in the queue and taken again by a poll between the two updates: it is leased again, renewed as it is now.
+        const retaken = task.status === 'in_progress' && task.pollLeaseUntil !== null ? await store.renewLease(id, tokenHash, leaseUntil, now) : undefined;
+        if (retaken) return { id: retaken.id, status: retaken.status, leaseUntil };
+        throw conflict('This task was not handed out by a poll; it has no lease to renew');
       }
       throw conflict(`This task is already ${task.status}`);
     },

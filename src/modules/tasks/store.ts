@@ -674,6 +674,26 @@ export function createTasksStore(database: Db, dialect: DialectName) {
           .executeTakeFirst(),
       ),
 
+    /**
+     * The holder of the task's token renews a lease that ran out while the task waits in the queue,
+     * taken by no poll since: it is the holder's again, in progress under a lease to `until`. Its
+     * renewal was late (lost with a node, or the agent paused), not its work. Undefined when nothing changed.
+     */
+    retakeLapsed: async (id: string, tokenHash: string, until: string, now: string): Promise<Task | undefined> =>
+      maybeTask(
+        await db
+          .updateTable('tasks')
+          .set({ status: 'in_progress', poll_lease_until: until, delivered_at: now, updated_at: now })
+          .where('id', '=', id)
+          .where('token_hash', '=', tokenHash)
+          .where('status', '=', 'matched')
+          // Handed out by a poll before: a task waiting for its first poll has no token yet, a webhook task's token was never leased.
+          .where('poll_handouts', '>', 0)
+          .where('expires_at', '>', now)
+          .returningAll()
+          .executeTakeFirst(),
+      ),
+
     /** Open tasks past their expiry become `expired`; their pending deliveries stop. */
     async expireDue(now: string, limit = 200): Promise<Task[]> {
       const due = await openTasksDue(now, limit).execute();
@@ -928,6 +948,11 @@ export function watchingStatusChanges(store: TasksStore, changed: (status: TaskS
       const requeued = await store.requeueLapsed(now, limit);
       if (requeued.length > 0) changed('matched', requeued);
       return requeued;
+    },
+    async retakeLapsed(id, tokenHash, until, now) {
+      const retaken = await store.retakeLapsed(id, tokenHash, until, now);
+      if (retaken) changed('in_progress', [partiesOfTask(retaken)]);
+      return retaken;
     },
     async expireDue(now, limit) {
       const expired = await store.expireDue(now, limit);

@@ -283,7 +283,10 @@ class AgentRunner:
                 backoff = min(backoff * 2, 30.0)
                 continue
             for delivery in deliveries:
-                self.accept(delivery)
+                # A task handed out again while its handler runs (its renewals were lost and the lease ran
+                # out) is the same task, under the same token: the handler already at work answers it.
+                if delivery["taskId"] not in self._in_hand:
+                    self.accept(delivery)
 
     def accept(self, delivery: TaskDelivery) -> None:
         """Runs a delivery's task (the poll loop and the webhook app call this)."""
@@ -317,7 +320,7 @@ class AgentRunner:
                 await self.client.renew_task_lease(task.delivery["taskId"], task.delivery["taskToken"])
             except AgentryError as error:
                 if error.status in (401, 409):
-                    # The task ended, expired or went back to the queue: the state check says what to do.
+                    # The task ended or expired (a lease that ran out is taken back by a renewal): the state check says what to do.
                     await self._check_still_waited(task)
                     return
                 self.on_error(error, f"renewing the lease of task {task.delivery['taskId']}")
