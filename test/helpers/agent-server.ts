@@ -1,6 +1,8 @@
 /**
  * A real agent on loopback: an HTTP server that records every webhook it receives and answers as
- * the test tells it to (2xx, an error status, a redirect, or never).
+ * the test tells it to (2xx, an error status, a redirect, or never). The registry's health probes
+ * (signed GETs that carry no task) are answered the same way but kept apart, in `probes`: a probe
+ * that comes between two deliveries must not be taken for one.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +19,8 @@ export type Responder = (webhook: ReceivedWebhook) => { status: number; headers?
 export interface AgentServer {
   url: string;
   received: ReceivedWebhook[];
+  /** The registry's health probes: `GET` requests from `Agentry-Health`. */
+  probes: ReceivedWebhook[];
   respond: Responder;
   /** Resolves when `count` webhooks have arrived in all (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
@@ -29,6 +33,7 @@ export async function startAgentServer(respond: Responder = () => ({ status: 200
   const agent: AgentServer = {
     url: '',
     received: [],
+    probes: [],
     respond,
     connections: 0,
     waitFor(count, timeoutMs = 10_000) {
@@ -67,8 +72,12 @@ export async function startAgentServer(respond: Responder = () => ({ status: 200
         // recorded as received; tests look at `body`
       }
       const webhook = { headers: request.headers, body, json, at: Date.now() };
-      agent.received.push(webhook);
-      for (const wake of waiters.splice(0)) wake();
+      const probe = request.method === 'GET' && String(request.headers['user-agent']).startsWith('Agentry-Health/');
+      if (probe) agent.probes.push(webhook);
+      else {
+        agent.received.push(webhook);
+        for (const wake of waiters.splice(0)) wake();
+      }
       const answer = agent.respond(webhook);
       if (answer === 'hang') return;
       response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });

@@ -65,7 +65,7 @@ describe('health the registry measures', () => {
     assert.equal((await healthOf(agent.id)).status, 'unknown', 'never checked');
 
     await probe();
-    const probeRequest = agentServer.received.at(-1)!;
+    const probeRequest = agentServer.probes.at(-1)!;
     assert.equal(probeRequest.body, '', 'a GET, no body');
     const id = String(probeRequest.headers['webhook-id']);
     const timestamp = String(probeRequest.headers['webhook-timestamp']);

@@ -857,7 +857,9 @@ describe('Retry-After', () => {
   let app: TestApp;
   let url: string;
   before(async () => {
-    ({ app, url } = await startListeningApp({ RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_MS: '1000' }));
+    // One request per 3 s: requests sent together land in one window even on a loaded machine, where a
+    // 1 s window could turn over between them and let every one through.
+    ({ app, url } = await startListeningApp({ RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_MS: '3000' }));
   });
   after(() => app.close());
 
