@@ -132,7 +132,9 @@ await withCleanup(async (cleanup) => {
   const base = process.env.BENCH_BASE ?? null;
   const variants = [
     { name: 'this commit', service: await startService((await benchDatabase(cleanup)).url, cleanup), next: 0 },
-    ...(base ? [{ name: `base (${base})`, service: await startService((await benchDatabase(cleanup)).url, cleanup, { cwd: base, name: 'base' }), next: 0 }] : []),
+    ...(base
+      ? [{ name: `base (${base})`, service: await startService((await benchDatabase(cleanup)).url, cleanup, { cwd: base, name: 'base' }), next: 0 }]
+      : []),
   ];
   const dialect = process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite';
 
