@@ -12,15 +12,30 @@
  * thread, signature verifier, SQLite insert worker, the rest) and autocannon's own, from /proc: on
  * these two-core machines every thread, the load generator's included, competes for the same cores.
  *
+ * At the end it reports each service's resident memory once idle, after everything it was sent.
+ *
  *   npx tsx bench/receipts.ts
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/receipts.ts
+ *   BENCH_BASE=/path/to/older/checkout npx tsx bench/receipts.ts   # that commit beside this one, run by run
  */
 import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign, verify } from 'node:crypto';
 import autocannon from 'autocannon';
 import sodium from 'sodium-native';
 import { formatPublicKey, publicKeyFromSeed, signMessage, SPKI_PREFIX } from '../src/lib/ed25519.ts';
 import { signedBytes } from '../src/modules/receipts/index.ts';
-import { benchDatabase, benchSeconds, machine, markdownTable, startService, statementsBetween, threadCpuSeconds, withCleanup, writeResult } from './lib.ts';
+import {
+  benchDatabase,
+  benchSeconds,
+  machine,
+  markdownTable,
+  rssMb,
+  startService,
+  statementsBetween,
+  threadCpuSeconds,
+  waitUntilIdle,
+  withCleanup,
+  writeResult,
+} from './lib.ts';
 
 /** Verifications per second on one core with `crypto.verify` and with libsodium, same message and key. */
 function bareVerifyRates(seconds: number): { openssl: number; libsodium: number } {
@@ -112,16 +127,24 @@ await withCleanup(async (cleanup) => {
   // and the rounds' median ratio is the result.
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const bareSeconds = Number(process.env.BENCH_BARE_SECONDS ?? 2);
-  const database = await benchDatabase(cleanup);
-  const service = await startService(database.url, cleanup);
+  // With BENCH_BASE (another checkout, its node_modules linked in), its service is measured in the
+  // same rounds, each run right after this commit's: a before-and-after pair on the same machine.
+  const base = process.env.BENCH_BASE ?? null;
+  const variants = [
+    { name: 'this commit', service: await startService((await benchDatabase(cleanup)).url, cleanup), next: 0 },
+    ...(base
+      ? [{ name: `base (${base})`, service: await startService((await benchDatabase(cleanup)).url, cleanup, { cwd: base, name: 'base' }), next: 0 }]
+      : []),
+  ];
+  const dialect = process.env.BENCH_DATABASE_URL ? 'postgres' : 'sqlite';
 
   process.stderr.write('generating signed receipts ...\n');
-  // More than this machine stores per second; the run warns if receipts had to be reused.
+  // More than this machine stores per second; the run warns if receipts had to be reused. Each
+  // variant has a database of its own, so each sends the same receipts.
   const bodies = makeReceipts(8_000 * (levels.length * (rounds * seconds + 2)));
-  let next = 0;
-  const run = (connections: number, duration: number) =>
+  const run = (variant: (typeof variants)[number], connections: number, duration: number) =>
     autocannon({
-      url: service.url,
+      url: variant.service.url,
       connections,
       duration,
       requests: [
@@ -129,13 +152,14 @@ await withCleanup(async (cleanup) => {
           method: 'POST',
           path: '/v1/trust-receipts',
           headers: { 'content-type': 'application/json' },
-          setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] as string }),
+          setupRequest: (request) => ({ ...request, body: bodies[variant.next++ % bodies.length] as string }),
         },
       ],
     });
-  for (const connections of levels) await run(connections, 2);
+  for (const variant of variants) for (const connections of levels) await run(variant, connections, 2);
 
   type Measured = {
+    variant: string;
     connections: number;
     bare: number;
     bareLibsodium: number;
@@ -150,45 +174,60 @@ await withCleanup(async (cleanup) => {
   const measured: Measured[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const connections of levels) {
-      process.stderr.write(
-        `round ${round}/${rounds}, ${connections} connections: bare verify (OpenSSL, libsodium: ${bareSeconds} s each), ingestion ${seconds} s, bare verify again ...\n`,
-      );
-      const before = bareVerifyRates(bareSeconds);
-      const threadsBefore = threadCpuSeconds(service.child.pid!);
-      const loadBefore = process.cpuUsage();
-      const statementsBefore = await service.statementCounts?.();
-      const result = await run(connections, seconds);
-      const statementsAfter = await service.statementCounts?.();
-      const cpu = cpuPerReceipt(threadsBefore, threadCpuSeconds(service.child.pid!), process.cpuUsage(loadBefore), result.requests.total);
-      await new Promise((r) => setTimeout(r, 500));
-      const after = bareVerifyRates(bareSeconds);
-      measured.push({
-        connections,
-        bare: (before.openssl + after.openssl) / 2,
-        bareLibsodium: (before.libsodium + after.libsodium) / 2,
-        stored: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        failures: result.non2xx + result.errors,
-        cpu,
-        statementsPerReceipt:
-          statementsBefore && statementsAfter && result.requests.total > result.non2xx
-            ? statementsBetween(statementsBefore, statementsAfter).total / (result.requests.total - result.non2xx)
-            : null,
-      });
+      for (const variant of variants) {
+        // The other variant's log sequencer may still be logging what it was sent: it would take CPU from this run.
+        for (const other of variants) await waitUntilIdle(other.service, { maxCores: 0.05, windowMs: 1000 });
+        const { service } = variant;
+        process.stderr.write(
+          `round ${round}/${rounds}, ${variant.name}, ${connections} connections: bare verify (OpenSSL, libsodium: ${bareSeconds} s each), ingestion ${seconds} s, bare verify again ...\n`,
+        );
+        const before = bareVerifyRates(bareSeconds);
+        const threadsBefore = threadCpuSeconds(service.child.pid!);
+        const loadBefore = process.cpuUsage();
+        const statementsBefore = await service.statementCounts?.();
+        const result = await run(variant, connections, seconds);
+        const statementsAfter = await service.statementCounts?.();
+        const cpu = cpuPerReceipt(threadsBefore, threadCpuSeconds(service.child.pid!), process.cpuUsage(loadBefore), result.requests.total);
+        await new Promise((r) => setTimeout(r, 500));
+        const after = bareVerifyRates(bareSeconds);
+        measured.push({
+          variant: variant.name,
+          connections,
+          bare: (before.openssl + after.openssl) / 2,
+          bareLibsodium: (before.libsodium + after.libsodium) / 2,
+          stored: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          failures: result.non2xx + result.errors,
+          cpu,
+          statementsPerReceipt:
+            statementsBefore && statementsAfter && result.requests.total > result.non2xx
+              ? statementsBetween(statementsBefore, statementsAfter).total / (result.requests.total - result.non2xx)
+              : null,
+        });
+      }
     }
+  }
+  // What each service holds once it has logged everything it was sent (the whole process, every thread).
+  const memory = new Map<string, { receiptsSent: number; rssMb: number }>();
+  for (const variant of variants) {
+    await waitUntilIdle(variant.service, { maxCores: 0.05, windowMs: 1000 });
+    memory.set(variant.name, { receiptsSent: variant.next, rssMb: rssMb(variant.service.child.pid!) });
   }
 
   const ratio = (m: Measured) => m.stored / m.bare;
   const ratioLibsodium = (m: Measured) => m.stored / m.bareLibsodium;
   const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
-  const byLevel = levels.map((connections) => {
-    const runs = measured.filter((m) => m.connections === connections);
-    return { connections, runs, median: median(runs.map(ratio)), medianLibsodium: median(runs.map(ratioLibsodium)) };
-  });
-  const best = byLevel.reduce((a, b) => (b.median > a.median ? b : a));
+  const byLevel = variants.flatMap((variant) =>
+    levels.map((connections) => {
+      const runs = measured.filter((m) => m.variant === variant.name && m.connections === connections);
+      return { variant: variant.name, connections, runs, median: median(runs.map(ratio)), medianLibsodium: median(runs.map(ratioLibsodium)) };
+    }),
+  );
+  const bestOf = (name: string) => byLevel.filter((level) => level.variant === name).reduce((a, b) => (b.median > a.median ? b : a));
   const table = markdownTable(
     [
+      'code',
       'connections',
       'round',
       'bare crypto.verify/s',
@@ -199,8 +238,9 @@ await withCleanup(async (cleanup) => {
       'vs crypto.verify',
       'vs libsodium',
     ],
-    byLevel.flatMap(({ connections, runs, median: levelMedian, medianLibsodium }) => [
+    byLevel.flatMap(({ variant, connections, runs, median: levelMedian, medianLibsodium }) => [
       ...runs.map((m, i) => [
+        variant,
         String(connections),
         String(i + 1),
         Math.round(m.bare),
@@ -211,44 +251,55 @@ await withCleanup(async (cleanup) => {
         percent(ratio(m)),
         percent(ratioLibsodium(m)),
       ]),
-      [String(connections), '**median**', '', '', '', '', '', `**${percent(levelMedian)}**`, `**${percent(medianLibsodium)}**`],
+      [variant, String(connections), '**median**', '', '', '', '', '', `**${percent(levelMedian)}**`, `**${percent(medianLibsodium)}**`],
     ]),
   );
-  console.log(`\n## Receipt ingestion on ${database.dialect} (${rounds} rounds of ${seconds} s)\n\n${table}\n`);
-  console.log(
-    `Sustained ingestion: ${percent(best.median)} of bare crypto.verify (${percent(best.medianLibsodium)} of bare libsodium verify), at ${best.connections} connections.\n`,
-  );
+  console.log(`\n## Receipt ingestion on ${dialect} (${rounds} rounds of ${seconds} s)\n\n${table}\n`);
+  for (const variant of variants) {
+    const best = bestOf(variant.name);
+    console.log(
+      `${variant.name}: sustained ingestion ${percent(best.median)} of bare crypto.verify (${percent(best.medianLibsodium)} of bare libsodium verify), at ${best.connections} connections.`,
+    );
+  }
   const cpuTable = markdownTable(
-    ['connections', 'round', ...CPU_PARTS, 'total'],
-    byLevel.flatMap(({ connections, runs }) =>
+    ['code', 'connections', 'round', ...CPU_PARTS, 'service total', 'total'],
+    byLevel.flatMap(({ variant, connections, runs }) =>
       runs.map((m, i) => [
+        variant,
         String(connections),
         String(i + 1),
         ...CPU_PARTS.map((part) => m.cpu[part].toFixed(0)),
+        CPU_PARTS.reduce((sum, part) => (part === 'load generator' ? sum : sum + m.cpu[part]), 0).toFixed(0),
         CPU_PARTS.reduce((sum, part) => sum + m.cpu[part], 0).toFixed(0),
       ]),
     ),
   );
-  console.log(`CPU per stored receipt, µs, by thread (the service's, then autocannon's process):\n\n${cpuTable}\n`);
+  console.log(`\nCPU per stored receipt, µs, by thread (the service's, then autocannon's process):\n\n${cpuTable}\n`);
+  for (const [name, held] of memory) console.log(`${name}: RSS ${held.rssMb.toFixed(0)} MB after ${held.receiptsSent} receipts sent, once idle`);
   const counted = measured.map((m) => m.statementsPerReceipt).filter((n): n is number => n !== null);
   if (counted.length > 0) console.log(`statements per stored receipt: ${median(counted).toFixed(2)} (median of the runs)\n`);
   const failures = measured.reduce((sum, m) => sum + m.failures, 0);
   const problems = [
     ...(failures > 0 ? [`${failures} non-2xx or errors`] : []),
-    ...(next > bodies.length ? ['receipts were reused (answered 200): generate more'] : []),
+    ...(variants.some((variant) => variant.next > bodies.length) ? ['receipts were reused (answered 200): generate more'] : []),
   ];
   for (const problem of problems) console.log(`WARNING ${problem}`);
-  writeResult(`receipts-${database.dialect}`, {
+  const best = bestOf(variants[0]!.name);
+  writeResult(`receipts-${dialect}`, {
     bench: 'receipts',
-    dialect: database.dialect,
+    dialect,
     date: new Date().toISOString(),
     machine: machine(),
     seconds,
     rounds,
+    base,
     measured,
-    ratioByConnections: Object.fromEntries(byLevel.map((level) => [level.connections, level.median])),
+    memory: Object.fromEntries(memory),
+    ratioByConnections: Object.fromEntries(byLevel.filter((level) => level.variant === variants[0]!.name).map((level) => [level.connections, level.median])),
     ratio: best.median,
-    ratioLibsodiumByConnections: Object.fromEntries(byLevel.map((level) => [level.connections, level.medianLibsodium])),
+    ratioLibsodiumByConnections: Object.fromEntries(
+      byLevel.filter((level) => level.variant === variants[0]!.name).map((level) => [level.connections, level.medianLibsodium]),
+    ),
     table,
     cpuTable,
     problems,

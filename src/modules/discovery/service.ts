@@ -406,13 +406,15 @@ export function createDiscoveryService<View extends object>({
 
   return {
     /**
-     * Loads the index now (at start), then runs one whole search as an anonymous visitor's (the
+     * Loads the index (at start), then runs one whole search as an anonymous visitor's (the
      * encoder's model, the candidate index, scoring, trust and the page's views), so that every path
-     * a search takes has run before the node says it is ready (searchReady).
+     * a search takes has run before the node says it is ready (searchReady). Search is not ready from
+     * this call on, though the work may wait for `begin` (the entry point lets the first answer go first).
      */
-    warm(): void {
+    warm(begin: Promise<unknown> = Promise.resolve()): void {
       warmed = false;
       void (async () => {
+        await begin;
         await index.refresh();
         await search(null, { q: WARMING_QUERY, limit: 20, offset: 0 });
       })()
