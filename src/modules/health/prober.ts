@@ -196,6 +196,8 @@ export function createProber(options: ProberOptions) {
     const room = concurrency - inFlight.size;
     if (room <= 0 || stopped) return;
     const claimed = await store.claim(isoNow(clock), isoIn(clock, leaseMs), room);
+    // Stopped while claiming: what was claimed is left to its lease, and another node probes it then.
+    if (stopped) return;
     for (const row of claimed) {
       const running: Promise<void> = work(row.id)
         .catch(onError)
@@ -205,11 +207,14 @@ export function createProber(options: ProberOptions) {
   }
 
   const tickEveryMs = Math.max(50, Math.min(1_000, Math.floor(hostGapMs / 2)));
+  /** The tick under way, which stop() waits for: a probe it starts must not outlive the node's stop. */
+  let ticking: Promise<void> | null = null;
   const loop = () => {
     timer = setTimeout(() => {
-      tick()
+      ticking = tick()
         .catch(onError)
         .finally(() => {
+          ticking = null;
           if (!stopped) loop();
         });
     }, tickEveryMs);
@@ -233,6 +238,7 @@ export function createProber(options: ProberOptions) {
     async stop(): Promise<void> {
       stopped = true;
       if (timer) clearTimeout(timer);
+      await ticking;
       await Promise.all(inFlight);
     },
   };
