@@ -11,7 +11,8 @@
  *
  * Probes go through the outbound client, with every guard deliveries have. Each agent has a row in
  * `agent_health_probes`; a node leases the due rows, so an agent is probed by one node at a time and
- * the agents of a node that dies are taken over when their leases end. On a node, one probe per
+ * the agents of a node that dies are taken over when their leases end (a node that stops hands its
+ * unstarted claims back at once). On a node, one probe per
  * host is in flight at a time and a host's probes start at least `hostGapMs` apart; an agent whose
  * host is busy waits for its turn.
  */
@@ -196,8 +197,13 @@ export function createProber(options: ProberOptions) {
     const room = concurrency - inFlight.size;
     if (room <= 0 || stopped) return;
     const claimed = await store.claim(isoNow(clock), isoIn(clock, leaseMs), room);
-    // Stopped while claiming: what was claimed is left to its lease, and another node probes it then.
-    if (stopped) return;
+    if (stopped) {
+      // Stopped while claiming: what was claimed is handed back, due now, so another node probes it
+      // at once instead of after the lease (twice the webhook timeout and more).
+      const now = isoNow(clock);
+      for (const row of claimed) await store.reschedule(row.id, now, now);
+      return;
+    }
     for (const row of claimed) {
       const running: Promise<void> = work(row.id)
         .catch(onError)
