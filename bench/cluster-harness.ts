@@ -121,6 +121,7 @@ interface Cluster {
 }
 
 async function main(cleanup: Cleanup): Promise<void> {
+  const began = performance.now();
   const postgres = await startPostgresCluster(cleanup);
   const redis = await startRedis(cleanup);
   const proxyPort = await freePort();
@@ -493,6 +494,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     .n as number;
   const result = {
     mode: quick ? 'quick' : 'full',
+    durationS: Math.round((performance.now() - began) / 1000),
     requests: ledger.requests,
     slowestRequestMs: Math.round(ledger.slowest),
     acknowledgedWrites: writes,

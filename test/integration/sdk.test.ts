@@ -414,6 +414,84 @@ describe('client and runner against the service', () => {
     }
   });
 
+  test('over long poll a task handed out again just before its answer arrived is not run again', async () => {
+    const agent = (
+      await owner.registerAgent({
+        name: `Answered ${process.pid} ${Date.now()}`,
+        description: 'answers as its task is handed out again',
+        deliveryMode: 'poll',
+        protocols: ['rest'],
+        categories: ['productivity'],
+      } as never)
+    ).agent;
+    let handlerRuns = 0;
+    const outcomes: string[] = [];
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const handOuts = new Map<string, number>();
+    let heldAnswerGiven = false;
+    // What the runner held when it polled next, after it had been given the held answer.
+    let inHandAtNextPoll: number | undefined;
+    // Renewals lost, so the lease runs out and a poll takes the task again while the handler works; that
+    // poll's answer is slow on its way: it reaches the runner only after the runner has answered the task.
+    class LateAnswerClient extends AgentryClient {
+      override async renewTaskLease(): Promise<never> {
+        throw new AgentryNetworkError(`${url}/v1/tasks/lease`, new Error('socket hang up'));
+      }
+      override async pollTasks(...args: Parameters<AgentryClient['pollTasks']>) {
+        if (heldAnswerGiven) inHandAtNextPoll ??= runner.tasksInHand;
+        const deliveries = await super.pollTasks(...args);
+        for (const delivery of deliveries) handOuts.set(delivery.taskId, (handOuts.get(delivery.taskId) ?? 0) + 1);
+        if (!heldAnswerGiven && deliveries.some((delivery) => handOuts.get(delivery.taskId)! > 1)) {
+          release();
+          await waitFor(
+            'the runner to answer the task',
+            () => outcomes.length,
+            (count) => count > 0,
+          );
+          heldAnswerGiven = true;
+        }
+        return deliveries;
+      }
+    }
+    const client = new LateAnswerClient({ baseUrl: url });
+    client.setToken(ownerToken);
+    const runner = new AgentRunner({
+      client,
+      agentId: agent.id,
+      pollWaitSeconds: 5,
+      // Room for a second task, so the runner polls while the first is in hand.
+      concurrency: 2,
+      onError: () => {},
+      onTask: (event) => outcomes.push(`${event.taskId} ${event.outcome}`),
+      handler: async () => {
+        handlerRuns++;
+        await released;
+        return { once: true };
+      },
+    });
+    await runner.start();
+    try {
+      const task = await owner.submitTask({ description: 'answer me once', agentId: agent.id } as never);
+      await waitFor(
+        'the runner to poll after the late answer',
+        () => inHandAtNextPoll,
+        (held) => held !== undefined,
+        { timeoutMs: 30_000 },
+      );
+      assert.equal(handOuts.get(task.id), 2);
+      assert.equal(inHandAtNextPoll, 0);
+      assert.equal(handlerRuns, 1);
+      assert.deepEqual(outcomes, [`${task.id} completed`]);
+      const done = await owner.getTask(task.id);
+      assert.equal(done.status, 'completed');
+      assert.deepEqual(done.result, { once: true });
+    } finally {
+      release();
+      await runner.stop();
+    }
+  });
+
   test('webhook mode: the runner verifies the signed delivery and calls back', async () => {
     const agent = (
       await owner.registerAgent({

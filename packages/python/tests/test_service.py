@@ -248,6 +248,81 @@ def test_runner_runs_a_task_handed_out_again_while_its_handler_works_once(servic
     asyncio.run(scenario())
 
 
+def test_runner_does_not_run_again_a_task_handed_out_again_just_before_its_answer_arrived(service: str, owner: agentry.Client) -> None:
+    hand_outs: dict[str, int] = {}
+    outcomes: list[tuple[str, str]] = []
+    release = asyncio.Event()
+    held_answer_given = False
+    # What the runner held when it polled next, after it had been given the held answer.
+    in_hand_at_next_poll: list[int] = []
+    runners: list[agentry.AgentRunner] = []
+
+    # Renewals lost, so the lease runs out and a poll takes the task again while the handler works; that
+    # poll's answer is slow on its way: it reaches the runner only after the runner has answered the task.
+    class LateAnswerClient(agentry.AsyncClient):
+        async def renew_task_lease(self, task_id: str, task_token: str) -> Any:
+            raise agentry.AgentryNetworkError(f"{service}/v1/tasks/{task_id}/lease", ConnectionResetError("connection reset"))
+
+        async def poll_tasks(self, agent_id: str, **options: Any) -> list[Any]:
+            nonlocal held_answer_given
+            if held_answer_given and not in_hand_at_next_poll:
+                in_hand_at_next_poll.append(runners[0].tasks_in_hand)
+            deliveries = await super().poll_tasks(agent_id, **options)
+            for delivery in deliveries:
+                hand_outs[delivery["taskId"]] = hand_outs.get(delivery["taskId"], 0) + 1
+            if not held_answer_given and any(hand_outs[delivery["taskId"]] > 1 for delivery in deliveries):
+                release.set()
+                deadline = time.monotonic() + 30
+                while not outcomes or runners[0].tasks_in_hand > 0:
+                    assert time.monotonic() < deadline, "the runner never answered the task"
+                    await asyncio.sleep(0.05)
+                held_answer_given = True
+            return deliveries
+
+    async def scenario() -> None:
+        runs = 0
+
+        async def slow(input: Any, task: agentry.TaskDelivery) -> Any:
+            nonlocal runs
+            runs += 1
+            await release.wait()
+            return {"once": True}
+
+        async with LateAnswerClient(service, owner.token) as client:
+            agent = await client.register_agent(
+                {"name": f"Py answered {time.time_ns()}", "description": "answers as its task is handed out again", "deliveryMode": "poll", "protocols": ["rest"], "categories": ["productivity"]}
+            )
+            agent = agent["agent"]
+            # Room for a second task, so the runner polls while the first is in hand.
+            runner = agentry.AgentRunner(
+                client=client,
+                agent_id=agent["id"],
+                handler=slow,
+                poll_wait=5,
+                concurrency=2,
+                on_error=lambda error, context: None,
+                on_task=lambda task_id, outcome: outcomes.append((task_id, outcome)),
+            )
+            runners.append(runner)
+            await runner.start()
+            try:
+                task = await client.submit_task("answer me once", agent_id=agent["id"])
+                deadline = time.monotonic() + 30
+                while not in_hand_at_next_poll:
+                    assert time.monotonic() < deadline, f"handed out {hand_outs.get(task['id'], 0)} times, run {runs} times"
+                    await asyncio.sleep(0.05)
+                assert hand_outs[task["id"]] == 2
+                assert in_hand_at_next_poll == [0] and runs == 1
+                assert outcomes == [(task["id"], "completed")]
+                done = await client.get_task(task["id"])
+                assert done["status"] == "completed" and done["result"] == {"once": True}
+            finally:
+                release.set()
+                await runner.stop()
+
+    asyncio.run(scenario())
+
+
 def test_runner_stops_on_sigterm_and_fails_the_task_in_hand(service: str, owner: agentry.Client, tmp_path: Path) -> None:
     key_path = tmp_path / "agent.key"
     key = agentry.generate_key()

@@ -84,6 +84,21 @@ interface InHand {
   ended?: 'cancelled' | 'abandoned';
 }
 
+type Outcome = { result: unknown } | { error: { code: string; message: string } };
+
+/**
+ * What became of a callback: `settled` (the service took it, or refused it for a reason sending it
+ * again would not change), the service's 409 (the task no longer takes an outcome), or `unanswered`
+ * (network errors or 5xx to the last attempt: the service may never have had it).
+ */
+type CallbackAnswer = 'settled' | AgentryError | 'unanswered';
+
+/**
+ * How many tasks the runner remembers having answered: a poll that took a task again just before its
+ * answer arrived hands it out once more, moments later, so the latest few hundred are plenty.
+ */
+const REMEMBERED_ANSWERS = 1000;
+
 const logToStderr = (error: unknown, context: string) => {
   process.stderr.write(`agentry runner: ${context}: ${error instanceof Error ? error.message : String(error)}\n`);
 };
@@ -114,6 +129,8 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
   private server: Server | null = null;
   private readonly inHand = new Map<string, InHand>();
   private readonly seenDeliveries = new Set<string>();
+  /** Tasks this runner's handler has finished: null once the service has the answer, else the answer to send again. */
+  private readonly answered = new Map<string, Outcome | null>();
   private readonly signalHandler = () => void this.stop();
   private stopping: Promise<void> | null = null;
 
@@ -251,9 +268,17 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
           signal: this.stopController.signal,
         })) as TaskDelivery[];
         backoff = 1000;
-        // A task handed out again while its handler runs (its renewals were lost and the lease ran
-        // out) is the same task, under the same token: the handler already at work answers it.
-        for (const delivery of deliveries) if (!this.inHand.has(delivery.taskId)) this.accept(delivery);
+        // A task handed out again (its renewals were lost and the lease ran out) is the same task,
+        // under the same token: the handler at work on it answers it, and one that has answered it
+        // does not run again (a poll took the task again just before its answer arrived).
+        for (const delivery of deliveries) {
+          if (this.inHand.has(delivery.taskId)) continue;
+          if (!this.answered.has(delivery.taskId)) this.accept(delivery);
+          else {
+            const unanswered = this.answered.get(delivery.taskId);
+            if (unanswered) this.resend(delivery, unanswered);
+          }
+        }
       } catch (error) {
         if (!this.running) return;
         // A refusal (credential, unknown agent, another delivery mode) will not fix itself: stop and say what to change.
@@ -319,8 +344,28 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
     this.inHand.set(delivery.taskId, task);
   }
 
+  /**
+   * A task whose answer never reached the service (every callback attempt failed), handed out again:
+   * the same answer goes again, without running the handler a second time.
+   */
+  private resend(delivery: TaskDelivery, outcome: Outcome): void {
+    const task: InHand = { delivery, controller: new AbortController(), reported: true, done: Promise.resolve() };
+    task.done = this.reportOutcome(delivery, outcome)
+      .then((answer) => {
+        if (answer !== 'unanswered') this.remember(delivery.taskId, null);
+      })
+      .finally(() => this.inHand.delete(delivery.taskId));
+    this.inHand.set(delivery.taskId, task);
+  }
+
+  private remember(taskId: string, unanswered: Outcome | null): void {
+    this.answered.delete(taskId);
+    this.answered.set(taskId, unanswered);
+    if (this.answered.size > REMEMBERED_ANSWERS) this.answered.delete(this.answered.keys().next().value!);
+  }
+
   private async run(task: InHand): Promise<void> {
-    let outcome: { result: unknown } | { error: { code: string; message: string } };
+    let outcome: Outcome;
     const problems = this.options.inputSchema ? checkInput(this.options.inputSchema, task.delivery.input) : [];
     const watch = setInterval(() => void this.checkStillWaited(task), this.options.cancelCheckIntervalMs);
     watch.unref();
@@ -345,10 +390,11 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
     }
     if (task.reported) return;
     task.reported = true;
-    const refused = task.ended ? null : await this.reportOutcome(task.delivery, outcome);
-    if (refused) {
+    const answer = task.ended ? null : await this.reportOutcome(task.delivery, outcome);
+    this.remember(task.delivery.taskId, answer === 'unanswered' ? outcome : null);
+    if (answer instanceof AgentryError) {
       await this.checkStillWaited(task);
-      if (task.ended !== 'cancelled') this.options.onError(refused, `callback for task ${task.delivery.taskId}`);
+      if (task.ended !== 'cancelled') this.options.onError(answer, `callback for task ${task.delivery.taskId}`);
       task.ended ??= 'abandoned';
     }
     this.options.onTask?.({ taskId: task.delivery.taskId, outcome: task.ended ?? ('result' in outcome ? 'completed' : 'failed') });
@@ -397,22 +443,19 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
 
   /**
    * Calls back, retrying network errors with backoff; the service's refusals (401, 409) are final.
-   * Answers the service's 409 when the task no longer takes an outcome (cancelled, expired), else null.
+   * Answers the service's 409 when the task no longer takes an outcome (finished, cancelled, expired).
    */
-  private async reportOutcome(
-    delivery: TaskDelivery,
-    outcome: { result: unknown } | { error: { code: string; message: string } },
-  ): Promise<AgentryError | null> {
+  private async reportOutcome(delivery: TaskDelivery, outcome: Outcome): Promise<CallbackAnswer> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.options.client.callback(delivery.taskId, { taskToken: delivery.taskToken, ...outcome } as never);
-        return null;
+        return 'settled';
       } catch (error) {
         if (error instanceof AgentryError && error.status === 409) return error;
         const retryable = error instanceof AgentryNetworkError || (error instanceof AgentryError && error.status >= 500);
         if (!retryable || attempt >= this.options.callbackAttempts) {
           this.options.onError(error, `callback for task ${delivery.taskId}`);
-          return null;
+          return retryable ? 'unanswered' : 'settled';
         }
         await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** (attempt - 1), 10_000)));
       }

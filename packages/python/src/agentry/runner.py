@@ -30,6 +30,10 @@ def _seconds(iso: str) -> float:
 
 Handler = Callable[[Any, TaskDelivery], Union[Any, Awaitable[Any]]]
 TaskOutcome = Literal["completed", "failed", "cancelled", "abandoned"]
+# What became of a callback: "settled" (the service took it, or refused it for a reason sending it again
+# would not change), the service's 409 (the task no longer takes an outcome), or "unanswered" (network
+# errors or 5xx to the last attempt: the service may never have had it).
+CallbackAnswer = Union[Literal["settled", "unanswered"], AgentryError]
 ASGIReceive = Callable[[], Awaitable[Mapping[str, Any]]]
 ASGISend = Callable[[Mapping[str, Any]], Awaitable[None]]
 
@@ -70,6 +74,11 @@ class AgentRunnerError(Exception):
         self.status = cause.status
         self.code = cause.code
         self.__cause__ = cause
+
+
+# How many tasks the runner remembers having answered: a poll that took a task again just before its
+# answer arrived hands it out once more, moments later, so the latest few hundred are plenty.
+_REMEMBERED_ANSWERS = 1000
 
 
 def _log_to_stderr(error: BaseException, context: str) -> None:
@@ -137,6 +146,8 @@ class AgentRunner:
         self._mode: Literal["poll", "webhook"] = "poll"
         self._in_hand: dict[str, _InHand] = {}
         self._seen_deliveries: set[str] = set()
+        # Tasks the handler has finished: None once the service has the answer, else the answer to send again.
+        self._answered: dict[str, Mapping[str, Any] | None] = {}
         self._heartbeat_task: asyncio.Task[None] | None = None
         self._poll_task: asyncio.Task[None] | None = None
         self._stopping: asyncio.Task[None] | None = None
@@ -283,10 +294,18 @@ class AgentRunner:
                 backoff = min(backoff * 2, 30.0)
                 continue
             for delivery in deliveries:
-                # A task handed out again while its handler runs (its renewals were lost and the lease ran
-                # out) is the same task, under the same token: the handler already at work answers it.
-                if delivery["taskId"] not in self._in_hand:
+                # A task handed out again (its renewals were lost and the lease ran out) is the same task,
+                # under the same token: the handler at work on it answers it, and one that has answered it
+                # does not run again (a poll took the task again just before its answer arrived).
+                task_id = delivery["taskId"]
+                if task_id in self._in_hand:
+                    continue
+                if task_id not in self._answered:
                     self.accept(delivery)
+                else:
+                    unanswered = self._answered[task_id]
+                    if unanswered is not None:
+                        self._resend(delivery, unanswered)
 
     def accept(self, delivery: TaskDelivery) -> None:
         """Runs a delivery's task (the poll loop and the webhook app call this)."""
@@ -294,6 +313,25 @@ class AgentRunner:
         self._in_hand[delivery["taskId"]] = task
         task.done = asyncio.create_task(self._run(task))
         task.done.add_done_callback(lambda _: self._in_hand.pop(delivery["taskId"], None))
+
+    def _resend(self, delivery: TaskDelivery, outcome: Mapping[str, Any]) -> None:
+        """A task whose answer never reached the service (every callback attempt failed), handed out
+        again: the same answer goes again, without running the handler a second time."""
+        task = _InHand(delivery, reported=True)
+        self._in_hand[delivery["taskId"]] = task
+
+        async def send() -> None:
+            if await self._report(delivery, outcome) != "unanswered":
+                self._remember(delivery["taskId"], None)
+
+        task.done = asyncio.create_task(send())
+        task.done.add_done_callback(lambda _: self._in_hand.pop(delivery["taskId"], None))
+
+    def _remember(self, task_id: str, unanswered: Mapping[str, Any] | None) -> None:
+        self._answered.pop(task_id, None)
+        self._answered[task_id] = unanswered
+        if len(self._answered) > _REMEMBERED_ANSWERS:
+            del self._answered[next(iter(self._answered))]
 
     async def _call_handler(self, delivery: TaskDelivery) -> Any:
         if inspect.iscoroutinefunction(self.handler):
@@ -355,11 +393,12 @@ class AgentRunner:
         if task.reported:
             return
         task.reported = True
-        refused = None if task.ended else await self._report(task.delivery, outcome)
-        if refused is not None:
+        answer = None if task.ended else await self._report(task.delivery, outcome)
+        self._remember(task.delivery["taskId"], outcome if answer == "unanswered" else None)
+        if isinstance(answer, AgentryError):
             await self._check_still_waited(task)
             if task.ended != "cancelled":
-                self.on_error(refused, f"callback for task {task.delivery['taskId']}")
+                self.on_error(answer, f"callback for task {task.delivery['taskId']}")
             task.ended = task.ended or "abandoned"
         if self.on_task:
             self.on_task(task.delivery["taskId"], task.ended or ("completed" if "result" in outcome else "failed"))
@@ -380,9 +419,9 @@ class AgentRunner:
             task.ended = "abandoned"
         task.ended_event.set()
 
-    async def _report(self, delivery: TaskDelivery, outcome: Mapping[str, Any]) -> AgentryError | None:
+    async def _report(self, delivery: TaskDelivery, outcome: Mapping[str, Any]) -> CallbackAnswer:
         """Calls back, retrying network errors and 5xx with backoff; the service's refusals are final.
-        Answers the 409 when the task no longer takes an outcome (cancelled, expired), else None."""
+        Answers the 409 when the task no longer takes an outcome (finished, cancelled, expired)."""
         attempt = 1
         while True:
             try:
@@ -390,14 +429,14 @@ class AgentRunner:
                     await self.client.callback(delivery["taskId"], delivery["taskToken"], error=outcome["error"])
                 else:
                     await self.client.callback(delivery["taskId"], delivery["taskToken"], result=outcome.get("result"))
-                return None
+                return "settled"
             except AgentryError as error:
                 if error.status == 409:
                     return error
                 retryable = isinstance(error, AgentryNetworkError) or error.status >= 500
                 if not retryable or attempt >= self.callback_attempts:
                     self.on_error(error, f"callback for task {delivery['taskId']}")
-                    return None
+                    return "unanswered" if retryable else "settled"
                 await asyncio.sleep(min(0.5 * 2 ** (attempt - 1), 10.0))
                 attempt += 1
 
