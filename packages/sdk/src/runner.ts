@@ -98,6 +98,11 @@ type CallbackAnswer = 'settled' | AgentryError | 'unanswered';
  * answer arrived hands it out once more, moments later, so the latest few hundred are plenty.
  */
 const REMEMBERED_ANSWERS = 1000;
+/**
+ * How many webhook-ids the runner remembers: the service retries a delivery under its webhook-id for
+ * minutes at most, so the latest ten thousand cover any retry while the runner's memory stays bounded.
+ */
+const REMEMBERED_DELIVERIES = 10_000;
 
 const logToStderr = (error: unknown, context: string) => {
   process.stderr.write(`agentry runner: ${context}: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -325,6 +330,7 @@ export class AgentRunner<TInput = unknown, TOutput = unknown> {
         // A retried delivery (same webhook-id) of a task already taken is acknowledged, not run twice.
         if (!this.seenDeliveries.has(result.id) && !this.inHand.has(result.delivery.taskId)) {
           this.seenDeliveries.add(result.id);
+          if (this.seenDeliveries.size > REMEMBERED_DELIVERIES) this.seenDeliveries.delete(this.seenDeliveries.values().next().value!);
           this.accept(result.delivery);
         }
         response.writeHead(204).end();

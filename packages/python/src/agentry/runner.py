@@ -79,6 +79,9 @@ class AgentRunnerError(Exception):
 # How many tasks the runner remembers having answered: a poll that took a task again just before its
 # answer arrived hands it out once more, moments later, so the latest few hundred are plenty.
 _REMEMBERED_ANSWERS = 1000
+# How many webhook-ids the runner remembers: the service retries a delivery under its webhook-id for
+# minutes at most, so the latest ten thousand cover any retry while the runner's memory stays bounded.
+_REMEMBERED_DELIVERIES = 10_000
 
 
 def _log_to_stderr(error: BaseException, context: str) -> None:
@@ -145,7 +148,8 @@ class AgentRunner:
         self._running = False
         self._mode: Literal["poll", "webhook"] = "poll"
         self._in_hand: dict[str, _InHand] = {}
-        self._seen_deliveries: set[str] = set()
+        # Insertion-ordered (a dict's keys), so the oldest is dropped first.
+        self._seen_deliveries: dict[str, None] = {}
         # Tasks the handler has finished: None once the service has the answer, else the answer to send again.
         self._answered: dict[str, Mapping[str, Any] | None] = {}
         self._heartbeat_task: asyncio.Task[None] | None = None
@@ -516,7 +520,9 @@ class AgentRunner:
             webhook_id = next((value.decode("latin-1") for name, value in headers if name.lower() == b"webhook-id"), "")
             # A retried delivery (same webhook-id) of a task already taken is acknowledged, not run twice.
             if webhook_id not in self._seen_deliveries and delivery["taskId"] not in self._in_hand:
-                self._seen_deliveries.add(webhook_id)
+                self._seen_deliveries[webhook_id] = None
+                if len(self._seen_deliveries) > _REMEMBERED_DELIVERIES:
+                    del self._seen_deliveries[next(iter(self._seen_deliveries))]
                 self.accept(delivery)
             await respond(send, 204)
 
