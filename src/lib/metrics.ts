@@ -97,9 +97,9 @@ function createRequestTally(registry: Registry) {
   return {
     record(method: string, route: string, statusCode: number, seconds: number): void {
       let byMethod = byRoute.get(route);
-      if (byMethod === undefined) byRoute.set(route, (byMethod = new Map()));
+      if (byMethod === undefined) byRoute.set(route, (byMethod = new Map<string, Map<number, RequestSeries>>()));
       let byStatus = byMethod.get(method);
-      if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+      if (byStatus === undefined) byMethod.set(method, (byStatus = new Map<number, RequestSeries>()));
       let counted = byStatus.get(statusCode);
       if (counted === undefined) {
         counted = { labels: { method, route, status_code: String(statusCode) }, count: 0, sum: 0, inBucket: REQUEST_BUCKETS.map(() => 0) };
