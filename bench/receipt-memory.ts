@@ -4,7 +4,8 @@
  * BENCH_RECEIPTS new receipts (default 100,000) at 50 connections, and, once idle, is read from
  * outside: resident memory by kind of mapping (/proc/<pid>/smaps) and, from a Node diagnostic report
  * (SIGUSR2, `--report-on-signal`), the V8 heap of every thread, the main one by space. A second
- * reading BENCH_SETTLE_SECONDS later (default 30) shows what the idle process gives back.
+ * reading BENCH_SETTLE_SECONDS later (default 75: past the minute after which idle receipt threads
+ * stop) shows what the idle process gives back.
  *
  *   npx tsx bench/receipt-memory.ts
  *   BENCH_BASE=<folder of another checkout> ...        # that checkout's service too, alone, after this one's
@@ -21,7 +22,7 @@ import { makeReceipts } from './receipt-bodies.ts';
 import { benchDatabase, machine, markdownTable, outDir, rssMb, startService, waitUntilIdle, withCleanup, writeResult } from './lib.ts';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 100_000);
-const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30);
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 75);
 const ENTRY = process.env.BENCH_ENTRY ?? 'src/main.ts';
 const SERVICE_ENV = Object.fromEntries(
   (process.env.BENCH_SERVICE_ENV ?? '')
