@@ -149,9 +149,9 @@ async function read(pid: number, directory: string): Promise<Reading> {
     kinds: residentByKind(pid),
     heaps: [
       heapOf('main', report.javascriptHeap),
-      ...(report.workers ?? []).map((worker) =>
-        heapOf(`worker ${worker.header.threadId} (limit ${mb(worker.javascriptHeap.memoryLimit)} MB)`, worker.javascriptHeap),
-      ),
+      ...(report.workers ?? [])
+        .sort((a, b) => a.header.threadId - b.header.threadId)
+        .map((worker) => heapOf(`worker ${worker.header.threadId}`, worker.javascriptHeap)),
     ],
     mainSpaces: Object.fromEntries(
       Object.entries(report.javascriptHeap.heapSpaces).map(([space, s]) => [space, { committedMb: mb(s.committedMemory), usedMb: mb(s.used) }]),
@@ -250,11 +250,10 @@ await withCleanup(async (cleanup) => {
     console.log(
       markdownTable(
         ['thread', 'after the receipts', `${SETTLE_SECONDS} s later`],
-        r.afterReceipts.heaps.map((heap, i) => [
-          heap.thread,
-          `${heap.committedMb} / ${heap.usedMb}`,
-          r.settled.heaps[i] ? `${r.settled.heaps[i]!.committedMb} / ${r.settled.heaps[i]!.usedMb}` : '',
-        ]),
+        r.afterReceipts.heaps.map((heap) => {
+          const later = r.settled.heaps.find((other) => other.thread === heap.thread);
+          return [heap.thread, `${heap.committedMb} / ${heap.usedMb}`, later ? `${later.committedMb} / ${later.usedMb}` : 'stopped'];
+        }),
       ),
     );
     console.log(`\nMain thread's heap by space after the receipts (committed / used MB):\n`);
