@@ -25,6 +25,8 @@ declare module 'autocannon' {
     connections?: number;
     pipelining?: number;
     duration?: number;
+    /** Stop after this many requests instead of after `duration`. */
+    amount?: number;
     timeout?: number;
     /** Per-request shaping; setupRequest may return a new body for every request. */
     requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (request: RequestShape) => RequestShape }[];

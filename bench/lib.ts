@@ -544,6 +544,8 @@ export interface Measurement {
   statementsPerRequest?: number;
   /** When the target names its process: CPU (user + system, every thread) per request of the measured run, in microseconds. */
   cpuPerRequestUs?: number;
+  /** The same by thread name (`request thread` for the main one; threads of one name summed), in microseconds. */
+  cpuPerRequestByThreadUs?: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -579,6 +581,7 @@ export async function measure(
   const errorKinds: Record<string, number> = {};
   const statementsBefore = await target.statementCounts?.();
   const cpuBefore = target.pid ? cpuSeconds(target.pid) : null;
+  const threadsBefore = target.pid ? threadCpuSeconds(target.pid) : null;
   const run = autocannon({ ...base, duration: seconds });
   run.on('reqError', (error: Error & { code?: string }) => {
     const kind = error.code ?? error.message;
@@ -588,10 +591,18 @@ export async function measure(
   await settle();
   // After the settle: the requests still in the server when autocannon returned are paid for too.
   const cpuAfter = target.pid ? cpuSeconds(target.pid) : null;
+  const threadsAfter = target.pid ? threadCpuSeconds(target.pid) : null;
   const statementsAfter = await target.statementCounts?.();
   const answered = result.requests.total - result.non2xx - result.errors;
   return {
     ...(cpuBefore !== null && cpuAfter !== null ? { cpuPerRequestUs: ((cpuAfter - cpuBefore) * 1e6) / result.requests.total } : {}),
+    ...(threadsBefore && threadsAfter
+      ? {
+          cpuPerRequestByThreadUs: Object.fromEntries(
+            [...threadsAfter].map(([name, seconds]) => [name, ((seconds - (threadsBefore.get(name) ?? 0)) * 1e6) / result.requests.total]),
+          ),
+        }
+      : {}),
     ...(statementsBefore && statementsAfter ? { statementsPerRequest: statementsBetween(statementsBefore, statementsAfter).total / answered } : {}),
     name: target.name,
     rps: result.requests.average,

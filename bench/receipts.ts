@@ -18,11 +18,11 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/receipts.ts
  *   BENCH_BASE=/path/to/older/checkout npx tsx bench/receipts.ts   # that commit beside this one, run by run
  */
-import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, sign, verify } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import autocannon from 'autocannon';
 import sodium from 'sodium-native';
-import { formatPublicKey, publicKeyFromSeed, signMessage, SPKI_PREFIX } from '../src/lib/ed25519.ts';
-import { signedBytes } from '../src/modules/receipts/index.ts';
+import { publicKeyFromSeed, signMessage, SPKI_PREFIX } from '../src/lib/ed25519.ts';
+import { makeReceipts } from './receipt-bodies.ts';
 import {
   benchDatabase,
   benchSeconds,
@@ -57,35 +57,6 @@ function bareVerifyRates(seconds: number): { openssl: number; libsodium: number 
     openssl: rate(() => verify(null, message, key, signature)),
     libsodium: rate(() => sodium.crypto_sign_verify_detached(signature, message, raw)),
   };
-}
-
-function makeReceipts(count: number): string[] {
-  // Key objects made once: hundreds of thousands of receipts are signed before the run.
-  const issuers = Array.from({ length: 8 }, (_, i) => {
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_PREFIX.length);
-    return { privateKey, agent: `issuer-${i}`, pubkey: formatPublicKey(raw) };
-  });
-  const subject = { agent: 'subject', pubkey: formatPublicKey(publicKeyFromSeed(randomBytes(32))) };
-  const bodies: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const issuer = issuers[i % issuers.length] as (typeof issuers)[number];
-    const unsigned = {
-      kind: 'outcome',
-      version: '2026-03-12',
-      receiptId: randomUUID(),
-      correlationId: randomUUID(),
-      issuedAt: new Date().toISOString(),
-      expiresAt: '2099-01-01T00:00:00Z',
-      taskClass: 'code.review.pull_request',
-      issuer: { agent: issuer.agent, pubkey: issuer.pubkey },
-      subject,
-      payload: { outcome: 'success', latencyMs: 420, artifactHash: `sha256:${randomBytes(32).toString('hex')}`, artifactUrl: 'https://example.com/a.json' },
-    };
-    const value = sign(null, signedBytes(unsigned), issuer.privateKey).toString('base64');
-    bodies.push(JSON.stringify({ ...unsigned, signature: { alg: 'Ed25519', keyId: `${issuer.agent}#1`, value } }));
-  }
-  return bodies;
 }
 
 const CPU_PARTS = ['request thread', 'verifier', 'insert worker', 'log sequencer', 'other service threads', 'load generator'] as const;

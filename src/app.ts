@@ -130,6 +130,8 @@ export interface AppOverrides {
   backgroundIntervalsMs?: { trustEvidenceSweep?: number; eventPrune?: number; domainRecheck?: number };
   /** How often this instance asks its witnesses to cosign new checkpoints (default a second); tests shorten it. */
   witnessIntervalMs?: number;
+  /** How long the receipt threads (verifier, insert worker, log sequencer) may sit idle before they stop (default a minute); tests shorten it. */
+  idleWorkerStopMs?: number;
   /** Lets a test add routes before the server is sealed. */
   beforeReady?: (server: FastifyInstance) => void;
   /** The built-in sentence encoder, shared by the apps of a test process and left open by each. */
@@ -365,14 +367,17 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     loginThrottle,
     ...(overrides.passwordCost ? { passwordCost: overrides.passwordCost } : {}),
   });
+  const idleWorkerStop = overrides.idleWorkerStopMs !== undefined ? { idleStopMs: overrides.idleWorkerStopMs } : {};
   const signatureVerifier = createSignatureVerifier({
     threads: config.signatureThreads,
     onWorkerError: (error) => log?.error({ err: error }, 'signature worker died; verifying on the request thread'),
+    ...idleWorkerStop,
   });
   const receiptsStore = createReceiptsStore(database.db, {
     dialect: database.dialect,
     sqliteFile: database.sqliteFile,
     onInsertWorkerError: (error) => log?.error({ err: error }, 'receipt insert worker died; inserting on the request thread'),
+    ...(overrides.idleWorkerStopMs !== undefined ? { idleWorkerStopMs: overrides.idleWorkerStopMs } : {}),
   });
   const onSequencingError = (error: unknown) => log?.error({ err: error }, 'receipt log: a sequencing pass failed; the next pass retries');
   const receiptSequencer = database.sqliteFile
@@ -384,6 +389,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         intervalMs: config.receiptLog.intervalMs,
         onError: onSequencingError,
         receiptsWaiting: async () => (await database.db.transaction().execute((tx) => receiptsStore.unlogged(tx, 1))).length > 0,
+        ...idleWorkerStop,
       })
     : createReceiptSequencer({
         database: database.db,

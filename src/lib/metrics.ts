@@ -4,7 +4,7 @@
  * own metrics (memory, GC, event-loop lag: prom-client's defaults) live in one registry per process,
  * made at the first scrape, so a node nobody scrapes never pays for their observers.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 export type DeliveryMode = 'webhook' | 'a2a';
 /** What one delivery attempt led to: accepted by the agent, tried again later, or moved to the next candidate. */
@@ -49,23 +49,77 @@ function processMetrics(): Registry {
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 
+interface RequestSeries {
+  labels: { method: string; route: string; status_code: string };
+  count: number;
+  sum: number;
+  /** Requests per bucket of REQUEST_BUCKETS (not cumulative; those above the last are only in count). */
+  inBucket: number[];
+}
+
+/**
+ * Answered requests by method, route template and status code, and their durations, published as
+ * the counter `http_requests_total` and the histogram `http_request_duration_seconds`. Every request
+ * adds to plain numbers found through three map lookups; the samples are made at a scrape. (A
+ * labelled prom-client counter and histogram validate and hash their labels on every observation,
+ * which cost more than the rest of a cached read's own work.) Registered as prom-client metrics that
+ * only answer `get()`, so the registry formats them as its own.
+ */
+function createRequestTally(registry: Registry) {
+  const byRoute = new Map<string, Map<string, Map<number, RequestSeries>>>();
+  const series: RequestSeries[] = [];
+
+  const publish = (name: string, help: string, type: 'counter' | 'histogram', values: () => object[]) =>
+    registry.registerMetric({ name, help, type, get: async () => ({ name, help, type, values: values(), aggregator: 'sum' }) } as unknown as Metric);
+  publish('http_requests_total', 'HTTP requests answered, by method, route template and status code', 'counter', () =>
+    series.map((s) => ({ labels: s.labels, value: s.count })),
+  );
+  publish(
+    'http_request_duration_seconds',
+    'Time from a request arriving to its answer being sent, by method, route template and status code',
+    'histogram',
+    () =>
+      series.flatMap((s) => {
+        let cumulative = 0;
+        return [
+          ...REQUEST_BUCKETS.map((le, i) => ({
+            metricName: 'http_request_duration_seconds_bucket',
+            labels: { le, ...s.labels },
+            value: (cumulative += s.inBucket[i]!),
+          })),
+          { metricName: 'http_request_duration_seconds_bucket', labels: { le: '+Inf', ...s.labels }, value: s.count },
+          { metricName: 'http_request_duration_seconds_sum', labels: s.labels, value: s.sum },
+          { metricName: 'http_request_duration_seconds_count', labels: s.labels, value: s.count },
+        ];
+      }),
+  );
+
+  return {
+    record(method: string, route: string, statusCode: number, seconds: number): void {
+      let byMethod = byRoute.get(route);
+      if (byMethod === undefined) byRoute.set(route, (byMethod = new Map<string, Map<number, RequestSeries>>()));
+      let byStatus = byMethod.get(method);
+      if (byStatus === undefined) byMethod.set(method, (byStatus = new Map<number, RequestSeries>()));
+      let counted = byStatus.get(statusCode);
+      if (counted === undefined) {
+        counted = { labels: { method, route, status_code: String(statusCode) }, count: 0, sum: 0, inBucket: REQUEST_BUCKETS.map(() => 0) };
+        byStatus.set(statusCode, counted);
+        series.push(counted);
+      }
+      counted.count++;
+      counted.sum += seconds;
+      let bucket = 0;
+      while (bucket < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[bucket]!) bucket++;
+      if (bucket < REQUEST_BUCKETS.length) counted.inBucket[bucket]!++;
+    },
+  };
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const sources: MetricSources = {};
 
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [registry],
-  });
-  const requestDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from a request arriving to its answer being sent, by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: REQUEST_BUCKETS,
-    registers: [registry],
-  });
+  const requests = createRequestTally(registry);
   const queryDuration = new Histogram({
     name: 'agentry_db_query_duration_seconds',
     help: "Database query latency on the request thread's connection or pool, by outcome",
@@ -141,24 +195,9 @@ export function createMetrics(): Metrics {
     },
   });
 
-  // Resolving a labelled child hashes its labels; the set of routes is small, so each is resolved once.
-  const requestChildren = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
-
   return {
     contentType: registry.contentType,
-    httpRequest(method, route, statusCode, seconds) {
-      const key = `${method} ${statusCode} ${route}`;
-      let child = requestChildren.get(key);
-      if (!child) {
-        const labels = { method, route, status_code: String(statusCode) };
-        const counter = requests.labels(labels);
-        const histogram = requestDuration.labels(labels);
-        child = { count: () => counter.inc(), observe: (value) => histogram.observe(value) };
-        requestChildren.set(key, child);
-      }
-      child.count();
-      child.observe(seconds);
-    },
+    httpRequest: requests.record,
     databaseQuery(seconds, failed) {
       queryDuration.observe({ outcome: failed ? 'error' : 'ok' }, seconds);
     },

@@ -24,3 +24,30 @@ export function startModuleWorker(name: string, callerUrl: string, options: Omit
     eval: true,
   });
 }
+
+/**
+ * How long a worker that a burst of work started (receipt verification, inserts, the receipt log's
+ * passes) may sit idle before it stops. A stopped worker gives back its heap, its modules and its
+ * database connection's page cache: after a flood of receipts the three of them held their peak for
+ * good. The next piece of work starts it again, which costs tens of milliseconds once.
+ */
+export const IDLE_WORKER_STOP_MS = 60_000;
+
+/**
+ * A timer that calls `stop` once nothing has called `busy` for `idleMs`: `idle` (re)starts the wait,
+ * `busy` cancels it. Unreferenced: it never keeps the process alive.
+ */
+export function idleTimer(idleMs: number, stop: () => void) {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    idle(): void {
+      clearTimeout(timer);
+      timer = setTimeout(stop, idleMs);
+      timer.unref();
+    },
+    busy(): void {
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
@@ -26,6 +27,7 @@ import { storedHashIndex } from '../../src/modules/tlog/merkle.ts';
 import { expectError, otherNode, startTestApp, startTestAppAfter, testDatabaseUrl, type TestApp } from '../helpers/app.ts';
 import { newAgentKey } from '../helpers/agents.ts';
 import { makeReceipt, type Party } from '../helpers/receipts.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const PUBLIC_URL = 'https://trust.example.test/agentry';
 const ORIGIN = 'trust.example.test/agentry/receipts';
@@ -302,5 +304,44 @@ describe('receipt log: rotating the signing key', () => {
       await rotated.close();
     }
     await assert.rejects(nodeWith(null), /set LOG_SIGNING_KEY again/);
+  });
+});
+
+/** This process's receipt threads by the names they give themselves (Linux). */
+const receiptThreads = () =>
+  readdirSync('/proc/self/task')
+    .map((tid) => {
+      try {
+        return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      } catch {
+        return ''; // the thread ended between the listing and the read
+      }
+    })
+    .filter((name) => ['agentry-verify', 'agentry-insert', 'agentry-tlog'].includes(name))
+    .sort();
+
+describe('receipt threads once idle', () => {
+  it('stop, and the next receipt is verified, stored and logged by new ones', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+    const app = await startTestApp({ PUBLIC_URL, RECEIPT_LOG_INTERVAL_MS: '50' }, { idleWorkerStopMs: 200 });
+    try {
+      const loggedIndex = async (receipt: ReturnType<typeof makeReceipt>) =>
+        waitFor(
+          'the receipt to be logged',
+          async () => (await post(app, receipt)).logIndex,
+          (index) => index !== null,
+        );
+
+      const first = makeReceipt('outcome', issuer, subject);
+      assert.equal((await post(app, first)).signatureVerified, true);
+      assert.equal(await loggedIndex(first), 0);
+      // On PostgreSQL only verification has a thread; inserts and the log's passes are the database's.
+      await waitFor('the idle receipt threads to stop', receiptThreads, (names) => names.length === 0);
+
+      const second = makeReceipt('outcome', issuer, subject);
+      assert.equal((await post(app, second)).signatureVerified, true);
+      assert.equal(await loggedIndex(second), 1);
+    } finally {
+      await app.close();
+    }
   });
 });

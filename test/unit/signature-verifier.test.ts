@@ -4,8 +4,10 @@ import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import canonicalize from 'canonicalize';
 import { verifyStrict } from '../../src/lib/ed25519.ts';
+import { startModuleWorker } from '../../src/lib/module-worker.ts';
 import { createWorkerVerifier } from '../../src/modules/receipts/signature-verifier.ts';
 import { canonicalForms } from '../../src/modules/receipts/service.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 interface CctvVector {
   key: string;
@@ -63,6 +65,35 @@ describe('signature verification on worker threads', () => {
       await Promise.all(exits).finally(() => clearInterval(keepAlive));
       assert.equal(errors.length, 2);
       assert.equal(await verifier.verify(hex(sample[0]!.key), Buffer.from(sample[0]!.msg, 'utf8'), hex(sample[0]!.sig)), verdicts[0]);
+    } finally {
+      await verifier.close();
+    }
+  });
+
+  it('stops its workers once idle, and starts them again for the next verification', async () => {
+    const started: Worker[] = [];
+    let exits = 0;
+    const startWorker = () => {
+      const worker = startModuleWorker('signature-worker', new URL('../../src/modules/receipts/signature-verifier.ts', import.meta.url).href);
+      worker.once('exit', () => exits++);
+      started.push(worker);
+      return worker;
+    };
+    const errors: unknown[] = [];
+    const verifier = createWorkerVerifier({ threads: 2, idleStopMs: 50, startWorker, onWorkerError: (error) => errors.push(error) });
+    try {
+      const sample = cctv.slice(0, 20);
+      const expected = sample.map((v) => verifyStrict(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig)));
+      const verifyAll = () => Promise.all(sample.map((v) => verifier.verify(hex(v.key), Buffer.from(v.msg, 'utf8'), hex(v.sig))));
+      assert.deepEqual(await verifyAll(), expected);
+      await waitFor(
+        'both idle workers to stop',
+        () => exits,
+        (count) => count === 2,
+      );
+      assert.deepEqual(await verifyAll(), expected);
+      assert.equal(started.length, 4, 'two new workers verified the second round');
+      assert.deepEqual(errors, [], 'a stop is not a death');
     } finally {
       await verifier.close();
     }

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { startModuleWorker } from '../../src/lib/module-worker.ts';
 import { createSqliteInsert, type InsertOutcome } from '../../src/modules/receipts/sqlite-insert.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 type Row = { id: string; unique_key: string; body: string };
 
@@ -105,6 +107,40 @@ describe('SQLite inserts on a worker thread', () => {
     await assert.rejects(logging.insert({ unique_key: 'no-id', body: 'x' } as unknown as Row), /items row inserted without id/);
     assert.equal((reader.prepare("SELECT count(*) AS n FROM items WHERE unique_key = 'no-id'").get() as { n: number }).n, 0);
     await logging.close();
+  });
+
+  it('stops an idle worker, and starts another for the next insert', async () => {
+    let starts = 0;
+    let exits = 0;
+    const errors: unknown[] = [];
+    const inserts = createSqliteInsert<Row, Row>({
+      path,
+      ...items,
+      fallback,
+      idleStopMs: 50,
+      onWorkerError: (error) => errors.push(error),
+      startWorker: (data) => {
+        starts++;
+        const worker = startModuleWorker('sqlite-insert-worker', new URL('../../src/modules/receipts/sqlite-insert.ts', import.meta.url).href, {
+          workerData: data,
+        });
+        worker.once('exit', () => exits++);
+        return worker;
+      },
+    });
+    const calls = fallbackCalls.length;
+    assert.ok((await inserts.insert({ id: 'i1', unique_key: 'idle-1', body: 'x' })).inserted);
+    await waitFor(
+      'the idle worker to stop',
+      () => exits,
+      (count) => count === 1,
+    );
+    assert.ok((await inserts.insert({ id: 'i2', unique_key: 'idle-2', body: 'y' })).inserted);
+    assert.equal(starts, 2);
+    assert.equal(fallbackCalls.length, calls, 'both rows were inserted by a worker');
+    assert.deepEqual(errors, [], 'a stop is not a death');
+    assert.equal((reader.prepare("SELECT count(*) AS n FROM items WHERE unique_key LIKE 'idle-%'").get() as { n: number }).n, 2);
+    await inserts.close();
   });
 
   it('refuses a table or column name that is not a plain identifier', async () => {

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { verifyStrict } from '../../lib/ed25519.ts';
-import { startModuleWorker } from '../../lib/module-worker.ts';
+import { IDLE_WORKER_STOP_MS, idleTimer, startModuleWorker } from '../../lib/module-worker.ts';
 import { packBatch, type VerifyVerdicts } from './signature-batch.ts';
 import { createTurnBatches } from '../../lib/turn-batches.ts';
 
@@ -32,17 +32,21 @@ export interface WorkerVerifierOptions {
   onWorkerError?: (error: unknown) => void;
   /** Starts one worker (tests give one that dies). */
   startWorker?: () => Worker;
+  /** How long the workers may sit idle (no verdict owed) before they stop; the next verification starts them again. */
+  idleStopMs?: number;
 }
 
 /**
- * Workers start on the first verification. Whatever a dead worker held is verified on the calling
- * thread, so a crash costs speed, never a receipt's answer; so is everything once the verifier is
- * closed or every worker is gone.
+ * Workers start on the first verification, and stop once idle for `idleStopMs` (the next one starts
+ * them again). Whatever a dead worker held is verified on the calling thread, so a crash costs
+ * speed, never a receipt's answer; so is everything once the verifier is closed or every worker is
+ * gone.
  */
 export function createWorkerVerifier({
   threads,
   onWorkerError = () => {},
   startWorker = () => startModuleWorker('signature-worker', import.meta.url),
+  idleStopMs = IDLE_WORKER_STOP_MS,
 }: WorkerVerifierOptions): SignatureVerifier {
   let nextBatchId = 0;
   const inFlight = new Map<number, { worker: Worker; batch: Pending[] }>();
@@ -51,6 +55,17 @@ export function createWorkerVerifier({
   let workers: Worker[] | null = null;
   let closed = false;
   let turn = 0;
+  // Forgotten (out of `owed`) before they are terminated, so their exits are not taken for deaths.
+  const idle = idleTimer(idleStopMs, () => {
+    // Workers that died stay gone: the calling thread goes on verifying.
+    if (inFlight.size > 0 || !workers || workers.length === 0) return;
+    const stopping = workers;
+    workers = null;
+    for (const worker of stopping) {
+      owed.delete(worker);
+      void worker.terminate();
+    }
+  });
 
   function start(): Worker[] {
     return Array.from({ length: threads }, () => {
@@ -60,6 +75,7 @@ export function createWorkerVerifier({
         inFlight.delete(id);
         owe(worker, -1);
         entry?.batch.forEach((pending, index) => pending.resolve(verdicts[index] === 1));
+        if (inFlight.size === 0 && !closed) idle.idle();
       });
       worker.on('error', (error) => retire(worker, error));
       worker.on('exit', () => retire(worker, new Error('signature worker exited')));
@@ -92,6 +108,7 @@ export function createWorkerVerifier({
       batch.forEach(verifyHere);
       return;
     }
+    idle.busy();
     const worker = workers[turn++ % workers.length]!;
     const id = nextBatchId++;
     inFlight.set(id, { worker, batch });
@@ -108,6 +125,7 @@ export function createWorkerVerifier({
     },
     async close() {
       closed = true;
+      idle.busy();
       batches.flush();
       // Verdicts still owed are computed here rather than lost.
       for (const { batch } of inFlight.values()) batch.forEach(verifyHere);

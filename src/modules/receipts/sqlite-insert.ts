@@ -12,9 +12,12 @@
  * (the caller compares). If the worker dies, its unanswered rows and every later one go to
  * `fallback` on the calling thread: the insert is idempotent, so a row the worker committed just
  * before dying comes back as already stored rather than twice.
+ *
+ * A worker idle for `idleStopMs` stops (its heap and its connection's page cache go with it); the next
+ * insert starts another.
  */
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../lib/module-worker.ts';
+import { IDLE_WORKER_STOP_MS, idleTimer, startModuleWorker } from '../../lib/module-worker.ts';
 import { createTurnBatches } from '../../lib/turn-batches.ts';
 import type { InsertAnswer, InsertBatch, InsertWorkerData } from './sqlite-insert-worker.ts';
 
@@ -32,6 +35,8 @@ export interface SqliteInsertOptions<Row, Stored> extends InsertWorkerData {
   onWorkerError?(error: unknown): void;
   /** Starts the worker (tests give one that dies). */
   startWorker?(data: InsertWorkerData): Worker;
+  /** How long the worker may sit idle before it stops. */
+  idleStopMs?: number;
 }
 
 const MAX_MESSAGE_ROWS = 16;
@@ -51,12 +56,20 @@ export function createSqliteInsert<Row extends Record<string, unknown>, Stored>(
   fallback,
   onWorkerError = () => {},
   startWorker = (data) => startModuleWorker('sqlite-insert-worker', import.meta.url, { workerData: data }),
+  idleStopMs = IDLE_WORKER_STOP_MS,
 }: SqliteInsertOptions<Row, Stored>): OffThreadInsert<Row, Stored> {
   let worker: Worker | null = null;
   let gone = false;
   let nextId = 0;
   const sent = new Map<number, Waiting<Row, Stored>[]>();
   let drained: (() => void) | null = null;
+  // Forgotten before it is terminated, so its exit is not taken for a death.
+  const idle = idleTimer(idleStopMs, () => {
+    if (sent.size > 0 || !worker) return;
+    const stopping = worker;
+    worker = null;
+    void stopping.terminate();
+  });
 
   function insertHere(batch: Waiting<Row, Stored>[]): void {
     fallback(batch.map((waiting) => waiting.row)).then(
@@ -72,6 +85,7 @@ export function createSqliteInsert<Row extends Record<string, unknown>, Stored>(
       // An idle worker must not keep the process alive.
       worker?.unref();
       drained?.();
+      if (!gone) idle.idle();
     }
     return batch;
   }
@@ -109,6 +123,7 @@ export function createSqliteInsert<Row extends Record<string, unknown>, Stored>(
       insertHere(batch);
       return;
     }
+    idle.busy();
     worker ??= start();
     worker.ref();
     const id = nextId++;
@@ -124,6 +139,7 @@ export function createSqliteInsert<Row extends Record<string, unknown>, Stored>(
       batches.flush();
       if (sent.size > 0) await new Promise<void>((resolve) => (drained = resolve));
       gone = true;
+      idle.busy();
       const running = worker;
       worker = null;
       await running?.terminate();

@@ -51,6 +51,8 @@ export interface ReceiptsStoreOptions {
   /** The SQLite database file: receipts are then inserted from a worker thread (sqlite-insert.ts). */
   sqliteFile?: string | null;
   onInsertWorkerError?(error: unknown): void;
+  /** How long the insert worker may sit idle before it stops (default IDLE_WORKER_STOP_MS). */
+  idleWorkerStopMs?: number;
 }
 
 /**
@@ -150,7 +152,7 @@ const sweepBatchEnd = (db: Kysely<StoreTables>, mark: Position, now: string, lim
 /** How many issuers an explanation lists at most, registered or not (a flood of fresh keys must not make it unbounded). */
 export const EXPLAINED_ISSUERS = 500;
 
-export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, onInsertWorkerError }: ReceiptsStoreOptions) {
+export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, onInsertWorkerError, idleWorkerStopMs }: ReceiptsStoreOptions) {
   const db = ownTables<StoreTables>(database);
   const filtered = (filter: ReceiptFilter) => {
     let query = db.selectFrom('trust_receipts');
@@ -212,6 +214,7 @@ export function createReceiptsStore(database: Db, { dialect, sqliteFile = null, 
         afterInsert: sumStatements('sqlite'),
         fallback: insertHere,
         onWorkerError: onInsertWorkerError,
+        ...(idleWorkerStopMs !== undefined ? { idleStopMs: idleWorkerStopMs } : {}),
       })
     : null;
 
