@@ -11,6 +11,7 @@ import {
   SqliteDriver,
   sql,
   type DatabaseConnection,
+  type DatabaseIntrospector,
   type Dialect,
   type KyselyConfig,
   type MigrationLockOptions,
@@ -242,8 +243,39 @@ class SchemaMigrationLockAdapter extends PostgresAdapter {
   }
 }
 
+/**
+ * What the migrator asks of the catalog (which schemas and tables exist), by name only. Kysely's own
+ * PostgreSQL introspector resolves every table of every schema by name (`pg_get_serial_sequence`), so
+ * it fails with "relation does not exist" when another schema of the database is dropped while it
+ * reads: many nodes or test apps on one server each in a schema of its own do that.
+ */
+class TableNamesIntrospector implements DatabaseIntrospector {
+  constructor(private readonly db: Kysely<unknown>) {}
+
+  async getSchemas() {
+    const { rows } = await sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace`.execute(this.db);
+    return rows;
+  }
+
+  async getTables() {
+    const { rows } = await sql<{ name: string; schema: string; kind: string }>`
+      select c.relname as name, ns.nspname as schema, c.relkind as kind
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace ns on ns.oid = c.relnamespace
+      where c.relkind in ('r', 'v', 'p') and ns.nspname !~ '^pg_' and ns.nspname <> 'information_schema'`.execute(this.db);
+    return rows.map((row) => ({ name: row.name, schema: row.schema, isView: row.kind === 'v', columns: [] }));
+  }
+
+  async getMetadata() {
+    return { tables: await this.getTables() };
+  }
+}
+
 class SchemaMigrationLockDialect extends PostgresDialect {
   override createAdapter(): SchemaMigrationLockAdapter {
     return new SchemaMigrationLockAdapter();
+  }
+
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new TableNamesIntrospector(db);
   }
 }

@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
@@ -71,6 +72,41 @@ describe('nodes sharing one database', () => {
       );
     } finally {
       await shared.close();
+    }
+  });
+
+  it('migrates a schema while other schemas of the database are created and dropped', { skip: onePerFile }, async () => {
+    // Nodes (and test apps) each in a schema of their own share one server: one's migration must not
+    // trip over another schema dropped while it looks up which tables exist.
+    const url = testDatabaseUrl!;
+    const stamp = `${process.pid}_${Date.now().toString(36)}`;
+    const churner = new pg.Client({ connectionString: url });
+    await churner.connect();
+    const handle = openDatabase({ url, schema: `t_migrated_${stamp}` });
+    let churning = true;
+    let churned = 0;
+    const churn = (async () => {
+      while (churning) {
+        const schema = `t_churn_${stamp}_${churned++}`;
+        await churner.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.items (id serial primary key, body text)`);
+        await churner.query(`DROP SCHEMA ${schema} CASCADE`);
+      }
+    })();
+    try {
+      const ran = await handle.migrate();
+      assert.deepEqual([...ran].sort(), [...migrationNames].sort());
+      // The lookup the migrator makes, again and again while schemas come and go.
+      for (let look = 0; look < 20; look++) {
+        const tables = await handle.db.introspection.getTables({ withInternalKyselyTables: true });
+        assert.ok(tables.some((table) => table.name === 'kysely_migration' && table.schema === `t_migrated_${stamp}`));
+      }
+      assert.ok(churned > 1, `schemas were dropped meanwhile: ${churned}`);
+    } finally {
+      churning = false;
+      await churn.catch(() => {});
+      await churner.end();
+      await handle.close();
+      await dropTestSchema(url, `t_migrated_${stamp}`);
     }
   });
 
