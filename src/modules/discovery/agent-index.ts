@@ -159,9 +159,11 @@ export function createAgentIndex({
   let loaded = false;
   // Agents changed since the index was last saved or restored.
   let changedSinceSave = 0;
-  // The refresh (or save) under way, and the refresh queued after it.
+  // The refresh under way, and the refresh queued after it.
   let running: Promise<void> | null = null;
   let next: Promise<void> | null = null;
+  // The last save asked for: saves run one after another.
+  let lastSave: Promise<void> = Promise.resolve();
   const agentLog = followChanges(store.agentChanges, clock);
   // Completed work (docs/discovery.md, "Completed work"): its own change log, read like the agents'.
   const workLog = followChanges(store.workChanges, clock);
@@ -312,7 +314,7 @@ export function createAgentIndex({
     const evidence = await store.workEvidence();
     await putWork(new Set(evidence.map((e) => e.agentId)), evidence);
     loaded = true;
-    // The next start restores this instead of reading every agent (or many changes) again; refreshes wait for the save.
+    // The next start restores this instead of reading every agent (or many changes) again.
     if (saved && (!restored || changedSinceSave >= SAVE_AFTER_CHANGES)) void save().catch(onSaveError);
   }
 
@@ -354,42 +356,45 @@ export function createAgentIndex({
 
   /**
    * Writes the index under `saved.dir`: the scorer's files of a new save, then this file, which names
-   * it (the last thing written: a save cut short leaves the previous one whole). No refresh runs
-   * meanwhile, so both reflect the same changes.
+   * it (the last thing written: a save cut short leaves the previous one whole). Saves run one at a
+   * time; searches and refreshes go on meanwhile.
    */
-  async function save(): Promise<void> {
+  function save(): Promise<void> {
+    const run = lastSave.catch(() => {}).then(saveOnce);
+    lastSave = run;
+    return run;
+  }
+
+  async function saveOnce(): Promise<void> {
     // Nothing to save before the first load has finished (a shutdown during it does not wait for it).
     if (!saved || !loaded) return;
-    while (running) await running.catch(() => {});
-    if (!loaded) return;
     const { dir, key } = saved;
-    const writing = (async () => {
-      changedSinceSave = 0;
-      await mkdir(dir, { recursive: true });
-      const generation = randomUUID();
-      const arrays = columns.snapshot();
-      const state: SavedIndex = {
-        format: SAVED_FORMAT,
-        key,
-        generation,
-        log: agentLog.state(),
-        seenMark,
-        nextSlot,
-        freeSlots: [...freeSlots],
-        unembedded: [...unembedded],
-      };
-      await scorer.save(dir, generation);
-      writePackedFile(join(dir, AGENTS_FILE), state, arrays);
-      // The files of earlier saves (and of any cut short) go once this one is complete.
-      for (const name of await readdir(dir))
-        if (
-          (name.startsWith(SCORER_FILES_PREFIX) && !name.startsWith(`${SCORER_FILES_PREFIX}${generation}.`)) ||
-          (name.startsWith(`${AGENTS_FILE}.`) && name.endsWith('.tmp'))
-        )
-          await rm(join(dir, name), { force: true });
-    })();
-    running = writing.finally(() => (running = null));
-    await running;
+    await mkdir(dir, { recursive: true });
+    // A refresh half done would leave the log position ahead of the agents indexed: wait for it.
+    while (running) await running.catch(() => {});
+    // From here to the scorer's save message, nothing waits: both sides are taken in the same state.
+    const generation = randomUUID();
+    const arrays = columns.snapshot();
+    const state: SavedIndex = {
+      format: SAVED_FORMAT,
+      key,
+      generation,
+      log: agentLog.state(),
+      seenMark,
+      nextSlot,
+      freeSlots: [...freeSlots],
+      unembedded: [...unembedded],
+    };
+    changedSinceSave = 0;
+    await scorer.save(dir, generation);
+    writePackedFile(join(dir, AGENTS_FILE), state, arrays);
+    // The files of earlier saves (and of any cut short) go once this one is complete.
+    for (const name of await readdir(dir))
+      if (
+        (name.startsWith(SCORER_FILES_PREFIX) && !name.startsWith(`${SCORER_FILES_PREFIX}${generation}.`)) ||
+        (name.startsWith(`${AGENTS_FILE}.`) && name.endsWith('.tmp'))
+      )
+        await rm(join(dir, name), { force: true });
   }
 
   /** Indexes the agents of `ids` as the database has them now (`records`: those not deleted); answers the texts still to embed. */
