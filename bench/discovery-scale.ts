@@ -7,8 +7,11 @@
  * scattered by Gaussian noise so that agents sharing a text form a cluster (embedding a million texts
  * takes hours; relevance is measured on the fixtures by bench/discovery.ts, not here).
  *
- * Per size, on the compiled server (dist/main.js, as npm start runs it):
- *  - ready: seconds from the spawn to /ready answering 200 (search is ready);
+ * Per size, on the compiled server (dist/main.js, as npm start runs it) with DISCOVERY_INDEX_DIR set:
+ *  - first start: seconds to /ready on the grown database, the node restoring the index saved at the
+ *    last size and reading the agents added since (at the first size: every agent); then it saves
+ *    its index and stops;
+ *  - ready: seconds from the spawn of the restart to /ready answering 200 (search is ready);
  *  - RSS once ready and idle, and per agent beyond an empty node's;
  *  - first search: its latency and the process's CPU for it, against the warm median of the next
  *    BENCH_WARM searches (sequential, distinct fixture queries);
@@ -27,6 +30,9 @@ import { buildServerIfStale } from '../scripts/stale-builds.ts';
 import { fixtureQueries } from '../test/fixtures/discovery/relevance.ts';
 import { seedAgents, seedSentenceVectors } from './discovery-agents.ts';
 import { openLoad, type Load } from './discovery-load.ts';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   benchDatabase,
   benchSeconds,
@@ -56,6 +62,7 @@ const queries = fixtureQueries.map((q) => q.q);
 
 interface SizeResult {
   agents: number;
+  firstStartSeconds: number;
   readySeconds: number;
   rssMb: number;
   firstMs: number;
@@ -87,13 +94,46 @@ async function timedSearch(url: string, pid: number, q: string): Promise<{ ms: n
   return { ms: performance.now() - started, cpuMs: (cpuSeconds(pid) - cpuBefore) * 1000 };
 }
 
-async function measureSize(databaseUrl: string, agents: number, seconds: number, cleanup: Cleanup): Promise<SizeResult> {
+/** The saved index's file of agents (src/modules/discovery/agent-index.ts). */
+const savedAt = (indexDir: string): number => {
+  try {
+    return statSync(join(indexDir, 'discovery-agents.bin')).mtimeMs;
+  } catch {
+    return 0;
+  }
+};
+
+/** Starts the node on the grown database and stops it once it has saved its index: seconds to /ready. */
+async function firstStart(databaseUrl: string, indexDir: string, cleanup: Cleanup): Promise<number> {
+  const before = savedAt(indexDir);
   const spawnedAt = performance.now();
   const service = await startService(databaseUrl, cleanup, {
     entry: 'dist/main.js',
     readyTimeoutMs: READY_TIMEOUT_MS,
     nodeArgs: NODE_ARGS,
-    env: { HEALTH_PROBE_INTERVAL_MS: '0' },
+    env: { HEALTH_PROBE_INTERVAL_MS: '0', DISCOVERY_INDEX_DIR: indexDir },
+  });
+  try {
+    const ready = await readyAfterSpawn(service.url, spawnedAt, READY_TIMEOUT_MS);
+    const deadline = performance.now() + READY_TIMEOUT_MS;
+    while (savedAt(indexDir) <= before) {
+      if (performance.now() > deadline) throw new Error('the node did not save its index');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return ready;
+  } finally {
+    await service.stop();
+  }
+}
+
+async function measureSize(databaseUrl: string, agents: number, seconds: number, indexDir: string, cleanup: Cleanup): Promise<SizeResult> {
+  const firstStartSeconds = await firstStart(databaseUrl, indexDir, cleanup);
+  const spawnedAt = performance.now();
+  const service = await startService(databaseUrl, cleanup, {
+    entry: 'dist/main.js',
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    nodeArgs: NODE_ARGS,
+    env: { HEALTH_PROBE_INTERVAL_MS: '0', DISCOVERY_INDEX_DIR: indexDir },
   });
   try {
     const pid = service.child.pid!;
@@ -108,6 +148,7 @@ async function measureSize(databaseUrl: string, agents: number, seconds: number,
     const load = await openLoad(service.url, pid, { seconds, searchesPerSecond: RATE, healthPerSecond: 5, queries });
     return {
       agents,
+      firstStartSeconds,
       readySeconds,
       rssMb: rss,
       firstMs: first.ms,
@@ -127,6 +168,8 @@ await withCleanup(async (cleanup) => {
   const seconds = benchSeconds(10);
   buildServerIfStale();
   const database = await benchDatabase(cleanup);
+  const indexDir = mkdtempSync(join(tmpdir(), 'agentry-discovery-index-'));
+  cleanup.add(() => rmSync(indexDir, { recursive: true, force: true }));
   // Migrations and an owner: one start of the service, which is also the empty node measured.
   const empty = await startService(database.url, cleanup, { entry: 'dist/main.js', readyTimeoutMs: READY_TIMEOUT_MS, nodeArgs: NODE_ARGS });
   const owner = await postJson<{ data: { account: { id: string } } }>(`${empty.url}/v1/auth/signup`, {
@@ -153,10 +196,10 @@ await withCleanup(async (cleanup) => {
         process.stderr.write(`seeded ${seeded} agents (${((performance.now() - seedStarted) / 1000).toFixed(0)} s)\n`);
     }
     try {
-      const result = await measureSize(database.url, size, seconds, cleanup);
+      const result = await measureSize(database.url, size, seconds, indexDir, cleanup);
       outcomes.push(result);
       process.stderr.write(
-        `${sizeLabel(size)}: ready ${result.readySeconds.toFixed(1)} s, ${result.rssMb.toFixed(0)} MB, cpu/search ${result.load.processCpuMs.toFixed(1)} ms\n`,
+        `${sizeLabel(size)}: first start ${result.firstStartSeconds.toFixed(1)} s, ready after restart ${result.readySeconds.toFixed(1)} s, ${result.rssMb.toFixed(0)} MB, cpu/search ${result.load.processCpuMs.toFixed(1)} ms\n`,
       );
     } catch (error) {
       outcomes.push({ agents: size, failed: error instanceof Error ? error.message : String(error) });
@@ -168,6 +211,7 @@ await withCleanup(async (cleanup) => {
   const table = markdownTable(
     [
       'agents',
+      'first start on the grown database (s)',
       'ready after restart (s)',
       'RSS idle (MB)',
       'RSS per agent beyond empty (KB)',
@@ -180,9 +224,10 @@ await withCleanup(async (cleanup) => {
     ],
     outcomes.map((o) =>
       'failed' in o
-        ? [o.agents.toLocaleString('en'), `failed: ${o.failed}`, '', '', '', '', '', '', '', '']
+        ? [o.agents.toLocaleString('en'), `failed: ${o.failed}`, '', '', '', '', '', '', '', '', '']
         : [
             o.agents.toLocaleString('en'),
+            o.firstStartSeconds.toFixed(1),
             o.readySeconds.toFixed(1),
             o.rssMb.toFixed(0),
             (((o.rssMb - emptyRssMb) * 1024) / o.agents).toFixed(2),

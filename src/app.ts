@@ -443,6 +443,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // A model the operator configured is the semantic signal itself; the built-in encoder is for offline nodes.
     ...(config.embeddings ? { sentenceEncoders: null } : overrides.sentenceEncoder ? { sharedBuiltInEncoder: overrides.sentenceEncoder } : {}),
     candidatesFrom: config.discoveryCandidatesFrom,
+    indexDir: config.discoveryIndexDir,
+    embedderName: config.embeddings ? `${config.embeddings.url} ${config.embeddings.model}` : 'built-in word vectors',
     clock,
     isModerator,
     onEmbedderError: (error) => log?.warn({ err: error }, 'discovery: a relevance signal is unavailable; search goes on with the others'),

@@ -75,6 +75,11 @@ export interface Config {
    * of every agent; 0: always.
    */
   discoveryCandidatesFrom: number;
+  /**
+   * DISCOVERY_INDEX_DIR: where discovery saves its index (at shutdown, and after a start that read every
+   * agent from the database) and restores it from at start; null: every start reads every agent.
+   */
+  discoveryIndexDir: string | null;
   /** How many bytes of uploaded images one account may keep. */
   mediaQuotaBytes: number;
   /** How long shutdown waits for requests still running (including those whose client has left). */
@@ -284,6 +289,7 @@ export function loadConfig(env: Env): Config {
     // One worker on a 2-core machine: the request thread keeps the other core.
     signatureThreads: integer('SIGNATURE_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 16),
     discoveryCandidatesFrom: integer('DISCOVERY_CANDIDATES_FROM', 5_000, 0, 1_000_000_000),
+    discoveryIndexDir: env.DISCOVERY_INDEX_DIR && env.DISCOVERY_INDEX_DIR !== '' ? env.DISCOVERY_INDEX_DIR : null,
     databaseTimeoutMs: integer('DATABASE_TIMEOUT_MS', 5000, 100, 120_000),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 5000, 0, 120_000),
     mediaQuotaBytes: integer('MEDIA_QUOTA_BYTES', 100 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),

@@ -21,7 +21,15 @@ export function agentRecord(agent: { id: string; name: string; description: stri
     categories: [],
     protocols: [],
     visibility: 'public',
+    listing: { state: 'listed', reason: null, since: null },
+    ownerLimited: false,
+    ownerId: null,
+    orgId: null,
+    status: 'active',
+    verifiedDomain: null,
+    deliveryMode: 'webhook',
     lastSeenAt: null,
+    lastPolledAt: null,
     provenKey: null,
   } as unknown as AgentRecord;
 }
@@ -33,7 +41,11 @@ function memoryStore(agents: AgentRecord[]): DiscoveryStore {
     agentChanges: { last: async () => 0, since: async () => [] },
     workChanges: { last: async () => 0, since: async () => [] },
     workEvidence: async () => [],
-    allAgents: async () => agents,
+    agentsPage: async (afterId: string | null, limit: number) =>
+      [...agents]
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .filter((agent) => afterId === null || agent.id > afterId)
+        .slice(0, limit),
     agentsByIds: async (ids: string[]) => agents.filter((agent) => ids.includes(agent.id)),
     agentBySlug: async (slug: string) => agents.find((agent) => agent.slug === slug),
     seenSince: async () => [],
@@ -50,7 +62,7 @@ const sharedWordVectors = createWordVectorEmbedder();
 /** Discovery over a store (in memory, or a real one): no trust, everyone offline, everything visible. */
 export function discoveryOver(
   store: DiscoveryStore,
-  options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'sentenceModel' | 'queryMap' | 'onEmbedderError'>,
+  options: Pick<DiscoveryDeps<{ id: string }>, 'sentenceEncoders' | 'sentenceModel' | 'queryMap' | 'onEmbedderError' | 'indexDir'>,
 ) {
   return createDiscoveryService({
     store,

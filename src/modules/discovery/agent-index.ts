@@ -1,40 +1,53 @@
 /**
- * Every agent, in memory: its record and filter terms here, and what relevance needs (embeddings,
- * catalogue concepts, stemmed words) in the scorer (scoring.ts), which runs on a worker thread. Kept
- * fresh from the database on each search, so it is exact across nodes:
+ * Every agent, in memory: what search filters and orders by here (agent-columns.ts, packed by slot),
+ * and what relevance needs (embeddings, catalogue concepts, stemmed words) in the scorer (scoring.ts),
+ * which runs on a worker thread. Agents' texts and views stay in the database. Kept fresh from the
+ * database on each search, so it is exact across nodes:
  *  - agent writes: the registry's trigger-written change log (`agent_changes`) is read from this node's
  *    last position; changed agents are reloaded, deleted ones dropped;
  *  - heartbeats (which do not touch the log): rows seen since the last look, by an indexed column.
  * A search waits for a refresh that started after it arrived, so a write that committed before the
  * search began is always visible to it (read-your-writes, on any node).
  */
-import { createHash } from 'node:crypto';
-import { normalizeCapabilityTerm } from '../catalog/index.ts';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AgentRecord } from '../registry/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createTurnBatches } from '../../lib/turn-batches.ts';
+import { createAgentColumns } from './agent-columns.ts';
 import { declaredCapabilities, type ConceptMapper, type Concepts } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
-import type { Candidates, RelevanceQuery, ScoredWork } from './relevance-scorer.ts';
+import { readPackedFile, writePackedFile } from './packed-file.ts';
+import { SCORER_FILES_PREFIX, type Candidates, type RelevanceQuery, type ScoredWork } from './relevance-scorer.ts';
 import { createScorer } from './scoring.ts';
 import { createSentenceVectors } from './sentence-vectors.ts';
 import type { ChangeLog, DiscoveryStore, StoredSentenceVector, WorkEvidence } from './store.ts';
 import { contentWords, stem } from '../../lib/words.ts';
 
-export interface IndexedAgent {
-  record: AgentRecord;
-  /** Capability and tag terms, normalised like the catalogue's. */
-  terms: Set<string>;
-  /** Catalogue slugs the agent declares through those terms. */
-  declared: string[];
-  /** What is embedded: name, description, capabilities, tags, examples. */
-  text: string;
-  /** Its place in the scorer, kept while the agent is in the index. */
+/** The saved index's file of agents (beside the scorer's, relevance-scorer.ts), and what it says of itself. */
+const AGENTS_FILE = 'discovery-agents.bin';
+const SAVED_FORMAT = 1;
+interface SavedIndex {
+  format: number;
+  key: string;
+  /** Of this save: the scorer's files carry it too. */
+  generation: string;
+  /** The agents' change log as far as the saved index reflects it. */
+  log: { position: number; gaps: number[] };
+  seenMark: string | null;
+  nextSlot: number;
+  freeSlots: number[];
+  unembedded: string[];
+}
+
+/** An agent's text waiting for its sentence vector: current while its slot holds that agent with that text. */
+interface WaitingText {
+  id: string;
   slot: number;
-  /** Whether the scorer has its sentence-encoder vector (until then ranking uses its word vector). */
-  hasSentence: boolean;
-  /** Whether completed work counts for it. */
-  hasWork?: boolean;
+  text: string;
+  key: number;
 }
 
 /**
@@ -50,6 +63,13 @@ const HEARTBEAT_OVERLAP_MS = 5_000;
 const EMBED_RETRY_MS = 30_000;
 /** Agents indexed between turns of the event loop: a node's first load (seconds of CPU at 10,000) must not hold up requests. */
 const AGENTS_PER_TURN = 100;
+/** Agents read from the database at a time by a node's first load (all at once, a million records would take gigabytes). */
+const LOAD_PAGE = 500;
+/** Changes applied at start (after a restore) from which the index is saved again at once. */
+const SAVE_AFTER_CHANGES = 10_000;
+
+/** A key of a text (the first 52 bits of its SHA-256): whether an agent's embedded text changed. */
+const textKeyOf = (text: string): number => Number.parseInt(createHash('sha256').update(text).digest('hex').slice(0, 13), 16);
 
 /** What is embedded of an agent: what it says it is, and the requests it says it is for. */
 export const agentText = (agent: Pick<AgentRecord, 'name' | 'description' | 'capabilities' | 'tags' | 'examples'>): string =>
@@ -78,6 +98,13 @@ export interface AgentIndexDeps {
   onEmbedderError(error: unknown): void;
   /** Score on the request thread instead of a worker (tests that count what runs). */
   scoreInProcess?: boolean;
+  /**
+   * Where the index is saved (at shutdown, and after a start that read every agent from the
+   * database) and restored from at start, then brought up to date from the change log; null: never
+   * saved, every start reads every agent. `key` names what the vectors mean (the models): a saved
+   * index of another key is not used.
+   */
+  saved?: { dir: string; key: string } | null;
 }
 
 export function createAgentIndex({
@@ -89,11 +116,11 @@ export function createAgentIndex({
   clock,
   onEmbedderError,
   scoreInProcess = false,
+  saved = null,
 }: AgentIndexDeps) {
-  const agents = new Map<string, IndexedAgent>();
-  // Slots in the scorer: by slot, and those free to hand out again.
-  const bySlot: (IndexedAgent | undefined)[] = [];
+  const columns = createAgentColumns();
   const freeSlots: number[] = [];
+  let nextSlot = 0;
   // A scorer that lost its agents (its worker died) gets them all again from a full load.
   const scorer = createScorer({ inProcess: scoreInProcess, onError: onEmbedderError, onReset: () => reset() });
   // Vectors are stored only when there is an encoder and a model to key them by.
@@ -107,21 +134,21 @@ export function createAgentIndex({
     void write.finally(() => writes.delete(write));
   });
   const sentences = sentenceEncoder
-    ? createSentenceVectors<IndexedAgent>({
+    ? createSentenceVectors<WaitingText>({
         encoder: sentenceEncoder,
-        isCurrent: (agent) => agents.get(agent.record.id) === agent,
-        store: (agent, vector) => {
-          agent.hasSentence = true;
-          scorer.setSentence(agent.slot, vector);
-          if (storesVectors) saving.add({ agentId: agent.record.id, textHash: textHash(agent.text), vector });
+        isCurrent: (waiting) => columns.slotOf(waiting.id) === waiting.slot && columns.textKeyAt(waiting.slot) === waiting.key,
+        store: (waiting, vector) => {
+          columns.setHasSentence(waiting.slot, true);
+          scorer.setSentence(waiting.slot, vector);
+          if (storesVectors) saving.add({ agentId: waiting.id, textHash: textHash(waiting.text), vector });
         },
         onError: onEmbedderError,
       })
     : null;
 
-  /** Stored vectors of these agents (all when no ids are given), by agent id. */
-  async function storedSentences(ids?: string[]): Promise<Map<string, StoredSentenceVector>> {
-    if (!storesVectors) return new Map();
+  /** Stored vectors of these agents, by agent id. */
+  async function storedSentences(ids: string[]): Promise<Map<string, StoredSentenceVector>> {
+    if (!storesVectors || ids.length === 0) return new Map();
     try {
       return new Map((await store.sentenceVectors(ids)).map((stored) => [stored.agentId, stored]));
     } catch (error) {
@@ -130,6 +157,13 @@ export function createAgentIndex({
     }
   }
   let loaded = false;
+  // Agents changed since the index was last saved or restored.
+  let changedSinceSave = 0;
+  // The refresh under way, and the refresh queued after it.
+  let running: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
+  // The last save asked for: saves run one after another.
+  let lastSave: Promise<void> = Promise.resolve();
   const agentLog = followChanges(store.agentChanges, clock);
   // Completed work (docs/discovery.md, "Completed work"): its own change log, read like the agents'.
   const workLog = followChanges(store.workChanges, clock);
@@ -149,42 +183,44 @@ export function createAgentIndex({
     }
   }
 
-  async function upsert(records: AgentRecord[], stored: Map<string, StoredSentenceVector>): Promise<void> {
+  /**
+   * Indexes `records` (new or changed), giving the scorer the stored sentence vectors of those whose
+   * text changed; answers the texts still to embed: new ones, and those that were waiting already.
+   */
+  async function upsert(records: AgentRecord[], stored: Map<string, StoredSentenceVector>): Promise<{ newText: WaitingText[]; stillWaiting: WaitingText[] }> {
     const vectors = await embedRecords(records);
-    const newText: IndexedAgent[] = [];
-    const stillWaiting: IndexedAgent[] = [];
+    const newText: WaitingText[] = [];
+    const stillWaiting: WaitingText[] = [];
     for (const [i, record] of records.entries()) {
       if (i > 0 && i % AGENTS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       const vector = vectors[i] ?? null;
       const text = agentText(record);
+      const key = textKeyOf(text);
       const terms = [...record.capabilities, ...record.tags];
       const declared = declaredCapabilities(terms);
       if (vector) unembedded.delete(record.id);
       else unembedded.add(record.id);
       // Most changes (status, endpoint, price) leave the text alone: its sentence vector still holds.
-      const previous = agents.get(record.id);
-      const sameText = previous?.text === text;
-      const agent: IndexedAgent = {
-        record,
-        terms: new Set(terms.map(normalizeCapabilityTerm)),
-        declared,
-        text,
-        slot: previous?.slot ?? freeSlots.pop() ?? bySlot.length,
-        hasSentence: sameText ? previous.hasSentence : false,
-        hasWork: previous?.hasWork ?? false,
-      };
-      agents.set(record.id, agent);
-      bySlot[agent.slot] = agent;
+      const previous = columns.slotOf(record.id);
+      const sameText = previous !== undefined && columns.textKeyAt(previous) === key;
+      const slot = previous ?? freeSlots.pop() ?? nextSlot++;
+      columns.set(slot, record, declared, key);
       const agentConcepts: Concepts = await concepts.conceptsOf(text, vector, declared);
-      scorer.put(agent.slot, { vector, stems: [...new Set(contentWords(text).map(stem))], concepts: agentConcepts }, sameText);
+      scorer.put(slot, { vector, stems: [...new Set(contentWords(text).map(stem))], concepts: agentConcepts }, sameText);
       const kept = sameText ? undefined : stored.get(record.id);
+      const waiting = { id: record.id, slot, text, key };
       if (kept && kept.vector.length > 0 && kept.textHash === textHash(text)) {
-        agent.hasSentence = true;
-        scorer.setSentence(agent.slot, kept.vector);
-      } else if (!sameText) newText.push(agent);
-      else if (!agent.hasSentence) stillWaiting.push(agent);
+        columns.setHasSentence(slot, true);
+        scorer.setSentence(slot, kept.vector);
+      } else if (!sameText) newText.push(waiting);
+      else if (!columns.hasSentence(slot)) stillWaiting.push(waiting);
       noteSeen(record.lastSeenAt);
     }
+    return { newText, stillWaiting };
+  }
+
+  /** Embeds texts new to the index (now when few, else in the background) and queues those still waiting. */
+  async function embedWaiting({ newText, stillWaiting }: { newText: WaitingText[]; stillWaiting: WaitingText[] }): Promise<void> {
     sentences?.later(stillWaiting);
     await sentences?.add(newText);
   }
@@ -232,8 +268,8 @@ export function createAgentIndex({
       const words = texts(e);
       const vectors = words.map((_, i) => wordVectors[at + i]).filter((v): v is Float32Array => v !== undefined);
       at += words.length;
-      const agent = agents.get(e.agentId);
-      if (!agent || (e.audience !== 'public' && e.audience !== audienceOf(agent.record))) continue;
+      const slot = columns.slotOf(e.agentId);
+      if (slot === undefined || (e.audience !== 'public' && e.audience !== audienceOf(columns.visibilityAt(slot)))) continue;
       const sentencesOf = [e.vector, e.queryVector].filter((v): v is Float32Array => v !== null && v.length > 0);
       const work = byAgent.get(e.agentId) ?? { items: [], stems: [] };
       work.items.push({ sentences: sentencesOf, vectors });
@@ -243,11 +279,8 @@ export function createAgentIndex({
     for (const id of agentIds) {
       const work = byAgent.get(id) ?? { items: [], stems: [] };
       work.stems = [...new Set(work.stems)];
-      const agent = agents.get(id);
-      if (agent) {
-        agent.hasWork = work.items.length > 0;
-        scorer.setWork(agent.slot, work);
-      }
+      const slot = columns.slotOf(id);
+      if (slot !== undefined) scorer.setWork(slot, work);
     }
   }
 
@@ -256,15 +289,163 @@ export function createAgentIndex({
   }
 
   async function load(): Promise<void> {
-    // The log position is taken first: whatever changes during the load is read again next time.
-    await agentLog.start();
+    // The log positions are taken first: whatever changes during the load is read again next time.
     await workLog.start();
-    const records = await store.allAgents();
-    if (storesVectors) await store.deleteOrphanSentenceVectors().catch(onEmbedderError);
-    await upsert(records, await storedSentences());
+    const restored = await restore();
+    if (restored) {
+      await applyAgentChanges();
+      await resumeEmbedding();
+    } else {
+      await agentLog.start();
+      if (storesVectors) await store.deleteOrphanSentenceVectors().catch(onEmbedderError);
+      const waiting = { newText: [] as WaitingText[], stillWaiting: [] as WaitingText[] };
+      for (let after: string | null = null; ;) {
+        const page = await store.agentsPage(after, LOAD_PAGE);
+        const indexed = await upsert(page, await storedSentences(page.map((record) => record.id)));
+        waiting.newText.push(...indexed.newText);
+        waiting.stillWaiting.push(...indexed.stillWaiting);
+        // The scorer catches up before the next page: messages queued for it would hold their copies of every vector.
+        await scorer.settled();
+        if (page.length < LOAD_PAGE) break;
+        after = page.at(-1)!.id;
+      }
+      await embedWaiting(waiting);
+    }
     const evidence = await store.workEvidence();
     await putWork(new Set(evidence.map((e) => e.agentId)), evidence);
     loaded = true;
+    // The next start restores this instead of reading every agent (or many changes) again.
+    if (saved && (!restored || changedSinceSave >= SAVE_AFTER_CHANGES)) void save().catch(onSaveError);
+  }
+
+  const onSaveError = (error: unknown) =>
+    onEmbedderError(new Error(`discovery: the index was not saved (${String(error)}); the next start reads every agent`, { cause: error }));
+
+  /**
+   * Restores the index saved under `saved.dir` (index files of one save, of the same key, and of a
+   * change log at least as long as the one saved): answers whether it did. A file that cannot be
+   * used leaves the index empty, to be loaded from the database.
+   */
+  async function restore(): Promise<boolean> {
+    const path = saved && join(saved.dir, AGENTS_FILE);
+    if (!saved || !path || !existsSync(path)) return false;
+    try {
+      const { meta, arrays } = readPackedFile(path);
+      const state = meta as SavedIndex;
+      if (state.format !== SAVED_FORMAT || state.key !== saved.key) return false;
+      // Another database, or this one restored from an older backup: the saved agents are not its.
+      if ((await store.agentChanges.last()) < state.log.position) return false;
+      columns.restore(arrays);
+      await scorer.restore(saved.dir, state.generation);
+      freeSlots.push(...state.freeSlots);
+      nextSlot = state.nextSlot;
+      seenMark = state.seenMark;
+      for (const id of state.unembedded) unembedded.add(id);
+      agentLog.startAt(state.log);
+      return true;
+    } catch (error) {
+      onEmbedderError(new Error(`discovery: the saved index could not be used (${String(error)}); reading every agent from the database`, { cause: error }));
+      columns.reset();
+      freeSlots.length = 0;
+      nextSlot = 0;
+      seenMark = null;
+      unembedded.clear();
+      return false;
+    }
+  }
+
+  /**
+   * Writes the index under `saved.dir`: the scorer's files of a new save, then this file, which names
+   * it (the last thing written: a save cut short leaves the previous one whole). Saves run one at a
+   * time; searches and refreshes go on meanwhile.
+   */
+  function save(): Promise<void> {
+    const run = lastSave.catch(() => {}).then(saveOnce);
+    lastSave = run;
+    return run;
+  }
+
+  async function saveOnce(): Promise<void> {
+    // Nothing to save before the first load has finished (a shutdown during it does not wait for it).
+    if (!saved || !loaded) return;
+    const { dir, key } = saved;
+    await mkdir(dir, { recursive: true });
+    // A refresh half done would leave the log position ahead of the agents indexed: wait for it.
+    while (running) await running.catch(() => {});
+    // From here to the scorer's save message, nothing waits: both sides are taken in the same state.
+    const generation = randomUUID();
+    const arrays = columns.snapshot();
+    const state: SavedIndex = {
+      format: SAVED_FORMAT,
+      key,
+      generation,
+      log: agentLog.state(),
+      seenMark,
+      nextSlot,
+      freeSlots: [...freeSlots],
+      unembedded: [...unembedded],
+    };
+    changedSinceSave = 0;
+    await scorer.save(dir, generation);
+    writePackedFile(join(dir, AGENTS_FILE), state, arrays);
+    // The files of earlier saves (and of any cut short) go once this one is complete.
+    for (const name of await readdir(dir))
+      if (
+        (name.startsWith(SCORER_FILES_PREFIX) && !name.startsWith(`${SCORER_FILES_PREFIX}${generation}.`)) ||
+        (name.startsWith(`${AGENTS_FILE}.`) && name.endsWith('.tmp'))
+      )
+        await rm(join(dir, name), { force: true });
+  }
+
+  /** Indexes the agents of `ids` as the database has them now (`records`: those not deleted); answers the texts still to embed. */
+  async function upsertChanged(ids: string[], records: AgentRecord[]): Promise<{ newText: WaitingText[]; stillWaiting: WaitingText[] }> {
+    const found = new Set(records.map((r) => r.id));
+    const deleted = ids.filter((id) => !found.has(id));
+    for (const id of deleted) {
+      const slot = columns.slotOf(id);
+      if (slot !== undefined) {
+        scorer.remove(slot);
+        columns.clear(slot);
+        freeSlots.push(slot);
+      }
+      unembedded.delete(id);
+    }
+    if (deleted.length > 0 && storesVectors) void store.deleteSentenceVectors(deleted).catch(onEmbedderError);
+    // Another node may have embedded the new texts already.
+    const newTexts = records
+      .filter((record) => {
+        const slot = columns.slotOf(record.id);
+        return slot === undefined || columns.textKeyAt(slot) !== textKeyOf(agentText(record));
+      })
+      .map((record) => record.id);
+    return upsert(records, await storedSentences(newTexts));
+  }
+
+  /**
+   * After a restore: agents saved without their sentence vector get the one stored since (another
+   * node embedded them), or are embedded in the background.
+   */
+  async function resumeEmbedding(): Promise<void> {
+    if (!sentences) return;
+    const ids = [...columns.slots()].filter((slot) => !columns.hasSentence(slot)).map((slot) => columns.idAt(slot)!);
+    for (let from = 0; from < ids.length; from += LOAD_PAGE) {
+      const chunk = ids.slice(from, from + LOAD_PAGE);
+      const [records, stored] = await Promise.all([store.agentsByIds(chunk), storedSentences(chunk)]);
+      const waiting: WaitingText[] = [];
+      for (const record of records) {
+        const slot = columns.slotOf(record.id)!;
+        const text = agentText(record);
+        const key = textKeyOf(text);
+        // Changed since it was saved: the change log brought it in already.
+        if (columns.textKeyAt(slot) !== key) continue;
+        const kept = stored.get(record.id);
+        if (kept && kept.vector.length > 0 && kept.textHash === textHash(text)) {
+          columns.setHasSentence(slot, true);
+          scorer.setSentence(slot, kept.vector);
+        } else waiting.push({ id: record.id, slot, text, key });
+      }
+      sentences.later(waiting);
+    }
   }
 
   async function applyChanges(): Promise<void> {
@@ -283,31 +464,24 @@ export function createAgentIndex({
     const changed = new Set<string>(retry ? unembedded : []);
     for (const id of await agentLog.changed()) changed.add(id);
     if (changed.size === 0) return new Set();
-    const records = await store.agentsByIds([...changed]);
-    const newAudience = new Set(
-      records
-        .filter((record) => {
-          const previous = agents.get(record.id);
-          return previous !== undefined && audienceOf(previous.record) !== audienceOf(record);
-        })
-        .map((record) => record.id),
-    );
-    const found = new Set(records.map((r) => r.id));
-    const deleted = [...changed].filter((id) => !found.has(id));
-    for (const id of deleted) {
-      const agent = agents.get(id);
-      if (agent) {
-        scorer.remove(agent.slot);
-        bySlot[agent.slot] = undefined;
-        freeSlots.push(agent.slot);
+    changedSinceSave += changed.size;
+    // In pages: after a restore the log may name most agents (a node down while many registered).
+    const newAudience = new Set<string>();
+    const waiting = { newText: [] as WaitingText[], stillWaiting: [] as WaitingText[] };
+    const ids = [...changed];
+    for (let from = 0; from < ids.length; from += LOAD_PAGE) {
+      const chunk = ids.slice(from, from + LOAD_PAGE);
+      const records = await store.agentsByIds(chunk);
+      for (const record of records) {
+        const previous = columns.slotOf(record.id);
+        if (previous !== undefined && audienceOf(columns.visibilityAt(previous)) !== audienceOf(record)) newAudience.add(record.id);
       }
-      agents.delete(id);
-      unembedded.delete(id);
+      const indexed = await upsertChanged(chunk, records);
+      waiting.newText.push(...indexed.newText);
+      waiting.stillWaiting.push(...indexed.stillWaiting);
+      if (ids.length > LOAD_PAGE) await scorer.settled();
     }
-    if (deleted.length > 0 && storesVectors) void store.deleteSentenceVectors(deleted).catch(onEmbedderError);
-    // Another node may have embedded the new texts already.
-    const newTexts = records.filter((record) => agents.get(record.id)?.text !== agentText(record)).map((record) => record.id);
-    await upsert(records, newTexts.length > 0 ? await storedSentences(newTexts) : new Map<string, StoredSentenceVector>());
+    await embedWaiting(waiting);
     return newAudience;
   }
 
@@ -323,20 +497,17 @@ export function createAgentIndex({
     const mark = seenMark ?? new Date(0).toISOString();
     const since = sweep ? new Date(Date.parse(mark) - HEARTBEAT_OVERLAP_MS).toISOString() : mark;
     for (const seen of await store.seenSince(since)) {
-      const agent = agents.get(seen.id);
-      if (agent) {
-        const { lastSeenAt, lastPolledAt, reportedStatus, reportedLoad } = seen;
-        agent.record = { ...agent.record, lastSeenAt, lastPolledAt, reportedStatus, reportedLoad };
-      }
+      const slot = columns.slotOf(seen.id);
+      if (slot !== undefined) columns.setSeen(slot, seen.lastSeenAt, seen.lastPolledAt);
       noteSeen(seen.lastSeenAt);
     }
   }
 
   /** Forgets every agent: the next refresh loads them all again (into a scorer that lost them). */
   function reset(): void {
-    agents.clear();
-    bySlot.length = 0;
+    columns.reset();
     freeSlots.length = 0;
+    nextSlot = 0;
     unembedded.clear();
     loaded = false;
   }
@@ -346,9 +517,6 @@ export function createAgentIndex({
     else await applyChanges();
     await applyHeartbeats();
   }
-
-  let running: Promise<void> | null = null;
-  let next: Promise<void> | null = null;
 
   /** Resolves once a refresh that started after this call has finished. */
   function refresh(): Promise<void> {
@@ -368,27 +536,28 @@ export function createAgentIndex({
 
   return {
     refresh,
-    agents: (): Iterable<IndexedAgent> => agents.values(),
-    size: (): number => agents.size,
+    save,
+    /** What search reads of each agent, by slot. */
+    columns,
+    /** Every slot holding an agent. */
+    slots: (): Iterable<number> => columns.slots(),
+    size: (): number => nextSlot - freeSlots.length,
     /** Writes the vectors made so far (at shutdown: what was computed is kept). */
     async flush(): Promise<void> {
       saving.flush();
       await Promise.all(writes);
     },
-    /** The agent in a scorer slot (of the candidates `score` found). */
-    agentAt: (slot: number): IndexedAgent | undefined => bySlot[slot],
     /** Agents that may make a query's results, best first (relevance-scorer.ts). */
     score: (
-      query: Omit<RelevanceQuery, 'lexicalSlots' | 'lexicalScores' | 'workLexicalSlots' | 'workLexicalScores' | 'only'> & {
+      query: Omit<RelevanceQuery, 'lexicalSlots' | 'lexicalScores' | 'workLexicalSlots' | 'workLexicalScores'> & {
         lexical: Map<string, number>;
         workLexical?: Map<string, number>;
-        only: IndexedAgent[] | null;
       },
     ): Promise<Candidates> => {
       const slotted = (found: Map<string, number>) =>
         [...found].flatMap(([id, score]) => {
-          const agent = agents.get(id);
-          return agent ? [{ slot: agent.slot, score }] : [];
+          const slot = columns.slotOf(id);
+          return slot === undefined ? [] : [{ slot, score }];
         });
       const hits = slotted(query.lexical);
       const workHits = slotted(query.workLexical ?? new Map<string, number>());
@@ -403,7 +572,7 @@ export function createAgentIndex({
         lexicalScores: Float64Array.from(hits, (hit) => hit.score),
         workLexicalSlots: Int32Array.from(workHits, (hit) => hit.slot),
         workLexicalScores: Float64Array.from(workHits, (hit) => hit.score),
-        only: query.only ? Int32Array.from(query.only, (agent) => agent.slot) : null,
+        only: query.only,
         nearest: query.nearest ?? 0,
       });
     },
@@ -429,6 +598,18 @@ function followChanges(log: ChangeLog, clock: Clock) {
       const now = clock.now().getTime();
       for (let seq = Math.max(1, position - LOAD_LOOKBACK + 1); seq <= position; seq++) gaps.set(seq, now);
     },
+    /**
+     * Takes up the log from a saved index's `state`: the numbers that were
+     * missing then, and those just below the position, are looked for again.
+     */
+    startAt(saved: { position: number; gaps: number[] }): void {
+      position = saved.position;
+      const now = clock.now().getTime();
+      for (const seq of saved.gaps) gaps.set(seq, now);
+      for (let seq = Math.max(1, position - LOAD_LOOKBACK + 1); seq <= position; seq++) gaps.set(seq, now);
+    },
+    /** Where the log has been read to, and the numbers still missing below that. */
+    state: (): { position: number; gaps: number[] } => ({ position, gaps: [...gaps.keys()] }),
     /** The agents changed since the last call. */
     async changed(): Promise<Set<string>> {
       const changes = await log.since(position, [...gaps.keys()]);

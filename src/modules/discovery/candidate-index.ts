@@ -29,25 +29,42 @@ export interface CandidateIndex {
   /** The `k` slots whose vectors are nearest `query`, nearest first. */
   nearest(query: Float32Array, k: number): Int32Array;
   readonly size: number;
+  /** Writes the index to a file (usearch's own format; none when it is empty); answers the slots it holds, one byte each. */
+  save(path: string): Uint8Array;
+  /** Replaces the index with one `save` wrote, of vectors of `length`, holding the slots marked in `slots` (one byte each). */
+  load(path: string, length: number, slots: Uint8Array): void;
 }
 
 export function createCandidateIndex(): CandidateIndex {
   let index: InstanceType<typeof usearch.Index> | null = null;
   let dimensions = 0;
-  const held = new Set<number>();
+  // Which slots the index holds, one byte each (a Set of a million numbers takes tens of bytes each).
+  let held: Uint8Array = new Uint8Array(0);
+  let heldCount = 0;
+  const hold = (slot: number) => {
+    if (slot >= held.length) {
+      const grown = new Uint8Array(Math.max(256, slot + 1, Math.ceil(held.length * 1.25)));
+      grown.set(held);
+      held = grown;
+    }
+    if (!held[slot]) heldCount++;
+    held[slot] = 1;
+  };
 
+  const create = (length: number) =>
+    new usearch.Index({
+      dimensions: length,
+      metric: MetricKind.Cos,
+      quantization: ScalarKind.I8,
+      connectivity: CONNECTIVITY,
+      expansion_add: EXPANSION_ADD,
+      expansion_search: EXPANSION_SEARCH,
+      multi: false,
+    });
   const open = (length: number) => {
     if (!index) {
       dimensions = length;
-      index = new usearch.Index({
-        dimensions,
-        metric: MetricKind.Cos,
-        quantization: ScalarKind.I8,
-        connectivity: CONNECTIVITY,
-        expansion_add: EXPANSION_ADD,
-        expansion_search: EXPANSION_SEARCH,
-        multi: false,
-      });
+      index = create(dimensions);
     }
     return index;
   };
@@ -56,7 +73,10 @@ export function createCandidateIndex(): CandidateIndex {
   const fits = (vector: Float32Array) => dimensions === 0 || vector.length === dimensions;
 
   function removeIfHeld(slot: number): void {
-    if (index && held.delete(slot)) index.remove(BigInt(slot));
+    if (!index || !held[slot]) return;
+    held[slot] = 0;
+    heldCount--;
+    index.remove(BigInt(slot));
   }
 
   return {
@@ -64,7 +84,7 @@ export function createCandidateIndex(): CandidateIndex {
       removeIfHeld(slot);
       if (!fits(vector)) return;
       open(vector.length).add(BigInt(slot), vector);
-      held.add(slot);
+      hold(slot);
     },
     putMany(slots, vectors) {
       const keep = slots.flatMap((slot, i) => (fits(vectors[i]!) ? [i] : []));
@@ -77,16 +97,33 @@ export function createCandidateIndex(): CandidateIndex {
         BigUint64Array.from(keep, (i) => BigInt(slots[i]!)),
         matrix,
       );
-      for (const i of keep) held.add(slots[i]!);
+      for (const i of keep) hold(slots[i]!);
     },
     remove: removeIfHeld,
     nearest(query, k) {
-      if (!index || held.size === 0 || query.length !== dimensions) return new Int32Array(0);
-      const found = index.search(query, Math.min(k, held.size), 1);
+      if (!index || heldCount === 0 || query.length !== dimensions) return new Int32Array(0);
+      const found = index.search(query, Math.min(k, heldCount), 1);
       return Int32Array.from(found.keys, (key) => Number(key));
     },
     get size() {
-      return held.size;
+      return heldCount;
+    },
+    save(path) {
+      if (index && heldCount > 0) index.save(path);
+      return held.slice();
+    },
+    load(path, length, slots) {
+      const count = slots.reduce((sum, marked) => sum + marked, 0);
+      let loaded: InstanceType<typeof usearch.Index> | null = null;
+      if (count > 0) {
+        loaded = create(length);
+        loaded.load(path);
+        if (loaded.dimensions() !== length) throw new Error(`${path} does not hold vectors of ${length} dimensions`);
+      }
+      index = loaded;
+      dimensions = loaded ? length : 0;
+      held = slots;
+      heldCount = count;
     },
   };
 }

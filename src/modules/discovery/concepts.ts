@@ -17,7 +17,7 @@ const LEXICAL_SHARE = 0.5;
 /** BM25 at which a capability counts as a full lexical match. */
 const BM25_FULL = 8;
 /** How many capabilities a text keeps, and how sharply the best dominates (softmax temperature). */
-const KEEP = 3;
+export const CONCEPTS_KEPT = 3;
 const TEMPERATURE = 0.1;
 /** Longest alias, in words, looked for verbatim in a text. */
 const MAX_PHRASE = 4;
@@ -107,7 +107,7 @@ export function createConceptMapper(embedder: Embedder) {
         const k = capabilityIndex.get(slug);
         if (k !== undefined) scores[k] = 1;
       }
-      const best = strongest(scores, KEEP);
+      const best = strongest(scores, CONCEPTS_KEPT);
       if (best.length === 0) return [];
       const top = scores[best[0]!]!;
       const weights = normalize(Float32Array.from(best, (k) => Math.exp((scores[k]! - top) / TEMPERATURE)));

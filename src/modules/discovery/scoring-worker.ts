@@ -8,7 +8,7 @@ import { createRelevanceScorer } from './relevance-scorer.ts';
 import type { ScoringAnswer, ScoringMessage } from './scoring.ts';
 
 nameThisThread('agentry-score');
-const scorer = createRelevanceScorer();
+let scorer = createRelevanceScorer();
 
 parentPort?.on('message', (message: ScoringMessage) => {
   if (message.kind === 'changes') {
@@ -17,6 +17,22 @@ parentPort?.on('message', (message: ScoringMessage) => {
       else if (change.kind === 'sentence') scorer.setSentence(change.slot, change.vector);
       else if (change.kind === 'work') scorer.setWork(change.slot, change.work);
       else scorer.remove(change.slot);
+    }
+    return;
+  }
+  if (message.kind === 'settled' || message.kind === 'save' || message.kind === 'restore') {
+    try {
+      if (message.kind === 'save') scorer.save(message.dir, message.generation);
+      if (message.kind === 'restore') {
+        // A restore that fails leaves an empty scorer, never a half-restored one.
+        scorer = createRelevanceScorer();
+        const restored = createRelevanceScorer();
+        restored.restore(message.dir, message.generation);
+        scorer = restored;
+      }
+      parentPort!.postMessage({ id: message.id, settled: true } satisfies ScoringAnswer);
+    } catch (error) {
+      parentPort!.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies ScoringAnswer);
     }
     return;
   }

@@ -20,8 +20,13 @@ export type ScoringChange =
   | { kind: 'work'; slot: number; work: ScoredWork }
   | { kind: 'remove'; slot: number };
 
-export type ScoringMessage = { kind: 'changes'; changes: ScoringChange[] } | { kind: 'score'; id: number; query: RelevanceQuery };
-export type ScoringAnswer = ({ id: number } & Candidates) | { id: number; error: string };
+export type ScoringMessage =
+  | { kind: 'changes'; changes: ScoringChange[] }
+  | { kind: 'score'; id: number; query: RelevanceQuery }
+  | { kind: 'settled'; id: number }
+  | { kind: 'save'; id: number; dir: string; generation: string }
+  | { kind: 'restore'; id: number; dir: string; generation: string };
+export type ScoringAnswer = ({ id: number } & Candidates) | { id: number; error: string } | { id: number; settled: true };
 
 export interface Scorer {
   put(slot: number, agent: ScoredAgent, keepSentence: boolean): void;
@@ -29,6 +34,12 @@ export interface Scorer {
   setWork(slot: number, work: ScoredWork): void;
   remove(slot: number): void;
   score(query: RelevanceQuery): Promise<Candidates>;
+  /** Resolves once every change made before the call has been applied. */
+  settled(): Promise<void>;
+  /** Writes the agents' scoring data under `dir` (relevance-scorer.ts save), once every change made before has been applied. */
+  save(dir: string, generation: string): Promise<void>;
+  /** Replaces every agent with what `save` wrote; on failure (it rejects) the scorer is left empty. */
+  restore(dir: string, generation: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,7 +64,7 @@ export function createScorer({
   let changes: ScoringChange[] = [];
   let flushScheduled = false;
   let nextId = 0;
-  const pending = new Map<number, { resolve(candidates: Candidates): void; reject(error: Error): void }>();
+  const pending = new Map<number, { resolve(answer: Candidates | null): void; reject(error: Error): void }>();
 
   function fallBack(error: Error): void {
     if (local) return;
@@ -73,7 +84,7 @@ export function createScorer({
       if (!request) return;
       pending.delete(answer.id);
       if ('error' in answer) request.reject(new Error(`discovery scoring: ${answer.error}`));
-      else request.resolve(answer);
+      else request.resolve('settled' in answer ? null : answer);
       if (pending.size === 0) started.unref();
     });
     started.on('error', (error) => fallBack(error));
@@ -106,21 +117,43 @@ export function createScorer({
     }
   }
 
+  /** Sends the changes queued, then a message that the worker answers. */
+  function ask(message: (id: number) => ScoringMessage): Promise<Candidates | null> {
+    worker ??= start();
+    flush();
+    const id = nextId++;
+    worker.ref();
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker!.postMessage(message(id));
+    });
+  }
+
   return {
     put: (slot, agent, keepSentence) => change({ kind: 'put', slot, agent, keepSentence }),
     setSentence: (slot, vector) => change({ kind: 'sentence', slot, vector }),
     setWork: (slot, work) => change({ kind: 'work', slot, work }),
     remove: (slot) => change({ kind: 'remove', slot }),
-    score(query) {
-      if (local) return Promise.resolve(local.score(query));
-      worker ??= start();
-      flush();
-      const id = nextId++;
-      worker.ref();
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker!.postMessage({ kind: 'score', id, query } satisfies ScoringMessage);
-      });
+    async score(query) {
+      if (local) return local.score(query);
+      return (await ask((id) => ({ kind: 'score', id, query })))!;
+    },
+    async settled() {
+      if (!local) await ask((id) => ({ kind: 'settled', id }));
+    },
+    async save(dir, generation) {
+      if (local) local.save(dir, generation);
+      else await ask((id) => ({ kind: 'save', id, dir, generation }));
+    },
+    async restore(dir, generation) {
+      if (!local) {
+        await ask((id) => ({ kind: 'restore', id, dir, generation }));
+        return;
+      }
+      const restored = createRelevanceScorer();
+      local = createRelevanceScorer();
+      restored.restore(dir, generation);
+      local = restored;
     },
     async close() {
       const running = worker;

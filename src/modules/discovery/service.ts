@@ -3,8 +3,8 @@ import type { Clock } from '../../lib/clock.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
 import { findCapability, normalizeCapabilityTerm } from '../catalog/index.ts';
 import type { AgentRecord, Availability } from '../registry/index.ts';
-import { identityLevelOf } from '../registry/index.ts';
-import { createAgentIndex, type IndexedAgent } from './agent-index.ts';
+import { createAgentIndex } from './agent-index.ts';
+import type { AgentFilter, AvailabilityFields, VisibilityFields } from './agent-columns.ts';
 import { createConceptMapper, mentionedCapabilities } from './concepts.ts';
 import type { Embedder } from './embedder.ts';
 import { isWeakMatch, MAX_RESULTS, scoreOf } from './ranking.ts';
@@ -26,8 +26,8 @@ export interface RegistryView<View> {
   view(agent: AgentRecord): View;
   canSee(agent: AgentRecord, personId: string | null): Promise<boolean>;
   /** The visibility rule, less what is not listed or belongs to a limited account: what search shows. */
-  discoverableFor(personId: string | null): (agent: AgentRecord) => boolean | Promise<boolean>;
-  availabilityOf(agent: AgentRecord): Availability;
+  discoverableFor(personId: string | null): (agent: VisibilityFields) => boolean | Promise<boolean>;
+  availabilityOf(agent: AvailabilityFields): Availability;
   /** Measured health: an agent that is `down` ranks below the rest. */
   healthOf(agentId: string): { status: string };
 }
@@ -62,6 +62,13 @@ export interface DiscoveryDeps<View> {
   queryMap?: QueryMap | null;
   /** From this many agents a search scores only candidates (RelevanceQuery.nearest); 0: always. Default 5,000. */
   candidatesFrom?: number;
+  /**
+   * Where the index is saved and restored from at start (docs/operations.md, "Discovery's saved
+   * index"); null: never saved, every start reads every agent from the database.
+   */
+  indexDir?: string | null;
+  /** Names `embedder` (its model): an index saved with another is not restored. Default: the built-in word vectors. */
+  embedderName?: string;
   clock: Clock;
   /**
    * Whether the viewer moderates the instance: a moderator opening a public agent that is not listed
@@ -103,7 +110,8 @@ function judgedWell(work: Pick<CompletedWork, 'rating' | 'boundOutcome'>): boole
 export const WORK_MIN_RATING = 4;
 
 interface Candidate {
-  agent: IndexedAgent;
+  /** The agent's slot in the index. */
+  slot: number;
   relevance: number;
   /** What the relevance is made of (PARTS), null when browsing. */
   parts: Float64Array | null;
@@ -154,6 +162,8 @@ export function createDiscoveryService<View extends object>({
   sentenceModel = sentenceEncoders === undefined ? SENTENCE_ENCODER_MODEL : null,
   queryMap,
   candidatesFrom = 5_000,
+  indexDir = null,
+  embedderName = 'built-in word vectors',
   clock,
   isModerator = async () => false,
   onEmbedderError: report = () => {},
@@ -170,7 +180,17 @@ export function createDiscoveryService<View extends object>({
   const sentences = sentenceEncoders === undefined ? builtInSentenceEncoders(sharedBuiltInEncoder) : sentenceEncoders;
   const mapFor = queryMapFor(queryMap, sentenceEncoders === undefined, onEmbedderError);
   const concepts = createConceptMapper(embedder);
-  const index = createAgentIndex({ store, embedder, concepts, sentenceEncoder: sentences?.agents ?? null, sentenceModel, clock, onEmbedderError });
+  const index = createAgentIndex({
+    store,
+    embedder,
+    concepts,
+    sentenceEncoder: sentences?.agents ?? null,
+    sentenceModel,
+    clock,
+    onEmbedderError,
+    // The vectors saved mean what these models make of texts; an encoder given without a model name is nobody's to reuse.
+    saved: indexDir && (sentences === null || sentenceModel !== null) ? { dir: indexDir, key: JSON.stringify({ sentenceModel, embedderName }) } : null,
+  });
 
   async function embedQuery(q: string, using: Embedder | undefined): Promise<Float32Array | null> {
     if (!using) return null;
@@ -199,22 +219,22 @@ export function createDiscoveryService<View extends object>({
     return vector && map ? map.apply(vector) : vector;
   }
 
-  function filterFor(query: DiscoverQuery) {
-    const capability = query.capability ? findCapability(query.capability)?.slug : undefined;
-    const capabilityTerm = query.capability ? normalizeCapabilityTerm(query.capability) : undefined;
-    return (agent: IndexedAgent): boolean =>
-      (!query.category || agent.record.categories.includes(query.category)) &&
-      (!query.protocol || agent.record.protocols.includes(query.protocol)) &&
-      (!query.identityLevel || identityLevelOf(agent.record) === query.identityLevel) &&
-      (!capabilityTerm || agent.terms.has(capabilityTerm) || (capability !== undefined && agent.declared.includes(capability)));
+  function filterOf(query: DiscoverQuery): AgentFilter {
+    return {
+      category: query.category,
+      protocol: query.protocol,
+      identityLevel: query.identityLevel,
+      capabilityTerm: query.capability ? normalizeCapabilityTerm(query.capability) : undefined,
+      capabilitySlug: query.capability ? findCapability(query.capability)?.slug : undefined,
+    };
   }
 
   /**
-   * The agents among `agents` (null: all) that may be results of `q`, best relevance first, or null
-   * when `q` has no words to search by (browse). The query's parts are worked out here; the pass over
-   * every agent runs in the scorer (scoring.ts).
+   * The agents among `only` (slots; null: all) that may be results of `q`, best relevance first, or
+   * null when `q` has no words to search by (browse). The query's parts are worked out here; the pass
+   * over the agents runs in the scorer (scoring.ts).
    */
-  async function candidatesFor(q: string | undefined, agents: IndexedAgent[] | null): Promise<{ candidates: Candidates; stems: Set<string> } | null> {
+  async function candidatesFor(q: string | undefined, only: Int32Array | null): Promise<{ candidates: Candidates; stems: Set<string> } | null> {
     const words = q ? contentWords(q) : [];
     if (!q || words.length === 0) return null;
     const named = mentionedCapabilities(q);
@@ -240,7 +260,7 @@ export function createDiscoveryService<View extends object>({
       words: ownWords.map((word, i) => ({ stem: stem(word), vector: wordVectors?.[i] ?? null })),
       lexical,
       workLexical,
-      only: agents,
+      only,
       maxResults: MAX_RESULTS,
       nearest: index.size() >= candidatesFrom ? NEAREST_CANDIDATES : 0,
     });
@@ -254,11 +274,11 @@ export function createDiscoveryService<View extends object>({
     return isWeakMatch(candidate.relevance, semantic, candidate.coverage);
   }
 
-  /** Why a result matched (matched-by.ts); nothing when browsing. */
-  function matchedByFor(candidate: Candidate, queryStems: Set<string>, capabilityFilter: boolean): MatchedBy[] {
+  /** Why a result matched (matched-by.ts), by the agent's record; nothing when browsing. */
+  function matchedByFor(candidate: Candidate, agent: AgentRecord, queryStems: Set<string>, capabilityFilter: boolean): MatchedBy[] {
     if (!candidate.parts) return capabilityFilter ? ['capabilities'] : [];
     const parts = Object.fromEntries(PARTS.map((part, i) => [part, candidate.parts![i]!])) as Record<(typeof PARTS)[number], number>;
-    return matchedByOf(candidate.agent.record, parts, queryStems, capabilityFilter);
+    return matchedByOf(agent, parts, queryStems, capabilityFilter);
   }
 
   /**
@@ -315,34 +335,37 @@ export function createDiscoveryService<View extends object>({
 
   async function search(viewer: Principal | null, query: DiscoverQuery) {
     await index.refresh();
+    const { columns } = index;
+    const filter = filterOf(query);
     const filtered = Boolean(query.category || query.protocol || query.capability || query.identityLevel);
-    const passes = filterFor(query);
-    const relevant = await candidatesFor(query.q, filtered ? [...index.agents()].filter(passes) : null);
+    const passes = (slot: number) => columns.passes(slot, filter);
+    const only = filtered ? Int32Array.from([...index.slots()].filter(passes)) : null;
+    const relevant = await candidatesFor(query.q, only);
     const mayBeSeen = registry.discoverableFor(readerOf(viewer));
 
     // With a query, only the scorer's candidates (those that can make the cut); browsing, every agent.
-    type Considered = { agent: IndexedAgent; relevance: number; parts: Float64Array | null; coverage: number };
+    type Considered = { slot: number; relevance: number; parts: Float64Array | null; coverage: number };
     const considered: Considered[] = [];
     if (relevant) {
       const { slots, relevance, parts, coverage } = relevant.candidates;
       for (let i = 0; i < slots.length; i++) {
-        const agent = index.agentAt(slots[i]!);
-        // An agent replaced while the query was scored is left out, not shown under another's score.
-        if (agent && passes(agent))
-          considered.push({ agent, relevance: relevance[i]!, parts: parts.subarray(i * PART_COUNT, (i + 1) * PART_COUNT), coverage: coverage[i]! });
+        const slot = slots[i]!;
+        // An agent removed while the query was scored is left out.
+        if (columns.idAt(slot) !== undefined && passes(slot))
+          considered.push({ slot, relevance: relevance[i]!, parts: parts.subarray(i * PART_COUNT, (i + 1) * PART_COUNT), coverage: coverage[i]! });
       }
-    } else for (const agent of index.agents()) if (passes(agent)) considered.push({ agent, relevance: 1, parts: null, coverage: 1 });
+    } else for (const slot of index.slots()) if (passes(slot)) considered.push({ slot, relevance: 1, parts: null, coverage: 1 });
     const pool: Considered[] = [];
     for (const candidate of considered) {
-      const visible = mayBeSeen(candidate.agent.record);
+      const visible = mayBeSeen(columns.visibilityAt(candidate.slot));
       if (visible === true || (visible !== false && (await visible))) pool.push(candidate);
     }
     // Neutral trust first: trust is looked up only for the MAX_RESULTS best by relevance and availability.
     const shortlist: Candidate[] = pool
-      .map(({ agent, relevance, parts, coverage }) => {
-        const availability = registry.availabilityOf(agent.record);
+      .map(({ slot, relevance, parts, coverage }) => {
+        const availability = registry.availabilityOf(columns.availabilityAt(slot));
         return {
-          agent,
+          slot,
           relevance,
           parts,
           coverage,
@@ -356,31 +379,33 @@ export function createDiscoveryService<View extends object>({
       .slice(0, MAX_RESULTS);
 
     // Only proven keys bring their trust: an agent registered under someone else's key stays neutral.
-    const pubkeys = [...new Set(shortlist.map((c) => c.agent.record.provenKey).filter((k): k is string => k !== null))];
+    const pubkeys = [...new Set(shortlist.map((c) => columns.provenKeyAt(c.slot)).filter((k): k is string => k !== null))];
     const evidence = pubkeys.length > 0 ? await trust.trustBySubject(pubkeys) : new Map<string, ClassTrust[]>();
     const queryStems = new Set([...(relevant?.stems ?? []), ...(query.capability ? wordsOf(query.capability).map(stem) : [])]);
     for (const candidate of shortlist) {
-      const key = candidate.agent.record.provenKey;
+      const key = columns.provenKeyAt(candidate.slot);
       const { trust: classTrust, receipts } = trustWithSample(key ? evidence.get(key) : undefined, queryStems);
       candidate.trust = classTrust;
       candidate.trustReceipts = receipts;
       candidate.score = scoreOf(candidate.relevance, candidate.trust, candidate.availability);
     }
-    const down = (candidate: Candidate) => (registry.healthOf(candidate.agent.record.id).status === 'down' ? 1 : 0);
+    const idOf = (candidate: Candidate) => columns.idAt(candidate.slot) ?? '';
+    const down = (candidate: Candidate) => (registry.healthOf(idOf(candidate)).status === 'down' ? 1 : 0);
     shortlist.sort(
       (a, b) =>
         down(a) - down(b) ||
         b.score - a.score ||
         b.relevance - a.relevance ||
-        a.agent.record.name.localeCompare(b.agent.record.name) ||
-        a.agent.record.id.localeCompare(b.agent.record.id),
+        columns.nameAt(a.slot).localeCompare(columns.nameAt(b.slot)) ||
+        idOf(a).localeCompare(idOf(b)),
     );
 
     const page = shortlist.slice(query.offset, query.offset + query.limit);
-    // Views come from fresh records: endpoint, docs and other fields search does not index may have changed.
-    const fresh = new Map((await store.agentsByIds(page.map((c) => c.agent.record.id))).map((agent) => [agent.id, agent]));
-    const data = page.flatMap((c) => {
-      const agent = fresh.get(c.agent.record.id);
+    // The page's records from the database: the index keeps no texts or views.
+    const ids = page.map(idOf);
+    const fresh = new Map((await store.agentsByIds(ids)).map((agent) => [agent.id, agent]));
+    const data = page.flatMap((c, i) => {
+      const agent = fresh.get(ids[i]!);
       return agent
         ? [
             {
@@ -390,7 +415,7 @@ export function createDiscoveryService<View extends object>({
               trust: round(c.trust),
               trustReceipts: c.trustReceipts,
               weakMatch: weakMatchOf(c),
-              matchedBy: matchedByFor(c, queryStems, Boolean(query.capability)),
+              matchedBy: matchedByFor(c, agent, queryStems, Boolean(query.capability)),
             },
           ]
         : [];
@@ -442,14 +467,16 @@ export function createDiscoveryService<View extends object>({
       const mayBeSeen = registry.discoverableFor(readerOf(viewer));
       const capabilities = new Map<string, number>();
       const categories = new Map<string, number>();
-      for (const agent of index.agents()) {
-        const visible = mayBeSeen(agent.record);
+      const { columns } = index;
+      for (const slot of index.slots()) {
+        const visible = mayBeSeen(columns.visibilityAt(slot));
         if (!(visible === true || (visible !== false && (await visible)))) continue;
-        for (const slug of agent.declared) capabilities.set(slug, (capabilities.get(slug) ?? 0) + 1);
+        const declared = columns.declaredAt(slot);
+        for (const slug of declared) capabilities.set(slug, (capabilities.get(slug) ?? 0) + 1);
         // A category counts the agents filed under it and those offering one of its capabilities, each once:
         // the catalogue page shows it beside those capabilities' own counts.
-        const offered = agent.declared.map((slug) => findCapability(slug)?.category).filter((slug) => slug !== undefined);
-        for (const slug of new Set([...agent.record.categories, ...offered])) categories.set(slug, (categories.get(slug) ?? 0) + 1);
+        const offered = declared.map((slug) => findCapability(slug)?.category).filter((slug) => slug !== undefined);
+        for (const slug of new Set([...columns.categoriesAt(slot), ...offered])) categories.set(slug, (categories.get(slug) ?? 0) + 1);
       }
       const listed = (counts: Map<string, number>) => [...counts].map(([slug, agents]) => ({ slug, agents })).sort((a, b) => a.slug.localeCompare(b.slug));
       return { capabilities: listed(capabilities), categories: listed(categories) };
@@ -457,13 +484,15 @@ export function createDiscoveryService<View extends object>({
 
     /**
      * Writes the agent vectors made so far, stops the sentence encoder (searches under way go on
-     * without it), lets those searches finish, then stops the scorer (at shutdown).
+     * without it), lets those searches finish, saves the index (with `indexDir`), then stops the
+     * scorer (at shutdown).
      */
     async close() {
       closed = true;
       await index.flush();
       await Promise.all([sentences?.queries.close?.(), sentences?.agents.close?.()]);
       await Promise.allSettled([...searching]);
+      await index.save().catch(report);
       await index.close();
     },
 

@@ -212,7 +212,12 @@ export function createDiscoveryStore(database: Db, dialect: DialectName) {
       });
     },
 
-    allAgents: async (): Promise<AgentRecord[]> => (await db.selectFrom('agents').selectAll().execute()).map(agentRecordOf),
+    /** At most `limit` agents by id, after `afterId` (null: from the first): a node's first load, page by page. */
+    agentsPage: async (afterId: string | null, limit: number): Promise<AgentRecord[]> => {
+      let query = db.selectFrom('agents').selectAll().orderBy('id').limit(limit);
+      if (afterId !== null) query = query.where('id', '>', afterId);
+      return (await query.execute()).map(agentRecordOf);
+    },
     agentsByIds: async (ids: string[]): Promise<AgentRecord[]> => {
       const agents: AgentRecord[] = [];
       for (const chunk of chunksOf(ids, ID_CHUNK))
@@ -224,10 +229,9 @@ export function createDiscoveryStore(database: Db, dialect: DialectName) {
       return row && agentRecordOf(row);
     },
 
-    /** Stored sentence vectors: every one (a node's first load), or those of some agents. */
-    sentenceVectors: async (ids?: string[]): Promise<StoredSentenceVector[]> => {
+    /** The stored sentence vectors of these agents. */
+    sentenceVectors: async (ids: string[]): Promise<StoredSentenceVector[]> => {
       const query = db.selectFrom('discovery_sentence_vectors').select(['agent_id', 'text_hash', 'vector']);
-      if (!ids) return (await query.execute()).map(storedVector);
       const found: StoredSentenceVector[] = [];
       for (const chunk of chunksOf(ids, ID_CHUNK)) found.push(...(await query.where('agent_id', 'in', chunk).execute()).map(storedVector));
       return found;
