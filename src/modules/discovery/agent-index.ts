@@ -149,7 +149,8 @@ export function createAgentIndex({
     }
   }
 
-  async function upsert(records: AgentRecord[], stored: Map<string, StoredSentenceVector>): Promise<void> {
+  /** `firstLoad`: a node's first load, whose new texts may be embedded before it ends (sentence-vectors.ts); later ones never are. */
+  async function upsert(records: AgentRecord[], stored: Map<string, StoredSentenceVector>, firstLoad: boolean): Promise<void> {
     const vectors = await embedRecords(records);
     const newText: IndexedAgent[] = [];
     const stillWaiting: IndexedAgent[] = [];
@@ -186,7 +187,8 @@ export function createAgentIndex({
       noteSeen(record.lastSeenAt);
     }
     sentences?.later(stillWaiting);
-    await sentences?.add(newText);
+    if (firstLoad) await sentences?.firstLoad(newText);
+    else sentences?.later(newText);
   }
 
   /**
@@ -261,7 +263,7 @@ export function createAgentIndex({
     await workLog.start();
     const records = await store.allAgents();
     if (storesVectors) await store.deleteOrphanSentenceVectors().catch(onEmbedderError);
-    await upsert(records, await storedSentences());
+    await upsert(records, await storedSentences(), true);
     const evidence = await store.workEvidence();
     await putWork(new Set(evidence.map((e) => e.agentId)), evidence);
     loaded = true;
@@ -307,7 +309,7 @@ export function createAgentIndex({
     if (deleted.length > 0 && storesVectors) void store.deleteSentenceVectors(deleted).catch(onEmbedderError);
     // Another node may have embedded the new texts already.
     const newTexts = records.filter((record) => agents.get(record.id)?.text !== agentText(record)).map((record) => record.id);
-    await upsert(records, newTexts.length > 0 ? await storedSentences(newTexts) : new Map<string, StoredSentenceVector>());
+    await upsert(records, newTexts.length > 0 ? await storedSentences(newTexts) : new Map<string, StoredSentenceVector>(), false);
     return newAudience;
   }
 
@@ -370,6 +372,8 @@ export function createAgentIndex({
     refresh,
     agents: (): Iterable<IndexedAgent> => agents.values(),
     size: (): number => agents.size,
+    /** Agents waiting for their sentence vector (ranked by their words until it comes). */
+    awaitingSentence: (): number => sentences?.waiting() ?? 0,
     /** Writes the vectors made so far (at shutdown: what was computed is kept). */
     async flush(): Promise<void> {
       saving.flush();
