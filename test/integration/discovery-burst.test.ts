@@ -82,7 +82,12 @@ describe('discovery: a burst of registrations', () => {
     assert.notEqual(await topSlug(MEANING_QUERY), target.slug, 'not yet found by meaning');
 
     agentsEncoder.release();
-    await waitFor('the agent to be found by meaning', () => topSlug(MEANING_QUERY), (slug) => slug === target.slug, { timeoutMs: 60_000 });
+    await waitFor(
+      'the agent to be found by meaning',
+      () => topSlug(MEANING_QUERY),
+      (slug) => slug === target.slug,
+      { timeoutMs: 60_000 },
+    );
     await waitFor('every vector of the burst to be made', awaitingMeaning, (waiting) => waiting === 0, { timeoutMs: 60_000 });
   });
 });
