@@ -68,9 +68,9 @@ export function benchAgentRows(count: number, ownerId: string, from = 0) {
   });
 }
 
-type BenchRow = ReturnType<typeof benchAgentRows>[number];
+export type BenchRow = ReturnType<typeof benchAgentRows>[number];
 /** The text the service embeds for a row (agent-index.ts `agentText`). */
-const textOf = (row: BenchRow) =>
+export const textOf = (row: BenchRow) =>
   agentText({
     name: row.name,
     description: row.description ?? '',

@@ -786,6 +786,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     eventStreamsOpen: events.openTotal,
     deliveriesInFlight: deliveries.inFlight,
     deliveryQueue: tasksStore.queueDepth,
+    discoveryAwaitingMeaning: discovery.agentsAwaitingMeaning,
   });
 
   const backups =

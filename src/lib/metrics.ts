@@ -16,6 +16,7 @@ export interface MetricSources {
   eventStreamsOpen?: () => number;
   deliveriesInFlight?: () => number;
   deliveryQueue?: () => Promise<{ pending: number; running: number }>;
+  discoveryAwaitingMeaning?: () => number;
 }
 
 export interface Metrics {
@@ -179,6 +180,14 @@ export function createMetrics(): Metrics {
     registers: [registry],
     collect() {
       this.set(sources.deliveriesInFlight?.() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'agentry_discovery_agents_awaiting_meaning',
+    help: "Agents this node's search ranks by their words only until their sentence vectors are made (after a burst of registrations)",
+    registers: [registry],
+    collect() {
+      this.set(sources.discoveryAwaitingMeaning?.() ?? 0);
     },
   });
   new Gauge({

@@ -116,6 +116,8 @@ describe('discovery: stored sentence vectors', () => {
     assert.equal(patched.statusCode, 200, patched.body);
     await running.search('vineyard');
     const newText = (await textsById()).get(changed)!;
+    // Embedded after the search that saw the change, not before it answers.
+    await waitFor('the changed text to be embedded', () => running.agents.texts.length > 0);
     assert.deepEqual(running.agents.texts, [newText]);
     await waitFor(
       'the new vector to be stored',

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createSentenceEncoder, withRecentVectors } from '../../src/modules/discovery/sentence-encoder.ts';
 import type { Embedder } from '../../src/modules/discovery/embedder.ts';
-import { fixtureAgents } from '../fixtures/discovery/relevance.ts';
+import { agentText } from '../../src/modules/discovery/agent-index.ts';
+import { fixtureAgents, fixtureQueries } from '../fixtures/discovery/relevance.ts';
 import { agentRecord, memorySearch } from '../helpers/discovery.ts';
 
 // The relevance set's agents (test/fixtures/discovery), as records in an in-memory store.
@@ -49,6 +50,30 @@ describe('discovery: sentence encoder', () => {
     await find.close();
     assert.equal((await running)[0], 'podcast-transcriber', 'the search still answers, on word vectors');
     assert.deepEqual(errors, []);
+  });
+
+  it('gives a text the same vector in a batch of agents as alone, so agents rank alike however they were embedded', async () => {
+    const encoder = createSentenceEncoder();
+    const texts = fixtureAgents.map((agent) => agentText({ ...agent, examples: [] }));
+    // Background work first: with no query lately, the encoder runs it in batches of texts of similar length.
+    const batched = await encoder.background.embed(texts);
+    const oneRun = await encoder.embed(texts);
+    const alone: Float32Array[] = [];
+    for (const text of texts) alone.push((await encoder.embed([text]))[0]!);
+    let largest = 0;
+    for (const [i, vector] of alone.entries()) {
+      for (let d = 0; d < vector.length; d++) {
+        largest = Math.max(largest, Math.abs(vector[d]! - batched[i]![d]!), Math.abs(vector[d]! - oneRun[i]![d]!));
+      }
+    }
+    assert.ok(largest < 1e-5, `largest difference ${largest}`);
+
+    const oneAtATime: Embedder = { embed: async (batch) => Promise.all(batch.map(async (text) => (await encoder.embed([text]))[0]!)) };
+    const byBatch = search({ queries: encoder, agents: encoder.background });
+    const bySingle = search({ queries: encoder, agents: oneAtATime });
+    for (const { q } of fixtureQueries.slice(0, 15)) assert.deepEqual(await byBatch(q), await bySingle(q), q);
+    await Promise.all([byBatch.close(), bySingle.close()]);
+    await encoder.close!();
   });
 
   it('stops its worker when closed, and refuses work afterwards', async () => {

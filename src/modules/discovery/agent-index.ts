@@ -219,10 +219,14 @@ export function createAgentIndex({
     return { newText, stillWaiting };
   }
 
-  /** Embeds texts new to the index (now when few, else in the background) and queues those still waiting. */
-  async function embedWaiting({ newText, stillWaiting }: { newText: WaitingText[]; stillWaiting: WaitingText[] }): Promise<void> {
+  /**
+   * Queues the texts to embed; a node's first load (`firstLoad`) may embed its few new texts before it
+   * ends (sentence-vectors.ts), later ones never are.
+   */
+  async function embedWaiting({ newText, stillWaiting }: { newText: WaitingText[]; stillWaiting: WaitingText[] }, firstLoad: boolean): Promise<void> {
     sentences?.later(stillWaiting);
-    await sentences?.add(newText);
+    if (firstLoad) await sentences?.firstLoad(newText);
+    else sentences?.later(newText);
   }
 
   /**
@@ -309,7 +313,7 @@ export function createAgentIndex({
         if (page.length < LOAD_PAGE) break;
         after = page.at(-1)!.id;
       }
-      await embedWaiting(waiting);
+      await embedWaiting(waiting, true);
     }
     const evidence = await store.workEvidence();
     await putWork(new Set(evidence.map((e) => e.agentId)), evidence);
@@ -481,7 +485,7 @@ export function createAgentIndex({
       waiting.stillWaiting.push(...indexed.stillWaiting);
       if (ids.length > LOAD_PAGE) await scorer.settled();
     }
-    await embedWaiting(waiting);
+    await embedWaiting(waiting, false);
     return newAudience;
   }
 
@@ -542,6 +546,8 @@ export function createAgentIndex({
     /** Every slot holding an agent. */
     slots: (): Iterable<number> => columns.slots(),
     size: (): number => nextSlot - freeSlots.length,
+    /** Agents waiting for their sentence vector (ranked by their words until it comes). */
+    awaitingSentence: (): number => sentences?.waiting() ?? 0,
     /** Writes the vectors made so far (at shutdown: what was computed is kept). */
     async flush(): Promise<void> {
       saving.flush();

@@ -6,7 +6,7 @@
  * queries and keeps the agents' vectors in memory, filled in the background (sentence-vectors.ts).
  *
  * One worker, so one copy of the model (about 120 MB), serves queries and the agents' background
- * fill: `background` is the same encoder whose batches wait for every query batch waiting beside them.
+ * fill: `background` is the same encoder, whose work gives way to every query (sentence-worker.ts).
  *
  * The worker starts on first use. A call rejects when the model could not be loaded (each later call
  * is answered at once, the load is not retried); once the worker has died, every call rejects at

@@ -1,11 +1,13 @@
 /**
  * Gives indexed agents their sentence-encoder vectors without holding up searches:
- *  - a refresh that changed few agents (a registration, an edit) embeds them before the search
- *    ranks, so an agent is found by meaning in the very next request;
- *  - a refresh that changed many (a node's first load: 10,000 agents take minutes) queues them and
- *    returns; a background loop fills them in batches. Until then those agents rank by their
- *    word-vector embedding (IndexedAgent.vector).
- * An agent replaced in the index while its batch ran (it changed again) keeps no stale vector: the
+ *  - a node's first load of a small registry embeds its agents before the load ends (100 agents:
+ *    about 1.5 s, once, while the node warms up and is not yet ready to search);
+ *  - every other new text (registrations, edits, a large first load) is queued and the refresh goes
+ *    on: the search ranks the agent at once by its words (full text, word vector, concepts), and by
+ *    meaning from the search after its vector arrives. The queue is sent to the encoder in chunks,
+ *    two at a time so that the encoder never waits for this thread between them; the encoder runs
+ *    them in slices and a query before the rest (sentence-worker.ts).
+ * An agent replaced in the index while its chunk ran (it changed again) keeps no stale vector: the
  * new version was queued in its own right.
  */
 import type { Embedder } from './embedder.ts';
@@ -14,17 +16,14 @@ export interface NeedsSentenceVector {
   text: string;
 }
 
-/**
- * Changed agents embedded before the search goes on (15-30 ms each on one core): a registration or
- * an edit, and the whole first load of a small registry (100 agents: about 1.5 s, once).
- */
+/** A first load with at most this many new texts embeds them before it ends. */
 const INLINE_LIMIT = 100;
 /**
- * Background batch. The model costs about the same per text from batches of 4 up to 64 (and a third
- * more one at a time); a query that arrives during the fill waits for the batch under way, so the
- * smallest batch that gets the saving.
+ * Agents sent to the encoder at once: the texts of a chunk are grouped by length into the model's
+ * runs, and its vectors are kept when the whole chunk is done (a few hundred ms).
  */
-const BACKGROUND_BATCH = 4;
+const CHUNK = 32;
+const CHUNKS_IN_FLIGHT = 2;
 
 export function createSentenceVectors<Agent extends NeedsSentenceVector>({
   encoder,
@@ -40,7 +39,8 @@ export function createSentenceVectors<Agent extends NeedsSentenceVector>({
   onError(error: unknown): void;
 }) {
   const queue: Agent[] = [];
-  let draining: Promise<void> | null = null;
+  let inFlight = 0;
+  let agentsInFlight = 0;
 
   async function embedInto(agents: Agent[]): Promise<boolean> {
     try {
@@ -56,32 +56,38 @@ export function createSentenceVectors<Agent extends NeedsSentenceVector>({
     }
   }
 
-  async function drain(): Promise<void> {
-    while (queue.length > 0) {
-      const batch = queue.splice(0, BACKGROUND_BATCH).filter(isCurrent);
-      // A failing encoder fails every agent alike: stop, and leave the rest on word vectors.
-      if (batch.length > 0 && !(await embedInto(batch))) queue.length = 0;
+  function send(): void {
+    while (inFlight < CHUNKS_IN_FLIGHT && queue.length > 0) {
+      const chunk = queue.splice(0, CHUNK).filter(isCurrent);
+      if (chunk.length === 0) continue;
+      inFlight += 1;
+      agentsInFlight += chunk.length;
+      void embedInto(chunk).then((embedded) => {
+        inFlight -= 1;
+        agentsInFlight -= chunk.length;
+        // A failing encoder fails every agent alike: stop, and leave the rest on word vectors.
+        if (!embedded) queue.length = 0;
+        send();
+      });
     }
-    draining = null;
   }
 
-  /**
-   * Background only. Also for new versions of agents whose text was already waiting for its vector:
-   * the refresh after a first load re-reads its last changes, and embedding those inline would make
-   * one search wait for up to INLINE_LIMIT model runs.
-   */
+  /** Queues agents for their vectors; the search goes on without them. */
   function later(agents: Agent[]): void {
     if (agents.length === 0) return;
     queue.push(...agents);
-    draining ??= drain();
+    send();
   }
 
-  /** Embeds agents whose text is new to the index: now when they are few, else in the background. */
-  async function add(agents: Agent[]): Promise<void> {
+  /** A first load's new texts: embedded before it ends when they are few, else queued. */
+  async function firstLoad(agents: Agent[]): Promise<void> {
     if (agents.length === 0) return;
     if (agents.length <= INLINE_LIMIT) await embedInto(agents);
     else later(agents);
   }
 
-  return { add, later };
+  /** Agents waiting for their vector (queued or being embedded); some may since have changed again. */
+  const waiting = (): number => queue.length + agentsInFlight;
+
+  return { firstLoad, later, waiting };
 }

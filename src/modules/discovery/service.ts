@@ -451,6 +451,9 @@ export function createDiscoveryService<View extends object>({
     /** Whether search is ready: warming (if started) has finished. */
     searchReady: (): boolean => warmed !== false,
 
+    /** Agents found by their words but not yet by meaning: their sentence vectors are still being made. */
+    agentsAwaitingMeaning: (): number => index.awaitingSentence(),
+
     search(viewer: Principal | null, query: DiscoverQuery) {
       const running = search(viewer, query);
       searching.add(running);
