@@ -5,10 +5,12 @@ import type { DatabaseHandle } from '../../src/db/database.ts';
 /**
  * A hash of every row of every table of the app's database (its own PostgreSQL schema, or the
  * SQLite file): equal before and after a request means the request wrote nothing. What the node's
- * timers write by themselves is left out: the background work's schedule (`background_passes`), and
- * the health prober's leases and the health it measures (written in batches, a second apart).
+ * timers write by themselves is left out: the background work's schedule (`background_passes`), the
+ * health prober's leases and the health it measures (written in batches, a second apart), and
+ * discovery's sentence vectors (a cache of the agents' texts, embedded in the background after a
+ * search has found them new).
  */
-const TIMER_TABLES = new Set(['background_passes', 'agent_health_probes', 'agent_health_hours']);
+const TIMER_TABLES = new Set(['background_passes', 'agent_health_probes', 'agent_health_hours', 'discovery_sentence_vectors']);
 
 export async function databaseFingerprint(database: DatabaseHandle): Promise<string> {
   const tables =
