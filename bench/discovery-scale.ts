@@ -103,16 +103,20 @@ const savedAt = (indexDir: string): number => {
   }
 };
 
-/** Starts the node on the grown database and stops it once it has saved its index: seconds to /ready. */
-async function firstStart(databaseUrl: string, indexDir: string, cleanup: Cleanup): Promise<number> {
-  const before = savedAt(indexDir);
-  const spawnedAt = performance.now();
-  const service = await startService(databaseUrl, cleanup, {
+/** The compiled server on the grown database, its index saved in `indexDir`, probing nothing. */
+const startNode = (databaseUrl: string, indexDir: string, cleanup: Cleanup) =>
+  startService(databaseUrl, cleanup, {
     entry: 'dist/main.js',
     readyTimeoutMs: READY_TIMEOUT_MS,
     nodeArgs: NODE_ARGS,
     env: { HEALTH_PROBE_INTERVAL_MS: '0', DISCOVERY_INDEX_DIR: indexDir },
   });
+
+/** Starts the node on the grown database and stops it once it has saved its index: seconds to /ready. */
+async function firstStart(databaseUrl: string, indexDir: string, cleanup: Cleanup): Promise<number> {
+  const before = savedAt(indexDir);
+  const spawnedAt = performance.now();
+  const service = await startNode(databaseUrl, indexDir, cleanup);
   try {
     const ready = await readyAfterSpawn(service.url, spawnedAt, READY_TIMEOUT_MS);
     const deadline = performance.now() + READY_TIMEOUT_MS;
@@ -129,12 +133,7 @@ async function firstStart(databaseUrl: string, indexDir: string, cleanup: Cleanu
 async function measureSize(databaseUrl: string, agents: number, seconds: number, indexDir: string, cleanup: Cleanup): Promise<SizeResult> {
   const firstStartSeconds = await firstStart(databaseUrl, indexDir, cleanup);
   const spawnedAt = performance.now();
-  const service = await startService(databaseUrl, cleanup, {
-    entry: 'dist/main.js',
-    readyTimeoutMs: READY_TIMEOUT_MS,
-    nodeArgs: NODE_ARGS,
-    env: { HEALTH_PROBE_INTERVAL_MS: '0', DISCOVERY_INDEX_DIR: indexDir },
-  });
+  const service = await startNode(databaseUrl, indexDir, cleanup);
   try {
     const pid = service.child.pid!;
     const readySeconds = await readyAfterSpawn(service.url, spawnedAt, READY_TIMEOUT_MS);

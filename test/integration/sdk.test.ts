@@ -42,6 +42,36 @@ const vectors = JSON.parse(readFileSync(new URL('../fixtures/vectors/receipts.js
 const seed = (name: 'A' | 'B') => Buffer.from(vectors.keys[name].seedHex, 'hex');
 const dir = mkdtempSync(join(tmpdir(), 'agentry-sdk-'));
 
+/**
+ * A long-polling runner whose handler holds each task until `release()` and counts its runs, with the
+ * outcomes the runner reports; room for a second task, so it polls while the first is in hand.
+ */
+function heldHandler() {
+  let runs = 0;
+  const outcomes: string[] = [];
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    outcomes,
+    release: () => release(),
+    runs: () => runs,
+    runner: (client: AgentryClient, agentId: string) =>
+      new AgentRunner({
+        client,
+        agentId,
+        pollWaitSeconds: 5,
+        concurrency: 2,
+        onError: () => {},
+        onTask: (event) => outcomes.push(`${event.taskId} ${event.outcome}`),
+        handler: async () => {
+          runs++;
+          await released;
+          return { once: true };
+        },
+      }),
+  };
+}
+
 describe('keys', () => {
   test('a saved key is PKCS#8 PEM with mode 0600 and loads back to the same public key', () => {
     const key = generateKey();
@@ -365,35 +395,20 @@ describe('client and runner against the service', () => {
     }
     const client = new LosingClient({ baseUrl: url });
     client.setToken(ownerToken);
-    let handlerRuns = 0;
-    const outcomes: string[] = [];
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const runner = new AgentRunner({
-      client,
-      agentId: agent.id,
-      pollWaitSeconds: 5,
-      // Room for a second task, so the runner polls while the first is in hand.
-      concurrency: 2,
-      onError: () => {},
-      onTask: (event) => outcomes.push(`${event.taskId} ${event.outcome}`),
-      handler: async () => {
-        handlerRuns++;
-        await released;
-        return { once: true };
-      },
-    });
+    const held = heldHandler();
+    const { outcomes, release } = held;
+    const runner = held.runner(client, agent.id);
     await runner.start();
     try {
       const task = await owner.submitTask({ description: 'run me once', agentId: agent.id } as never);
       // A third hand-out comes from a poll the runner sent after it had the second in hand.
       await waitFor(
         'the task handed out a third time, or run twice',
-        () => ({ handOuts: handOuts.get(task.id) ?? 0, handlerRuns }),
+        () => ({ handOuts: handOuts.get(task.id) ?? 0, handlerRuns: held.runs() }),
         (seen) => seen.handOuts >= 3 || seen.handlerRuns > 1,
         { timeoutMs: 30_000 },
       );
-      assert.equal(handlerRuns, 1);
+      assert.equal(held.runs(), 1);
       release();
       const done = await waitFor(
         'the task to complete',
@@ -407,7 +422,7 @@ describe('client and runner against the service', () => {
         (count) => count > 0,
       );
       assert.deepEqual(outcomes, [`${task.id} completed`]);
-      assert.equal(handlerRuns, 1);
+      assert.equal(held.runs(), 1);
     } finally {
       release();
       await runner.stop();
@@ -424,10 +439,8 @@ describe('client and runner against the service', () => {
         categories: ['productivity'],
       } as never)
     ).agent;
-    let handlerRuns = 0;
-    const outcomes: string[] = [];
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = heldHandler();
+    const { outcomes, release } = held;
     const handOuts = new Map<string, number>();
     let heldAnswerGiven = false;
     // What the runner held when it polled next, after it had been given the held answer.
@@ -456,20 +469,7 @@ describe('client and runner against the service', () => {
     }
     const client = new LateAnswerClient({ baseUrl: url });
     client.setToken(ownerToken);
-    const runner = new AgentRunner({
-      client,
-      agentId: agent.id,
-      pollWaitSeconds: 5,
-      // Room for a second task, so the runner polls while the first is in hand.
-      concurrency: 2,
-      onError: () => {},
-      onTask: (event) => outcomes.push(`${event.taskId} ${event.outcome}`),
-      handler: async () => {
-        handlerRuns++;
-        await released;
-        return { once: true };
-      },
-    });
+    const runner = held.runner(client, agent.id);
     await runner.start();
     try {
       const task = await owner.submitTask({ description: 'answer me once', agentId: agent.id } as never);
@@ -481,7 +481,7 @@ describe('client and runner against the service', () => {
       );
       assert.equal(handOuts.get(task.id), 2);
       assert.equal(inHandAtNextPoll, 0);
-      assert.equal(handlerRuns, 1);
+      assert.equal(held.runs(), 1);
       assert.deepEqual(outcomes, [`${task.id} completed`]);
       const done = await owner.getTask(task.id);
       assert.equal(done.status, 'completed');
