@@ -53,14 +53,24 @@ export interface LexicalOptions {
   commonWordDocuments?: number;
 }
 
-export function createLexicalSearch(db: Kysely<AgentSearchReadModel>, dialect: DialectName, { commonWordDocuments = COMMON_WORD_DOCUMENTS }: LexicalOptions = {}): LexicalSearch {
+export function createLexicalSearch(
+  db: Kysely<AgentSearchReadModel>,
+  dialect: DialectName,
+  { commonWordDocuments = COMMON_WORD_DOCUMENTS }: LexicalOptions = {},
+): LexicalSearch {
   return dialect === 'postgres' ? postgresSearch(db, commonWordDocuments) : sqliteSearch(db, commonWordDocuments);
 }
 
 /** FTS5 with the porter stemmer; bm25 column weights: name 3, description 1, capability terms 2. */
 function sqliteSearch(db: Kysely<AgentSearchReadModel>, commonFrom: number): LexicalSearch {
   return async (terms, limit) => {
-    const words = await uncommonWords(db, 'sqlite', terms.filter((t) => plainTerm.test(t)), AGENT_DOCUMENTS, commonFrom);
+    const words = await uncommonWords(
+      db,
+      'sqlite',
+      terms.filter((t) => plainTerm.test(t)),
+      AGENT_DOCUMENTS,
+      commonFrom,
+    );
     if (words.length === 0) return new Map();
     const match = words.map(quoted).join(' OR ');
     const { rows } = await sql<{ agent_id: string; score: number }>`
@@ -75,7 +85,13 @@ function sqliteSearch(db: Kysely<AgentSearchReadModel>, commonFrom: number): Lex
 /** English text search configuration (Snowball stemmer); ts_rank with the A/B weights of the migration. */
 function postgresSearch(db: Kysely<AgentSearchReadModel>, commonFrom: number): LexicalSearch {
   return async (terms, limit) => {
-    const words = await uncommonWords(db, 'postgres', terms.filter((t) => plainTerm.test(t)), AGENT_DOCUMENTS, commonFrom);
+    const words = await uncommonWords(
+      db,
+      'postgres',
+      terms.filter((t) => plainTerm.test(t)),
+      AGENT_DOCUMENTS,
+      commonFrom,
+    );
     if (words.length === 0) return new Map();
     const query = words.join(' | ');
     const { rows } = await sql<{ agent_id: string; score: number }>`
@@ -97,7 +113,13 @@ export function createWorkLexicalSearch(
   { commonWordDocuments = COMMON_WORD_DOCUMENTS }: LexicalOptions = {},
 ): LexicalSearch {
   return async (terms, limit) => {
-    const words = await uncommonWords(db, dialect, terms.filter((t) => plainTerm.test(t)), WORK_DOCUMENTS, commonWordDocuments);
+    const words = await uncommonWords(
+      db,
+      dialect,
+      terms.filter((t) => plainTerm.test(t)),
+      WORK_DOCUMENTS,
+      commonWordDocuments,
+    );
     if (words.length === 0) return new Map();
     const { rows } =
       dialect === 'postgres'
