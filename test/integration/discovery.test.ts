@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { expectError, otherNode, startTestApp, TestClock, type TestApp } from '../helpers/app.ts';
 import { registerAgent, registerProvisional, uniqueName } from '../helpers/agents.ts';
 import { WEAK_MATCH_FLOOR } from '../../src/modules/discovery/index.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 interface Found {
   id: string;
@@ -23,6 +24,16 @@ const discover = async (app: TestApp, query: string, token?: string | null) => {
   return response.json() as { data: Found[]; pagination: { limit: number; offset: number; total: number; hasMore: boolean } };
 };
 const ids = (found: { data: Found[] }) => found.data.map((a) => a.id);
+/** Resolves once the node has embedded every agent text it has indexed (its awaiting-meaning gauge is 0). */
+const meaningEmbedded = (app: TestApp) =>
+  waitFor(
+    'every indexed agent text embedded',
+    async () => {
+      const text = (await app.server.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body;
+      return Number(/^agentry_discovery_agents_awaiting_meaning (\S+)$/m.exec(text)?.[1]);
+    },
+    (awaiting) => awaiting === 0,
+  );
 
 describe('discovery: search and ranking', () => {
   let app: TestApp;
@@ -268,12 +279,17 @@ describe('discovery: freshness', () => {
 
   it('finds a new agent, follows its edits and forgets it once deleted, each in the next request', async () => {
     const agent = await registerAgent(app, token, { description: 'Tunes church organs remotely.', categories: ['other'] });
+    assert.equal((await discover(app, 'q=organ')).data[0]!.id, agent.id);
+    // Relevances compared across an edit are each taken once the text's meaning is embedded (in the
+    // background): one taken before and one after would compare word vectors with the encoder's.
+    await meaningEmbedded(app);
     const before = (await discover(app, 'q=organ')).data[0]!;
     assert.equal(before.id, agent.id);
 
     const patched = await app.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, token, body: { description: 'Repairs vintage bicycles.' } });
     assert.equal(patched.statusCode, 200, patched.body);
     assert.equal(ids(await discover(app, 'q=bicycle'))[0], agent.id);
+    await meaningEmbedded(app);
     const stale = (await discover(app, 'q=organ')).data.find((a) => a.id === agent.id);
     assert.ok(!stale || stale.relevance < before.relevance / 2, 'the old description no longer matches');
 
