@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { agentRow } from '../../bench/lib.ts';
+import { ownTables } from '../../src/db/tables.ts';
 import { createLexicalSearch } from '../../src/modules/discovery/lexical.ts';
+import type { AgentSearchReadModel } from '../../src/modules/registry/index.ts';
 import { openTestDatabase } from '../helpers/app.ts';
 
 const agent = (id: string, name: string, description: string) =>
@@ -37,13 +39,14 @@ describe('full-text rank: words found in too many documents take no part', () =>
   after(() => database.close());
 
   it('ranks by every word while each is in few documents', async () => {
-    const { db, dialect } = database.handle;
-    const found = await createLexicalSearch(db, dialect)(['email', 'owl'], 10);
+    const { dialect } = database.handle;
+    const found = await createLexicalSearch(ownTables<AgentSearchReadModel>(database.handle.db), dialect)(['email', 'owl'], 10);
     assert.deepEqual([...found.keys()].sort(), ['digest', 'mailer', 'owl', 'replier']);
   });
 
   it('leaves out a word in more documents than the limit, and ranks by the rest', async () => {
-    const { db, dialect } = database.handle;
+    const { dialect } = database.handle;
+    const db = ownTables<AgentSearchReadModel>(database.handle.db);
     const search = createLexicalSearch(db, dialect, { commonWordDocuments: 2 });
     assert.deepEqual([...(await search(['email', 'owl'], 10)).keys()], ['owl']);
     // A word at the limit still counts.

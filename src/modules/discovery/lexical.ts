@@ -35,9 +35,15 @@ async function uncommonWords(
   const upTo = commonFrom + 1;
   const { rows } =
     dialect === 'postgres'
-      ? await sql<{ word: string; found: number | string }>`
-          SELECT w AS word, (SELECT count(*) FROM (SELECT 1 FROM ${sql.table(fts.postgres)} WHERE search @@ to_tsquery('english', w) LIMIT ${upTo}) s) AS found
-          FROM unnest(${words}::text[]) w`.execute(db)
+      ? // One subquery per word, each with its word bound: planned with the word's own frequency, the
+        // index finds a rare word, where a word only known at run time could be planned as a scan.
+        await sql<{ word: string; found: number | string }>`${sql.join(
+          words.map(
+            (word) =>
+              sql`SELECT ${word}::text AS word, (SELECT count(*) FROM (SELECT 1 FROM ${sql.table(fts.postgres)} WHERE search @@ to_tsquery('english', ${word}) LIMIT ${upTo}) s) AS found`,
+          ),
+          sql` UNION ALL `,
+        )}`.execute(db)
       : await sql<{ word: string; found: number }>`
           SELECT j.value AS word, (SELECT count(*) FROM (SELECT 1 FROM ${sql.table(fts.sqlite)} WHERE ${sql.table(fts.sqlite)} MATCH '"' || j.value || '"' LIMIT ${upTo})) AS found
           FROM json_each(${JSON.stringify(words)}) j`.execute(db);
