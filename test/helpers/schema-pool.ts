@@ -12,7 +12,7 @@
  * is used again. A schema belongs to one version of the migrations (a hash of their source), so a
  * checkout with other migrations never gets a schema migrated by this one.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -21,7 +21,7 @@ import { openDatabase } from '../../src/db/database.ts';
 const migrationsFolder = join(import.meta.dirname, '../../src/db/migrations');
 
 /** A hash of every migration's source: schemas migrated by other migrations are never handed out. */
-const migrationsVersion = (() => {
+export const migrationsVersion = (() => {
   const hash = createHash('sha256');
   for (const name of readdirSync(migrationsFolder).sort()) hash.update(name).update(readFileSync(join(migrationsFolder, name)));
   return hash.digest('hex').slice(0, 12);
@@ -151,8 +151,14 @@ export async function claimMigratedSchema(
   };
 }
 
+/**
+ * A name for a new pooled schema. Not by pid and count alone: pids come round again (32,768 of them
+ * on a default Linux), and a schema a finished process made stays in the pool under its name.
+ */
+export const newPooledSchemaName = () => `tp_${migrationsVersion}_${process.pid}_${randomBytes(4).toString('hex')}_${counter++}`;
+
 async function migrateNewSchema(url: string, migrateLocked: <T>(work: () => Promise<T>) => Promise<T>): Promise<string> {
-  const schema = `tp_${migrationsVersion}_${process.pid}_${counter++}`;
+  const schema = newPooledSchemaName();
   const handle = openDatabase({ url, schema });
   try {
     await migrateLocked(() => handle.migrate());

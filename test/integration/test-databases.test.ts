@@ -8,7 +8,7 @@ import pg from 'pg';
 import { openDatabase } from '../../src/db/database.ts';
 import { latestMigration } from '../../src/db/migrations/index.ts';
 import { dropTestSchema, startTestApp, testDatabaseUrl, withSchemaLock } from '../helpers/app.ts';
-import { claimMigratedSchema } from '../helpers/schema-pool.ts';
+import { claimMigratedSchema, migrationsVersion, newPooledSchemaName } from '../helpers/schema-pool.ts';
 
 describe('test databases', () => {
   it('a later app sees nothing an earlier one wrote', async () => {
@@ -22,6 +22,18 @@ describe('test databases', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('a new pooled schema never takes the name of one a finished process with the same pid left in the pool', () => {
+    // Pids come round again: the names an earlier process of this pid gave its first schemas.
+    const earlier = new Set(Array.from({ length: 1000 }, (_, n) => `tp_${migrationsVersion}_${process.pid}_${n}`));
+    const made = Array.from({ length: 20 }, () => newPooledSchemaName());
+    assert.deepEqual(
+      made.filter((name) => earlier.has(name)),
+      [],
+    );
+    assert.equal(new Set(made).size, made.length);
+    assert.ok(made.every((name) => name.length <= 63, 'a PostgreSQL identifier holds 63 bytes'));
   });
 
   it(
