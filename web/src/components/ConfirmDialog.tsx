@@ -31,7 +31,7 @@ export function ConfirmDialog({
   }, [subject]);
   return (
     // The browser reports an Escape's close a moment later; by then the dialog may have been opened again.
-    <dialog ref={dialog} onClose={() => !dialog.current?.open && onClose()} aria-labelledby="confirm-title">
+    <dialog ref={dialog} onCancel={onClose} onClose={() => !dialog.current?.open && onClose()} aria-labelledby="confirm-title">
       {subject && (
         <>
           <h2 id="confirm-title">{title}</h2>

@@ -41,7 +41,7 @@ export function FormDialog({
   }, [done]);
   return (
     // The browser reports an Escape's close a moment later; by then the dialog may have been opened again.
-    <dialog ref={dialog} className="form-dialog" onClose={() => !dialog.current?.open && onClose()} aria-labelledby={titleId}>
+    <dialog ref={dialog} className="form-dialog" onCancel={onClose} onClose={() => !dialog.current?.open && onClose()} aria-labelledby={titleId}>
       {open && (
         <>
           <h2 id={titleId}>{title}</h2>

@@ -42,7 +42,9 @@ function CancelDialog({ task, open, onClose }: { task: Task; open: boolean; onCl
     if (!open && dialog.current?.open) dialog.current.close();
   }, [open]);
   return (
-    <dialog ref={dialog} onClose={() => !dialog.current?.open && onClose()} aria-labelledby="cancel-title">
+    // Escape closes the state at once (its cancel event comes before the close, which is reported
+    // later): "Cancel task" pressed right after opens the dialog again instead of finding it open.
+    <dialog ref={dialog} onCancel={onClose} onClose={() => !dialog.current?.open && onClose()} aria-labelledby="cancel-title">
       <h2 id="cancel-title">Cancel this task?</h2>
       <p>The agent will not be asked to finish it, and a result that arrives later is refused. This cannot be undone.</p>
       {cancel.isError && <p className="form-error">{cancel.error.message}</p>}
